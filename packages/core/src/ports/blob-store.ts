@@ -1,0 +1,20 @@
+/**
+ * Bytes by key: original documents, figure crops, uploaded images.
+ *
+ * Contract:
+ * - `put` of an existing key MUST leave one copy (keys are content hashes, so the bytes are equal).
+ * - `get` of a missing key MUST resolve `null`, not throw.
+ * - `delete` of a missing key MUST succeed silently.
+ * - Failures of the backing storage MUST reject; callers decide whether that is fatal.
+ */
+export type BlobStore = {
+  readonly specificationVersion: 'v1';
+  readonly id: string;
+  init?(): Promise<void>;
+  close?(): Promise<void>;
+  put(request: { key: string; data: Uint8Array; mediaType: string }): Promise<void>;
+  get(request: { key: string }): Promise<{ data: Uint8Array; mediaType: string } | null>;
+  delete(request: { key: string }): Promise<void>;
+  /** Deletes every key starting with `prefix`. */
+  deletePrefix(request: { prefix: string }): Promise<void>;
+};

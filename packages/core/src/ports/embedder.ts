@@ -1,0 +1,26 @@
+/**
+ * Turns text into fixed-length vectors.
+ *
+ * Contract:
+ * - `embed` MUST return exactly one vector per input text, in input order, each of length `dimensions`.
+ * - The same text MUST give the same vector for the same `id` (the index relies on it).
+ * - `id` MUST change whenever vectors would change (model, dimensions, normalisation): the memory
+ *   index records it and refuses mixed embeddings (`embedder_mismatch`).
+ * - On a network or provider failure it MUST reject; it MUST NOT return partial results.
+ */
+export type Embedder = {
+  readonly specificationVersion: 'v1';
+  /** Stable fingerprint, e.g. `hashed-ngrams-v1:384` or `openai:text-embedding-3-small:1536`. */
+  readonly id: string;
+  readonly dimensions: number;
+  embed(request: EmbedRequest): Promise<EmbedResult>;
+};
+
+export type EmbedRequest = {
+  texts: readonly string[];
+  signal?: AbortSignal;
+};
+
+export type EmbedResult = {
+  vectors: Float32Array[];
+};

@@ -1,0 +1,11 @@
+export type * from './store.js';
+export type * from './memory-index.js';
+export type * from './blob-store.js';
+export type * from './embedder.js';
+export type * from './language-model.js';
+export type * from './memory-writer.js';
+export type * from './ocr.js';
+export type * from './clock.js';
+export { EmbedderMismatchError } from './memory-index.js';
+export { LanguageModelError } from './language-model.js';
+export { systemClock } from './clock.js';

@@ -1,0 +1,230 @@
+/**
+ * Transactional state of the service, grouped by area.
+ *
+ * General contract:
+ * - Absent records resolve `null` (or an empty list), never throw.
+ * - Every method takes one object argument and returns plain data (no driver types).
+ * - Records returned are copies: mutating them MUST NOT change stored state.
+ * - Backend failures MUST reject; the service maps them to `service_unavailable`.
+ * - `transaction(fn)` runs `fn` with a store whose writes commit together when `fn` resolves and
+ *   are rolled back when it rejects. Transactions MUST NOT be nested.
+ */
+export type Store = StoreAreas & {
+  readonly specificationVersion: 'v1';
+  readonly id: string;
+  readonly capabilities: StoreCapabilities;
+  /** Idempotent: connects and applies migrations. */
+  init(): Promise<void>;
+  /** Closes what the adapter opened itself; idempotent. */
+  close(): Promise<void>;
+  transaction<T>(fn: (store: StoreAreas) => Promise<T>): Promise<T>;
+};
+
+export type StoreCapabilities = {
+  /** Survives a process restart. */
+  readonly persistent: boolean;
+  /** Several processes may share it (job leases and limits hold across them). */
+  readonly shared: boolean;
+};
+
+export type StoreAreas = {
+  readonly organizations: OrganizationStore;
+  readonly keys: KeyStore;
+  readonly agents: AgentStore;
+  readonly threads: ThreadStore;
+  readonly messages: MessageStore;
+  readonly logs: LogStore;
+  readonly leases: LeaseStore;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Organizations
+
+/** Per-organization overrides of the spec's default limits; absent fields use the defaults. */
+export type LimitOverrides = Partial<{
+  maxUploadBytes: number;
+  maxImageBytes: number;
+  maxImagesPerTurn: number;
+  maxImageBytesPerTurn: number;
+  maxAgents: number;
+  maxLiveKeys: number;
+}>;
+
+export type OrganizationRecord = {
+  id: string;
+  name: string;
+  limits: LimitOverrides;
+  createdAt: string;
+};
+
+export type OrganizationStore = {
+  insert(request: { organization: OrganizationRecord }): Promise<void>;
+  get(request: { id: string }): Promise<OrganizationRecord | null>;
+  list(): Promise<OrganizationRecord[]>;
+  /** Replaces `limits` whole. Resolves the updated record, or null when absent. */
+  updateLimits(request: { id: string; limits: LimitOverrides }): Promise<OrganizationRecord | null>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// API keys
+
+export type KeyRecord = {
+  /** The public part of `sp_<key_id>_<secret>`; safe to log. */
+  keyId: string;
+  organizationId: string;
+  /** Hex SHA-256 of the secret; the secret itself is never stored. */
+  secretHash: string;
+  createdAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+};
+
+export type KeyStore = {
+  /**
+   * Inserts the key only if the organization holds fewer than `maxLive` keys that are neither
+   * revoked nor expired at `now`. Of N concurrent inserts at the ceiling, only as many succeed as
+   * there are free places. Resolves false when the ceiling is reached.
+   */
+  insert(request: { key: KeyRecord; maxLive: number; now: string }): Promise<boolean>;
+  get(request: { keyId: string }): Promise<KeyRecord | null>;
+  /** Every key of the organization, newest first, revoked and expired included. */
+  list(request: { organizationId: string }): Promise<KeyRecord[]>;
+  /** Sets `revokedAt` once; resolves the record (null when absent). Revoking twice keeps the first time. */
+  revoke(request: { keyId: string; at: string }): Promise<KeyRecord | null>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Agents
+
+export type AgentStatus = 'initializing' | 'ready' | 'failed' | 'deleting' | 'deleted';
+
+export type AgentConfig = {
+  role: string;
+  objective: string;
+  metadata?: Record<string, unknown>;
+};
+
+export type AgentRecord = {
+  id: string;
+  organizationId: string;
+  status: AgentStatus;
+  config: AgentConfig;
+  visibility: 'external';
+  resumedFromTurn: number;
+  /** Agent whose memory this one restores, while initializing. */
+  restoreFrom: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type AgentStore = {
+  /**
+   * Inserts the agent only if the organization owns fewer than `maxLive` agents whose status is
+   * not `deleting`/`deleted`. Concurrent inserts at the ceiling MUST NOT exceed it. Resolves false
+   * when the ceiling is reached.
+   */
+  insert(request: { agent: AgentRecord; maxLive: number }): Promise<boolean>;
+  get(request: { organizationId: string; agentId: string }): Promise<AgentRecord | null>;
+  /** Agents not `deleting`/`deleted`, newest first (by `createdAt`, then id descending). */
+  list(request: { organizationId: string }): Promise<AgentRecord[]>;
+  /** Agents in any of `statuses`, across organizations (used on start to resume work). */
+  listByStatus(request: { statuses: AgentStatus[] }): Promise<AgentRecord[]>;
+  update(request: {
+    organizationId: string;
+    agentId: string;
+    patch: Partial<Pick<AgentRecord, 'status' | 'config' | 'resumedFromTurn' | 'restoreFrom'>>;
+    updatedAt: string;
+  }): Promise<AgentRecord | null>;
+  /** Removes the agent and everything under it (threads, messages, logs, and later areas' rows). */
+  delete(request: { organizationId: string; agentId: string }): Promise<void>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Threads and messages
+
+export type ThreadStatus = 'provisioning' | 'ready' | 'deleting' | 'deleted';
+
+export type ThreadRecord = {
+  id: string;
+  agentId: string;
+  organizationId: string;
+  /** The `eu_` id of the person who created it, or null when created without `X-SP-End-User`. */
+  endUserId: string | null;
+  status: ThreadStatus;
+  title: string;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type ThreadStore = {
+  insert(request: { thread: ThreadRecord }): Promise<void>;
+  get(request: { agentId: string; threadId: string }): Promise<ThreadRecord | null>;
+  /**
+   * Threads of the agent not `deleting`/`deleted`, newest first (createdAt, then id descending);
+   * with `endUserId`, only that person's threads.
+   */
+  list(request: { agentId: string; endUserId?: string }): Promise<ThreadRecord[]>;
+  update(request: { agentId: string; threadId: string; patch: Partial<Pick<ThreadRecord, 'status' | 'title' | 'metadata'>>; updatedAt: string }): Promise<ThreadRecord | null>;
+  /** Removes the thread and its messages. */
+  delete(request: { agentId: string; threadId: string }): Promise<void>;
+};
+
+export type MessageRecord = {
+  threadId: string;
+  agentId: string;
+  speaker: string;
+  text: string;
+  timestamp: string;
+  sourceIds: string[];
+};
+
+export type MessageStore = {
+  /** Appends in order; a later append sorts after an earlier one. */
+  append(request: { messages: MessageRecord[] }): Promise<void>;
+  /** The `limit` most recent messages of the thread, oldest first. */
+  listRecent(request: { threadId: string; limit: number }): Promise<MessageRecord[]>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Activity logs
+
+export type LogRecord = {
+  /** Assigned by the store, increasing. */
+  logId: number;
+  organizationId: string;
+  agentId: string;
+  threadId: string;
+  userId: string;
+  actorEmail: string;
+  actorDisplayName: string;
+  direction: string;
+  route: string;
+  requestId: string;
+  createdAt: string;
+};
+
+export type LogStore = {
+  /** Assigns increasing `logId`s and returns them. */
+  append(request: { entries: Omit<LogRecord, 'logId'>[] }): Promise<number[]>;
+  /** Newest first; with `beforeLogId`, only entries with a smaller id. */
+  list(request: { agentId: string; limit: number; beforeLogId?: number }): Promise<LogRecord[]>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Leases (named, expiring, exclusive)
+
+export type LeaseRecord = { name: string; holder: string; expiresAt: number };
+
+export type LeaseStore = {
+  /**
+   * Takes the lease when it is free, expired, or already held by `holder` (then it is extended).
+   * Of N concurrent calls for a free lease by different holders, exactly one MUST succeed.
+   */
+  acquire(request: { name: string; holder: string; ttlMs: number; now: number }): Promise<boolean>;
+  /** Extends a lease still held by `holder`; false when it was lost (expired and taken). */
+  renew(request: { name: string; holder: string; ttlMs: number; now: number }): Promise<boolean>;
+  /** Frees the lease when held by `holder`; a no-op otherwise. */
+  release(request: { name: string; holder: string }): Promise<void>;
+  get(request: { name: string }): Promise<LeaseRecord | null>;
+};
