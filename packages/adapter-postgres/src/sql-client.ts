@@ -1,0 +1,111 @@
+import pg from 'pg';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+
+/**
+ * The one SQL surface the adapters run on: node-postgres (`pg.Pool`) and PGlite accept the same
+ * SQL and `$n` parameters, so every adapter is written once against this.
+ */
+export type SqlClient = {
+  readonly dialect: 'postgres' | 'pglite';
+  /** True when the database has pgvector (PGlite always; system PostgreSQL when installed). */
+  hasVector: boolean;
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: Row[]; rowCount: number }>;
+  /** Runs several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  /** Runs `fn` in one transaction on one connection; rolls back when it rejects. */
+  transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
+
+/** Options naming the database: exactly one of them. */
+export type SqlConnectionOptions = {
+  /** A pool the caller owns; it is not closed by the adapter. */
+  pool?: pg.Pool;
+  /** `postgres://...`; the adapter opens (and closes) its own pool. */
+  connectionString?: string;
+  /** A PGlite instance the caller owns (created with the pgvector extension if vectors are wanted). */
+  pglite?: PGlite;
+  /** A PGlite data directory the adapter opens itself; `memory://` for an in-memory database. */
+  dataDir?: string;
+};
+
+function pgClient(pool: pg.Pool, owned: boolean, inTransaction?: pg.PoolClient): SqlClient {
+  const runner = inTransaction ?? pool;
+  const client: SqlClient = {
+    dialect: 'postgres',
+    hasVector: false,
+    async query<Row>(sql: string, params: readonly unknown[] = []) {
+      const result = await runner.query(sql, params as unknown[]);
+      return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+    },
+    async exec(sql: string) {
+      await runner.query(sql);
+    },
+    async transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+      if (inTransaction) return fn(client);
+      const connection = await pool.connect();
+      try {
+        await connection.query('BEGIN');
+        const inner = pgClient(pool, false, connection);
+        inner.hasVector = client.hasVector;
+        const result = await fn(inner);
+        await connection.query('COMMIT');
+        return result;
+      } catch (error) {
+        await connection.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        connection.release();
+      }
+    },
+    async close() {
+      if (owned && !inTransaction) await pool.end();
+    },
+  };
+  return client;
+}
+
+function pgliteClient(db: PGlite | Transaction, owned: boolean, root: PGlite | null): SqlClient {
+  const client: SqlClient = {
+    dialect: 'pglite',
+    hasVector: true,
+    async query<Row>(sql: string, params: readonly unknown[] = []) {
+      const result = await db.query<Row>(sql, params as unknown[]);
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    },
+    async exec(sql: string) {
+      await db.exec(sql);
+    },
+    async transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+      if (!root) return fn(client);
+      return root.transaction((tx) => fn(pgliteClient(tx, false, null)));
+    },
+    async close() {
+      if (owned && root && !root.closed) await root.close();
+    },
+  };
+  return client;
+}
+
+/** Opens (or wraps) the database named by `options`. */
+export async function openSqlClient(options: SqlConnectionOptions): Promise<SqlClient> {
+  if (options.pool) return withVectorProbe(pgClient(options.pool, false));
+  if (options.connectionString) {
+    const pool = new pg.Pool({ connectionString: options.connectionString, max: 10 });
+    return withVectorProbe(pgClient(pool, true));
+  }
+  if (options.pglite) return pgliteClient(options.pglite, false, options.pglite);
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { vector } = await import('@electric-sql/pglite-pgvector');
+  const dataDir = options.dataDir ?? 'memory://';
+  const db = await PGlite.create({ dataDir, extensions: { vector } });
+  return pgliteClient(db, true, db);
+}
+
+async function withVectorProbe(client: SqlClient): Promise<SqlClient> {
+  const { rows } = await client.query<{ available: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available",
+  );
+  client.hasVector = rows[0]?.available === true;
+  return client;
+}
