@@ -1,0 +1,132 @@
+import type { Caller } from '../auth/caller.js';
+import { ServiceError } from '../errors/index.js';
+import { activityEntry } from '../logs/activity.js';
+import type { AgentRecord } from '../ports/store.js';
+import { createAgentBody, patchAgentBody, type AgentBody } from '../schemas/agents.js';
+import type { ServiceContext } from '../service/context.js';
+import { parseBody } from '../validation/parse.js';
+import { findAgent } from './lookup.js';
+import { presentAgent } from './present.js';
+
+/** Hooks other areas attach to the agent lifecycle (memory restore, memory deletion). */
+export type AgentLifecycle = {
+  /** Creation work run in the background; resolves the number of turns restored. */
+  initialize(agent: AgentRecord): Promise<{ resumedFromTurn: number }>;
+  /** Removes everything the agent owns outside the store (memory index, blobs). */
+  destroy(agent: AgentRecord): Promise<void>;
+};
+
+export function createAgents(context: ServiceContext, lifecycle: AgentLifecycle) {
+  async function threadsFor(caller: Caller, agent: AgentRecord) {
+    return context.store.threads.list({ agentId: agent.id, ...(caller.endUserId === null ? {} : { endUserId: caller.endUserId }) });
+  }
+
+  /** Finishes creation work: `initializing` -> `ready` (or `failed`). Also run on start for leftovers. */
+  async function initialize(agent: AgentRecord): Promise<void> {
+    try {
+      const { resumedFromTurn } = await lifecycle.initialize(agent);
+      await context.store.agents.update({
+        organizationId: agent.organizationId,
+        agentId: agent.id,
+        patch: { status: 'ready', resumedFromTurn, restoreFrom: null },
+        updatedAt: context.nowIso(),
+      });
+    } catch (error) {
+      context.logger.error('agent initialization failed', { agentId: agent.id, error: String(error) });
+      await context.store.agents.update({
+        organizationId: agent.organizationId,
+        agentId: agent.id,
+        patch: { status: 'failed' },
+        updatedAt: context.nowIso(),
+      });
+    }
+  }
+
+  /** Removes the agent and everything under it. Also run on start for agents left `deleting`. */
+  async function destroy(agent: AgentRecord): Promise<void> {
+    await lifecycle.destroy(agent);
+    await context.store.agents.delete({ organizationId: agent.organizationId, agentId: agent.id });
+  }
+
+  return {
+    initialize,
+    destroy,
+
+    /** `POST /v1/agents` -> 202 Agent (`initializing`, ready once creation work finishes). */
+    async create(caller: Caller, body: unknown): Promise<AgentBody> {
+      const input = parseBody(createAgentBody, body);
+      if (input.restore_from !== undefined) {
+        // The source may be `failed` too (DESIGN "Decisions"), but must be the caller's.
+        const source = await context.store.agents.get({ organizationId: caller.organizationId, agentId: input.restore_from });
+        if (!source || source.status === 'deleting' || source.status === 'deleted') {
+          throw new ServiceError('agent_not_found', `Agent ${input.restore_from} named in restore_from was not found.`);
+        }
+      }
+      const now = context.nowIso();
+      const agent: AgentRecord = {
+        id: context.ids('agent_'),
+        organizationId: caller.organizationId,
+        status: 'initializing',
+        config: input.agent_config,
+        visibility: 'external',
+        resumedFromTurn: 0,
+        restoreFrom: input.restore_from ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const inserted = await context.store.agents.insert({ agent, maxLive: caller.limits.maxAgents });
+      if (!inserted) {
+        throw new ServiceError('agent_quota_exceeded', `The organization already owns ${caller.limits.maxAgents} agents; delete one first.`);
+      }
+      await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: null, route: 'agent_create' })] });
+      context.background.run('agent initialize', { agentId: agent.id }, () => initialize(agent));
+      return presentAgent(agent, []);
+    },
+
+    /** `GET /v1/agents`: live agents, newest first, without threads. */
+    async list(caller: Caller): Promise<AgentBody[]> {
+      const agents = await context.store.agents.list({ organizationId: caller.organizationId });
+      return agents.map((agent) => presentAgent(agent, []));
+    },
+
+    /** `GET /v1/agents/{agent_id}` with the threads the caller reaches. */
+    async get(caller: Caller, agentId: string): Promise<AgentBody> {
+      const agent = await findAgent(context, caller, agentId);
+      return presentAgent(agent, await threadsFor(caller, agent));
+    },
+
+    /** `PATCH /v1/agents/{agent_id}`: only supplied fields change; `agent_config` is replaced whole. */
+    async update(caller: Caller, agentId: string, body: unknown): Promise<AgentBody> {
+      const input = parseBody(patchAgentBody, body);
+      let agent = await findAgent(context, caller, agentId);
+      if (input.agent_config !== undefined) {
+        const updated = await context.store.agents.update({
+          organizationId: caller.organizationId,
+          agentId: agent.id,
+          patch: { config: input.agent_config },
+          updatedAt: context.nowIso(),
+        });
+        if (!updated) throw new ServiceError('agent_not_found', `Agent ${agentId} was not found.`);
+        agent = updated;
+        await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: null, route: 'agent_update' })] });
+      }
+      return presentAgent(agent, await threadsFor(caller, agent));
+    },
+
+    /** `DELETE /v1/agents/{agent_id}` -> 202 `{ agent_id, status: "deleting" }`; then 404. */
+    async delete(caller: Caller, agentId: string): Promise<{ agent_id: string; status: 'deleting' }> {
+      const agent = await findAgent(context, caller, agentId);
+      const deleting = await context.store.agents.update({
+        organizationId: caller.organizationId,
+        agentId: agent.id,
+        patch: { status: 'deleting' },
+        updatedAt: context.nowIso(),
+      });
+      if (!deleting) throw new ServiceError('agent_not_found', `Agent ${agentId} was not found.`);
+      context.background.run('agent delete', { agentId: agent.id }, () => destroy(deleting));
+      return { agent_id: agent.id, status: 'deleting' };
+    },
+  };
+}
+
+export type Agents = ReturnType<typeof createAgents>;

@@ -1,0 +1,38 @@
+import type { AgentBody } from '../schemas/agents.js';
+import type { MessageBody, ThreadBody } from '../schemas/threads.js';
+import type { AgentRecord, MessageRecord, ThreadRecord } from '../ports/store.js';
+
+/** Wire shape of an agent (spec "Agent"). */
+export function presentAgent(agent: AgentRecord, threads: ThreadRecord[]): AgentBody {
+  return {
+    agent_id: agent.id,
+    status: agent.status,
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt,
+    access: 'owner',
+    agent_config: agent.config,
+    expires_at: null,
+    resumed_from_turn: agent.resumedFromTurn,
+    visibility: agent.visibility,
+    threads: threads.map((thread) => presentThread(thread)),
+  };
+}
+
+/** Wire shape of a thread (spec "Thread"); `messages` only when one thread is read. */
+export function presentThread(thread: ThreadRecord, messages?: MessageRecord[]): ThreadBody {
+  const body: ThreadBody = {
+    agent_id: thread.agentId,
+    thread_id: thread.id,
+    status: thread.status,
+    created_at: thread.createdAt,
+    updated_at: thread.updatedAt,
+    title: thread.title,
+    metadata: thread.metadata,
+  };
+  if (messages) body.messages = messages.map(presentMessage);
+  return body;
+}
+
+export function presentMessage(message: MessageRecord): MessageBody {
+  return { speaker: message.speaker, text: message.text, timestamp: message.timestamp, source_ids: message.sourceIds };
+}

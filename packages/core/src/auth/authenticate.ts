@@ -1,0 +1,64 @@
+import { ServiceError } from '../errors/index.js';
+import { endUserId as deriveEndUserId } from '../ids/index.js';
+import { parseKey, secretMatches } from '../keys/keys.js';
+import { resolveLimits } from '../limits/index.js';
+import type { ServiceContext } from '../service/context.js';
+import type { Caller } from './caller.js';
+
+export type AuthenticateRequest = {
+  /** The `Authorization` header as sent. */
+  authorization: string | undefined;
+  /** The `X-SP-End-User` header as sent (undefined when absent). */
+  endUser: string | undefined;
+  /** The `Sec-Fetch-Site` header as sent (undefined when absent). */
+  secFetchSite: string | undefined;
+  requestId: string;
+};
+
+/** Longest `X-SP-End-User` value, measured as sent (spec "X-SP-End-User"). */
+export const MAX_END_USER_LENGTH = 255;
+
+/**
+ * Resolves the caller, or throws 401 `unauthorized` alike for a key that is missing, malformed,
+ * unknown, revoked or expired (spec "Authentication" 8). Nothing is cached: a revocation takes
+ * effect on the very next request.
+ */
+export async function authenticate(context: ServiceContext, request: AuthenticateRequest): Promise<Caller> {
+  if (request.authorization !== undefined && request.secFetchSite !== undefined) {
+    throw new ServiceError('invalid_request', 'API keys belong on a server: a request carrying a key and a Sec-Fetch-Site header is refused.', { status: 400 });
+  }
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '')?.[1];
+  const parsed = token ? parseKey(token) : null;
+  const key = parsed ? await context.store.keys.get({ keyId: parsed.keyId }) : null;
+  const now = context.clock.now();
+  if (
+    !parsed ||
+    !key ||
+    key.revokedAt !== null ||
+    Date.parse(key.expiresAt) <= now ||
+    !secretMatches(parsed.secret, key.secretHash)
+  ) {
+    throw new ServiceError('unauthorized', 'The API key is missing, malformed, unknown, revoked or expired.');
+  }
+  const organization = await context.store.organizations.get({ id: key.organizationId });
+  if (!organization) throw new ServiceError('unauthorized', 'The API key is missing, malformed, unknown, revoked or expired.');
+
+  let endUserId: string | null = null;
+  if (request.endUser !== undefined) {
+    if (request.endUser.length > MAX_END_USER_LENGTH) {
+      throw new ServiceError('invalid_request', `X-SP-End-User is longer than ${MAX_END_USER_LENGTH} characters.`, { status: 400 });
+    }
+    const value = request.endUser.trim();
+    if (value === '') throw new ServiceError('invalid_request', 'X-SP-End-User is empty or whitespace; leave the header out to act as the organization.', { status: 400 });
+    endUserId = deriveEndUserId(organization.id, value);
+  }
+  return {
+    organizationId: organization.id,
+    organizationName: organization.name,
+    limits: resolveLimits(organization.limits, context.defaultLimits),
+    keyId: key.keyId,
+    endUserId,
+    subjectId: endUserId ?? organization.id,
+    requestId: request.requestId,
+  };
+}

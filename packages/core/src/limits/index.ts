@@ -1,0 +1,1 @@
+export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits.js';

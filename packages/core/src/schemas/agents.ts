@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { agentId, dateTime, metadataObject } from './common.js';
+import { thread } from './threads.js';
+
+export const agentConfig = z
+  .object({
+    role: z.string().min(1).max(200),
+    objective: z.string().min(1).max(2000),
+    metadata: metadataObject.optional(),
+  })
+  .strict()
+  .meta({ id: 'AgentConfig' });
+
+export const agentStatus = z.enum(['initializing', 'ready', 'failed', 'deleting', 'deleted']);
+
+export const agent = z
+  .object({
+    agent_id: agentId,
+    status: agentStatus,
+    created_at: dateTime,
+    updated_at: dateTime,
+    access: z.literal('owner'),
+    agent_config: agentConfig,
+    expires_at: dateTime.nullable(),
+    resumed_from_turn: z.number().int().min(0),
+    visibility: z.literal('external'),
+    threads: z.array(thread),
+  })
+  .strict()
+  .meta({ id: 'Agent' });
+
+/** `POST /v1/agents` (DESIGN "Decisions"). */
+export const createAgentBody = z
+  .object({
+    agent_config: agentConfig,
+    visibility: z.literal('external').optional(),
+    restore_from: agentId.optional(),
+  })
+  .strict()
+  .meta({ id: 'CreateAgentRequest' });
+
+/** `PATCH /v1/agents/{agent_id}`: every field optional; `agent_config` replaces the whole config. */
+export const patchAgentBody = z
+  .object({ agent_config: agentConfig.optional() })
+  .strict()
+  .meta({ id: 'PatchAgentRequest' });
+
+/** `DELETE` of an agent or a thread (DESIGN "Decisions"). */
+export const agentDeleteAccepted = z
+  .object({ agent_id: agentId, status: z.literal('deleting') })
+  .strict()
+  .meta({ id: 'AgentDeleteAccepted' });
+
+export const agentList = z.array(agent).meta({ id: 'AgentList' });
+
+export type AgentBody = z.infer<typeof agent>;
+export type CreateAgentBody = z.infer<typeof createAgentBody>;
+export type PatchAgentBody = z.infer<typeof patchAgentBody>;

@@ -1,0 +1,5 @@
+export * from './common.js';
+export * from './agents.js';
+export * from './threads.js';
+export * from './session.js';
+export * from './observations.js';

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { agentId, dateTime, decimalString, imageId, observationId, threadId } from './common.js';
+
+export const contentBlock = z
+  .object({
+    type: z.literal('text'),
+    text: z.string().max(100_000),
+    img_url: z.string().max(2048).optional(),
+  })
+  .strict()
+  .meta({ id: 'ContentBlock' });
+
+export const observation = z
+  .object({
+    content: z.array(contentBlock).min(1).max(20),
+    timestamp: dateTime.optional(),
+    tags: z.array(z.string().max(200)).max(50).optional(),
+    speaker: z.string().min(1).max(200).optional(),
+  })
+  .strict()
+  .meta({ id: 'Observation' });
+
+export const observeBody = z
+  .object({ observations: z.array(observation).min(1).max(100) })
+  .strict()
+  .meta({ id: 'ObserveRequest' });
+
+export const observeAccepted = z
+  .object({ agent_id: agentId, thread_id: threadId, observation_id: observationId, accepted: z.literal(true) })
+  .strict()
+  .meta({ id: 'ObserveAccepted' });
+
+export const turnRange = z.object({ first: z.number().int().min(1), last: z.number().int().min(1) }).strict();
+
+export const observationLearning = z
+  .object({
+    status: z.literal('not_learned'),
+    not_learned_turns: z.array(turnRange),
+    reason: z.string(),
+    message: z.string(),
+    refunded_credits: decimalString.nullable(),
+    action: z.literal('resend'),
+  })
+  .strict()
+  .meta({ id: 'ObservationLearning' });
+
+export const observationStatus = z
+  .object({
+    agent_id: agentId,
+    thread_id: threadId,
+    observation_id: observationId,
+    status: z.enum(['queued', 'converting', 'processing', 'committed', 'failed', 'cancelled', 'interrupted']),
+    turns_total: z.number().int().min(0),
+    turns_processed: z.number().int().min(0),
+    queue_depth: z.number().int().min(0),
+    error: z.string().nullable(),
+    queued: z.boolean(),
+    resumed_at: dateTime.nullable(),
+    learning: observationLearning.nullable(),
+  })
+  .strict()
+  .meta({ id: 'ObservationStatus' });
+
+export const chatBody = z
+  .object({
+    turn_id: z.string().min(1).max(200),
+    message: z.string().min(1).max(2000),
+    images: z.array(imageId).max(10).optional(),
+    answer_length: z.enum(['brief', 'standard', 'detailed']).default('standard'),
+    max_context_chars: z.number().int().min(100).max(100_000).optional(),
+  })
+  .strict()
+  .meta({ id: 'ChatRequest' });
+
+export const citation = z
+  .object({ source_id: z.string(), label: z.string(), media_type: z.string(), href: z.string(), verified: z.boolean() })
+  .strict()
+  .meta({ id: 'Citation' });
+
+export const stage = z.object({ name: z.string(), duration_ms: z.number().int().min(0) }).strict();
+
+export const chatLearningItem = z
+  .object({
+    request_id: z.string(),
+    role: z.enum(['user', 'agent']),
+    status: z.enum(['learned', 'not_learned']),
+    reason: z.string(),
+    message: z.string(),
+    refunded_credits: decimalString.nullable(),
+    action: z.literal('resend'),
+  })
+  .strict();
+
+export const chatResponse = z
+  .object({
+    agent_id: agentId,
+    thread_id: threadId,
+    turn_id: z.string(),
+    message: z.string(),
+    memory_context: z.string(),
+    model: z.string(),
+    duration_ms: z.number().int().min(0),
+    stages: z.array(stage),
+    citations: z.array(citation),
+    learning: z.array(chatLearningItem),
+  })
+  .strict()
+  .meta({ id: 'ChatResponse' });
+
+export const observeAndEnrichBody = z
+  .object({
+    turn_id: z.string().min(1).max(200),
+    message: z.string().min(1).max(2000),
+    max_context_chars: z.number().int().min(100).max(100_000).optional(),
+  })
+  .strict()
+  .meta({ id: 'ObserveAndEnrichRequest' });
+
+export type ObserveBody = z.infer<typeof observeBody>;
+export type ObservationStatusBody = z.infer<typeof observationStatus>;
+export type ChatBody = z.infer<typeof chatBody>;
+export type ChatResponseBody = z.infer<typeof chatResponse>;

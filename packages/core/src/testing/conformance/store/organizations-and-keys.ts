@@ -1,0 +1,55 @@
+import { expect } from 'vitest';
+import type { storeCase } from './harness.js';
+import { iso, T0 } from './harness.js';
+import { key, organization } from './records.js';
+
+export function organizationAndKeyCases(test: ReturnType<typeof storeCase>) {
+  test('organizations: insert, get, list and replace limits', async ({ store, reopen }) => {
+    const org = organization({ limits: { maxAgents: 3 } });
+    await store.organizations.insert({ organization: org });
+    expect(await store.organizations.get({ id: org.id })).toEqual(org);
+    expect(await store.organizations.get({ id: 'org_missing' })).toBeNull();
+    expect((await store.organizations.list()).map((o) => o.id)).toContain(org.id);
+    const updated = await store.organizations.updateLimits({ id: org.id, limits: { maxUploadBytes: 5 } });
+    expect(updated?.limits).toEqual({ maxUploadBytes: 5 });
+    expect(await store.organizations.updateLimits({ id: 'org_missing', limits: {} })).toBeNull();
+    if (reopen) expect((await (await reopen()).organizations.get({ id: org.id }))?.limits).toEqual({ maxUploadBytes: 5 });
+  });
+
+  test('keys: insert respects the live-key ceiling, ignoring revoked and expired keys', async ({ store }) => {
+    const org = organization();
+    await store.organizations.insert({ organization: org });
+    const now = iso(T0 + 1000);
+    expect(await store.keys.insert({ key: key(org.id), maxLive: 2, now })).toBe(true);
+    expect(await store.keys.insert({ key: key(org.id, { revokedAt: iso(T0) }), maxLive: 2, now })).toBe(true);
+    expect(await store.keys.insert({ key: key(org.id, { expiresAt: iso(T0) }), maxLive: 2, now })).toBe(true);
+    expect(await store.keys.insert({ key: key(org.id), maxLive: 2, now })).toBe(true);
+    expect(await store.keys.insert({ key: key(org.id), maxLive: 2, now })).toBe(false);
+    expect(await store.keys.list({ organizationId: org.id })).toHaveLength(4);
+  });
+
+  test('keys: concurrent inserts at the ceiling never exceed it', async ({ store }) => {
+    const org = organization();
+    await store.organizations.insert({ organization: org });
+    const now = iso(T0 + 1000);
+    const results = await Promise.all(Array.from({ length: 8 }, () => store.keys.insert({ key: key(org.id), maxLive: 5, now })));
+    expect(results.filter(Boolean)).toHaveLength(5);
+    expect(await store.keys.list({ organizationId: org.id })).toHaveLength(5);
+  });
+
+  test('keys: get, list newest first, revoke keeps the first revocation time', async ({ store, reopen }) => {
+    const org = organization();
+    await store.organizations.insert({ organization: org });
+    const older = key(org.id, { createdAt: iso(T0) });
+    const newer = key(org.id, { createdAt: iso(T0 + 5000) });
+    await store.keys.insert({ key: older, maxLive: 5, now: iso(T0) });
+    await store.keys.insert({ key: newer, maxLive: 5, now: iso(T0) });
+    expect(await store.keys.get({ keyId: older.keyId })).toEqual(older);
+    expect(await store.keys.get({ keyId: 'kmissing' })).toBeNull();
+    expect((await store.keys.list({ organizationId: org.id })).map((k) => k.keyId)).toEqual([newer.keyId, older.keyId]);
+    expect((await store.keys.revoke({ keyId: older.keyId, at: iso(T0 + 10) }))?.revokedAt).toBe(iso(T0 + 10));
+    expect((await store.keys.revoke({ keyId: older.keyId, at: iso(T0 + 20) }))?.revokedAt).toBe(iso(T0 + 10));
+    expect(await store.keys.revoke({ keyId: 'kmissing', at: iso(T0) })).toBeNull();
+    if (reopen) expect((await (await reopen()).keys.get({ keyId: older.keyId }))?.revokedAt).toBe(iso(T0 + 10));
+  });
+}

@@ -1,0 +1,52 @@
+import type { AgentRecord, KeyRecord, OrganizationRecord, ThreadRecord } from '../../../ports/store.js';
+import { iso, T0 } from './harness.js';
+
+let counter = 0;
+const ulidish = () => String(++counter).padStart(26, '0');
+
+export function organization(overrides: Partial<OrganizationRecord> = {}): OrganizationRecord {
+  return { id: `org_${ulidish()}`, name: 'Acme', limits: {}, createdAt: iso(T0), ...overrides };
+}
+
+export function key(organizationId: string, overrides: Partial<KeyRecord> = {}): KeyRecord {
+  const n = ulidish();
+  return {
+    keyId: `k${n.slice(-20).padStart(20, '0')}`,
+    organizationId,
+    secretHash: 'ab'.repeat(32),
+    createdAt: iso(T0),
+    expiresAt: iso(T0 + 365 * 86_400_000),
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+export function agent(organizationId: string, overrides: Partial<AgentRecord> = {}): AgentRecord {
+  return {
+    id: `agent_${ulidish()}`,
+    organizationId,
+    status: 'ready',
+    config: { role: 'assistant', objective: 'remember things', metadata: { team: 'a' } },
+    visibility: 'external',
+    resumedFromTurn: 0,
+    restoreFrom: null,
+    createdAt: iso(T0),
+    updatedAt: iso(T0),
+    ...overrides,
+  };
+}
+
+export function thread(agentRecord: AgentRecord, overrides: Partial<ThreadRecord> = {}): ThreadRecord {
+  return {
+    id: `thread_${ulidish()}`,
+    agentId: agentRecord.id,
+    organizationId: agentRecord.organizationId,
+    endUserId: null,
+    status: 'ready',
+    title: 'Untitled',
+    metadata: {},
+    createdAt: iso(T0),
+    updatedAt: iso(T0),
+    ...overrides,
+  };
+}

@@ -1,0 +1,2 @@
+// @memory-agents/core/testing: conformance suites for the ports, and mocks for the model ports.
+export { describeStoreConformance, type StoreConformanceOptions } from './conformance/store/index.js';
