@@ -25,3 +25,5 @@ export { EmbedderMismatchError, LanguageModelError, systemClock } from './ports/
 
 // Reference adapters
 export { inMemoryStore } from './in-memory/in-memory-store.js';
+export { inMemoryBlobs } from './in-memory/in-memory-blobs.js';
+export { fileSystemBlobs, type FileSystemBlobsOptions } from './blobs/file-system-blobs.js';

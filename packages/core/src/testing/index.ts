@@ -1,2 +1,7 @@
 // @memory-agents/core/testing: conformance suites for the ports, and mocks for the model ports.
 export { describeStoreConformance, type StoreConformanceOptions } from './conformance/store/index.js';
+export {
+  describeBlobStoreConformance,
+  type BlobStoreConformanceOptions,
+  type BlobStoreConformanceTarget,
+} from './conformance/blob-store/index.js';

@@ -1,0 +1,5 @@
+export {
+  describeBlobStoreConformance,
+  type BlobStoreConformanceOptions,
+  type BlobStoreConformanceTarget,
+} from './blob-store-conformance.js';
