@@ -27,6 +27,12 @@ export type SqlConnectionOptions = {
   pglite?: PGlite;
   /** A PGlite data directory the adapter opens itself; `memory://` for an in-memory database. */
   dataDir?: string;
+  /**
+   * Schema (search path) for every table, created when missing. Lets several deployments or test
+   * runs share one database. Applies to connections the adapter opens itself.
+   * @default "public"
+   */
+  schema?: string;
 };
 
 function pgClient(pool: pg.Pool, owned: boolean, inTransaction?: pg.PoolClient): SqlClient {
@@ -89,9 +95,26 @@ function pgliteClient(db: PGlite | Transaction, owned: boolean, root: PGlite | n
 
 /** Opens (or wraps) the database named by `options`. */
 export async function openSqlClient(options: SqlConnectionOptions): Promise<SqlClient> {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
   if (options.pool) return withVectorProbe(pgClient(options.pool, false));
   if (options.connectionString) {
-    const pool = new pg.Pool({ connectionString: options.connectionString, max: 10 });
+    if (schema) {
+      const setup = new pg.Client({ connectionString: options.connectionString });
+      await setup.connect();
+      try {
+        await setup.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      } finally {
+        await setup.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: 10,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    // An idle client losing its server must not crash the process; the next query reports it.
+    pool.on('error', () => undefined);
     return withVectorProbe(pgClient(pool, true));
   }
   if (options.pglite) return pgliteClient(options.pglite, false, options.pglite);
@@ -99,6 +122,7 @@ export async function openSqlClient(options: SqlConnectionOptions): Promise<SqlC
   const { vector } = await import('@electric-sql/pglite-pgvector');
   const dataDir = options.dataDir ?? 'memory://';
   const db = await PGlite.create({ dataDir, extensions: { vector } });
+  if (schema) await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
   return pgliteClient(db, true, db);
 }
 
