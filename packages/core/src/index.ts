@@ -27,3 +27,18 @@ export { EmbedderMismatchError, LanguageModelError, systemClock } from './ports/
 export { inMemoryStore } from './in-memory/in-memory-store.js';
 export { inMemoryBlobs } from './in-memory/in-memory-blobs.js';
 export { fileSystemBlobs, type FileSystemBlobsOptions } from './blobs/file-system-blobs.js';
+
+// Default embedder, the shared text analyzer, the in-memory memory index and shared index plumbing
+export { hashedNgramEmbedder, type HashedNgramEmbedderOptions } from './embedding/hashed-ngram-embedder.js';
+export { analyze, tokenize, stem, isStopWord, STOP_WORDS } from './embedding/text-analysis.js';
+export {
+  assertEmbedderMatches,
+  assertVectorDimensions,
+  cloneMemoryRecord,
+  compareMemoryHits,
+  cosineSimilarity,
+  dedupeRecordsById,
+  indexedText,
+  matchesDeleteFilter,
+} from './embedding/memory-index-helpers.js';
+export { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';

@@ -5,3 +5,5 @@ export {
   type BlobStoreConformanceOptions,
   type BlobStoreConformanceTarget,
 } from './conformance/blob-store/index.js';
+export { describeMemoryIndexConformance, type MemoryIndexConformanceOptions } from './conformance/memory-index/index.js';
+export { describeEmbedderConformance, type EmbedderConformanceOptions } from './conformance/embedder/index.js';

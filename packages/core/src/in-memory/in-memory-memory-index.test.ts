@@ -1,0 +1,4 @@
+import { describeMemoryIndexConformance } from '../testing/conformance/memory-index/index.js';
+import { inMemoryMemoryIndex } from './in-memory-memory-index.js';
+
+describeMemoryIndexConformance({ name: 'in-memory', create: async () => ({ port: inMemoryMemoryIndex() }) });

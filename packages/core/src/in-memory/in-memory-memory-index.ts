@@ -1,0 +1,288 @@
+import { analyze } from '../embedding/text-analysis.js';
+import {
+  assertEmbedderMatches,
+  assertVectorDimensions,
+  cloneMemoryRecord,
+  compareMemoryHits,
+  dedupeRecordsById,
+  indexedText,
+  matchesDeleteFilter,
+} from '../embedding/memory-index-helpers.js';
+import type {
+  EmbedderFingerprint,
+  MemoryHit,
+  MemoryIndex,
+  MemoryRecord,
+  MemorySearchRequest,
+  MemorySearchResult,
+} from '../ports/memory-index.js';
+
+/** BM25 parameters (the classic defaults). */
+const K1 = 1.2;
+const B = 0.75;
+
+/** One stored record with what the two channels need. */
+type Entry = {
+  record: MemoryRecord;
+  /** Analyzed term → frequency in `text + ' ' + keywords`. */
+  termFrequencies: Map<string, number>;
+  length: number;
+  /** Row of this record in the agent's vector slab. */
+  slot: number;
+};
+
+/**
+ * Everything of one agent. Vectors live in one growable Float32Array ("slab") with a parallel norm
+ * array, so a semantic search is a tight loop over contiguous memory with no per-record allocation.
+ */
+class AgentPartition {
+  readonly entries = new Map<string, Entry>();
+  /** term → (record id → term frequency). */
+  readonly postings = new Map<string, Map<string, number>>();
+  totalLength = 0;
+  slab: Float32Array;
+  norms: Float64Array;
+  slotIds: string[] = [];
+
+  constructor(readonly dimensions: number) {
+    this.slab = new Float32Array(dimensions * 64);
+    this.norms = new Float64Array(64);
+  }
+
+  add(record: MemoryRecord): void {
+    const terms = analyze(indexedText(record));
+    const termFrequencies = new Map<string, number>();
+    for (const term of terms) termFrequencies.set(term, (termFrequencies.get(term) ?? 0) + 1);
+    for (const [term, frequency] of termFrequencies) {
+      let posting = this.postings.get(term);
+      if (!posting) this.postings.set(term, (posting = new Map()));
+      posting.set(record.id, frequency);
+    }
+    this.totalLength += terms.length;
+
+    const slot = this.slotIds.length;
+    if ((slot + 1) * this.dimensions > this.slab.length) {
+      const grownSlab = new Float32Array(this.slab.length * 2);
+      grownSlab.set(this.slab);
+      this.slab = grownSlab;
+      const grownNorms = new Float64Array(this.norms.length * 2);
+      grownNorms.set(this.norms);
+      this.norms = grownNorms;
+    }
+    this.slab.set(record.vector, slot * this.dimensions);
+    let norm = 0;
+    for (const value of record.vector) norm += value * value;
+    this.norms[slot] = Math.sqrt(norm);
+    this.slotIds.push(record.id);
+    this.entries.set(record.id, { record, termFrequencies, length: terms.length, slot });
+  }
+
+  remove(id: string): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    this.entries.delete(id);
+    for (const term of entry.termFrequencies.keys()) {
+      const posting = this.postings.get(term);
+      posting?.delete(id);
+      if (posting?.size === 0) this.postings.delete(term);
+    }
+    this.totalLength -= entry.length;
+    // Swap-remove: move the last slot into the hole so the slab stays dense.
+    const lastSlot = this.slotIds.length - 1;
+    const lastId = this.slotIds[lastSlot]!;
+    if (entry.slot !== lastSlot) {
+      const d = this.dimensions;
+      this.slab.copyWithin(entry.slot * d, lastSlot * d, (lastSlot + 1) * d);
+      this.norms[entry.slot] = this.norms[lastSlot]!;
+      this.slotIds[entry.slot] = lastId;
+      this.entries.get(lastId)!.slot = entry.slot;
+    }
+    this.slotIds.pop();
+  }
+
+  lexical(text: string, limit: number): MemoryHit[] {
+    const queryTerms = [...new Set(analyze(text))];
+    const count = this.entries.size;
+    if (queryTerms.length === 0 || count === 0) return [];
+    const averageLength = this.totalLength / count || 1;
+    const scores = new Map<string, number>();
+    for (const term of queryTerms) {
+      const posting = this.postings.get(term);
+      if (!posting) continue;
+      // Lucene's idf: always positive, so a term in every record still counts a little.
+      const idf = Math.log(1 + (count - posting.size + 0.5) / (posting.size + 0.5));
+      for (const [id, frequency] of posting) {
+        const length = this.entries.get(id)!.length;
+        const score = (idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * length) / averageLength));
+        scores.set(id, (scores.get(id) ?? 0) + score);
+      }
+    }
+    const top = new TopK(limit);
+    for (const [id, score] of scores) top.offer(id, score);
+    return top.hits((id) => this.entries.get(id)!.record);
+  }
+
+  semantic(vector: Float32Array, limit: number): MemoryHit[] {
+    const d = this.dimensions;
+    if (vector.length !== d) throw new RangeError(`query vector has ${vector.length} dimensions, the index ${d}`);
+    let queryNorm = 0;
+    for (let i = 0; i < d; i++) queryNorm += vector[i]! * vector[i]!;
+    queryNorm = Math.sqrt(queryNorm);
+    const top = new TopK(limit);
+    const slab = this.slab;
+    const norms = this.norms;
+    const count = this.slotIds.length;
+    for (let slot = 0; slot < count; slot++) {
+      const norm = norms[slot]!;
+      let score = 0;
+      if (norm !== 0 && queryNorm !== 0) {
+        let dot = 0;
+        const base = slot * d;
+        for (let i = 0; i < d; i++) dot += vector[i]! * slab[base + i]!;
+        score = dot / (norm * queryNorm);
+      }
+      if (top.accepts(score)) top.offer(this.slotIds[slot]!, score);
+    }
+    return top.hits((id) => this.entries.get(id)!.record);
+  }
+}
+
+/** Keeps the best `limit` (score desc, id asc) in a small sorted array; cheap for small limits. */
+class TopK {
+  readonly ids: string[] = [];
+  readonly scores: number[] = [];
+  constructor(readonly limit: number) {}
+
+  accepts(score: number): boolean {
+    return this.ids.length < this.limit || score >= this.scores[this.scores.length - 1]!;
+  }
+
+  offer(id: string, score: number): void {
+    if (this.limit <= 0) return;
+    let position = this.ids.length;
+    while (position > 0) {
+      const previousScore = this.scores[position - 1]!;
+      const previousId = this.ids[position - 1]!;
+      if (previousScore > score || (previousScore === score && previousId < id)) break;
+      position--;
+    }
+    if (position >= this.limit) return;
+    this.ids.splice(position, 0, id);
+    this.scores.splice(position, 0, score);
+    if (this.ids.length > this.limit) {
+      this.ids.pop();
+      this.scores.pop();
+    }
+  }
+
+  hits(recordOf: (id: string) => MemoryRecord): MemoryHit[] {
+    return this.ids.map((id, index) => ({ record: cloneMemoryRecord(recordOf(id)), score: this.scores[index]! }));
+  }
+}
+
+/**
+ * The reference `MemoryIndex`: everything in process memory, gone on restart.
+ *
+ * - Lexical: Okapi BM25 (k1 = 1.2, b = 0.75) over `text + ' ' + keywords`, analyzed with
+ *   {@link analyze} (the same terms as the other backends), with an inverted index per agent;
+ *   document frequencies and lengths are per agent, so agents never influence each other's ranking.
+ * - Semantic: exact cosine, a flat scan of the agent's vectors (fine to ~100k records per agent).
+ * - Calls run synchronously inside their promise, so every call is atomic to other callers.
+ *
+ * @example
+ * const index = inMemoryMemoryIndex();
+ * await index.init();
+ * await index.upsert({ records, embedder: { id: embedder.id, dimensions: embedder.dimensions } });
+ * const { lexical, semantic } = await index.search({ agentId, text: 'hiking trip', vector, limit: 20 });
+ */
+export function inMemoryMemoryIndex(): MemoryIndex {
+  const partitions = new Map<string, AgentPartition>();
+  /** id → agent, since ids are unique across agents and an upsert may move a record. */
+  const agentOfId = new Map<string, string>();
+  let fingerprint: EmbedderFingerprint | null = null;
+
+  const partitionOf = (agentId: string, create: boolean): AgentPartition | undefined => {
+    let partition = partitions.get(agentId);
+    if (!partition && create && fingerprint) partitions.set(agentId, (partition = new AgentPartition(fingerprint.dimensions)));
+    return partition;
+  };
+
+  const removeId = (id: string): void => {
+    const agentId = agentOfId.get(id);
+    if (agentId === undefined) return;
+    partitions.get(agentId)?.remove(id);
+    agentOfId.delete(id);
+  };
+
+  const insert = (record: MemoryRecord): void => {
+    removeId(record.id);
+    partitionOf(record.agentId, true)!.add(record);
+    agentOfId.set(record.id, record.agentId);
+  };
+
+  return {
+    specificationVersion: 'v1',
+    id: 'in-memory',
+    capabilities: { approximateVectors: false, persistent: false },
+
+    async init() {},
+    async close() {},
+
+    async upsert({ records, embedder }) {
+      assertEmbedderMatches(fingerprint, embedder);
+      if (records.length === 0) return;
+      // Validate everything before the first change, so a bad record leaves the index untouched.
+      assertVectorDimensions(records, embedder.dimensions);
+      fingerprint ??= { id: embedder.id, dimensions: embedder.dimensions };
+      for (const record of dedupeRecordsById(records)) insert(cloneMemoryRecord(record));
+    },
+
+    async search(request: MemorySearchRequest): Promise<MemorySearchResult> {
+      const partition = partitions.get(request.agentId);
+      const limit = Math.max(0, Math.floor(request.limit));
+      if (!partition || limit === 0) return { lexical: [], semantic: [] };
+      return {
+        lexical: request.text.trim() === '' ? [] : partition.lexical(request.text, limit),
+        semantic: request.vector === null ? [] : partition.semantic(request.vector, limit),
+      };
+    },
+
+    async get({ agentId, ids }) {
+      const partition = partitions.get(agentId);
+      if (!partition) return [];
+      const found: MemoryRecord[] = [];
+      for (const id of new Set(ids)) {
+        const entry = partition.entries.get(id);
+        if (entry) found.push(cloneMemoryRecord(entry.record));
+      }
+      return found;
+    },
+
+    async deleteBy(filter) {
+      const partition = partitions.get(filter.agentId);
+      if (!partition) return;
+      const doomed = [...partition.entries.values()].filter((entry) => matchesDeleteFilter(entry.record, filter));
+      for (const entry of doomed) removeId(entry.record.id);
+      if (partition.entries.size === 0) partitions.delete(filter.agentId);
+    },
+
+    async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
+      const source = partitions.get(fromAgentId);
+      if (!source) return { copied: 0 };
+      // Snapshot first: copying an agent onto itself must not loop over its own new records.
+      const originals = [...source.entries.values()].map((entry) => entry.record);
+      for (const record of originals) {
+        insert({ ...cloneMemoryRecord(record), id: newId(), agentId: toAgentId, organizationId: toOrganizationId });
+      }
+      return { copied: originals.length };
+    },
+
+    async stats({ agentId }) {
+      return { count: partitions.get(agentId)?.entries.size ?? 0 };
+    },
+
+    async embedder() {
+      return fingerprint ? { ...fingerprint } : null;
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import { describe } from 'vitest';
+import { memoryIndexCase } from './harness.js';
+import { recordCases } from './records.js';
+import { searchCases } from './search.js';
+import type { MemoryIndexConformanceOptions } from './types.js';
+
+export type { MemoryIndexConformanceOptions } from './types.js';
+
+/**
+ * The `MemoryIndex` conformance suite: upsert and replace, get, deleteBy, copyAgent, stats, the
+ * embedder fingerprint, both search channels (matching, ranking, agent isolation, ties, limits, a
+ * 2,000-record case) and, when `create` returns `reopen`, persistence through a second instance.
+ *
+ * @example
+ * describeMemoryIndexConformance({ name: 'in-memory', create: async () => ({ port: inMemoryMemoryIndex() }) });
+ */
+export function describeMemoryIndexConformance(options: MemoryIndexConformanceOptions): void {
+  describe(`MemoryIndex conformance: ${options.name}`, () => {
+    const test = memoryIndexCase(options);
+    recordCases(test);
+    searchCases(test);
+  });
+}
