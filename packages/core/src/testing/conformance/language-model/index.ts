@@ -1,0 +1,5 @@
+export {
+  describeLanguageModelConformance,
+  type LanguageModelConformanceOptions,
+  type LanguageModelConformanceTarget,
+} from './language-model-conformance.js';
