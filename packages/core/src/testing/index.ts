@@ -7,3 +7,10 @@ export {
 } from './conformance/blob-store/index.js';
 export { describeMemoryIndexConformance, type MemoryIndexConformanceOptions } from './conformance/memory-index/index.js';
 export { describeEmbedderConformance, type EmbedderConformanceOptions } from './conformance/embedder/index.js';
+export {
+  describeLanguageModelConformance,
+  type LanguageModelConformanceOptions,
+  type LanguageModelConformanceTarget,
+} from './conformance/language-model/index.js';
+export { mockLanguageModel, type MockLanguageModel, type MockLanguageModelCall, type MockLanguageModelOptions } from './mocks/mock-language-model.js';
+export { mockEmbedder, type MockEmbedder, type MockEmbedderOptions } from './mocks/mock-embedder.js';
