@@ -1,0 +1,82 @@
+import { ServiceError, type MemoryService } from '@memory-agents/core';
+import type { HttpMethod, Route, RouteResult } from './route.js';
+
+export type RouteMatch = { route: Route; params: Record<string, string> };
+
+type CompiledRoute = { route: Route; pattern: RegExp; names: string[] };
+
+/** Compiles the table once; `match` then finds the route of a method and path. */
+export function createRouter(routes: readonly Route[]) {
+  const compiled: CompiledRoute[] = routes.map((route) => {
+    const names: string[] = [];
+    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_match, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    return { route, pattern: new RegExp(`^${source}$`), names };
+  });
+
+  return {
+    /**
+     * The route for `method` and `path`; `{ allowed }` when the path exists under other methods
+     * (405), null when no route has this path (404).
+     */
+    match(method: string, path: string): RouteMatch | { allowed: HttpMethod[] } | null {
+      const allowed: HttpMethod[] = [];
+      for (const { route, pattern, names } of compiled) {
+        const found = pattern.exec(path);
+        if (!found) continue;
+        if (route.method !== method) {
+          allowed.push(route.method);
+          continue;
+        }
+        const params: Record<string, string> = {};
+        names.forEach((name, i) => {
+          params[name] = safeDecode(found[i + 1]!);
+        });
+        return { route, params };
+      }
+      return allowed.length > 0 ? { allowed } : null;
+    },
+  };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** A request as dispatch sees it: no sockets, the body read on demand (after authentication). */
+export type DispatchRequest = {
+  requestId: string;
+  headers: Record<string, string | undefined>;
+  query: Record<string, string>;
+  readBody: () => Promise<unknown>;
+  signal: AbortSignal;
+};
+
+/** Authenticates, reads the body and runs the route's one service call. Throws `ServiceError`. */
+export async function dispatch(service: MemoryService, match: RouteMatch, request: DispatchRequest): Promise<RouteResult> {
+  const caller = await service.authenticate({
+    authorization: request.headers.authorization,
+    endUser: request.headers['x-sp-end-user'],
+    secFetchSite: request.headers['sec-fetch-site'],
+    requestId: request.requestId,
+  });
+  const body = match.route.body ? await request.readBody() : undefined;
+  return match.route.handler({
+    service,
+    caller,
+    params: match.params,
+    query: request.query,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+  });
+}
+
+/** 404 for a path no route has. */
+export const routeNotFound = () => new ServiceError('not_found', 'No such endpoint; every path starts with /v1 (see GET /v1/openapi.json).');

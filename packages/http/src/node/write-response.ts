@@ -1,0 +1,20 @@
+import type { ServerResponse } from 'node:http';
+import type { RouteResult } from '../route.js';
+
+/** Writes a JSON result. No CORS headers are ever sent (spec "Authentication" 9). */
+export function writeJson(response: ServerResponse, result: RouteResult, requestId: string): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  const payload = result.status === 204 ? '' : JSON.stringify(result.body);
+  response.statusCode = result.status;
+  response.setHeader('X-Request-Id', requestId);
+  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, value);
+  if (payload !== '') {
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Length', Buffer.byteLength(payload));
+  }
+  response.setHeader('Cache-Control', 'no-store');
+  response.end(payload);
+}

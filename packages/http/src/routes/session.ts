@@ -1,0 +1,16 @@
+import { schemas } from '@memory-agents/core';
+import { route } from '../route.js';
+
+export const sessionRoutes = [
+  route({
+    method: 'GET',
+    path: '/v1/session',
+    operationId: 'getSession',
+    summary: 'Which organization the key resolves to, and its upload limits',
+    status: 200,
+    response: schemas.session,
+    headers: ['X-SP-End-User'],
+    errors: [400],
+    handler: async ({ service, caller }) => ({ status: 200, body: await service.session(caller) }),
+  }),
+];

@@ -1,0 +1,48 @@
+import { schemas } from '@memory-agents/core';
+import { route } from '../route.js';
+
+export const threadRoutes = [
+  route({
+    method: 'POST',
+    path: '/v1/agents/{agent_id}/threads',
+    operationId: 'createThread',
+    summary: 'Create a thread, recorded against the end user when X-SP-End-User is sent',
+    status: 201,
+    body: schemas.createThreadBody,
+    response: schemas.thread,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404, 409, 422, 429],
+    handler: async ({ service, caller, params, body }) => ({
+      status: 201,
+      body: await service.threads.create(caller, params.agent_id!, body),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/agents/{agent_id}/threads/{thread_id}',
+    operationId: 'getThread',
+    summary: 'One thread with up to 200 recent messages',
+    status: 200,
+    response: schemas.thread,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404],
+    handler: async ({ service, caller, params }) => ({
+      status: 200,
+      body: await service.threads.get(caller, params.agent_id!, params.thread_id!),
+    }),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/agents/{agent_id}/threads/{thread_id}',
+    operationId: 'deleteThread',
+    summary: 'Delete a thread, its messages and the memories learned in it (202)',
+    status: 202,
+    response: schemas.threadDeleteAccepted,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404],
+    handler: async ({ service, caller, params }) => ({
+      status: 202,
+      body: await service.threads.delete(caller, params.agent_id!, params.thread_id!),
+    }),
+  }),
+];
