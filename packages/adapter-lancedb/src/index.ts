@@ -1,0 +1,1 @@
+export { lancedbMemoryIndex, type LancedbMemoryIndexOptions } from './lancedb-memory-index.js';

@@ -1,0 +1,85 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeMemoryIndexConformance } from '@memory-agents/core/testing';
+import * as lancedb from '@lancedb/lancedb';
+import { describe, expect, it } from 'vitest';
+import { lancedbMemoryIndex, sqlString } from './lancedb-memory-index.js';
+
+async function temporaryDirectory() {
+  const directory = await mkdtemp(join(tmpdir(), 'memory-agents-lancedb-'));
+  return { directory, cleanup: () => rm(directory, { recursive: true, force: true }) };
+}
+
+describeMemoryIndexConformance({
+  name: 'lancedb',
+  create: async () => {
+    const { directory, cleanup } = await temporaryDirectory();
+    return { port: lancedbMemoryIndex({ uri: directory }), cleanup, reopen: async () => lancedbMemoryIndex({ uri: directory }) };
+  },
+});
+
+// The same suite with the ANN (HNSW_SQ) path and frequent optimize forced on small tables.
+describeMemoryIndexConformance({
+  name: 'lancedb with an ANN index and frequent optimize',
+  create: async () => {
+    const { directory, cleanup } = await temporaryDirectory();
+    const options = { uri: directory, annThreshold: 1000, optimizeEveryWrites: 2 };
+    return { port: lancedbMemoryIndex(options), cleanup, reopen: async () => lancedbMemoryIndex(options) };
+  },
+});
+
+describe('lancedbMemoryIndex', () => {
+  it('quotes filter values so a quote cannot end the string', () => {
+    expect(sqlString("agent_'; DROP")).toBe("'agent_''; DROP'");
+  });
+
+  it('does no I/O before init', async () => {
+    const index = lancedbMemoryIndex({ uri: '/nonexistent/never/created' });
+    expect(index.capabilities).toEqual({ approximateVectors: true, persistent: true });
+    await index.close();
+  });
+
+  it('builds an HNSW index past annThreshold, keeps exact cosine scores and finds rows written after it', async () => {
+    const { directory, cleanup } = await temporaryDirectory();
+    try {
+      const embedder = { id: 'test:8', dimensions: 8 };
+      let seed = 3;
+      const next = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+      const record = (i: number) => ({
+        id: `mem_${String(i).padStart(6, '0')}`,
+        organizationId: 'org_1',
+        agentId: i % 2 === 0 ? 'agent_a' : 'agent_b',
+        text: `memory number ${i}`,
+        keywords: '',
+        vector: Float32Array.from({ length: 8 }, next),
+        speaker: null,
+        occurredAt: null,
+        source: { kind: 'turn' as const, threadId: 'thread_1', observationId: 'obs_1', turnIndex: i },
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+      const first = lancedbMemoryIndex({ uri: directory, annThreshold: 500 });
+      await first.init();
+      await first.upsert({ records: Array.from({ length: 600 }, (_, i) => record(i)), embedder });
+      await first.close(); // waits for the background index build
+
+      const connection = await lancedb.connect(directory);
+      const indices = await (await connection.openTable('memories')).listIndices();
+      expect(indices.map((index) => index.indexType)).toContain('IvfHnswSq');
+      connection.close();
+
+      const second = lancedbMemoryIndex({ uri: directory, annThreshold: 500 });
+      await second.init();
+      const late = { ...record(1000), agentId: 'agent_a', text: 'a late arrival', vector: Float32Array.from([1, 0, 0, 0, 0, 0, 0, 0]) };
+      await second.upsert({ records: [late], embedder });
+      const result = await second.search({ agentId: 'agent_a', text: 'late arrival', vector: Float32Array.from([2, 0, 0, 0, 0, 0, 0, 0]), limit: 5 });
+      expect(result.lexical[0]?.record.id).toBe(late.id);
+      expect(result.semantic[0]?.record.id).toBe(late.id);
+      expect(result.semantic[0]?.score).toBeCloseTo(1, 5);
+      for (const hit of result.semantic) expect(hit.record.agentId).toBe('agent_a');
+      await second.close();
+    } finally {
+      await cleanup();
+    }
+  });
+});

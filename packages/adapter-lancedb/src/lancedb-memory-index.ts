@@ -1,0 +1,493 @@
+import * as lancedb from '@lancedb/lancedb';
+import { Index, MatchQuery, Operator, type Connection, type Table } from '@lancedb/lancedb';
+import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import {
+  EmbedderMismatchError,
+  ServiceError,
+  analyze,
+  assertEmbedderMatches,
+  assertVectorDimensions,
+  compareMemoryHits,
+  cosineSimilarity,
+  dedupeRecordsById,
+  indexedText,
+  type EmbedderFingerprint,
+  type MemoryHit,
+  type MemoryIndex,
+  type MemoryRecord,
+  type MemorySearchRequest,
+  type MemorySearchResult,
+} from '@memory-agents/core';
+
+/** Options of {@link lancedbMemoryIndex}. */
+export type LancedbMemoryIndexOptions = {
+  /** A local directory (created if missing) holding the LanceDB database. */
+  uri: string;
+  /**
+   * Name of the one table holding every agent's memories.
+   * @default 'memories'
+   */
+  tableName?: string;
+  /**
+   * Row count from which an ANN vector index (HNSW with scalar quantization, cosine) is built.
+   * Below it vector search is an exact flat scan, which stays fast to tens of thousands of rows.
+   * The index is rebuilt in the background whenever the table has doubled since the last build.
+   * @default 50000
+   */
+  annThreshold?: number;
+  /**
+   * `optimize()` (compaction, index refresh, cleanup of old versions) runs in the background after
+   * this many write calls. Never on every write: it takes seconds on large tables.
+   * @default 200
+   */
+  optimizeEveryWrites?: number;
+  /**
+   * Table versions older than this are removed by `optimize()`. Readers in other processes that
+   * still hold an older version need it for that long.
+   * @default 3_600_000 (one hour)
+   */
+  retainVersionsMs?: number;
+  /**
+   * Upserts are written in batches of this many rows (each batch is one `mergeInsert` commit).
+   * @default 5000
+   */
+  batchSize?: number;
+  /**
+   * Seconds after which a read checks for writes made by other processes on the same directory:
+   * 0 is strong consistency (every read checks, a little slower), `null` never checks (one
+   * process only, fastest).
+   * @default 0
+   */
+  readConsistencySeconds?: number | null;
+  /**
+   * Receives failures of background work (optimize, ANN builds); those never fail a caller.
+   * @default writes a warning to stderr
+   */
+  onBackgroundError?: (error: unknown, operation: string) => void;
+};
+
+type Row = {
+  id: string;
+  agent_id: string;
+  organization_id: string;
+  text: string;
+  keywords: string;
+  /** Analyzed terms (core's `analyze`), space-joined: the FTS index sees exactly core's analyzer. */
+  terms: string;
+  vector: number[];
+  speaker: string | null;
+  occurred_at: string | null;
+  created_at: string;
+  source_kind: string;
+  thread_id: string;
+  observation_id: string;
+  turn_index: number;
+  source_id: string | null;
+  page: number | null;
+  filename: string | null;
+};
+
+const RECORD_COLUMNS = [
+  'id', 'agent_id', 'organization_id', 'text', 'keywords', 'vector', 'speaker', 'occurred_at', 'created_at',
+  'source_kind', 'thread_id', 'observation_id', 'turn_index', 'source_id', 'page', 'filename',
+];
+
+/** ANN candidates re-ranked with the full vectors, per requested hit. */
+const REFINE_FACTOR = 4;
+
+const META_EMBEDDER_ID = 'memory_agents.embedder_id';
+const META_EMBEDDER_DIMENSIONS = 'memory_agents.embedder_dimensions';
+const META_SCHEMA_VERSION = 'memory_agents.schema_version';
+
+function tableSchema(fingerprint: EmbedderFingerprint): Schema {
+  const utf8 = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+  return new Schema(
+    [
+      utf8('id'), utf8('agent_id'), utf8('organization_id'), utf8('text'), utf8('keywords'), utf8('terms'),
+      new Field('vector', new FixedSizeList(fingerprint.dimensions, new Field('item', new Float32(), true)), false),
+      utf8('speaker', true), utf8('occurred_at', true), utf8('created_at'),
+      utf8('source_kind'), utf8('thread_id'), utf8('observation_id'), new Field('turn_index', new Int32(), false),
+      utf8('source_id', true), new Field('page', new Int32(), true), utf8('filename', true),
+    ],
+    // The fingerprint lives in the table's own schema metadata, so it is created atomically with
+    // the table: two processes racing to create it cannot record different embedders.
+    new Map([
+      [META_EMBEDDER_ID, fingerprint.id],
+      [META_EMBEDDER_DIMENSIONS, String(fingerprint.dimensions)],
+      [META_SCHEMA_VERSION, '1'],
+    ]),
+  );
+}
+
+/** A SQL string literal for a Lance (DataFusion) filter: single quotes doubled, NUL rejected. */
+export function sqlString(value: string): string {
+  if (value.includes('\u0000')) throw new ServiceError('invalid_request', 'identifier contains a NUL character');
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+function toRow(record: MemoryRecord): Row {
+  const source = record.source;
+  return {
+    id: record.id,
+    agent_id: record.agentId,
+    organization_id: record.organizationId,
+    text: record.text,
+    keywords: record.keywords,
+    terms: analyze(indexedText(record)).join(' '),
+    vector: Array.from(record.vector),
+    speaker: record.speaker,
+    occurred_at: record.occurredAt,
+    created_at: record.createdAt,
+    source_kind: source.kind,
+    thread_id: source.threadId,
+    observation_id: source.observationId,
+    turn_index: source.turnIndex,
+    source_id: source.kind === 'document' ? source.sourceId : null,
+    page: source.kind === 'document' ? source.page : null,
+    filename: source.kind === 'document' ? source.filename : null,
+  };
+}
+
+function fromRow(row: Record<string, unknown>): MemoryRecord {
+  const base = {
+    threadId: String(row.thread_id),
+    observationId: String(row.observation_id),
+    turnIndex: Number(row.turn_index),
+  };
+  const vectorValue = row.vector as Iterable<number> | null;
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    agentId: String(row.agent_id),
+    text: String(row.text),
+    keywords: String(row.keywords),
+    vector: Float32Array.from(vectorValue ?? []),
+    speaker: (row.speaker as string | null) ?? null,
+    occurredAt: (row.occurred_at as string | null) ?? null,
+    source:
+      row.source_kind === 'document'
+        ? {
+            kind: 'document',
+            ...base,
+            sourceId: String(row.source_id),
+            page: row.page === null || row.page === undefined ? null : Number(row.page),
+            filename: String(row.filename),
+          }
+        : { kind: 'turn', ...base },
+    createdAt: String(row.created_at),
+  };
+}
+
+/** Serializes this instance's writes and background work, FIFO. */
+class WriteQueue {
+  #tail: Promise<void> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(fn);
+    this.#tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+  idle(): Promise<void> {
+    return this.#tail;
+  }
+}
+
+/**
+ * A `MemoryIndex` in one LanceDB table in a local directory.
+ *
+ * - Lexical: Lance's native full-text index (BM25) over a `terms` column that holds core's
+ *   `analyze(text + ' ' + keywords)`, so stemming and stop words match every other backend; the
+ *   query is an OR of the analyzed query terms, pre-filtered by `agent_id` (bitmap index).
+ * - Semantic: cosine vector search pre-filtered by `agent_id`; exact flat search below
+ *   `annThreshold` rows, an HNSW_SQ index above it. Scores are always exact cosine similarity,
+ *   recomputed from the returned vectors, so they do not depend on the index type's distance scale.
+ * - Writes (upsert in `mergeInsert` batches keyed on `id`, delete by filter) are serialized per
+ *   instance; rows written after an index was built are still found (Lance searches unindexed
+ *   fragments), and a background `optimize()` folds them into the indexes now and then.
+ *
+ * @example
+ * const index = lancedbMemoryIndex({ uri: './data/lancedb' });
+ * await index.init();
+ */
+export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIndex {
+  if (typeof options.uri !== 'string' || options.uri.length === 0) throw new TypeError('lancedbMemoryIndex: `uri` is required');
+  const tableName = options.tableName ?? 'memories';
+  if (!/^[A-Za-z0-9_.-]{1,128}$/.test(tableName)) throw new TypeError('lancedbMemoryIndex: `tableName` may hold letters, digits, `_`, `.`, `-`');
+  const annThreshold = options.annThreshold ?? 50_000;
+  const optimizeEveryWrites = options.optimizeEveryWrites ?? 200;
+  const retainVersionsMs = options.retainVersionsMs ?? 3_600_000;
+  const batchSize = options.batchSize ?? 5000;
+  const onBackgroundError =
+    options.onBackgroundError ??
+    ((error: unknown, operation: string) => process.stderr.write(`lancedbMemoryIndex ${operation} failed: ${String(error)}\n`));
+
+  const queue = new WriteQueue();
+  let starting: Promise<void> | null = null;
+  let connection: Connection | null = null;
+  let table: Table | null = null;
+  let fingerprint: EmbedderFingerprint | null = null;
+  let hasFullTextIndex = false;
+  let hasVectorIndex = false;
+  let rowsAtVectorIndexBuild = 0;
+  let writesSinceOptimize = 0;
+  let isClosed = false;
+
+  /** Driver failures become `service_unavailable`; port-level errors pass through. */
+  async function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof EmbedderMismatchError || error instanceof RangeError || error instanceof ServiceError) throw error;
+      throw new ServiceError('service_unavailable', `The memory index (lancedb) failed during ${operation}.`, { cause: error });
+    }
+  }
+
+  async function start(): Promise<void> {
+    const readConsistencySeconds = options.readConsistencySeconds === undefined ? 0 : options.readConsistencySeconds;
+    connection = await lancedb.connect(options.uri, readConsistencySeconds === null ? {} : { readConsistencyInterval: readConsistencySeconds });
+    if ((await connection.tableNames()).includes(tableName)) await adopt(await connection.openTable(tableName));
+  }
+
+  /** Reads the fingerprint and the index state of an existing table. */
+  async function adopt(opened: Table): Promise<void> {
+    table = opened;
+    const metadata = (await opened.schema()).metadata;
+    const id = metadata.get(META_EMBEDDER_ID);
+    const dimensions = Number(metadata.get(META_EMBEDDER_DIMENSIONS));
+    fingerprint = id ? { id, dimensions } : null;
+    const indices = await opened.listIndices();
+    hasFullTextIndex = indices.some((index) => index.columns.includes('terms'));
+    const vectorIndex = indices.find((index) => index.columns.includes('vector'));
+    hasVectorIndex = vectorIndex !== undefined;
+    rowsAtVectorIndexBuild = vectorIndex?.numIndexedRows ?? 0;
+  }
+
+  async function ready(): Promise<void> {
+    if (isClosed) throw new ServiceError('service_unavailable', 'The memory index is closed.');
+    starting ??= guard('init', start).catch((error: unknown) => {
+      starting = null;
+      throw error;
+    });
+    await starting;
+  }
+
+  /** Creates the table on first write, or adopts one another process created meanwhile. */
+  async function ensureTable(given: EmbedderFingerprint): Promise<Table> {
+    if (table) return table;
+    try {
+      await adopt(await connection!.createEmptyTable(tableName, tableSchema(given), { mode: 'create' }));
+    } catch (error) {
+      if (!(await connection!.tableNames()).includes(tableName)) throw error;
+      await adopt(await connection!.openTable(tableName));
+    }
+    return table!;
+  }
+
+  async function ensureScalarIndexes(current: Table): Promise<void> {
+    if (hasFullTextIndex) return;
+    // The analyzer already ran in core: the index only splits on spaces and must not stem again.
+    const fts = Index.fts({ withPosition: false, baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false });
+    await current.createIndex('terms', { config: fts, replace: true });
+    await current.createIndex('agent_id', { config: Index.bitmap(), replace: true });
+    await current.createIndex('id', { config: Index.btree(), replace: true });
+    hasFullTextIndex = true;
+  }
+
+  /** Background: ANN index past the threshold, rebuilt when the table doubled; periodic optimize. */
+  function scheduleMaintenance(current: Table, rowCount: number): void {
+    const needsVectorIndex = rowCount >= annThreshold && (!hasVectorIndex || rowCount >= 2 * rowsAtVectorIndexBuild);
+    if (needsVectorIndex) {
+      void queue
+        .run(async () => {
+          const rows = await current.countRows();
+          const numPartitions = Math.max(1, Math.round(Math.sqrt(rows) / 4));
+          await current.createIndex('vector', { config: Index.hnswSq({ distanceType: 'cosine', numPartitions }), replace: true });
+          hasVectorIndex = true;
+          rowsAtVectorIndexBuild = rows;
+        })
+        .catch((error: unknown) => onBackgroundError(error, 'vector index build'));
+    }
+    if (writesSinceOptimize >= optimizeEveryWrites) {
+      writesSinceOptimize = 0;
+      void queue
+        .run(() => current.optimize({ cleanupOlderThan: new Date(Date.now() - retainVersionsMs) }))
+        .catch((error: unknown) => onBackgroundError(error, 'optimize'));
+    }
+  }
+
+  const agentFilter = (agentId: string) => `agent_id = ${sqlString(agentId)}`;
+
+  /**
+   * Runs a ranked query with room for ties: if the tie at the cut may continue past what was
+   * fetched, fetches more, so "ties ordered by id" holds exactly at the `limit` boundary.
+   */
+  async function ranked(limit: number, fetch: (count: number) => Promise<MemoryHit[]>): Promise<MemoryHit[]> {
+    let count = limit * 2 + 8;
+    for (;;) {
+      const hits = (await fetch(count)).sort(compareMemoryHits);
+      if (hits.length < count || hits.length <= limit) return hits.slice(0, limit);
+      const cutScore = hits[limit - 1]!.score;
+      const lastScore = hits[hits.length - 1]!.score;
+      if (lastScore < cutScore - 1e-6) return hits.slice(0, limit);
+      count *= 4;
+    }
+  }
+
+  return {
+    specificationVersion: 'v1',
+    id: 'lancedb',
+    capabilities: { approximateVectors: true, persistent: true },
+
+    async init() {
+      await ready();
+    },
+
+    async close() {
+      if (isClosed) return;
+      isClosed = true;
+      await queue.idle();
+      if (starting) await starting.catch(() => undefined);
+      table?.close();
+      connection?.close();
+      table = null;
+      connection = null;
+    },
+
+    async upsert({ records, embedder }) {
+      await ready();
+      await queue.run(() =>
+        guard('upsert', async () => {
+          assertEmbedderMatches(fingerprint, embedder);
+          if (records.length === 0) return;
+          assertVectorDimensions(records, embedder.dimensions);
+          const current = await ensureTable(embedder);
+          // Another process may have created the table with another embedder meanwhile.
+          assertEmbedderMatches(fingerprint, embedder);
+          const schema = await current.schema();
+          const rows = dedupeRecordsById(records).map(toRow);
+          for (let start = 0; start < rows.length; start += batchSize) {
+            const batch = lancedb.makeArrowTable(rows.slice(start, start + batchSize), { schema });
+            await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
+          }
+          await ensureScalarIndexes(current);
+          writesSinceOptimize++;
+          scheduleMaintenance(current, await current.countRows());
+        }),
+      );
+    },
+
+    async search(request: MemorySearchRequest): Promise<MemorySearchResult> {
+      await ready();
+      return guard('search', async () => {
+        const limit = Math.max(0, Math.floor(request.limit));
+        const current = table;
+        if (!current || limit === 0) return { lexical: [], semantic: [] };
+        const filter = agentFilter(request.agentId);
+        const terms = [...new Set(analyze(request.text))];
+        const vector = request.vector;
+
+        const lexical =
+          terms.length === 0
+            ? Promise.resolve([])
+            : ranked(limit, async (count) => {
+                const rows = await current
+                  .query()
+                  .fullTextSearch(new MatchQuery(terms.join(' '), 'terms', { operator: Operator.Or }))
+                  .where(filter)
+                  .select([...RECORD_COLUMNS, '_score'])
+                  .limit(count)
+                  .toArray();
+                return rows.map((row: Record<string, unknown>) => ({ record: fromRow(row), score: Number(row._score) }));
+              });
+
+        const semantic =
+          vector === null
+            ? Promise.resolve([])
+            : ranked(limit, async (count) => {
+                let query = current.vectorSearch(Array.from(vector)).column('vector').distanceType('cosine').where(filter);
+                // With an HNSW index: search wider and re-rank with full vectors for recall.
+                // (HNSW needs ef >= the refined k, i.e. count × refineFactor.)
+                if (hasVectorIndex) query = query.refineFactor(REFINE_FACTOR).ef(Math.max(64, count * REFINE_FACTOR * 2));
+                const rows = await query.select(RECORD_COLUMNS).limit(count).toArray();
+                return rows.map((row: Record<string, unknown>) => {
+                  const record = fromRow(row);
+                  return { record, score: cosineSimilarity(vector, record.vector) };
+                });
+              });
+
+        const [lexicalHits, semanticHits] = await Promise.all([lexical, semantic]);
+        return { lexical: lexicalHits, semantic: semanticHits };
+      });
+    },
+
+    async get({ agentId, ids }) {
+      await ready();
+      return guard('get', async () => {
+        const current = table;
+        const unique = [...new Set(ids)];
+        if (!current || unique.length === 0) return [];
+        const found: MemoryRecord[] = [];
+        for (let start = 0; start < unique.length; start += 1000) {
+          const list = unique.slice(start, start + 1000).map(sqlString).join(', ');
+          const rows = await current.query().where(`${agentFilter(agentId)} AND id IN (${list})`).select(RECORD_COLUMNS).toArray();
+          found.push(...rows.map(fromRow));
+        }
+        return found;
+      });
+    },
+
+    async deleteBy({ agentId, threadId, sourceId, observationId }) {
+      await ready();
+      await queue.run(() =>
+        guard('deleteBy', async () => {
+          if (!table) return;
+          const clauses = [agentFilter(agentId)];
+          if (threadId !== undefined) clauses.push(`thread_id = ${sqlString(threadId)}`);
+          if (observationId !== undefined) clauses.push(`observation_id = ${sqlString(observationId)}`);
+          if (sourceId !== undefined) clauses.push(`source_id = ${sqlString(sourceId)}`);
+          await table.delete(clauses.join(' AND '));
+          writesSinceOptimize++;
+        }),
+      );
+    },
+
+    async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
+      await ready();
+      return queue.run(() =>
+        guard('copyAgent', async () => {
+          const current = table;
+          if (!current) return { copied: 0 };
+          const rows = await current.query().where(agentFilter(fromAgentId)).select([...RECORD_COLUMNS, 'terms']).toArray();
+          if (rows.length === 0) return { copied: 0 };
+          const schema = await current.schema();
+          const copies = rows.map((row: Record<string, unknown>) => ({
+            ...toRow({ ...fromRow(row), id: newId(), agentId: toAgentId, organizationId: toOrganizationId }),
+          }));
+          for (let start = 0; start < copies.length; start += batchSize) {
+            const batch = lancedb.makeArrowTable(copies.slice(start, start + batchSize), { schema });
+            await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
+          }
+          writesSinceOptimize++;
+          scheduleMaintenance(current, await current.countRows());
+          return { copied: copies.length };
+        }),
+      );
+    },
+
+    async stats({ agentId }) {
+      await ready();
+      return guard('stats', async () => ({ count: table ? await table.countRows(agentFilter(agentId)) : 0 }));
+    },
+
+    async embedder() {
+      await ready();
+      // Another process may have created the table since init.
+      if (!table) await queue.run(() => guard('embedder', async () => {
+        if (!table && (await connection!.tableNames()).includes(tableName)) await adopt(await connection!.openTable(tableName));
+      }));
+      return fingerprint ? { ...fingerprint } : null;
+    },
+  };
+}
