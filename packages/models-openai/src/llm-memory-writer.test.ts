@@ -1,0 +1,273 @@
+import { describe, expect, it } from 'vitest';
+import { LanguageModelError, type GenerateRequest, type MemoryRecord, type MemoryWriteRequest, type WriterTurn } from '@memory-agents/core';
+import { mockLanguageModel } from '@memory-agents/core/testing';
+import { llmMemoryWriter, normalizeDate } from './llm-memory-writer.js';
+import { openaiCompatibleLanguageModel } from './openai-compatible-language-model.js';
+import { startScriptedOpenaiServer, type ScriptedOpenaiServer } from './testing/scripted-openai-server.js';
+
+const turn = (turnIndex: number, text: string, timestamp = '2024-05-04T10:00:00.000Z', speaker = 'Ana'): WriterTurn => ({
+  turnIndex,
+  speaker,
+  text,
+  timestamp,
+  tags: [],
+  source: { kind: 'turn', threadId: 'thr_1', observationId: `obs_${turnIndex}`, turnIndex },
+});
+
+const record = (id: string, text: string): MemoryRecord => ({
+  id,
+  organizationId: 'org_1',
+  agentId: 'agt_1',
+  text,
+  keywords: '',
+  vector: new Float32Array(2),
+  speaker: 'Ana',
+  occurredAt: null,
+  source: { kind: 'turn', threadId: 'thr_1', observationId: 'obs_old', turnIndex: 0 },
+  createdAt: '2024-01-01T00:00:00.000Z',
+});
+
+const writeRequest = (turns: WriterTurn[], similar: (text: string) => MemoryRecord[] = () => []): MemoryWriteRequest & { searches: string[] } => {
+  const searches: string[] = [];
+  return {
+    agentId: 'agt_1',
+    turns,
+    searches,
+    async searchSimilar(text, limit) {
+      searches.push(text);
+      return similar(text).slice(0, limit);
+    },
+  };
+};
+
+const facts = (...list: unknown[]) => JSON.stringify({ facts: list });
+const prompt = (request: GenerateRequest | undefined) => (request?.messages ?? []).map((message) => message.content).join('\n---\n');
+
+describe('llmMemoryWriter', () => {
+  it('turns the JSON facts into drafts citing their turn, with speaker, resolved date and keywords', async () => {
+    const model = mockLanguageModel({
+      generate: [
+        facts(
+          { text: 'Ana went to the dentist on 2024-05-03.', turns: [1], speaker: 'Ana', occurred_at: '2024-05-03', keywords: ['dentist'] },
+          { text: 'Ana has a cat called Miso.', turns: [2], speaker: null, occurred_at: null, keywords: ['Miso', 'cat'] },
+        ),
+      ],
+    });
+    const writer = llmMemoryWriter({ model });
+    const result = await writer.write(writeRequest([turn(0, 'I went to the dentist yesterday.'), turn(1, 'My cat Miso says hi.', '2024-05-05T08:00:00.000Z', 'Ana')]));
+    expect(result.deleteIds).toBeUndefined();
+    expect(result.outcomes).toEqual([
+      {
+        turnIndex: 0,
+        ok: true,
+        memories: [
+          {
+            text: 'Ana went to the dentist on 2024-05-03.',
+            keywords: 'dentist Ana 2024-05-03 May 2024',
+            speaker: 'Ana',
+            occurredAt: '2024-05-03T00:00:00.000Z',
+            source: { kind: 'turn', threadId: 'thr_1', observationId: 'obs_0', turnIndex: 0 },
+          },
+        ],
+      },
+      {
+        turnIndex: 1,
+        ok: true,
+        memories: [
+          {
+            text: 'Ana has a cat called Miso.',
+            keywords: 'Miso cat Ana 2024-05-05 May 2024',
+            speaker: 'Ana',
+            occurredAt: '2024-05-05T08:00:00.000Z',
+            source: { kind: 'turn', threadId: 'thr_1', observationId: 'obs_1', turnIndex: 1 },
+          },
+        ],
+      },
+    ]);
+    expect(model.generateCalls).toHaveLength(1);
+    expect(model.generateCalls[0]?.responseFormat).toBe('json');
+    expect(writer.id).toBe('llm-memory-writer:mock-language-model');
+  });
+
+  it('gives every turn timestamp (with weekday) in the prompt and asks for absolute dates', async () => {
+    const model = mockLanguageModel({ generate: facts() });
+    await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'I went to the dentist yesterday.', '2024-05-04T10:00:00.000Z')]));
+    const text = prompt(model.generateCalls[0]);
+    expect(text).toContain('Turn 1 | speaker: Ana | said at: 2024-05-04T10:00:00.000Z (Saturday)');
+    expect(text).toContain('I went to the dentist yesterday.');
+    expect(text).toMatch(/yesterday/);
+    expect(text).toMatch(/absolute date/);
+  });
+
+  it('makes one extraction call per batch of batchSize turns', async () => {
+    const model = mockLanguageModel({ generate: facts({ text: 'A fact.', turns: [1] }) });
+    const turns = [0, 1, 2, 3, 4].map((index) => turn(index, `turn ${index}`));
+    const result = await llmMemoryWriter({ model, batchSize: 2 }).write(writeRequest(turns));
+    expect(model.generateCalls).toHaveLength(3);
+    expect(result.outcomes.map((outcome) => outcome.turnIndex)).toEqual([0, 1, 2, 3, 4]);
+    expect(result.outcomes.map((outcome) => (outcome.ok ? outcome.memories.length : -1))).toEqual([1, 0, 1, 0, 1]);
+  });
+
+  it('reads JSON inside a code fence or prose and drops facts citing no valid turn', async () => {
+    const reply = 'Sure!\n```json\n' + facts({ text: 'Valid.', turns: ['1'] }, { text: 'Bad turn.', turns: [7] }, { text: '', turns: [1] }) + '\n```';
+    const model = mockLanguageModel({ generate: reply });
+    const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'x')]));
+    expect(result.outcomes[0]).toMatchObject({ ok: true, memories: [{ text: 'Valid.' }] });
+    expect(model.generateCalls).toHaveLength(1);
+  });
+
+  it('makes one repair attempt with the parse error after an unreadable reply', async () => {
+    const model = mockLanguageModel({ generate: ['this is not json', facts({ text: 'Recovered.', turns: [1] })] });
+    const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'x')]));
+    expect(result.outcomes[0]).toMatchObject({ ok: true, memories: [{ text: 'Recovered.' }] });
+    expect(model.generateCalls).toHaveLength(2);
+    const repair = model.generateCalls[1]?.messages ?? [];
+    expect(repair.at(-2)).toEqual({ role: 'assistant', content: 'this is not json' });
+    expect(repair.at(-1)?.content).toMatch(/could not be used: the reply is not valid JSON/);
+  });
+
+  it('fails every turn of the batch generation_unparseable when the repair is unreadable too, and goes on with the next batch', async () => {
+    const model = mockLanguageModel({ generate: ['nope', '{"facts": "nope"}', facts({ text: 'Later.', turns: [1] })] });
+    const result = await llmMemoryWriter({ model, batchSize: 2 }).write(writeRequest([turn(0, 'a'), turn(1, 'b'), turn(2, 'c')]));
+    expect(model.generateCalls).toHaveLength(3);
+    expect(result.outcomes.slice(0, 2)).toEqual([
+      { turnIndex: 0, ok: false, reason: 'generation_unparseable', message: expect.any(String) },
+      { turnIndex: 1, ok: false, reason: 'generation_unparseable', message: expect.any(String) },
+    ]);
+    expect(result.outcomes[2]).toMatchObject({ turnIndex: 2, ok: true, memories: [{ text: 'Later.' }] });
+  });
+
+  it.each([
+    ['timeout', 'generation_timeout'],
+    ['unavailable', 'model_unavailable'],
+    ['unparseable', 'generation_unparseable'],
+    ['failed', 'generation_failed'],
+  ] as const)('maps LanguageModelError %s to %s for every turn of the batch', async (kind, reason) => {
+    const model = mockLanguageModel({
+      generate: () => {
+        throw new LanguageModelError(kind, 'scripted');
+      },
+    });
+    const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'a'), turn(1, 'b')]));
+    expect(result.outcomes.map((outcome) => (outcome.ok ? 'ok' : outcome.reason))).toEqual([reason, reason]);
+  });
+
+  it('maps an unknown model error to generation_failed', async () => {
+    const model = mockLanguageModel({
+      generate: () => {
+        throw new TypeError('bug');
+      },
+    });
+    const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'a')]));
+    expect(result.outcomes[0]).toMatchObject({ ok: false, reason: 'generation_failed' });
+  });
+
+  it('rejects with the AbortError when aborted instead of failing turns', async () => {
+    const model = mockLanguageModel({ generate: () => new Promise<string>(() => undefined) });
+    const controller = new AbortController();
+    const pending = llmMemoryWriter({ model }).write({ ...writeRequest([turn(0, 'a')]), signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('reconciles with similar memories in one extra call: update replaces, delete removes, noop skips', async () => {
+    const existing = {
+      porto: record('mem_porto', 'Ana lives in Porto.'),
+      trip: record('mem_trip', 'Ana plans a trip to Japan in June 2024.'),
+      cat: record('mem_cat', 'Ana has a cat called Miso.'),
+    };
+    const model = mockLanguageModel({
+      generate: [
+        facts(
+          { text: 'Ana moved to Lisbon in May 2024.', turns: [1] },
+          { text: 'Ana cancelled the trip to Japan.', turns: [1] },
+          { text: 'Ana has a cat named Miso.', turns: [2] },
+          { text: 'Ana started learning the cello.', turns: [2] },
+        ),
+        JSON.stringify({
+          decisions: [
+            { fact: 1, action: 'update', targets: ['M1'], text: 'Ana moved from Porto to Lisbon in May 2024.' },
+            { fact: 2, action: 'delete', targets: ['M2'] },
+            { fact: 3, action: 'noop' },
+            { fact: 4, action: 'add' },
+          ],
+        }),
+      ],
+    });
+    const request = writeRequest([turn(0, 'I moved to Lisbon and cancelled Japan.'), turn(1, 'Miso says hi! Also, cello lessons.')], (text) =>
+      text.includes('Lisbon') ? [existing.porto] : text.includes('trip') ? [existing.trip] : text.includes('cat') ? [existing.cat] : [],
+    );
+    const result = await llmMemoryWriter({ model }).write(request);
+    expect(model.generateCalls).toHaveLength(2);
+    expect(request.searches).toHaveLength(4);
+    const reconcilePrompt = prompt(model.generateCalls[1]);
+    expect(reconcilePrompt).toContain('M1. Ana lives in Porto.');
+    expect(reconcilePrompt).toContain('F2. Ana cancelled the trip to Japan.');
+    expect(reconcilePrompt).not.toContain('mem_porto');
+    expect(result.deleteIds).toEqual(['mem_porto', 'mem_trip']);
+    expect(result.outcomes.map((outcome) => (outcome.ok ? outcome.memories.map((memory) => memory.text) : []))).toEqual([
+      ['Ana moved from Porto to Lisbon in May 2024.'],
+      ['Ana started learning the cello.'],
+    ]);
+  });
+
+  it('ignores made-up memory references and adds the fact instead', async () => {
+    const model = mockLanguageModel({
+      generate: [facts({ text: 'Ana lives in Lisbon.', turns: [1] }), JSON.stringify({ decisions: [{ fact: 1, action: 'update', targets: ['M9', 'mem_x'] }] })],
+    });
+    const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'x')], () => [record('mem_porto', 'Ana lives in Porto.')]));
+    expect(result.deleteIds).toBeUndefined();
+    expect(result.outcomes[0]).toMatchObject({ ok: true, memories: [{ text: 'Ana lives in Lisbon.' }] });
+  });
+
+  it('adds every fact and deletes nothing when reconciliation stays unreadable after its repair', async () => {
+    const model = mockLanguageModel({ generate: [facts({ text: 'Ana lives in Lisbon.', turns: [1] }), 'garbage', 'still garbage'] });
+    const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'x')], () => [record('mem_porto', 'Ana lives in Porto.')]));
+    expect(model.generateCalls).toHaveLength(3);
+    expect(result.deleteIds).toBeUndefined();
+    expect(result.outcomes[0]).toMatchObject({ ok: true, memories: [{ text: 'Ana lives in Lisbon.' }] });
+  });
+
+  it('fails the batch with the mapped reason when the reconciliation call fails', async () => {
+    let calls = 0;
+    const model = mockLanguageModel({
+      generate: () => {
+        calls += 1;
+        if (calls === 1) return facts({ text: 'Ana lives in Lisbon.', turns: [1] });
+        throw new LanguageModelError('timeout', 'slow');
+      },
+    });
+    const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'x')], () => [record('mem_porto', 'Ana lives in Porto.')]));
+    expect(result.outcomes[0]).toMatchObject({ ok: false, reason: 'generation_timeout' });
+  });
+
+  it('keeps at most maxFactsPerTurn facts per turn', async () => {
+    const model = mockLanguageModel({ generate: facts(...[1, 2, 3, 4].map((index) => ({ text: `Fact ${index}.`, turns: [1] }))) });
+    const result = await llmMemoryWriter({ model, maxFactsPerTurn: 2 }).write(writeRequest([turn(0, 'x')]));
+    expect(result.outcomes[0]).toMatchObject({ ok: true, memories: [{ text: 'Fact 1.' }, { text: 'Fact 2.' }] });
+    expect(prompt(model.generateCalls[0])).toContain('At most 2 facts per turn.');
+  });
+
+  it('works over the OpenAI-compatible adapter, asking for a JSON object', async () => {
+    const server: ScriptedOpenaiServer = await startScriptedOpenaiServer();
+    try {
+      server.enqueue('chat', { type: 'answer', text: facts({ text: 'Ana likes tea.', turns: [1], occurred_at: null }) });
+      const model = openaiCompatibleLanguageModel({ baseURL: server.baseURL, model: 'writer' });
+      const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'I like tea.')]));
+      expect(result.outcomes[0]).toMatchObject({ ok: true, memories: [{ text: 'Ana likes tea.', occurredAt: '2024-05-04T10:00:00.000Z' }] });
+      expect(server.requests[0]?.body.response_format).toEqual({ type: 'json_object' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('normalizeDate', () => {
+  it('accepts full and partial ISO dates and rejects the rest', () => {
+    expect(normalizeDate('2024-05-03')).toBe('2024-05-03T00:00:00.000Z');
+    expect(normalizeDate('2024-05')).toBe('2024-05-01T00:00:00.000Z');
+    expect(normalizeDate('2024-05-03T14:30:00+02:00')).toBe('2024-05-03T12:30:00.000Z');
+    expect(normalizeDate('yesterday')).toBeNull();
+    expect(normalizeDate(null)).toBeNull();
+  });
+});
