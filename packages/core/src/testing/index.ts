@@ -5,8 +5,13 @@ export {
   type BlobStoreConformanceOptions,
   type BlobStoreConformanceTarget,
 } from './conformance/blob-store/index.js';
-export { describeMemoryIndexConformance, type MemoryIndexConformanceOptions } from './conformance/memory-index/index.js';
-export { describeEmbedderConformance, type EmbedderConformanceOptions } from './conformance/embedder/index.js';
+export {
+  describeOcrConformance,
+  renderTextImage,
+  type OcrConformanceOptions,
+  type OcrConformanceTarget,
+  type RenderTextImageOptions,
+} from './conformance/ocr/index.js';
 export {
   describeLanguageModelConformance,
   type LanguageModelConformanceOptions,
@@ -14,3 +19,5 @@ export {
 } from './conformance/language-model/index.js';
 export { mockLanguageModel, type MockLanguageModel, type MockLanguageModelCall, type MockLanguageModelOptions } from './mocks/mock-language-model.js';
 export { mockEmbedder, type MockEmbedder, type MockEmbedderOptions } from './mocks/mock-embedder.js';
+export { describeMemoryIndexConformance, type MemoryIndexConformanceOptions } from './conformance/memory-index/index.js';
+export { describeEmbedderConformance, type EmbedderConformanceOptions } from './conformance/embedder/index.js';

@@ -1,0 +1,2 @@
+export { describeOcrConformance, type OcrConformanceOptions, type OcrConformanceTarget } from './ocr-conformance.js';
+export { renderTextImage, type RenderTextImageOptions } from './render-text-image.js';

@@ -1,0 +1,1 @@
+export { tesseractOcr, type TesseractOcrOptions } from './tesseract-ocr.js';
