@@ -236,6 +236,29 @@ describe('openaiCompatibleLanguageModel', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('an abort during the backoff before a retry rejects and sends nothing more', async () => {
+    server.enqueue('chat', { type: 'status', status: 429, retryAfter: '20' });
+    const controller = new AbortController();
+    let backingOff!: () => void;
+    const onRetryCalled = new Promise<void>((resolve) => (backingOff = resolve));
+    const pending = rejection(model({ maxRetries: 3, onRetry: () => backingOff() }).generate(request('x', { signal: controller.signal })));
+    await onRetryCalled;
+    controller.abort();
+    expect((await pending).name).toBe('AbortError');
+    expect(server.requests).toHaveLength(1);
+  }, 10_000);
+
+  it('an abandoned stream (never read again) frees its slot when the caller aborts', async () => {
+    server.enqueue('chat', { type: 'stream', chunks: ['one ', 'two'], delayMs: 10_000 }, { type: 'answer', text: 'next' });
+    const instance = model({ maxConcurrency: 1 });
+    const controller = new AbortController();
+    const iterator = instance.stream(request('x', { signal: controller.signal }))[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toBe('one ');
+    controller.abort();
+    expect((await instance.generate(request())).text).toBe('next');
+    await server.waitForClientClose(0);
+  });
+
   it('never has more than maxConcurrency requests open, across 10 parallel calls', async () => {
     server.enqueue('chat', ...Array.from({ length: 10 }, (_, index) => ({ type: 'answer' as const, text: `answer ${index}`, delayMs: 20 })));
     const instance = model({ maxConcurrency: 3 });

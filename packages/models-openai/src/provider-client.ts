@@ -68,21 +68,32 @@ export function createProviderClient(options: ProviderClientOptions) {
     const controller = new AbortController();
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    /** Runs once the attempt is cut short (caller abort or timeout): an open stream frees its slot. */
+    let onEnd: () => void = () => undefined;
+    const onAbort = () => {
+      controller.abort(signal?.reason);
+      onEnd();
+    };
     const touch = () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
         timedOut = true;
         controller.abort();
+        onEnd();
       }, options.timeoutMs);
     };
+    // The signal may have aborted while this call waited for its slot.
+    if (signal?.aborted) controller.abort(signal.reason);
+    else signal?.addEventListener('abort', onAbort, { once: true });
     touch();
     return {
       controller,
       touch,
       get timedOut() {
         return timedOut;
+      },
+      set onEnd(callback: () => void) {
+        onEnd = callback;
       },
       dispose() {
         clearTimeout(timer);
@@ -109,23 +120,28 @@ export function createProviderClient(options: ProviderClientOptions) {
         const response = await fetch(url(path), { method: 'POST', headers: headers(), body: payload, signal: handle.controller.signal });
         if (response.ok) {
           let closed = false;
+          const close = () => {
+            if (closed) return;
+            closed = true;
+            handle.dispose();
+            // Aborting a finished request is a no-op; for an unfinished stream it closes the connection.
+            handle.controller.abort();
+            release();
+          };
+          // A stream its reader abandoned still frees its slot when the caller aborts or it times out.
+          handle.onEnd = close;
           return {
             response,
-            touch: handle.touch,
+            touch: () => {
+              if (!closed) handle.touch();
+            },
             mapReadError(error) {
               if (error instanceof LanguageModelError) return error;
               if (signal?.aborted) return abortError(signal);
               if (handle.timedOut) return timeoutError();
               return new LanguageModelError('unavailable', `${options.operation} stream broke off: ${describeNetworkError(error)}`, { cause: error });
             },
-            close() {
-              if (closed) return;
-              closed = true;
-              handle.dispose();
-              // Aborting a finished request is a no-op; for an unfinished stream it closes the connection.
-              handle.controller.abort();
-              release();
-            },
+            close,
           };
         }
         const text = await response.text();
