@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryService } from './create-memory-service.js';
+import { inMemoryStore } from './in-memory/in-memory-store.js';
+import { KEY_LIFETIME_MS } from './organizations/admin.js';
+import { silentLogger } from './service/logger.js';
+
+function setup() {
+  let now = Date.parse('2026-01-01T00:00:00.000Z');
+  const clock = { now: () => now };
+  const service = createMemoryService({ store: inMemoryStore(), clock, logger: silentLogger });
+  const advance = (ms: number) => {
+    now += ms;
+  };
+  return { service, advance };
+}
+
+const auth = (key: string, extra: { endUser?: string } = {}) => ({
+  authorization: `Bearer ${key}`,
+  endUser: extra.endUser,
+  secFetchSite: undefined,
+  requestId: 'req_test',
+});
+
+describe('createMemoryService', () => {
+  it('expires keys after one year (then 401) and marks them expiring during the last month', async () => {
+    const { service, advance } = setup();
+    await service.start();
+    const org = await service.admin.createOrganization({ name: 'Acme' });
+    const { key, keyId } = await service.admin.createKey({ organizationId: org.organizationId });
+    await expect(service.authenticate(auth(key))).resolves.toMatchObject({ organizationId: org.organizationId, keyId });
+    advance(KEY_LIFETIME_MS - 31 * 86_400_000);
+    expect((await service.admin.listKeys({ organizationId: org.organizationId }))[0]).toMatchObject({ status: 'live', expiringSoon: false });
+    advance(2 * 86_400_000);
+    expect((await service.admin.listKeys({ organizationId: org.organizationId }))[0]).toMatchObject({ status: 'live', expiringSoon: true });
+    await expect(service.authenticate(auth(key))).resolves.toBeDefined();
+    advance(29 * 86_400_000);
+    await expect(service.authenticate(auth(key))).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
+    expect((await service.admin.listKeys({ organizationId: org.organizationId }))[0]).toMatchObject({ status: 'expired', expiringSoon: false });
+    // An expired key frees its place under the live-key ceiling.
+    for (let i = 0; i < 5; i++) await service.admin.createKey({ organizationId: org.organizationId });
+    await expect(service.admin.createKey({ organizationId: org.organizationId })).rejects.toMatchObject({ code: 'conflict', status: 409 });
+  });
+
+  it('reports per-organization limit overrides in the session, keeping image bytes per turn >= image bytes', async () => {
+    const { service } = setup();
+    const org = await service.admin.createOrganization({ name: 'Small', limits: { maxUploadBytes: 1024 } });
+    const { key } = await service.admin.createKey({ organizationId: org.organizationId });
+    const caller = await service.authenticate(auth(key));
+    expect(await service.session(caller)).toMatchObject({ max_upload_bytes: 1024, max_image_bytes: 10485760, max_image_bytes_per_turn: 33554432 });
+    await service.admin.setLimits({ organizationId: org.organizationId, limits: { maxImageBytes: 40_000_000, maxImagesPerTurn: 2 } });
+    const after = await service.authenticate(auth(key));
+    expect(await service.session(after)).toMatchObject({ max_upload_bytes: 10485760, max_image_bytes: 40_000_000, max_image_bytes_per_turn: 40_000_000, max_images_per_turn: 2 });
+    await expect(service.admin.setLimits({ organizationId: org.organizationId, limits: { maxAgents: 0 } })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('applies an organization agent quota override', async () => {
+    const { service } = setup();
+    const org = await service.admin.createOrganization({ name: 'Two agents', limits: { maxAgents: 2 } });
+    const { key } = await service.admin.createKey({ organizationId: org.organizationId });
+    const caller = await service.authenticate(auth(key));
+    const body = { agent_config: { role: 'r', objective: 'o' } };
+    await service.agents.create(caller, body);
+    await service.agents.create(caller, body);
+    await expect(service.agents.create(caller, body)).rejects.toMatchObject({ code: 'agent_quota_exceeded', status: 409 });
+  });
+
+  it('answers agent_not_ready while an agent is initializing', async () => {
+    const { service } = setup();
+    const org = await service.admin.createOrganization({ name: 'Acme' });
+    const { key } = await service.admin.createKey({ organizationId: org.organizationId });
+    const caller = await service.authenticate(auth(key));
+    const agent = await service.agents.create(caller, { agent_config: { role: 'r', objective: 'o' } });
+    // Creation work runs in the background after the 202; the thread create below reads the
+    // agent before that work has had a turn.
+    await expect(service.threads.create(caller, agent.agent_id, {})).rejects.toMatchObject({ code: 'agent_not_ready', status: 409 });
+    await service.idle();
+    await expect(service.threads.create(caller, agent.agent_id, {})).resolves.toMatchObject({ status: 'ready' });
+  });
+
+  it('rejects an End-User header when it is empty, whitespace or too long', async () => {
+    const { service } = setup();
+    const org = await service.admin.createOrganization({ name: 'Acme' });
+    const { key } = await service.admin.createKey({ organizationId: org.organizationId });
+    for (const endUser of ['', ' \t ', 'x'.repeat(256)]) {
+      await expect(service.authenticate(auth(key, { endUser }))).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+    }
+    const caller = await service.authenticate(auth(key, { endUser: ' alice ' }));
+    expect(caller.subjectId).toMatch(/^eu_/);
+    const otherOrg = await service.admin.createOrganization({ name: 'Beta' });
+    const otherKey = await service.admin.createKey({ organizationId: otherOrg.organizationId });
+    const sameNameElsewhere = await service.authenticate(auth(otherKey.key, { endUser: 'alice' }));
+    expect(sameNameElsewhere.subjectId).not.toBe(caller.subjectId);
+  });
+
+  it('resumes agents left initializing or deleting by a previous process on start', async () => {
+    const store = inMemoryStore();
+    const first = createMemoryService({ store, logger: silentLogger });
+    const org = await first.admin.createOrganization({ name: 'Acme' });
+    const { key } = await first.admin.createKey({ organizationId: org.organizationId });
+    const caller = await first.authenticate(auth(key));
+    const stuck = await store.agents.insert({
+      agent: { id: 'agent_01JAAAAAAAAAAAAAAAAAAAAAAA', organizationId: org.organizationId, status: 'initializing', config: { role: 'r', objective: 'o' }, visibility: 'external', resumedFromTurn: 0, restoreFrom: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() },
+      maxLive: 100,
+    });
+    expect(stuck).toBe(true);
+    const second = createMemoryService({ store, logger: silentLogger });
+    await second.start();
+    await second.idle();
+    expect((await second.agents.get(caller, 'agent_01JAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe('ready');
+  });
+});

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from './codes.js';
+import { ServiceError, isServiceError } from './service-error.js';
+
+const SPEC = new URL('../../../../../shared/spec/memory-agent-service.md', import.meta.url);
+
+/** Rows of the spec's "### Codes" table: code -> statuses. */
+function specCodes(): Map<string, number[]> {
+  const text = readFileSync(SPEC, 'utf8');
+  const section = text.slice(text.indexOf('### Codes'), text.indexOf('### Rate-limit headers'));
+  const rows = new Map<string, number[]>();
+  for (const match of section.matchAll(/^\| `([a-z_]+)` \| ([^|]+) \|/gm)) {
+    if (match[1] === 'code') continue; // the header row
+    rows.set(match[1]!, [...match[2]!.matchAll(/\d{3}/g)].map(([n]) => Number(n)));
+  }
+  return rows;
+}
+
+describe('error codes', () => {
+  it('match the spec Codes table exactly, code for code and status for status', () => {
+    const spec = specCodes();
+    expect(spec.size).toBeGreaterThan(30);
+    expect(Object.keys(ERROR_CODES).sort()).toEqual([...spec.keys()].sort());
+    for (const [code, statuses] of spec) expect(statuses, code).toContain(ERROR_CODES[code as keyof typeof ERROR_CODES].status);
+  });
+
+  it('let only invalid_request take 422', () => {
+    expect(new ServiceError('invalid_request', 'x', { status: 422 }).status).toBe(422);
+    expect(new ServiceError('conflict', 'x', { status: 422 }).status).toBe(409);
+  });
+
+  it('serialize to the spec body without request_id', () => {
+    expect(new ServiceError('rate_limit_exceeded', 'slow down', { details: 'user', retryAfter: 1 }).toJSON()).toEqual({
+      error: 'slow down',
+      code: 'rate_limit_exceeded',
+      details: 'user',
+    });
+    expect(new ServiceError('not_found').toJSON()).toEqual({ error: 'Not found.', code: 'not_found' });
+  });
+
+  it('are recognised across copies by their marker', () => {
+    expect(isServiceError(new ServiceError('conflict'))).toBe(true);
+    expect(isServiceError({ [Symbol.for('memory-agents.error')]: true })).toBe(true);
+    expect(isServiceError(new Error('x'))).toBe(false);
+    expect(isServiceError(null)).toBe(false);
+  });
+});
