@@ -74,7 +74,8 @@ type Decision = { action: 'add' | 'update' | 'delete' | 'noop'; targets: string[
  * added (nothing is deleted on a guess). A `LanguageModelError` fails every turn of the batch with
  * its reason (`timeout` -> `generation_timeout`, `unavailable` -> `model_unavailable`, `unparseable`
  * -> `generation_unparseable`, else `generation_failed`); other batches still run. An abort rejects
- * with the `AbortError`. A fact citing several turns is returned with the first one it cites.
+ * `write` with the `AbortError`, and so does an error thrown by `searchSimilar` (the index failed,
+ * not the model). A fact citing several turns is returned with the first turn it cites.
  *
  * @example
  * const writer = llmMemoryWriter({ model: openaiCompatibleLanguageModel({ baseURL, model: 'gpt-4o-mini' }) });
