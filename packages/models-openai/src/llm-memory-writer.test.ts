@@ -241,6 +241,15 @@ describe('llmMemoryWriter', () => {
     expect(result.outcomes[0]).toMatchObject({ ok: false, reason: 'generation_timeout' });
   });
 
+  it('rejects write when searchSimilar fails (an index error is not a generation failure)', async () => {
+    const model = mockLanguageModel({ generate: facts({ text: 'Ana lives in Lisbon.', turns: [1] }) });
+    const request = writeRequest([turn(0, 'x')]);
+    request.searchSimilar = async () => {
+      throw new Error('index down');
+    };
+    await expect(llmMemoryWriter({ model }).write(request)).rejects.toThrow('index down');
+  });
+
   it('keeps at most maxFactsPerTurn facts per turn', async () => {
     const model = mockLanguageModel({ generate: facts(...[1, 2, 3, 4].map((index) => ({ text: `Fact ${index}.`, turns: [1] }))) });
     const result = await llmMemoryWriter({ model, maxFactsPerTurn: 2 }).write(writeRequest([turn(0, 'x')]));
