@@ -57,8 +57,13 @@ export function tesseractOcr(options: TesseractOcrOptions = {}): Ocr {
     async recognize({ image, signal }: OcrRequest): Promise<OcrResult> {
       if (signal?.aborted) throw abortError(signal);
       assertImage(image);
-      const slot = await pool.acquire(signal);
-      return pool.run(slot, image, signal);
+      // A worker can die between being handed over and being used; the request has not run
+      // then, so it moves to another worker. (tesseract.js would hang on a terminated one.)
+      for (let attempt = 1; ; attempt += 1) {
+        const slot = await pool.acquire(signal);
+        if (!slot.isLost) return pool.run(slot, image, signal);
+        if (attempt >= 3) throw new Error('The tesseract workers kept stopping.');
+      }
     },
 
     close: () => pool.close(),
@@ -181,6 +186,11 @@ function createPool(size: number) {
     },
 
     async run(slot: Slot, image: Uint8Array, signal: AbortSignal | undefined): Promise<OcrResult> {
+      if (signal?.aborted) {
+        // Aborted while this worker was being handed over: nothing runs yet, so keep the worker.
+        release(slot);
+        throw abortError(signal);
+      }
       let onAbort = () => {};
       const aborted = new Promise<never>((_, reject) => {
         onAbort = () => reject(abortError(signal));

@@ -16,7 +16,7 @@ export type OcrConformanceOptions = {
   name: string;
   /** Builds a fresh engine; called once per test. */
   create: () => Promise<OcrConformanceTarget>;
-  /** Test titles to skip, e.g. `['abort: a signal aborted mid-recognition rejects']`. */
+  /** Test titles to skip, e.g. `['abort: an already aborted signal rejects']`. */
   skip?: string[];
 };
 
@@ -88,7 +88,7 @@ export function describeOcrConformance({ name, create, skip = [] }: OcrConforman
       await expect(port.recognize({ image, signal: AbortSignal.abort() })).rejects.toThrow();
     });
 
-    test('abort: a signal aborted mid-recognition rejects and the engine keeps working', async (port) => {
+    test('abort: a signal aborted after the call rejects and the engine keeps working', async (port) => {
       const image = await renderTextImage({ lines: [SENTENCE, SENTENCE, SENTENCE] });
       const controller = new AbortController();
       const pending = port.recognize({ image, signal: controller.signal });
