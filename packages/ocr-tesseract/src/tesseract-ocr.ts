@@ -199,8 +199,9 @@ function createPool(size: number) {
       });
       aborted.catch(() => {});
       try {
-        // tesseract.js treats a string as a path or URL, so only ever hand it bytes.
-        const { data } = await Promise.race([slot.engine.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength)), slot.lost, aborted]);
+        // tesseract.js treats a string as a path or URL, so only ever hand it bytes (a view, no copy).
+        const bytes = Buffer.from(image.buffer, image.byteOffset, image.byteLength);
+        const { data } = await Promise.race([slot.engine.recognize(bytes), slot.lost, aborted]);
         release(slot);
         return {
           text: data.text.replace(/\s+$/, ''),
