@@ -1,4 +1,5 @@
 import { storeMigration0001 } from './0001-store.js';
+import { storeMigration0002 } from './0002-jobs.js';
 
 /**
  * The store's versioned migrations, applied in order by `migrate()`. Never edit a released one;
@@ -6,4 +7,5 @@ import { storeMigration0001 } from './0001-store.js';
  */
 export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'store', sql: storeMigration0001 },
+  { version: 2, name: 'jobs', sql: storeMigration0002 },
 ];

@@ -1,6 +1,9 @@
+import { FINAL_JOB_STATUSES } from '../ports/store.js';
 import type {
   AgentRecord,
+  JobRecord,
   KeyRecord,
+  LearningRecord,
   LeaseRecord,
   LogRecord,
   MessageRecord,
@@ -8,6 +11,8 @@ import type {
   Store,
   StoreAreas,
   ThreadRecord,
+  TurnRecord,
+  TurnState,
 } from '../ports/store.js';
 
 /** Everything the in-memory store holds; cloned for transaction rollback. */
@@ -19,6 +24,9 @@ type State = {
   messages: Map<string, (MessageRecord & { seq: number })[]>;
   logs: LogRecord[];
   leases: Map<string, LeaseRecord>;
+  jobs: Map<string, JobRecord>;
+  turns: Map<string, TurnRecord[]>;
+  learning: LearningRecord[];
   sequence: number;
 };
 
@@ -31,12 +39,24 @@ function emptyState(): State {
     messages: new Map(),
     logs: [],
     leases: new Map(),
+    jobs: new Map(),
+    turns: new Map(),
+    learning: [],
     sequence: 0,
   };
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
 const isLive = (status: string) => status !== 'deleting' && status !== 'deleted';
+const isUnfinished = (job: JobRecord) => !FINAL_JOB_STATUSES.includes(job.status);
+
+function deleteJobs(state: State, matches: (job: JobRecord) => boolean): void {
+  for (const [id, job] of state.jobs) {
+    if (!matches(job)) continue;
+    state.jobs.delete(id);
+    state.turns.delete(id);
+  }
+}
 const newestFirst = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
   a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
 
@@ -138,6 +158,8 @@ function areas(get: () => State): StoreAreas {
           state.messages.delete(id);
         }
         state.logs = state.logs.filter((entry) => entry.agentId !== agentId);
+        deleteJobs(state, (job) => job.agentId === agentId);
+        state.learning = state.learning.filter((record) => record.agentId !== agentId);
       },
     },
     threads: {
@@ -166,6 +188,8 @@ function areas(get: () => State): StoreAreas {
         if (!record || record.agentId !== agentId) return;
         state.threads.delete(threadId);
         state.messages.delete(threadId);
+        deleteJobs(state, (job) => job.threadId === threadId);
+        state.learning = state.learning.filter((record) => record.threadId !== threadId);
       },
     },
     messages: {
@@ -223,6 +247,90 @@ function areas(get: () => State): StoreAreas {
       async get({ name }) {
         const record = get().leases.get(name);
         return record ? copy(record) : null;
+      },
+    },
+    jobs: {
+      async insert({ job, turns, onlyIfIdle }) {
+        const state = get();
+        if (onlyIfIdle && [...state.jobs.values()].some((other) => other.agentId === job.agentId && isUnfinished(other))) return null;
+        const stored: JobRecord = { ...copy(job), seq: ++state.sequence };
+        state.jobs.set(stored.id, stored);
+        state.turns.set(stored.id, copy(turns));
+        return copy(stored);
+      },
+      async get({ agentId, jobId }) {
+        const job = get().jobs.get(jobId);
+        return job && job.agentId === agentId ? copy(job) : null;
+      },
+      async update({ jobId, patch }) {
+        const job = get().jobs.get(jobId);
+        if (!job) return null;
+        Object.assign(job, copy(patch));
+        return copy(job);
+      },
+      async nextForAgent({ agentId }) {
+        let next: JobRecord | null = null;
+        for (const job of get().jobs.values()) {
+          if (job.agentId === agentId && isUnfinished(job) && (!next || job.seq < next.seq)) next = job;
+        }
+        return next ? copy(next) : null;
+      },
+      async countAhead({ threadId, seq }) {
+        return [...get().jobs.values()].filter((job) => job.threadId === threadId && job.seq < seq && isUnfinished(job)).length;
+      },
+      async agentsWithUnfinishedJobs() {
+        return [...new Set([...get().jobs.values()].filter(isUnfinished).map((job) => job.agentId))];
+      },
+      async listTurns({ jobId, fromIndex, limit }) {
+        return (get().turns.get(jobId) ?? []).slice(fromIndex, fromIndex + limit).map(copy);
+      },
+      async setTurnStates({ jobId, turnIndexes, state: turnState, failureReason }) {
+        const state = get();
+        const turns = state.turns.get(jobId);
+        const job = state.jobs.get(jobId);
+        if (!turns || !job) return;
+        for (const index of turnIndexes) {
+          const turn = turns[index];
+          if (!turn) continue;
+          turn.state = turnState;
+          turn.failureReason = turnState === 'failed' ? (failureReason ?? null) : null;
+        }
+        job.turnsProcessed = turns.filter((turn) => turn.state !== 'pending').length;
+      },
+      async turnCounts({ jobId }) {
+        const counts: Record<TurnState, number> = { pending: 0, read: 0, committed: 0, failed: 0 };
+        for (const turn of get().turns.get(jobId) ?? []) counts[turn.state]++;
+        return counts;
+      },
+      async cancelForThread({ threadId, at }) {
+        const cancelled: string[] = [];
+        for (const job of get().jobs.values()) {
+          if (job.threadId !== threadId || !isUnfinished(job)) continue;
+          job.status = 'cancelled';
+          job.updatedAt = at;
+          cancelled.push(job.id);
+        }
+        return cancelled;
+      },
+    },
+    learning: {
+      async insert({ record }) {
+        const state = get();
+        const id = ++state.sequence;
+        state.learning.push({ ...copy(record), id, reported: false });
+        return id;
+      },
+      async list({ threadId, limit, beforeId }) {
+        return get()
+          .learning.filter((record) => record.threadId === threadId && (beforeId === undefined || record.id < beforeId))
+          .sort((a, b) => b.id - a.id)
+          .slice(0, limit)
+          .map(copy);
+      },
+      async takeUnreported({ threadId }) {
+        const taken = get().learning.filter((record) => record.threadId === threadId && !record.reported);
+        for (const record of taken) record.reported = true;
+        return taken.map(copy);
       },
     },
   };

@@ -9,3 +9,4 @@ export type * from './clock.js';
 export { EmbedderMismatchError } from './memory-index.js';
 export { LanguageModelError } from './language-model.js';
 export { systemClock } from './clock.js';
+export { FINAL_JOB_STATUSES } from './store.js';

@@ -35,6 +35,8 @@ export type StoreAreas = {
   readonly messages: MessageStore;
   readonly logs: LogStore;
   readonly leases: LeaseStore;
+  readonly jobs: JobStore;
+  readonly learning: LearningStore;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -227,4 +229,126 @@ export type LeaseStore = {
   /** Frees the lease when held by `holder`; a no-op otherwise. */
   release(request: { name: string; holder: string }): Promise<void>;
   get(request: { name: string }): Promise<LeaseRecord | null>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Observation jobs and their turns
+
+export type JobStatus = 'queued' | 'converting' | 'processing' | 'committed' | 'failed' | 'cancelled' | 'interrupted';
+
+/** Statuses after which a job never changes (spec "States / Observation job"). */
+export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['committed', 'failed', 'cancelled'];
+
+export type JobKind = 'observe' | 'document' | 'respond';
+
+/** The turns a finished job did not learn, and why (spec "ObservationLearning"). */
+export type LearningReport = {
+  /** 1-based inclusive ranges of the job's turns. */
+  ranges: { first: number; last: number }[];
+  reason: string;
+  message: string;
+  /** Decimal string of credits refunded for the input side, or null when nothing was charged. */
+  refundedCredits: string | null;
+};
+
+export type JobRecord = {
+  /** `obs_` id. */
+  id: string;
+  organizationId: string;
+  agentId: string;
+  threadId: string;
+  /** The person the job was sent for, or null. */
+  endUserId: string | null;
+  /** Request id of the call that created the job. */
+  requestId: string;
+  kind: JobKind;
+  status: JobStatus;
+  /** Arrival order across the whole store; assigned by `insert`. */
+  seq: number;
+  turnsTotal: number;
+  /** Turns read so far (a turn counts once it is read, before its memory is committed). */
+  turnsProcessed: number;
+  error: string | null;
+  /** True while the job waits behind another file of the agent (status `converting`). */
+  queued: boolean;
+  resumedAt: string | null;
+  /** Set once a failed or cancelled job has settled. */
+  learning: LearningReport | null;
+  /** Kind-specific data (document jobs keep their source and chunking settings here). */
+  details: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type TurnState = 'pending' | 'read' | 'committed' | 'failed';
+
+export type TurnRecord = {
+  jobId: string;
+  /** 0-based position in the job. */
+  turnIndex: number;
+  speaker: string;
+  text: string;
+  /** ISO date-time of the observation. */
+  timestamp: string;
+  tags: string[];
+  state: TurnState;
+  /** Learning reason when `failed`. */
+  failureReason: string | null;
+  /** Kind-specific data (document turns keep their page). */
+  details: Record<string, unknown>;
+};
+
+export type JobStore = {
+  /**
+   * Inserts the job with all its turns atomically and assigns `seq`. With `onlyIfIdle`, the insert
+   * happens only when the agent has no job in a non-final status (the agent's single ingestion
+   * slot): of N concurrent calls for an idle agent exactly one succeeds. Resolves the stored job,
+   * or null when refused.
+   */
+  insert(request: { job: Omit<JobRecord, 'seq'>; turns: TurnRecord[]; onlyIfIdle: boolean }): Promise<JobRecord | null>;
+  get(request: { agentId: string; jobId: string }): Promise<JobRecord | null>;
+  /** Applies `patch` and resolves the updated job (null when absent). */
+  update(request: { jobId: string; patch: Partial<Omit<JobRecord, 'id' | 'seq' | 'organizationId' | 'agentId' | 'threadId'>> }): Promise<JobRecord | null>;
+  /** The agent's oldest job (lowest `seq`) not in a final status, or null. */
+  nextForAgent(request: { agentId: string }): Promise<JobRecord | null>;
+  /** Jobs of the thread not in a final status with a lower `seq` (the job's queue depth). */
+  countAhead(request: { threadId: string; seq: number }): Promise<number>;
+  /** Distinct agents that have a job not in a final status. */
+  agentsWithUnfinishedJobs(): Promise<string[]>;
+  /** Turns of a job in order, from `fromIndex`, at most `limit`. */
+  listTurns(request: { jobId: string; fromIndex: number; limit: number }): Promise<TurnRecord[]>;
+  /** Sets the state (and failure reason) of the given turns; the job's `turnsProcessed` is recomputed. */
+  setTurnStates(request: { jobId: string; turnIndexes: number[]; state: TurnState; failureReason?: string | null }): Promise<void>;
+  /** Counts of the job's turns per state. */
+  turnCounts(request: { jobId: string }): Promise<Record<TurnState, number>>;
+  /** Marks every non-final job of the thread cancelled (thread deletion). Resolves their ids. */
+  cancelForThread(request: { threadId: string; at: string }): Promise<string[]>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Learning records (turns not learned, per thread)
+
+export type LearningRecord = LearningReport & {
+  /** Assigned by the store, increasing. */
+  id: number;
+  organizationId: string;
+  agentId: string;
+  threadId: string;
+  jobId: string;
+  /** Request id of the call whose turns were not learned. */
+  requestId: string;
+  /** True once a chat response in the thread reported it. */
+  reported: boolean;
+  createdAt: string;
+};
+
+export type LearningStore = {
+  insert(request: { record: Omit<LearningRecord, 'id' | 'reported'> }): Promise<number>;
+  /** Newest first; with `beforeId`, only records with a smaller id. */
+  list(request: { threadId: string; limit: number; beforeId?: number }): Promise<LearningRecord[]>;
+  /**
+   * Marks the thread's unreported records reported and resolves them, oldest first. Of concurrent
+   * calls, each record is returned by exactly one.
+   */
+  takeUnreported(request: { threadId: string }): Promise<LearningRecord[]>;
 };

@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { agentAndThreadCases } from './agents-and-threads.js';
 import { storeCase } from './harness.js';
+import { jobCases } from './jobs.js';
 import { logLeaseTransactionCases } from './logs-leases-transactions.js';
 import { organizationAndKeyCases } from './organizations-and-keys.js';
 import type { StoreConformanceOptions } from './types.js';
@@ -19,5 +20,6 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     organizationAndKeyCases(test);
     agentAndThreadCases(test);
     logLeaseTransactionCases(test);
+    jobCases(test);
   });
 }

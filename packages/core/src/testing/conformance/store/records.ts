@@ -1,4 +1,4 @@
-import type { AgentRecord, KeyRecord, OrganizationRecord, ThreadRecord } from '../../../ports/store.js';
+import type { AgentRecord, JobRecord, KeyRecord, OrganizationRecord, ThreadRecord, TurnRecord } from '../../../ports/store.js';
 import { iso, T0 } from './harness.js';
 
 let counter = 0;
@@ -49,4 +49,41 @@ export function thread(agentRecord: AgentRecord, overrides: Partial<ThreadRecord
     updatedAt: iso(T0),
     ...overrides,
   };
+}
+
+export function job(threadRecord: ThreadRecord, overrides: Partial<Omit<JobRecord, 'seq'>> = {}): Omit<JobRecord, 'seq'> {
+  return {
+    id: `obs_${ulidish()}`,
+    organizationId: threadRecord.organizationId,
+    agentId: threadRecord.agentId,
+    threadId: threadRecord.id,
+    endUserId: null,
+    requestId: 'req_1',
+    kind: 'observe',
+    status: 'queued',
+    turnsTotal: 3,
+    turnsProcessed: 0,
+    error: null,
+    queued: false,
+    resumedAt: null,
+    learning: null,
+    details: {},
+    createdAt: iso(T0),
+    updatedAt: iso(T0),
+    ...overrides,
+  };
+}
+
+export function turns(jobId: string, count: number): TurnRecord[] {
+  return Array.from({ length: count }, (_, turnIndex) => ({
+    jobId,
+    turnIndex,
+    speaker: turnIndex % 2 ? 'agent' : 'user',
+    text: `turn ${turnIndex} text`,
+    timestamp: iso(T0 + turnIndex),
+    tags: turnIndex === 0 ? ['first'] : [],
+    state: 'pending',
+    failureReason: null,
+    details: turnIndex === 0 ? { page: 1 } : {},
+  }));
 }

@@ -1,0 +1,171 @@
+import { expect } from 'vitest';
+import type { StoreAreas } from '../../../ports/store.js';
+import type { storeCase } from './harness.js';
+import { iso, T0 } from './harness.js';
+import { agent, job, organization, thread, turns } from './records.js';
+
+async function world(store: StoreAreas) {
+  const org = organization();
+  await store.organizations.insert({ organization: org });
+  const a = agent(org.id);
+  await store.agents.insert({ agent: a, maxLive: 10 });
+  const t = thread(a);
+  await store.threads.insert({ thread: t });
+  return { org, agent: a, thread: t };
+}
+
+export function jobCases(test: ReturnType<typeof storeCase>) {
+  test('jobs: insert stores the job and its turns and assigns increasing seq', async ({ store, reopen }) => {
+    const { agent: a, thread: t } = await world(store);
+    const first = job(t, { learning: null, details: { sourceId: 'src_x' } });
+    const stored = await store.jobs.insert({ job: first, turns: turns(first.id, 3), onlyIfIdle: false });
+    expect(stored).toMatchObject({ ...first, seq: expect.any(Number) });
+    const second = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
+    expect(second!.seq).toBeGreaterThan(stored!.seq);
+    expect(await store.jobs.get({ agentId: a.id, jobId: first.id })).toEqual(stored);
+    expect(await store.jobs.get({ agentId: 'agent_other', jobId: first.id })).toBeNull();
+    const listed = await store.jobs.listTurns({ jobId: first.id, fromIndex: 1, limit: 10 });
+    expect(listed.map((turn) => turn.turnIndex)).toEqual([1, 2]);
+    expect((await store.jobs.listTurns({ jobId: first.id, fromIndex: 0, limit: 1 }))[0]).toEqual(turns(first.id, 1)[0]);
+    if (reopen) expect(await (await reopen()).jobs.get({ agentId: a.id, jobId: first.id })).toEqual(stored);
+  });
+
+  test('jobs: onlyIfIdle admits exactly one of many concurrent inserts for an agent', async ({ store }) => {
+    const { thread: t } = await world(store);
+    const results = await Promise.all(Array.from({ length: 6 }, () => store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: true })));
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+    // Not idle until that job is final; then admitted again.
+    const winner = results.find((r) => r !== null)!;
+    expect(await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: true })).toBeNull();
+    expect(await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false })).not.toBeNull();
+    await store.jobs.update({ jobId: winner.id, patch: { status: 'committed' } });
+    expect(await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: true })).toBeNull();
+  });
+
+  test('jobs: an interrupted job still holds the slot; committed, failed and cancelled ones do not', async ({ store }) => {
+    const { thread: t } = await world(store);
+    const held = await store.jobs.insert({ job: job(t, { status: 'interrupted' }), turns: [], onlyIfIdle: true });
+    expect(held).not.toBeNull();
+    expect(await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: true })).toBeNull();
+    for (const status of ['committed', 'failed', 'cancelled'] as const) {
+      await store.jobs.update({ jobId: held!.id, patch: { status } });
+      expect(await store.jobs.nextForAgent({ agentId: t.agentId })).toBeNull();
+    }
+  });
+
+  test('jobs: nextForAgent is the oldest unfinished job; countAhead counts unfinished jobs ahead on the thread', async ({ store }) => {
+    const { agent: a, thread: t } = await world(store);
+    const other = thread(a);
+    await store.threads.insert({ thread: other });
+    const j1 = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
+    const j2 = await store.jobs.insert({ job: job(other), turns: [], onlyIfIdle: false });
+    const j3 = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
+    expect((await store.jobs.nextForAgent({ agentId: a.id }))?.id).toBe(j1!.id);
+    expect(await store.jobs.countAhead({ threadId: t.id, seq: j3!.seq })).toBe(1);
+    expect(await store.jobs.countAhead({ threadId: other.id, seq: j2!.seq })).toBe(0);
+    await store.jobs.update({ jobId: j1!.id, patch: { status: 'failed' } });
+    expect((await store.jobs.nextForAgent({ agentId: a.id }))?.id).toBe(j2!.id);
+    expect(await store.jobs.countAhead({ threadId: t.id, seq: j3!.seq })).toBe(0);
+    expect(await store.jobs.agentsWithUnfinishedJobs()).toContain(a.id);
+    await store.jobs.update({ jobId: j2!.id, patch: { status: 'committed' } });
+    await store.jobs.update({ jobId: j3!.id, patch: { status: 'cancelled' } });
+    expect(await store.jobs.agentsWithUnfinishedJobs()).not.toContain(a.id);
+  });
+
+  test('jobs: update patches fields and keeps the rest', async ({ store }) => {
+    const { agent: a, thread: t } = await world(store);
+    const stored = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
+    const learning = { ranges: [{ first: 1, last: 2 }], reason: 'generation_failed', message: 'm', refundedCredits: '1.5' };
+    const updated = await store.jobs.update({
+      jobId: stored!.id,
+      patch: { status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details: { a: 1 } },
+    });
+    expect(updated).toEqual({ ...stored, status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details: { a: 1 } });
+    expect(await store.jobs.get({ agentId: a.id, jobId: stored!.id })).toEqual(updated);
+    expect(await store.jobs.update({ jobId: 'obs_missing', patch: { status: 'failed' } })).toBeNull();
+  });
+
+  test('jobs: setTurnStates records states and failure reasons and recounts turnsProcessed', async ({ store }) => {
+    const { agent: a, thread: t } = await world(store);
+    const stored = await store.jobs.insert({ job: job(t, { turnsTotal: 4 }), turns: turns('placeholder', 0), onlyIfIdle: false });
+    await store.jobs.update({ jobId: stored!.id, patch: {} });
+    const withTurns = await store.jobs.insert({ job: job(t, { turnsTotal: 4 }), turns: [], onlyIfIdle: false });
+    const j = job(t, { turnsTotal: 4 });
+    await store.jobs.insert({ job: j, turns: turns(j.id, 4), onlyIfIdle: false });
+    expect(withTurns).not.toBeNull();
+    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [0, 1], state: 'read' });
+    expect((await store.jobs.get({ agentId: a.id, jobId: j.id }))?.turnsProcessed).toBe(2);
+    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [0], state: 'committed' });
+    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [1], state: 'failed', failureReason: 'generation_timeout' });
+    expect(await store.jobs.turnCounts({ jobId: j.id })).toEqual({ pending: 2, read: 0, committed: 1, failed: 1 });
+    const listed = await store.jobs.listTurns({ jobId: j.id, fromIndex: 0, limit: 4 });
+    expect(listed.map((turn) => [turn.state, turn.failureReason])).toEqual([
+      ['committed', null],
+      ['failed', 'generation_timeout'],
+      ['pending', null],
+      ['pending', null],
+    ]);
+    expect((await store.jobs.get({ agentId: a.id, jobId: j.id }))?.turnsProcessed).toBe(2);
+  });
+
+  test('jobs: cancelForThread cancels only unfinished jobs of that thread', async ({ store }) => {
+    const { agent: a, thread: t } = await world(store);
+    const other = thread(a);
+    await store.threads.insert({ thread: other });
+    const running = await store.jobs.insert({ job: job(t, { status: 'processing' }), turns: [], onlyIfIdle: false });
+    const done = await store.jobs.insert({ job: job(t, { status: 'committed' }), turns: [], onlyIfIdle: false });
+    const elsewhere = await store.jobs.insert({ job: job(other), turns: [], onlyIfIdle: false });
+    expect(await store.jobs.cancelForThread({ threadId: t.id, at: iso(T0 + 1) })).toEqual([running!.id]);
+    expect((await store.jobs.get({ agentId: a.id, jobId: running!.id }))?.status).toBe('cancelled');
+    expect((await store.jobs.get({ agentId: a.id, jobId: done!.id }))?.status).toBe('committed');
+    expect((await store.jobs.get({ agentId: a.id, jobId: elsewhere!.id }))?.status).toBe('queued');
+  });
+
+  test('jobs: deleting the thread or the agent removes its jobs, turns and learning records', async ({ store }) => {
+    const { org, agent: a, thread: t } = await world(store);
+    const j = job(t);
+    await store.jobs.insert({ job: j, turns: turns(j.id, 2), onlyIfIdle: false });
+    await store.learning.insert({ record: learningRecord(org.id, a.id, t.id, j.id) });
+    await store.threads.delete({ agentId: a.id, threadId: t.id });
+    expect(await store.jobs.get({ agentId: a.id, jobId: j.id })).toBeNull();
+    expect(await store.jobs.listTurns({ jobId: j.id, fromIndex: 0, limit: 10 })).toEqual([]);
+    expect(await store.learning.list({ threadId: t.id, limit: 10 })).toEqual([]);
+    const t2 = thread(a);
+    await store.threads.insert({ thread: t2 });
+    const j2 = job(t2);
+    await store.jobs.insert({ job: j2, turns: turns(j2.id, 1), onlyIfIdle: false });
+    await store.agents.delete({ organizationId: org.id, agentId: a.id });
+    expect(await store.jobs.get({ agentId: a.id, jobId: j2.id })).toBeNull();
+    expect(await store.jobs.agentsWithUnfinishedJobs()).not.toContain(a.id);
+  });
+
+  test('learning: list newest first with paging; takeUnreported hands each record out exactly once', async ({ store }) => {
+    const { org, agent: a, thread: t } = await world(store);
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await store.learning.insert({ record: learningRecord(org.id, a.id, t.id, `obs_${i}`, i === 0 ? null : '2.25') }));
+    const page = await store.learning.list({ threadId: t.id, limit: 2 });
+    expect(page.map((r) => r.id)).toEqual([ids[3], ids[2]]);
+    expect(page[0]).toMatchObject({ ranges: [{ first: 2, last: 3 }], reason: 'generation_failed', refundedCredits: '2.25', reported: false, jobId: 'obs_3' });
+    expect((await store.learning.list({ threadId: t.id, limit: 10, beforeId: ids[2] })).map((r) => r.id)).toEqual([ids[1], ids[0]]);
+    const takes = await Promise.all([store.learning.takeUnreported({ threadId: t.id }), store.learning.takeUnreported({ threadId: t.id })]);
+    const taken = takes.flat().map((r) => r.id).sort((x, y) => x - y);
+    expect(taken).toEqual([...ids].sort((x, y) => x - y));
+    expect(await store.learning.takeUnreported({ threadId: t.id })).toEqual([]);
+    expect((await store.learning.list({ threadId: t.id, limit: 10 }))[3]).toMatchObject({ reported: true, refundedCredits: null });
+  });
+}
+
+function learningRecord(organizationId: string, agentId: string, threadId: string, jobId: string, refundedCredits: string | null = null) {
+  return {
+    organizationId,
+    agentId,
+    threadId,
+    jobId,
+    requestId: 'req_1',
+    ranges: [{ first: 2, last: 3 }],
+    reason: 'generation_failed',
+    message: 'Writing the memory failed.',
+    refundedCredits,
+    createdAt: iso(T0),
+  };
+}
