@@ -42,3 +42,32 @@ export {
   matchesDeleteFilter,
 } from './embedding/memory-index-helpers.js';
 export { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
+
+// Documents: format detection, conversion to blocks (PDF with OCR and figures, DOCX, HTML, Markdown, text) and chunking
+export { convertDocument, detectFormat, inspectDocument } from './documents/index.js';
+export {
+  DEFAULT_CONVERT_TIMEOUT_MS,
+  DEFAULT_FIGURE_SCALE,
+  DEFAULT_MAX_FIGURES,
+  DEFAULT_MAX_OCR_BYTES,
+  DEFAULT_MAX_OCR_PAGES,
+  DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_TEXT_CHARS,
+  DEFAULT_MAX_UNCOMPRESSED_BYTES,
+  DEFAULT_MIN_FIGURE_SIZE,
+  DEFAULT_OCR_SCALE,
+} from './documents/index.js';
+export type {
+  BlockKind,
+  ConvertDocumentLimits,
+  ConvertDocumentOptions,
+  ConvertedDocument,
+  DetectedFormat,
+  DocFormat,
+  DocumentBlock,
+  DocumentFigure,
+  DocumentInspection,
+} from './documents/index.js';
+export { chunkDocument, countWords, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
+export { DEFAULT_CHUNK_STRATEGY, DEFAULT_MAX_CHARS, DEFAULT_OVERLAP_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS } from './chunking/index.js';
+export type { ChunkOptions, ChunkStrategy, Piece } from './chunking/index.js';

@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import { countWords, documentText } from '../chunking/document-text.js';
+import { chunkDocument } from '../chunking/chunk-document.js';
+import type { ErrorCode } from '../errors/index.js';
+import { isServiceError } from '../errors/index.js';
+import { failingOcr, fixture, scriptedOcr } from './__fixtures__/fixture-path.js';
+import { buildDocx, buildPdf, buildZip, circularPagesPdf, docxParagraph, textImage } from './__fixtures__/generated-files.js';
+import { convertDocument, inspectDocument } from './convert-document.js';
+import type { ConvertedDocument } from './types.js';
+
+async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; status: number; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isServiceError(error)) return { code: error.code, status: error.status, message: error.message };
+    throw error;
+  }
+  throw new Error('expected the conversion to fail');
+}
+
+let tracemonkey: Promise<ConvertedDocument> | undefined;
+/** One shared conversion of tracemonkey.pdf (the slowest fixture) for the tests that only read it. */
+function convertTracemonkey(): Promise<ConvertedDocument> {
+  tracemonkey ??= convertDocument(fixture('tracemonkey.pdf'), { filename: 'tracemonkey.pdf' });
+  return tracemonkey;
+}
+
+async function scannedPdf(pages: number): Promise<Uint8Array> {
+  const jpeg = await textImage(['Invoice 2024-001', 'Total 123.45 EUR']);
+  return buildPdf(Array.from({ length: pages }, () => ({ image: { jpeg, pixelWidth: 900, pixelHeight: 220, box: [36, 250, 540, 300] as [number, number, number, number] } })));
+}
+
+describe('convertDocument: PDF', () => {
+  it('reads a born-digital paper page by page, with headings and inline figures', async () => {
+    const doc = await convertTracemonkey();
+    expect(doc).toMatchObject({ format: 'pdf', mediaType: 'application/pdf', pageCount: 14, ocrPages: [] });
+    expect(new Set(doc.blocks.map((block) => block.page))).toEqual(new Set(Array.from({ length: 14 }, (_, index) => index + 1)));
+    const text = documentText(doc.blocks);
+    expect(text.length).toBeGreaterThan(75_000);
+    expect(text).toContain('Trace-based Just-in-Time Type Specialization for Dynamic Languages');
+    expect(doc.blocks).toContainEqual({ kind: 'heading', text: '3. Trace Trees', page: 4, level: 1 });
+    // The state-machine diagram on page 2 and the speedup chart on page 11 are figures.
+    expect(doc.figures.map((figure) => figure.page)).toEqual([2, 11]);
+    const [diagram, chart] = doc.figures;
+    expect(diagram?.caption).toBe('Figure 2. State machine describing the major activities of Trace-Monkey and the conditions that cause transitions to a new activity.');
+    expect(chart?.caption).toMatch(/^Figure 10\. Speedup vs\. a baseline JavaScript interpreter/);
+    expect(diagram?.ocrText).toBe('');
+    expect(Array.from(diagram?.png.subarray(0, 4) ?? [])).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    expect(diagram?.width).toBeGreaterThan(300);
+    expect(doc.figuresDropped).toBe(0);
+    // Inline: the figure block comes right after the paragraph holding its caption.
+    const at = doc.blocks.findIndex((block) => block.kind === 'figure' && block.page === 2);
+    expect(doc.blocks[at - 1]?.text.startsWith('Figure 2. State machine')).toBe(true);
+    expect(doc.blocks[at]?.text).toBe(
+      '[Figure (page 2): Figure 2. State machine describing the major activities of Trace-Monkey and the conditions that cause transitions to a new activity]',
+    );
+  });
+
+  it('reads text inside figures with the OCR port and drops figures over the budget', async () => {
+    const ocr = scriptedOcr('Interpret Bytecodes Monitor');
+    const doc = await convertDocument(fixture('tracemonkey.pdf'), { filename: 'paper.pdf', ocr, limits: { maxFigures: 1 } });
+    expect(doc.figures).toHaveLength(1);
+    expect(doc.figuresDropped).toBe(1);
+    expect(doc.figures[0]?.ocrText).toBe('Interpret Bytecodes Monitor');
+    expect(ocr.calls).toHaveLength(1);
+    const figure = doc.blocks.find((block) => block.kind === 'figure');
+    expect(figure?.text).toMatch(/^\[Figure \(page 2\): Figure 2\. State machine .*\. Text in figure: Interpret Bytecodes Monitor\]$/);
+    expect(doc.blocks.filter((block) => block.kind === 'figure')).toHaveLength(1);
+  });
+
+  it('OCRs a scanned page when an OCR port is given', async () => {
+    const ocr = scriptedOcr('Linn ground truth line one\nline two\n\nSecond paragraph.');
+    const doc = await convertDocument(fixture('linn.pdf'), { filename: 'linn.pdf', ocr });
+    expect(doc.ocrPages).toEqual([1]);
+    expect(doc.blocks).toEqual([
+      { kind: 'paragraph', text: 'Linn ground truth line one line two', page: 1 },
+      { kind: 'paragraph', text: 'Second paragraph.', page: 1 },
+    ]);
+    expect(doc.figures).toEqual([]);
+    expect(ocr.calls).toHaveLength(1);
+    expect(Array.from(ocr.calls[0]?.subarray(0, 4) ?? [])).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  });
+
+  it('reports scanned pages cheaply with inspectDocument', async () => {
+    expect(await inspectDocument(fixture('linn.pdf'), 'linn.pdf')).toEqual({ format: 'pdf', mediaType: 'application/pdf', pageCount: 1, pagesNeedingOcr: [1] });
+    expect(await inspectDocument(fixture('tracemonkey.pdf'), 'x.pdf')).toMatchObject({ pageCount: 14, pagesNeedingOcr: [] });
+    expect(await inspectDocument(new TextEncoder().encode('# hi'), 'a.md')).toEqual({ format: 'markdown', mediaType: 'text/markdown', pageCount: null, pagesNeedingOcr: [] });
+    expect((await failure(inspectDocument(fixture('issue6010_1.pdf'), 'x.pdf'))).code).toBe('encrypted_document');
+  });
+
+  it('treats a text layer of unmapped glyphs as needing OCR', async () => {
+    const inspection = await inspectDocument(fixture('TAMReview.pdf'), 'tam.pdf');
+    expect(inspection.pageCount).toBe(23);
+    expect(inspection.pagesNeedingOcr.length).toBeGreaterThan(15);
+    expect(inspection.pagesNeedingOcr).not.toContain(1);
+  });
+
+  it('OCRs a generated image-only PDF and keeps page numbers', async () => {
+    const ocr = scriptedOcr((call) => `Scanned page text number ${call}.`);
+    const doc = await convertDocument(await scannedPdf(2), { filename: 'scan.pdf', ocr });
+    expect(doc.ocrPages).toEqual([1, 2]);
+    expect(doc.blocks).toEqual([
+      { kind: 'paragraph', text: 'Scanned page text number 1.', page: 1 },
+      { kind: 'paragraph', text: 'Scanned page text number 2.', page: 2 },
+    ]);
+  });
+
+  it('maps every PDF failure to its document code', async () => {
+    const scan3 = await scannedPdf(3);
+    const cases: Array<[string, () => Promise<ConvertedDocument>, ErrorCode]> = [
+      ['user password', () => convertDocument(fixture('issue6010_1.pdf'), { filename: 'a.pdf' }), 'encrypted_document'],
+      ['owner password only, empty page', () => convertDocument(fixture('empty_protected.pdf'), { filename: 'a.pdf' }), 'empty_document'],
+      ['corrupt', () => convertDocument(fixture('bug1020226.pdf'), { filename: 'a.pdf' }), 'malformed_document'],
+      ['header and EOF only', () => convertDocument(fixture('invalid.pdf'), { filename: 'a.pdf' }), 'malformed_document'],
+      ['circular page tree', () => convertDocument(circularPagesPdf(), { filename: 'a.pdf' }), 'ingestion_failed'],
+      ['scan without OCR', () => convertDocument(fixture('linn.pdf'), { filename: 'a.pdf' }), 'document_needs_ocr'],
+      ['OCR engine fails', () => convertDocument(fixture('linn.pdf'), { filename: 'a.pdf', ocr: failingOcr() }), 'ocr_failed'],
+      ['too many scanned pages', () => convertDocument(scan3, { filename: 'a.pdf', ocr: scriptedOcr('x'), limits: { maxOcrPages: 2 } }), 'document_too_many_pages'],
+      ['scan over the OCR size budget', () => convertDocument(fixture('linn.pdf'), { filename: 'a.pdf', ocr: scriptedOcr('x'), limits: { maxOcrBytes: 50_000 } }), 'document_too_large_for_ocr'],
+      ['too many pages at all', () => convertDocument(fixture('tracemonkey.pdf'), { filename: 'a.pdf', limits: { maxPages: 10 } }), 'document_too_complex'],
+      ['time budget', () => convertDocument(fixture('TAMReview.pdf'), { filename: 'a.pdf', limits: { timeoutMs: 1 } }), 'document_too_complex'],
+    ];
+    for (const [name, run, code] of cases) {
+      const result = await failure(run());
+      expect({ name, code: result.code }).toEqual({ name, code });
+      expect(result.message).toMatch(/\.$/);
+    }
+  });
+
+  it('stops when the signal aborts', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    await expect(convertDocument(fixture('tracemonkey.pdf'), { filename: 'a.pdf', signal: controller.signal })).rejects.toThrow('stop');
+    const later = new AbortController();
+    const pending = convertDocument(fixture('TAMReview.pdf'), { filename: 'a.pdf', signal: later.signal, ocr: scriptedOcr('x') });
+    later.abort(new Error('cancelled'));
+    await expect(pending).rejects.toThrow('cancelled');
+  });
+
+  it('is deterministic', async () => {
+    const first = await convertTracemonkey();
+    const second = await convertDocument(fixture('tracemonkey.pdf'), { filename: 'a.pdf' });
+    expect(second.blocks).toEqual(first.blocks);
+    expect(second.figures.map((figure) => figure.png)).toEqual(first.figures.map((figure) => figure.png));
+  });
+});
+
+describe('convertDocument: DOCX', () => {
+  it('keeps paragraphs and turns a table into rows', async () => {
+    const doc = await convertDocument(fixture('tables.docx'), { filename: 'tables.docx' });
+    expect(doc).toMatchObject({ format: 'docx', pageCount: null, figures: [], figuresDropped: 0 });
+    expect(doc.blocks).toEqual([
+      { kind: 'paragraph', text: 'Above', page: null },
+      { kind: 'table', text: 'Top left | Top right\nBottom left | Bottom right', page: null },
+      { kind: 'paragraph', text: 'Below', page: null },
+    ]);
+  });
+
+  it('maps headings and keeps footnotes', async () => {
+    const body = [
+      docxParagraph('Quarterly report', 'Heading1'),
+      '<w:p><w:r><w:t>Revenue grew.</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r></w:p>',
+      docxParagraph('Details', 'Heading2'),
+      docxParagraph('More text.'),
+    ].join('');
+    const footnotes = '<w:footnote w:id="1"><w:p><w:r><w:t>Audited figures.</w:t></w:r></w:p></w:footnote>';
+    const doc = await convertDocument(buildDocx(body, footnotes), { filename: 'report.docx' });
+    expect(doc.blocks.slice(0, 3)).toEqual([
+      { kind: 'heading', text: 'Quarterly report', page: null, level: 1 },
+      { kind: 'paragraph', text: 'Revenue grew.[1]', page: null },
+      { kind: 'heading', text: 'Details', page: null, level: 2 },
+    ]);
+    expect(doc.blocks.at(-1)?.kind).toBe('list');
+    expect(doc.blocks.at(-1)?.text).toContain('Audited figures.');
+  });
+
+  it('maps broken and oversized Word files to document codes', async () => {
+    const broken = buildZip({ 'word/document.xml': '<w:document><w:body><w:p>' });
+    expect((await failure(convertDocument(broken, { filename: 'a.docx' }))).code).toBe('malformed_document');
+    expect((await failure(convertDocument(fixture('tables.docx'), { filename: 'a.docx', limits: { maxUncompressedBytes: 1000 } }))).code).toBe('document_too_complex');
+    expect((await failure(convertDocument(buildDocx(docxParagraph('  ')), { filename: 'a.docx' }))).code).toBe('empty_document');
+  });
+});
+
+describe('convertDocument: text formats', () => {
+  const bytes = (value: string): Uint8Array => new TextEncoder().encode(value);
+
+  it('converts HTML, Markdown, code, CSV, JSON and text', async () => {
+    expect((await convertDocument(bytes('<html><body><article><h1>T</h1><p>Body text here.</p></article></body></html>'), { filename: 'a.html' })).blocks).toEqual([
+      { kind: 'heading', text: 'T', page: null, level: 1 },
+      { kind: 'paragraph', text: 'Body text here.', page: null },
+    ]);
+    expect((await convertDocument(bytes('# A\n\ntext'), { filename: 'a.md' })).blocks[0]).toEqual({ kind: 'heading', text: 'A', page: null, level: 1 });
+    expect(await convertDocument(bytes('def f():\n    return 1\n'), { filename: 'f.py' })).toMatchObject({
+      format: 'code',
+      pageCount: null,
+      blocks: [{ kind: 'code', text: 'def f():\n    return 1', page: null, language: 'python' }],
+    });
+    expect((await convertDocument(bytes('a,b\n1,2\n'), { filename: 'x.csv' })).blocks).toEqual([{ kind: 'table', text: 'a,b\n1,2', page: null }]);
+    expect((await convertDocument(bytes('{"k": 1}'), { filename: 'x.json' })).blocks).toEqual([{ kind: 'code', text: '{"k": 1}', page: null, language: 'json' }]);
+    expect((await convertDocument(bytes('Hello there.'), { filename: 'x.txt' })).format).toBe('text');
+  });
+
+  it('refuses empty and unsupported files with their codes', async () => {
+    expect((await failure(convertDocument(bytes(''), { filename: 'a.txt' }))).code).toBe('empty_document');
+    expect((await failure(convertDocument(bytes('  \n\n '), { filename: 'a.md' }))).code).toBe('empty_document');
+    expect((await failure(convertDocument(bytes('<html><body><nav><a href="/">Home</a></nav></body></html>'), { filename: 'a.html' }))).code).toBe('empty_document');
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
+    expect(await failure(convertDocument(png, { filename: 'scan.pdf' }))).toMatchObject({ code: 'unsupported_document', status: 400 });
+    expect((await failure(convertDocument(buildZip({ 'a.txt': 'x' }), { filename: 'a.docx' }))).code).toBe('unsupported_document');
+  });
+
+  it('feeds chunking: pieces cover the document and words are countable', async () => {
+    const doc = await convertTracemonkey();
+    const pieces = chunkDocument(doc.blocks, { strategy: 'auto', maxChars: 2000, overlapChars: 0 });
+    expect(pieces.map((piece) => piece.text).join('')).toBe(documentText(doc.blocks));
+    expect(pieces[0]?.page).toBe(1);
+    expect(pieces.at(-1)?.pageEnd).toBe(14);
+    expect(countWords(documentText(doc.blocks))).toBeGreaterThan(10_000);
+  });
+});

@@ -1,0 +1,146 @@
+import { ServiceError } from '../errors/index.js';
+import type { Ocr } from '../ports/ocr.js';
+import { decodeText, detectFormat } from './detect-format.js';
+import { convertDocx } from './docx-to-blocks.js';
+import { htmlToBlocks } from './html-to-blocks.js';
+import { type ConvertDocumentLimits, type ResolvedLimits, checkpoint, resolveLimits, timeLimitError } from './limits.js';
+import { markdownToBlocks } from './markdown-to-blocks.js';
+import { convertPdf, inspectPdf } from './pdf-to-blocks.js';
+import { codeToBlocks, csvToBlocks, jsonToBlocks, plainTextToBlocks } from './text-to-blocks.js';
+import type { ConvertedDocument, DocumentBlock, DocumentInspection } from './types.js';
+
+/** Options of {@link convertDocument}. */
+export type ConvertDocumentOptions = {
+  /** The uploaded file name; only a hint for the format (the bytes decide). */
+  filename: string;
+  /**
+   * Text recognition for scanned pages and for text inside figures. Without it, a document whose
+   * pages need OCR fails with `document_needs_ocr`, and figures carry no recognised text.
+   */
+  ocr?: Ocr;
+  /** Cancels the conversion; the returned promise then rejects with `signal.reason`. */
+  signal?: AbortSignal;
+  /** Resource budgets; every field defaults to the matching `DEFAULT_*` constant. */
+  limits?: ConvertDocumentLimits;
+};
+
+function textOf(bytes: Uint8Array): string {
+  // detectFormat already proved the bytes decode; `?? ''` only satisfies the type.
+  return decodeText(bytes) ?? '';
+}
+
+/**
+ * Races `work` against the caller's signal and the wall-clock budget, so a stuck converter never
+ * hangs the caller. The timeout maps to `document_too_complex` (a converter resource limit).
+ */
+async function withBudget<T>(work: (signal: AbortSignal, deadline: number) => Promise<T>, limits: ResolvedLimits, outer: AbortSignal | undefined): Promise<T> {
+  outer?.throwIfAborted();
+  const deadline = Date.now() + limits.timeoutMs;
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = (): void => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onAbort, { once: true });
+  const stopped = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(timeLimitError(limits));
+    }, limits.timeoutMs);
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+  stopped.catch(() => undefined);
+  try {
+    return await Promise.race([work(controller.signal, deadline), stopped]);
+  } catch (error) {
+    if (controller.signal.aborted) throw controller.signal.reason;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onAbort);
+  }
+}
+
+function checkText(blocks: DocumentBlock[], limits: ResolvedLimits): void {
+  let total = 0;
+  let readable = false;
+  for (const block of blocks) {
+    total += block.text.length;
+    if (!readable && block.kind !== 'figure' && /[\p{L}\p{N}]/u.test(block.text)) readable = true;
+  }
+  if (total > limits.maxTextChars) {
+    throw new ServiceError('document_too_complex', `The document yields ${total} characters of text; the converter keeps at most ${limits.maxTextChars}. Split it.`);
+  }
+  if (!readable) throw new ServiceError('empty_document', 'The document has no readable text; check that it is the file you meant to send.');
+}
+
+/**
+ * Converts an uploaded document into blocks in reading order, with figures for paged formats.
+ *
+ * Contract:
+ * - The format comes from {@link detectFormat}; unsupported bytes throw `unsupported_document`.
+ * - MUST be deterministic for the same bytes, options and OCR answers.
+ * - MUST NOT hang: the conversion is bounded by `limits.timeoutMs` (-> `document_too_complex`) and
+ *   stops when `signal` aborts (rejecting with `signal.reason`).
+ * - Every failure is a `ServiceError` with a document code (see the spec's Errors/Codes):
+ *   `unsupported_document`, `empty_document`, `encrypted_document`, `malformed_document`,
+ *   `document_needs_ocr`, `ocr_failed`, `ingestion_failed`, `document_too_complex`,
+ *   `document_too_many_pages`, `document_too_large_for_ocr`.
+ *
+ * @example
+ * const doc = await convertDocument(bytes, { filename: 'paper.pdf', ocr: tesseractOcr() });
+ * const pieces = chunkDocument(doc.blocks, { strategy: 'auto', maxChars: 2000, overlapChars: 200 });
+ */
+export async function convertDocument(bytes: Uint8Array, options: ConvertDocumentOptions): Promise<ConvertedDocument> {
+  const limits = resolveLimits(options.limits);
+  const detected = detectFormat(bytes, options.filename);
+  const base = { format: detected.format, mediaType: detected.mediaType };
+  return withBudget(async (signal, deadline) => {
+    if (detected.format === 'pdf') {
+      const pdf = await convertPdf(bytes, { ocr: options.ocr, signal, deadline, limits });
+      checkText(pdf.blocks, limits);
+      return { ...base, ...pdf };
+    }
+    let blocks: DocumentBlock[];
+    switch (detected.format) {
+      case 'docx':
+        blocks = await convertDocx(bytes, limits);
+        break;
+      case 'html':
+        blocks = htmlToBlocks(textOf(bytes));
+        break;
+      case 'markdown':
+        blocks = markdownToBlocks(textOf(bytes));
+        break;
+      case 'code':
+        blocks = codeToBlocks(textOf(bytes), detected.language);
+        break;
+      case 'csv':
+        blocks = csvToBlocks(textOf(bytes));
+        break;
+      case 'json':
+        blocks = jsonToBlocks(textOf(bytes));
+        break;
+      default:
+        blocks = plainTextToBlocks(textOf(bytes));
+    }
+    checkpoint(signal, deadline, limits);
+    checkText(blocks, limits);
+    return { ...base, pageCount: null, blocks, figures: [], figuresDropped: 0, ocrPages: [] };
+  }, limits, options.signal);
+}
+
+/**
+ * Cheaply reports a document's format, page count and the pages that need OCR, without
+ * rendering, OCR or full conversion, so the service can decide to defer OCR work.
+ * Throws `unsupported_document` and, for PDFs, `encrypted_document` / `malformed_document` /
+ * `ingestion_failed` / `document_too_complex` like {@link convertDocument}.
+ */
+export async function inspectDocument(
+  bytes: Uint8Array,
+  filename: string,
+  options: { signal?: AbortSignal; limits?: ConvertDocumentLimits } = {},
+): Promise<DocumentInspection> {
+  const limits = resolveLimits(options.limits);
+  const detected = detectFormat(bytes, filename);
+  if (detected.format !== 'pdf') return { format: detected.format, mediaType: detected.mediaType, pageCount: null, pagesNeedingOcr: [] };
+  const pdf = await withBudget((signal, deadline) => inspectPdf(bytes, limits, signal, deadline), limits, options.signal);
+  return { format: 'pdf', mediaType: detected.mediaType, pageCount: pdf.pageCount, pagesNeedingOcr: pdf.pagesNeedingOcr };
+}

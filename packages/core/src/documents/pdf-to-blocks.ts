@@ -1,0 +1,300 @@
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { PDFParse } from 'pdf-parse';
+import { ServiceError, isServiceError } from '../errors/index.js';
+import type { Ocr } from '../ports/ocr.js';
+import { type ResolvedLimits, checkpoint } from './limits.js';
+import { type Box, area, clip, groupBoxes, imageBoxes } from './pdf-layout.js';
+import { captionFor, captionLabel, ocrTextToBlocks, pageTextToBlocks } from './pdf-text.js';
+import type { DocumentBlock, DocumentFigure } from './types.js';
+
+/**
+ * A page needs OCR when its text layer is mostly control characters (glyphs drawn without a
+ * Unicode mapping), or has fewer readable characters than this while images cover
+ * MIN_SCAN_COVERAGE of it (a scan, not an empty page with a logo).
+ */
+const MIN_TEXT_LAYER_CHARS = 16;
+const MIN_SCAN_COVERAGE = 0.25;
+/** An image region covering more than this share of the page is the page itself, not a figure. */
+const MAX_FIGURE_COVERAGE = 0.8;
+/** Image tiles closer than this (points) belong to the same figure. */
+const FIGURE_GAP = 24;
+/** Longest OCR text kept for one figure. */
+const MAX_FIGURE_TEXT_CHARS = 2000;
+
+type PdfPage = {
+  view: number[];
+  rotate: number;
+  getOperatorList(): Promise<{ fnArray: ArrayLike<number>; argsArray: ArrayLike<unknown> }>;
+  getTextContent(): Promise<{ items: Array<{ str?: string; transform?: number[] }> }>;
+  cleanup(): unknown;
+};
+type PdfDocument = { numPages: number; getPage(pageNumber: number): Promise<PdfPage> };
+
+type PageAnalysis = {
+  page: number;
+  text: string;
+  needsOcr: boolean;
+  /** Figure regions (user space), top to bottom. */
+  regions: Box[];
+  pageBox: Box;
+  rotate: number;
+};
+
+/** Maps whatever pdf.js / pdf-parse threw to the spec's document codes. */
+export function mapPdfError(error: unknown): ServiceError {
+  if (isServiceError(error)) return error;
+  const name = error instanceof Error ? error.name : '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (name === 'PasswordException') {
+    return new ServiceError('encrypted_document', 'The PDF is protected by a password; remove the password and upload it again.', { cause: error });
+  }
+  if (name === 'InvalidPDFException' || name === 'FormatError' || name === 'MissingPDFException') {
+    return new ServiceError('malformed_document', 'The PDF could not be read: its structure is damaged beyond repair; export it again.', { cause: error });
+  }
+  if (error instanceof RangeError && /allocation|memory|invalid (typed )?array length|too large/i.test(message)) {
+    return new ServiceError('document_too_complex', 'The PDF needs more memory to convert than the converter allows; split it or send a text version.', { cause: error });
+  }
+  return new ServiceError('ingestion_failed', 'The PDF could not be converted: the PDF reader failed on it; export it again.', { cause: error });
+}
+
+function openParser(bytes: Uint8Array): PDFParse {
+  // pdf.js takes ownership of (transfers) the buffer it is given, so hand it a copy.
+  return new PDFParse({ data: new Uint8Array(bytes), verbosity: 0, maxImageSize: 100_000_000, isEvalSupported: false, stopAtErrors: false });
+}
+
+function documentOf(parser: PDFParse): PdfDocument {
+  // pdf-parse keeps the loaded pdf.js document in a private field; reading it avoids a second
+  // parse for the operator lists (image geometry) that pdf-parse does not expose.
+  const document = (parser as unknown as { doc?: PdfDocument }).doc;
+  if (document === undefined) throw new ServiceError('ingestion_failed', 'The PDF reader did not load the document.');
+  return document;
+}
+
+/** C0 control characters: what a font without a Unicode map leaves in the text layer. */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/**
+ * Reads a page's text layer: `text` with control characters turned into spaces, and whether the
+ * layer is unusable (mostly control characters: glyphs without a Unicode mapping, readable only by OCR).
+ */
+function readTextLayer(raw: string): { text: string; readableChars: number; isGarbled: boolean } {
+  const nonSpace = raw.replace(/\s+/g, '').length;
+  const controls = (raw.match(CONTROL_CHARACTERS) ?? []).length;
+  const text = raw.replace(CONTROL_CHARACTERS, ' ');
+  const readable = text.replace(/\s+/g, '').length;
+  return { text, readableChars: readable, isGarbled: nonSpace > 0 && controls / nonSpace > 0.3 };
+}
+
+async function analyzePages(parser: PDFParse, limits: ResolvedLimits, signal: AbortSignal | undefined, deadline: number): Promise<{ total: number; pages: PageAnalysis[] }> {
+  const info = await parser.getInfo();
+  const total = info.total;
+  if (total > limits.maxPages) {
+    throw new ServiceError('document_too_complex', `The PDF has ${total} pages; the converter reads at most ${limits.maxPages}. Split it into smaller files.`);
+  }
+  checkpoint(signal, deadline, limits);
+  const text = await parser.getText({ pageJoiner: '' });
+  const document = documentOf(parser);
+  const pages: PageAnalysis[] = [];
+  for (let number = 1; number <= total; number++) {
+    checkpoint(signal, deadline, limits);
+    const page = await document.getPage(number);
+    const [left = 0, bottom = 0, right = 612, top = 792] = page.view;
+    const pageBox: Box = { x0: left, y0: bottom, x1: right, y1: top };
+    const pageArea = Math.max(1, area(pageBox));
+    const boxes = imageBoxes(await page.getOperatorList())
+      .map((box) => clip(box, pageBox))
+      .filter((box): box is Box => box !== null);
+    const layer = readTextLayer(text.pages.find((entry) => entry.num === number)?.text ?? '');
+    const pageText = layer.text;
+    const coverage = boxes.reduce((sum, box) => sum + area(box), 0) / pageArea;
+    const needsOcr = layer.isGarbled || (layer.readableChars < MIN_TEXT_LAYER_CHARS && coverage >= MIN_SCAN_COVERAGE);
+    const regions = needsOcr
+      ? []
+      : groupBoxes(boxes.length > 2000 ? [boxes.reduce((all, box) => ({ x0: Math.min(all.x0, box.x0), y0: Math.min(all.y0, box.y0), x1: Math.max(all.x1, box.x1), y1: Math.max(all.y1, box.y1) }))] : boxes, FIGURE_GAP).filter(
+          (region) =>
+            region.x1 - region.x0 >= limits.minFigureSize &&
+            region.y1 - region.y0 >= limits.minFigureSize &&
+            area(region) / pageArea <= MAX_FIGURE_COVERAGE,
+        );
+    pages.push({ page: number, text: pageText, needsOcr, regions, pageBox, rotate: page.rotate });
+    page.cleanup();
+  }
+  return { total, pages };
+}
+
+/**
+ * Reads a PDF's page count and which pages need OCR, without rendering or OCR.
+ * Throws the same document codes as {@link convertPdf} for unreadable files.
+ */
+export async function inspectPdf(
+  bytes: Uint8Array,
+  limits: ResolvedLimits,
+  signal?: AbortSignal,
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<{ pageCount: number; pagesNeedingOcr: number[] }> {
+  const parser = openParser(bytes);
+  try {
+    const { total, pages } = await analyzePages(parser, limits, signal, deadline);
+    return { pageCount: total, pagesNeedingOcr: pages.filter((page) => page.needsOcr).map((page) => page.page) };
+  } catch (error) {
+    signal?.throwIfAborted();
+    throw mapPdfError(error);
+  } finally {
+    await parser.destroy().catch(() => undefined);
+  }
+}
+
+async function recognize(ocr: Ocr, image: Uint8Array, signal: AbortSignal | undefined, what: string): Promise<string> {
+  try {
+    const result = await ocr.recognize(signal === undefined ? { image } : { image, signal });
+    return typeof result?.text === 'string' ? result.text : '';
+  } catch (error) {
+    signal?.throwIfAborted();
+    if (isServiceError(error)) throw error;
+    throw new ServiceError('ocr_failed', `Text recognition failed on ${what}; wait and retry, or send a text version.`, { cause: error });
+  }
+}
+
+async function renderPage(parser: PDFParse, page: number, scale: number): Promise<{ png: Uint8Array; width: number; height: number }> {
+  const shot = await parser.getScreenshot({ partial: [page], scale, imageBuffer: true, imageDataUrl: false });
+  const rendered = shot.pages[0];
+  if (rendered === undefined) throw new ServiceError('ingestion_failed', `The PDF reader could not render page ${page}.`);
+  return { png: rendered.data, width: rendered.width, height: rendered.height };
+}
+
+async function cropPng(png: Uint8Array, x: number, y: number, width: number, height: number): Promise<Uint8Array> {
+  const image = await loadImage(Buffer.from(png));
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, width, height);
+  context.drawImage(image, x, y, width, height, 0, 0, width, height);
+  return new Uint8Array(await canvas.encode('png'));
+}
+
+/** Caption labels on a page with their positions (user space baseline), from the text layer. */
+async function captionAnchors(document: PdfDocument, pageNumber: number): Promise<Array<{ label: string; x: number; y: number }>> {
+  const page = await document.getPage(pageNumber);
+  const content = await page.getTextContent();
+  const anchors: Array<{ label: string; x: number; y: number }> = [];
+  const items = content.items.filter((item) => typeof item.str === 'string');
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    if (item === undefined || item.transform === undefined) continue;
+    const joined = [item, items[index + 1], items[index + 2]].map((entry) => entry?.str ?? '').join('');
+    const label = captionLabel(joined);
+    if (label === null || !(item.str ?? '').trim().startsWith(label.slice(0, 3))) continue;
+    anchors.push({ label, x: item.transform[4] ?? 0, y: item.transform[5] ?? 0 });
+  }
+  page.cleanup();
+  return anchors;
+}
+
+function nearestCaption(region: Box, anchors: Array<{ label: string; x: number; y: number }>, used: Set<string>): string | null {
+  let best: { label: string; distance: number } | null = null;
+  for (const anchor of anchors) {
+    if (used.has(anchor.label)) continue;
+    if (anchor.x < region.x0 - 60 || anchor.x > region.x1) continue;
+    const below = region.y0 - anchor.y;
+    const above = anchor.y - region.y1;
+    let distance: number | null = null;
+    if (below >= -8 && below <= 160) distance = below;
+    else if (above >= -8 && above <= 80) distance = above + 60;
+    if (distance !== null && (best === null || distance < best.distance)) best = { label: anchor.label, distance };
+  }
+  return best?.label ?? null;
+}
+
+/** The text of a figure block (spec: described inline where it appeared). */
+export function figureBlockText(page: number, caption: string, ocrText: string): string {
+  const head = caption === '' ? `Figure (page ${page})` : `Figure (page ${page}): ${caption.replace(/[.\s]+$/, '')}`;
+  return ocrText === '' ? `[${head}]` : `[${head}. Text in figure: ${ocrText}]`;
+}
+
+export type PdfConversion = {
+  pageCount: number;
+  blocks: DocumentBlock[];
+  figures: DocumentFigure[];
+  figuresDropped: number;
+  ocrPages: number[];
+};
+
+/**
+ * Converts a PDF: the text layer page by page; pages without one are rendered and read by `ocr`;
+ * image regions become figures (crop + nearby caption + OCR of the crop), up to `maxFigures`.
+ */
+export async function convertPdf(
+  bytes: Uint8Array,
+  options: { ocr?: Ocr | undefined; signal?: AbortSignal | undefined; deadline?: number; limits: ResolvedLimits },
+): Promise<PdfConversion> {
+  const { ocr, signal, limits } = options;
+  const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
+  const parser = openParser(bytes);
+  try {
+    const { total, pages } = await analyzePages(parser, limits, signal, deadline);
+    const ocrPages = pages.filter((page) => page.needsOcr).map((page) => page.page);
+    if (ocrPages.length > 0) {
+      if (ocr === undefined) {
+        throw new ServiceError('document_needs_ocr', `The PDF is a scan (${ocrPages.length} of ${total} pages have no text layer) and text recognition is not available for it; send a text version.`);
+      }
+      if (ocrPages.length > limits.maxOcrPages) {
+        throw new ServiceError('document_too_many_pages', `The PDF has ${ocrPages.length} scanned pages; text recognition reads at most ${limits.maxOcrPages} in one upload. Split it.`);
+      }
+      if (bytes.length > limits.maxOcrBytes) {
+        throw new ServiceError('document_too_large_for_ocr', `The scanned PDF is ${bytes.length} bytes; text recognition accepts at most ${limits.maxOcrBytes}. Split it or send a text version.`);
+      }
+    }
+
+    const document = documentOf(parser);
+    const blocks: DocumentBlock[] = [];
+    const figures: DocumentFigure[] = [];
+    let figuresDropped = 0;
+    for (const page of pages) {
+      checkpoint(signal, deadline, limits);
+      if (page.needsOcr && ocr !== undefined) {
+        const rendered = await renderPage(parser, page.page, limits.ocrScale);
+        const text = await recognize(ocr, rendered.png, signal, `page ${page.page}`);
+        blocks.push(...ocrTextToBlocks(text, page.page));
+        continue;
+      }
+      const pageBlocks = pageTextToBlocks(page.text, page.page);
+      const usable = page.rotate % 360 === 0 ? page.regions : [];
+      const room = Math.max(0, limits.maxFigures - figures.length);
+      figuresDropped += Math.max(0, usable.length - room) + (page.regions.length - usable.length);
+      const kept = usable.slice(0, room);
+      if (kept.length > 0) {
+        const anchors = await captionAnchors(document, page.page);
+        const rendered = await renderPage(parser, page.page, limits.figureScale);
+        const scale = limits.figureScale;
+        const used = new Set<string>();
+        for (const region of kept) {
+          checkpoint(signal, deadline, limits);
+          const pad = 4;
+          const x = Math.max(0, Math.floor((region.x0 - page.pageBox.x0 - pad) * scale));
+          const y = Math.max(0, Math.floor((page.pageBox.y1 - region.y1 - pad) * scale));
+          const width = Math.max(1, Math.min(Math.ceil(rendered.width) - x, Math.ceil((region.x1 - region.x0 + 2 * pad) * scale)));
+          const height = Math.max(1, Math.min(Math.ceil(rendered.height) - y, Math.ceil((region.y1 - region.y0 + 2 * pad) * scale)));
+          const png = await cropPng(rendered.png, x, y, width, height);
+          const label = nearestCaption(region, anchors, used);
+          if (label !== null) used.add(label);
+          const caption = label === null ? '' : captionFor(page.text, label) || label;
+          const ocrText =
+            ocr === undefined ? '' : (await recognize(ocr, png, signal, `a figure on page ${page.page}`)).replace(/\s+/g, ' ').trim().slice(0, MAX_FIGURE_TEXT_CHARS);
+          figures.push({ page: page.page, png, width, height, caption, ocrText });
+          const block: DocumentBlock = { kind: 'figure', text: figureBlockText(page.page, caption, ocrText), page: page.page };
+          // Inline where it appears: after the paragraph holding its caption, else at the page end.
+          const at = label === null ? -1 : pageBlocks.findIndex((candidate) => candidate.kind === 'paragraph' && candidate.text.startsWith(label));
+          if (at === -1) pageBlocks.push(block);
+          else pageBlocks.splice(at + 1, 0, block);
+        }
+      }
+      blocks.push(...pageBlocks);
+    }
+    return { pageCount: total, blocks, figures, figuresDropped, ocrPages };
+  } catch (error) {
+    signal?.throwIfAborted();
+    throw mapPdfError(error);
+  } finally {
+    await parser.destroy().catch(() => undefined);
+  }
+}
