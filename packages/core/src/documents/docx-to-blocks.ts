@@ -23,7 +23,8 @@ export async function convertDocx(bytes: Uint8Array, limits: ResolvedLimits): Pr
       { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
       { convertImage: mammoth.images.imgElement(async () => ({ src: '' })) },
     );
-    html = result.value;
+    // Drop mammoth's "↑" back-links from each footnote/endnote to its reference.
+    html = result.value.replace(/<a href="#(?:footnote|endnote)-ref-[^"]*">[^<]*<\/a>/g, '');
   } catch (error) {
     throw new ServiceError('malformed_document', 'The Word document could not be read; open it in Word and save it again.', { cause: error });
   }

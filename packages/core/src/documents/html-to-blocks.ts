@@ -56,30 +56,39 @@ function linkDensity(element: HtmlElement, textLength: number): number {
   return Math.min(1, linkLength / textLength);
 }
 
-function removeBoilerplate(root: HtmlElement): void {
-  const doomed: HtmlElement[] = [];
-  for (const node of walk(root)) {
-    if (node.type !== 'element') continue;
-    if (doomed.some((element) => isInside(node, element))) continue;
-    const tag = node.tag;
-    if (tag === 'html' || tag === 'body' || tag === 'article' || tag === 'main') continue;
-    const role = node.attributes['role'] ?? '';
-    const names = classAndId(node);
-    const inTableOrCode = hasAncestor(node, (element) => element.tag === 'table' || element.tag === 'pre' || element.tag === 'code');
-    if (JUNK_TAGS.has(tag) || JUNK_ROLES.has(role) || isHidden(node)) doomed.push(node);
-    else if (tag === 'header' && !hasAncestor(node, (element) => element.tag === 'article' || element.tag === 'main')) doomed.push(node);
-    else if (names !== '' && !inTableOrCode && tag !== 'a' && UNLIKELY.test(names) && !MAYBE_CONTENT.test(names)) doomed.push(node);
+/**
+ * Visits elements in document order without descending into the ones `test` picks, and removes
+ * those. Linear in the tree size.
+ */
+function removeWhere(root: HtmlElement, test: (element: HtmlElement) => boolean): void {
+  const pending: HtmlElement[] = [root];
+  while (pending.length > 0) {
+    const element = pending.pop();
+    if (element === undefined) break;
+    const kept: HtmlNode[] = [];
+    for (const child of element.children) {
+      if (child.type === 'element' && test(child)) child.parent = null;
+      else kept.push(child);
+    }
+    element.children = kept;
+    for (let index = kept.length - 1; index >= 0; index--) {
+      const child = kept[index];
+      if (child !== undefined && child.type === 'element') pending.push(child);
+    }
   }
-  for (const element of doomed) removeNode(element);
 }
 
-function isInside(node: HtmlNode, ancestor: HtmlElement): boolean {
-  let current = node.parent;
-  while (current !== null) {
-    if (current === ancestor) return true;
-    current = current.parent;
-  }
-  return false;
+function removeBoilerplate(root: HtmlElement): void {
+  removeWhere(root, (node) => {
+    const tag = node.tag;
+    if (tag === 'html' || tag === 'body' || tag === 'article' || tag === 'main') return false;
+    const role = node.attributes['role'] ?? '';
+    if (JUNK_TAGS.has(tag) || JUNK_ROLES.has(role) || isHidden(node)) return true;
+    if (tag === 'header') return !hasAncestor(node, (element) => element.tag === 'article' || element.tag === 'main');
+    const names = classAndId(node);
+    if (names === '' || tag === 'a' || !UNLIKELY.test(names) || MAYBE_CONTENT.test(names)) return false;
+    return !hasAncestor(node, (element) => element.tag === 'table' || element.tag === 'pre' || element.tag === 'code');
+  });
 }
 
 function hasAncestor(node: HtmlNode, test: (element: HtmlElement) => boolean): boolean {
@@ -172,15 +181,20 @@ function selectMainContent(body: HtmlElement): HtmlElement[] {
 
 /** Drops link farms left inside the content: lists and blocks that are almost all links. */
 function removeLinkFarms(content: HtmlElement): void {
-  const doomed: HtmlElement[] = [];
-  for (const node of walk(content)) {
-    if (node.type !== 'element' || !['ul', 'ol', 'div', 'table', 'section'].includes(node.tag)) continue;
-    if (doomed.some((element) => isInside(node, element))) continue;
-    const text = collapse(textContent(node));
-    const links = [...walk(node)].filter((child) => child.type === 'element' && child.tag === 'a').length;
-    if (links >= 5 && text.length / links < 25 && linkDensity(node, text.length) > 0.8) doomed.push(node);
-  }
-  for (const element of doomed) removeNode(element);
+  removeWhere(content, (node) => {
+    if (!['ul', 'ol', 'div', 'table', 'section'].includes(node.tag)) return false;
+    let links = 0;
+    let linkLength = 0;
+    for (const child of walk(node)) {
+      if (child.type === 'element' && child.tag === 'a') {
+        links++;
+        linkLength += collapse(textContent(child)).length;
+      }
+    }
+    if (links < 5) return false;
+    const textLength = collapse(textContent(node)).length;
+    return textLength / links < 25 && linkLength / Math.max(1, textLength) > 0.8;
+  });
 }
 
 // ---- tree -> blocks -------------------------------------------------------------------------
