@@ -49,7 +49,8 @@ export type PostgresMemoryIndexOptions = {
 const K1 = 1.2;
 const B = 0.75;
 
-type VectorKind = 'pgvector' | 'real[]';
+/** pgvector `vector`, or little-endian float32 bytes where pgvector is missing. */
+type VectorKind = 'pgvector' | 'bytea';
 
 const COLUMN_NAMES = [
   'id', 'agent_id', 'organization_id', 'text', 'keywords', 'embedding', 'speaker', 'occurred_at', 'created_at',
@@ -103,7 +104,7 @@ function migrations(schema: string, vectorKind: VectorKind) {
           -- core's analyze(text || ' ' || keywords), duplicates kept: BM25 term frequencies.
           terms text[] NOT NULL,
           term_count integer NOT NULL,
-          embedding ${vectorKind === 'pgvector' ? 'vector' : 'real[]'} NOT NULL,
+          embedding ${vectorKind === 'pgvector' ? 'vector' : 'bytea'} NOT NULL,
           embedding_norm double precision NOT NULL,
           speaker text,
           occurred_at text,
@@ -126,10 +127,28 @@ function migrations(schema: string, vectorKind: VectorKind) {
   ];
 }
 
-const vectorLiteral = (vector: Float32Array, kind: VectorKind) =>
-  kind === 'pgvector' ? `[${Array.from(vector).join(',')}]` : `{${Array.from(vector).join(',')}}`;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
+/** Float32 little-endian bytes, as hex (bytea columns are filled with `decode(…, 'hex')`). */
+function vectorHex(vector: Float32Array): string {
+  const bytes = Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+  if (LITTLE_ENDIAN) return bytes.toString('hex');
+  const copy = Buffer.from(bytes);
+  copy.swap32();
+  return copy.toString('hex');
+}
+
+function vectorFromBytes(bytes: Uint8Array): Float32Array {
+  const copy = new Uint8Array(bytes); // aligned, owned
+  if (!LITTLE_ENDIAN) Buffer.from(copy.buffer).swap32();
+  return new Float32Array(copy.buffer, 0, copy.byteLength >> 2);
+}
+
+const vectorLiteral = (vector: Float32Array, kind: VectorKind) => (kind === 'pgvector' ? `[${Array.from(vector).join(',')}]` : vectorHex(vector));
+
+/** Parses `embedding::text`: `[1,2]` from pgvector, `\\x0000803f…` from bytea. */
 function parseVector(text: string): Float32Array {
+  if (text.startsWith('\\x')) return vectorFromBytes(Buffer.from(text.slice(2), 'hex'));
   const inner = text.slice(1, -1).trim();
   if (inner === '') return new Float32Array(0);
   return Float32Array.from(inner.split(','), Number);
@@ -168,7 +187,8 @@ function norm(vector: Float32Array): number {
  *   (`terms text[]`, GIN-indexed, matched with `&&`), so stemming, stop words and scores agree
  *   with the in-memory index.
  * - Semantic: pgvector cosine (`<=>`) when the database has it (HNSW from `annThreshold` rows),
- *   otherwise a `real[]` column and exact cosine in SQL over the agent's rows (correct, slower).
+ *   otherwise a `bytea` column (float32 little-endian) and exact cosine in JS over the agent's
+ *   vectors, streamed from the database on each search (correct; linear in the agent's size).
  * - Every upsert is one transaction; the fingerprint is recorded with `INSERT … ON CONFLICT DO
  *   NOTHING` inside it, so concurrent first writers cannot record two embedders.
  *
@@ -188,7 +208,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
     ((error: unknown, operation: string) => process.stderr.write(`postgresMemoryIndex ${operation} failed: ${String(error)}\n`));
 
   let starting: Promise<void> | null = null;
-  let vectorKind: VectorKind = 'real[]';
+  let vectorKind: VectorKind = 'bytea';
   let fingerprint: EmbedderFingerprint | null = null;
   const configuredAnnThreshold = options.annThreshold !== undefined ? options.annThreshold : client.dialect === 'pglite' ? null : 50_000;
   let annThreshold: number | null = null;
@@ -212,14 +232,14 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
         wantsVector = true;
       } catch {
-        // Available but not installable by this role: fall back to real[] (exact, slower).
+        // Available but not installable by this role: fall back to bytea (exact, slower).
       }
     }
     await client.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await migrate(client, `${schema}.memory_index_migrations`, migrations(schema, wantsVector ? 'pgvector' : 'real[]'));
+    await migrate(client, `${schema}.memory_index_migrations`, migrations(schema, wantsVector ? 'pgvector' : 'bytea'));
     const { rows } = await client.query<{ key: string; value: string }>(`SELECT key, value FROM ${meta}`);
     const values = new Map(rows.map((row) => [row.key, row.value]));
-    vectorKind = values.get('vector_kind') === 'pgvector' ? 'pgvector' : 'real[]';
+    vectorKind = values.get('vector_kind') === 'pgvector' ? 'pgvector' : 'bytea';
     const recorded = values.get('embedder');
     fingerprint = recorded ? (JSON.parse(recorded) as EmbedderFingerprint) : null;
     annThreshold = vectorKind === 'pgvector' ? configuredAnnThreshold : null;
@@ -255,7 +275,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       `INSERT INTO ${records} (id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
          speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename)
        SELECT u.id, u.agent_id, u.organization_id, u.text, u.keywords, string_to_array(u.terms, ' '), u.term_count,
-         u.embedding::${vectorKind === 'pgvector' ? 'vector' : 'real[]'}, u.embedding_norm,
+         ${vectorKind === 'pgvector' ? 'u.embedding::vector' : "decode(u.embedding, 'hex')"}, u.embedding_norm,
          u.speaker, u.occurred_at, u.created_at, u.source_kind, u.thread_id, u.observation_id, u.turn_index, u.source_id, u.page, u.filename
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::float8[],
          $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::text[], $18::int[], $19::text[])
@@ -345,33 +365,28 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
     const dimensions = fingerprint?.dimensions ?? vector.length;
     if (vector.length !== dimensions) throw new RangeError(`query vector has ${vector.length} dimensions, the index ${dimensions}`);
     const queryNorm = norm(vector);
-    if (vectorKind === 'real[]') {
-      // No pgvector: exact cosine over the agent's rows, in SQL. Correct; linear in the agent's size.
-      const { rows } = await client.query<RecordRow & { score: number }>(
-        `SELECT ${COLUMNS}, coalesce((SELECT sum(a * b) FROM unnest(embedding, $2::real[]) AS u(a, b)) / nullif(embedding_norm * $3, 0), 0) AS score
-         FROM ${records} WHERE agent_id = $1
-         ORDER BY score DESC, id COLLATE "C" LIMIT $4`,
-        [agentId, vectorLiteral(vector, 'real[]'), queryNorm, limit],
-      );
-      return rows.map((row) => ({ record: fromRow(row), score: Number(row.score) }));
-    }
+    if (vectorKind === 'bytea') return semanticInJs(agentId, vector, queryNorm, limit);
     // pgvector: order by distance alone so an HNSW index can serve it, then settle ties in JS,
     // fetching more while the tie at the cut may continue past what was fetched.
     const literal = vectorLiteral(vector, 'pgvector');
     let count = limit * 2 + 8;
     for (;;) {
       const fetchCount = count;
-      const rows = await client.transaction(async (tx) => {
+      const run = hasAnnIndex ? <T>(fn: (sql: SqlClient) => Promise<T>) => client.transaction(fn) : <T>(fn: (sql: SqlClient) => Promise<T>) => fn(client);
+      const rows = await run(async (tx) => {
         if (hasAnnIndex) {
           // Keep scanning the graph until enough rows pass the agent filter (pgvector >= 0.8).
           await tx.query(`SELECT set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', $1, true)`, [
             String(Math.min(1000, Math.max(40, fetchCount * 2))),
           ]);
         }
+        // The HNSW index is on the expression `embedding::vector(d)`; without it, skip the cast.
+        const distance = hasAnnIndex ? `embedding::vector(${dimensions}) <=> $2::vector(${dimensions})` : 'embedding <=> $2::vector';
         const result = await tx.query<RecordRow & { distance: number | null }>(
-          `SELECT ${COLUMNS}, embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) AS distance
-           FROM ${records} WHERE agent_id = $1
-           ORDER BY embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) LIMIT $3`,
+          // Rank on (id, distance) first: converting every candidate's vector to text before the
+          // sort would cost more than the distances themselves.
+          `WITH nearest AS (SELECT id, ${distance} AS distance FROM ${records} WHERE agent_id = $1 ORDER BY ${distance} LIMIT $3)
+           SELECT ${columns('r.')}, nearest.distance FROM nearest JOIN ${records} r ON r.id = nearest.id ORDER BY nearest.distance`,
           [agentId, literal, fetchCount],
         );
         return result.rows;
@@ -389,6 +404,49 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       if (hits[hits.length - 1]!.score < hits[limit - 1]!.score - 1e-6) return hits.slice(0, limit);
       count *= 4;
     }
+  }
+
+  /**
+   * Without pgvector: stream the agent's vectors (bytea, 4 bytes a dimension) and keep the exact
+   * top `limit` by cosine in JS, ties by id; then load those records.
+   */
+  async function semanticInJs(agentId: string, vector: Float32Array, queryNorm: number, limit: number): Promise<MemoryHit[]> {
+    const { rows } = await client.query<{ id: string; embedding: Uint8Array; embedding_norm: number }>(
+      `SELECT id, embedding, embedding_norm FROM ${records} WHERE agent_id = $1`,
+      [agentId],
+    );
+    const top: { id: string; score: number }[] = [];
+    const d = vector.length;
+    for (const row of rows) {
+      const bytes = row.embedding;
+      const rowNorm = Number(row.embedding_norm);
+      let score = 0;
+      if (rowNorm !== 0 && queryNorm !== 0) {
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        let dot = 0;
+        for (let i = 0; i < d; i++) dot += vector[i]! * view.getFloat32(i * 4, true);
+        score = dot / (rowNorm * queryNorm);
+      }
+      if (top.length === limit) {
+        const worst = top[limit - 1]!;
+        if (score < worst.score || (score === worst.score && row.id > worst.id)) continue;
+      }
+      let position = top.length;
+      while (position > 0) {
+        const previous = top[position - 1]!;
+        if (previous.score > score || (previous.score === score && previous.id < row.id)) break;
+        position--;
+      }
+      top.splice(position, 0, { id: row.id, score });
+      if (top.length > limit) top.pop();
+    }
+    if (top.length === 0) return [];
+    const { rows: full } = await client.query<RecordRow>(`SELECT ${COLUMNS} FROM ${records} WHERE id = ANY($1::text[])`, [top.map((hit) => hit.id)]);
+    const byId = new Map(full.map((row) => [row.id, fromRow(row)]));
+    return top.flatMap((hit) => {
+      const record = byId.get(hit.id);
+      return record ? [{ record, score: hit.score }] : [];
+    });
   }
 
   return {
