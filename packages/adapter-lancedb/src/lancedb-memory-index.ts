@@ -459,7 +459,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
         guard('copyAgent', async () => {
           const current = table;
           if (!current) return { copied: 0 };
-          const rows = await current.query().where(agentFilter(fromAgentId)).select([...RECORD_COLUMNS, 'terms']).toArray();
+          const rows = await current.query().where(agentFilter(fromAgentId)).select(RECORD_COLUMNS).toArray();
           if (rows.length === 0) return { copied: 0 };
           const schema = await current.schema();
           const copies = rows.map((row: Record<string, unknown>) => ({

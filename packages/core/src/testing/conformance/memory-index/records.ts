@@ -207,7 +207,7 @@ export function recordCases(test: MemoryIndexCase): void {
   });
 
   test('persistence: a second instance sees records, deletions and the fingerprint', async ({ index, reopen }) => {
-    if (!reopen) return;
+    if (!reopen) throw new Error('persistence cases need `reopen`');
     const kept = memory({ text: 'Caroline moved to Sweden', vector: axis(7) });
     const deleted = memory({ text: 'Caroline moved to Norway', vector: axis(7), source: turnSource('thread_GONE') });
     const elsewhere = memory({ agentId: OTHER_AGENT, text: 'Caroline moved to Sweden', vector: axis(7) });
