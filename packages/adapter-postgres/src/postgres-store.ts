@@ -513,6 +513,13 @@ function areas(db: SqlClient): StoreAreas {
         for (const row of rows) counts[row.state] = Number(row.n);
         return counts;
       },
+      async countCommittedTurns({ agentId }) {
+        const { rows } = await db.query<{ n: string }>(
+          "SELECT count(*) AS n FROM job_turns t JOIN jobs j ON j.id = t.job_id WHERE j.agent_id = $1 AND t.state = 'committed'",
+          [agentId],
+        );
+        return Number(rows[0]?.n ?? 0);
+      },
       async cancelForThread({ threadId, at }) {
         const { rows } = await db.query<{ id: string }>(
           `UPDATE jobs SET status = 'cancelled', updated_at = $2 WHERE thread_id = $1 AND status NOT IN ${FINAL} RETURNING id`,

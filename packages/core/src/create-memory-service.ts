@@ -1,4 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { createAgents } from './agents/agents.js';
+import { createChat } from './chat/chat.js';
+import { extractiveLanguageModel } from './chat/extractive-language-model.js';
+import { hashedNgramEmbedder } from './embedding/hashed-ngram-embedder.js';
+import { inMemoryBlobs } from './in-memory/in-memory-blobs.js';
+import { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
+import { AnswerGate } from './limits/answer-gate.js';
+import { defaultMemoryWriter } from './memory/default-memory-writer.js';
+import { IngestionScheduler } from './observations/ingestion.js';
+import { createObservations } from './observations/observations.js';
+import type { BlobStore } from './ports/blob-store.js';
+import type { Embedder } from './ports/embedder.js';
+import type { LanguageModel } from './ports/language-model.js';
+import type { MemoryIndex } from './ports/memory-index.js';
+import type { MemoryWriter } from './ports/memory-writer.js';
+import type { Ocr } from './ports/ocr.js';
 import { authenticate, type AuthenticateRequest } from './auth/authenticate.js';
 import type { Caller } from './auth/caller.js';
 import { describeSession } from './auth/session.js';
@@ -17,6 +33,18 @@ import { createThreads } from './threads/threads.js';
 export type MemoryServiceOptions = {
   /** Transactional state. */
   store: Store;
+  /** Where memories live. @default inMemoryMemoryIndex() */
+  index?: MemoryIndex;
+  /** Original documents, figure crops, images. @default inMemoryBlobs() */
+  blobs?: BlobStore;
+  /** @default hashedNgramEmbedder() (offline, deterministic) */
+  embedder?: Embedder;
+  /** Writes answers. @default extractiveLanguageModel() (offline) */
+  model?: LanguageModel;
+  /** Turns -> memories. @default defaultMemoryWriter() (offline, verbatim with resolved dates) */
+  writer?: MemoryWriter;
+  /** Text recognition for scans; null leaves scans refused with `document_needs_ocr`. @default null */
+  ocr?: Ocr | null;
   /** @default systemClock */
   clock?: Clock;
   /** @default prefixed monotonic ULIDs driven by `clock` */
@@ -43,6 +71,13 @@ export function createMemoryService(options: MemoryServiceOptions) {
   const logger = options.logger ?? stderrLogger;
   const context: ServiceContext = {
     store: options.store,
+    index: options.index ?? inMemoryMemoryIndex(),
+    blobs: options.blobs ?? inMemoryBlobs(),
+    embedder: options.embedder ?? hashedNgramEmbedder(),
+    model: options.model ?? extractiveLanguageModel(),
+    writer: options.writer ?? defaultMemoryWriter(),
+    ocr: options.ocr ?? null,
+    instanceId: `worker_${randomUUID()}`,
     clock,
     ids: options.ids ?? createIdGenerator(() => clock.now()),
     defaultLimits: { ...DEFAULT_LIMITS, ...options.limits },
@@ -51,11 +86,29 @@ export function createMemoryService(options: MemoryServiceOptions) {
     nowIso: () => new Date(clock.now()).toISOString(),
   };
 
+  const scheduler = new IngestionScheduler(context);
+  const observations = createObservations(context, scheduler);
+  const chat = createChat(context, observations, new AnswerGate());
   const agents = createAgents(context, {
-    initialize: async () => ({ resumedFromTurn: 0 }),
-    destroy: async () => {},
+    // restore_from: copy the other agent's memories; it had learned its own turns plus what it restored.
+    async initialize(agent) {
+      if (agent.restoreFrom === null) return { resumedFromTurn: 0 };
+      const source = await context.store.agents.get({ organizationId: agent.organizationId, agentId: agent.restoreFrom });
+      if (!source) throw new Error(`restore source ${agent.restoreFrom} vanished`);
+      await context.index.deleteBy({ agentId: agent.id });
+      await context.index.copyAgent({ fromAgentId: source.id, toAgentId: agent.id, toOrganizationId: agent.organizationId, newId: () => context.ids('mem_') });
+      return { resumedFromTurn: source.resumedFromTurn + (await context.store.jobs.countCommittedTurns({ agentId: source.id })) };
+    },
+    async destroy(agent) {
+      await context.index.deleteBy({ agentId: agent.id });
+    },
   });
-  const threads = createThreads(context, { destroy: async () => {} });
+  const threads = createThreads(context, {
+    async destroy(thread) {
+      await context.store.jobs.cancelForThread({ threadId: thread.id, at: context.nowIso() });
+      await context.index.deleteBy({ agentId: thread.agentId, threadId: thread.id });
+    },
+  });
   let started = false;
 
   return {
@@ -67,7 +120,21 @@ export function createMemoryService(options: MemoryServiceOptions) {
       update: agents.update,
       delete: agents.delete,
     },
-    threads: { create: threads.create, get: threads.get, delete: threads.delete },
+    threads: { create: threads.create, get: threads.get, delete: threads.delete, learning: observations.learningRecord },
+    /** `POST .../observe` (202). */
+    observe: observations.observe,
+    /** `GET .../observe/{observation_id}/status`. */
+    observationStatus: observations.status,
+    /** `POST .../chat`. */
+    chat: chat.chat,
+    /** `POST .../chat/stream`: an async iterable of stream events. */
+    chatStream: chat.chatStream,
+    /** `POST .../observe-and-respond`. */
+    observeAndRespond: chat.observeAndRespond,
+    /** `POST .../observe-and-enrich`. */
+    observeAndEnrich: chat.observeAndEnrich,
+    /** The hybrid retrieval chat uses, scored directly (evaluation, custom answerers). */
+    retrieve: chat.retrieve,
 
     /** Resolves the caller of a request; throws 401/400 per the spec's Authentication rules. */
     authenticate: (request: AuthenticateRequest): Promise<Caller> => authenticate(context, request),
@@ -83,22 +150,34 @@ export function createMemoryService(options: MemoryServiceOptions) {
     async start(): Promise<void> {
       if (started) return;
       await context.store.init();
+      await context.index.init();
+      await context.blobs.init?.();
       started = true;
       for (const agent of await context.store.agents.listByStatus({ statuses: ['initializing', 'deleting'] })) {
         if (agent.status === 'initializing') context.background.run('agent initialize', { agentId: agent.id }, () => agents.initialize(agent));
         else context.background.run('agent delete', { agentId: agent.id }, () => agents.destroy(agent));
       }
+      await scheduler.start();
     },
 
     /** Waits for background work, then closes the ports. */
     async stop(): Promise<void> {
+      await scheduler.stop();
       await context.background.drain();
-      if (started) await context.store.close();
+      if (started) {
+        await context.index.close();
+        await context.blobs.close?.();
+        await context.ocr?.close?.();
+        await context.store.close();
+      }
       started = false;
     },
 
-    /** Resolves when background work started so far has settled (tests, graceful shutdown). */
-    idle: () => context.background.drain(),
+    /** Resolves when background work and learning started so far have settled (tests). */
+    async idle(): Promise<void> {
+      await context.background.drain();
+      await scheduler.idle();
+    },
   };
 }
 

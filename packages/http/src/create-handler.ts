@@ -4,6 +4,7 @@ import { ServiceError, stderrLogger, type Logger, type MemoryService } from '@me
 import { createRouter, dispatch, routeNotFound } from './dispatch.js';
 import { errorResponse } from './error-response.js';
 import { headerRecord, readJsonBody } from './node/read-request.js';
+import { writeSse } from './node/sse.js';
 import { writeJson } from './node/write-response.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { ROUTES } from './routes/index.js';
@@ -79,7 +80,8 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
         readBody: () => readJsonBody(request, maxJsonBytes),
         signal: abort.signal,
       });
-      writeJson(response, result, requestId);
+      if ('stream' in result) await writeSse(response, result, requestId);
+      else writeJson(response, result, requestId);
     } catch (error) {
       writeJson(response, errorResponse(error, requestId, logger), requestId);
     }

@@ -33,9 +33,10 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { version: 
       const query = toSchema(route.query, 'input') as { properties?: Record<string, JsonSchema> };
       for (const [name, schema] of Object.entries(query.properties ?? {})) parameters.push({ name, in: 'query', required: false, schema });
     }
-    const responses: Record<string, unknown> = {
-      [route.status]: { description: route.summary, content: { 'application/json': { schema: toSchema(route.response, 'output') } } },
-    };
+    const success = route.streams
+      ? { 'text/event-stream': { schema: { type: 'string', description: 'events: context, delta, done (data: the schema below), error' } }, 'application/json': { schema: toSchema(route.response, 'output') } }
+      : { 'application/json': { schema: toSchema(route.response, 'output') } };
+    const responses: Record<string, unknown> = { [route.status]: { description: route.summary, content: success } };
     for (const status of [...route.errors, 401, 503].sort()) {
       const codes = Object.entries(ERROR_CODES)
         .filter(([code, entry]) => entry.status === status || (code === 'invalid_request' && status === 422))

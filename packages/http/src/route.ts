@@ -17,7 +17,15 @@ export type RouteInput = {
 };
 
 /** A JSON result; the HTTP layer adds `X-Request-Id` and writes it. */
-export type RouteResult = { status: number; body: unknown; headers?: Record<string, string> };
+export type JsonResult = { status: number; body: unknown; headers?: Record<string, string> };
+
+/** One server-sent event: `event:` name and JSON `data:`. */
+export type SseEvent = { event: string; data: unknown };
+
+/** A `text/event-stream` result; the stream ends when the iterable does. */
+export type StreamResult = { status: number; stream: AsyncIterable<SseEvent>; headers?: Record<string, string> };
+
+export type RouteResult = JsonResult | StreamResult;
 
 /**
  * One endpoint. The table of these is the only place routes exist: dispatch, the Node listener
@@ -35,8 +43,10 @@ export type Route = {
   body?: z.ZodType;
   /** Query schema, for OpenAPI (the service validates). */
   query?: z.ZodType;
-  /** Success body schema, for OpenAPI. */
+  /** Success body schema, for OpenAPI (for a stream: the schema of its final `done` event). */
   response: z.ZodType;
+  /** True when the success response is `text/event-stream`. */
+  streams?: boolean;
   /** Headers the operation reads besides `Authorization`, for OpenAPI. */
   headers?: readonly ('X-SP-End-User' | 'Idempotency-Key')[];
   /** Error statuses documented for the operation (401 and 503 are on every route). */

@@ -127,15 +127,15 @@ async function runAdmin(location: StateLocation, command: AdminCommand, args: Re
       return reply.result;
     }
   }
-  const service = await composeService(location, silentLogger);
-  await service.start();
+  const composed = await composeService(location, silentLogger);
+  await composed.service.start();
   try {
-    return await runAdminCommand(service, command, args);
+    return await runAdminCommand(composed.service, command, args);
   } catch (error) {
     if (isServiceError(error)) throw new AdminError(error.code, error.message);
     throw error;
   } finally {
-    await service.stop();
+    await composed.close();
   }
 }
 

@@ -1,7 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createMemoryService, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
-import { postgresStore } from '@memory-agents/adapter-postgres';
+import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
+import { openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
+import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
+import { tesseractOcr } from '@memory-agents/ocr-tesseract';
 
 /** Where the server keeps its state: one data dir (embedded default) or a PostgreSQL database. */
 export type StateLocation = { dataDir: string; databaseUrl?: undefined } | { databaseUrl: string; dataDir?: string };
@@ -15,20 +17,53 @@ export function dataPaths(dataDir: string) {
   return {
     root,
     pgdata: join(root, 'pgdata'),
+    lancedb: join(root, 'lancedb'),
+    blobs: join(root, 'blobs'),
     controlSocket: join(root, 'control.sock'),
     pidFile: join(root, 'server.pid'),
   };
 }
 
+/** A composed service and what closes everything it opened. */
+export type ComposedService = { service: MemoryService; close(): Promise<void> };
+
 /**
- * The composition root: the service on the embedded default (PGlite in the data dir) or on
- * PostgreSQL. The caller runs `service.start()`.
+ * The composition root.
+ * - Embedded default (`dataDir`): PGlite for state, LanceDB for the memory index and plain files
+ *   for blobs, all inside the data dir; offline tesseract OCR.
+ * - PostgreSQL (`databaseUrl`): state and memory index in the database (pgvector when installed,
+ *   an exact fallback otherwise), so many processes share them; blobs in the data dir (put it on
+ *   shared storage when processes run on several machines).
+ * The caller runs `service.start()`.
  */
-export async function composeService(location: StateLocation, logger: Logger = stderrLogger): Promise<MemoryService> {
-  if (location.databaseUrl !== undefined) {
-    return createMemoryService({ store: postgresStore({ connectionString: location.databaseUrl }), logger });
-  }
-  const paths = dataPaths(location.dataDir);
+export async function composeService(location: StateLocation, logger: Logger = stderrLogger): Promise<ComposedService> {
+  const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
-  return createMemoryService({ store: postgresStore({ dataDir: paths.pgdata }), logger });
+  const blobs = fileSystemBlobs({ directory: paths.blobs });
+  const ocr = tesseractOcr();
+  if (location.databaseUrl !== undefined) {
+    const client = await openSqlClient({ connectionString: location.databaseUrl });
+    const service = createMemoryService({
+      store: postgresStore({ client }),
+      index: postgresMemoryIndex({ client }),
+      blobs,
+      ocr,
+      logger,
+    });
+    return {
+      service,
+      async close() {
+        await service.stop();
+        await client.close();
+      },
+    };
+  }
+  const service = createMemoryService({
+    store: postgresStore({ dataDir: paths.pgdata }),
+    index: lancedbMemoryIndex({ uri: paths.lancedb }),
+    blobs,
+    ocr,
+    logger,
+  });
+  return { service, close: () => service.stop() };
 }

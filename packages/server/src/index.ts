@@ -1,3 +1,3 @@
 export { startServer, type RunningServer, type StartServerOptions } from './start-server.js';
-export { composeService, dataPaths, DEFAULT_DATA_DIR, type StateLocation } from './compose.js';
+export { composeService, dataPaths, DEFAULT_DATA_DIR, type ComposedService, type StateLocation } from './compose.js';
 export { runAdminCommand, type AdminCommand } from './admin-commands.js';

@@ -30,7 +30,8 @@ export type RunningServer = {
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const logger = options.logger ?? stderrLogger;
-  const service = await composeService(options, logger);
+  const composed = await composeService(options, logger);
+  const service = composed.service;
   await service.start();
 
   let firstKey: RunningServer['firstKey'] = null;
@@ -68,7 +69,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           server.closeIdleConnections();
         });
         if (control) await new Promise<void>((resolve) => control!.close(() => resolve()));
-        await service.stop();
+        await composed.close();
         if (paths) {
           await rm(paths.controlSocket, { force: true });
           await rm(paths.pidFile, { force: true });

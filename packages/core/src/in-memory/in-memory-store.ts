@@ -302,6 +302,15 @@ function areas(get: () => State): StoreAreas {
         for (const turn of get().turns.get(jobId) ?? []) counts[turn.state]++;
         return counts;
       },
+      async countCommittedTurns({ agentId }) {
+        const state = get();
+        let count = 0;
+        for (const job of state.jobs.values()) {
+          if (job.agentId !== agentId) continue;
+          for (const turn of state.turns.get(job.id) ?? []) if (turn.state === 'committed') count++;
+        }
+        return count;
+      },
       async cancelForThread({ threadId, at }) {
         const cancelled: string[] = [];
         for (const job of get().jobs.values()) {

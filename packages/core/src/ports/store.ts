@@ -321,6 +321,8 @@ export type JobStore = {
   setTurnStates(request: { jobId: string; turnIndexes: number[]; state: TurnState; failureReason?: string | null }): Promise<void>;
   /** Counts of the job's turns per state. */
   turnCounts(request: { jobId: string }): Promise<Record<TurnState, number>>;
+  /** Turns of the agent's jobs in state `committed` (what the agent has learned). */
+  countCommittedTurns(request: { agentId: string }): Promise<number>;
   /** Marks every non-final job of the thread cancelled (thread deletion). Resolves their ids. */
   cancelForThread(request: { threadId: string; at: string }): Promise<string[]>;
 };

@@ -65,7 +65,8 @@ export const chatBody = z
   .object({
     turn_id: z.string().min(1).max(200),
     message: z.string().min(1).max(2000),
-    images: z.array(imageId).max(10).optional(),
+    // The count of distinct images is a limit of the organization (413 when over), not a schema rule.
+    images: z.array(imageId).max(1000).optional(),
     answer_length: z.enum(['brief', 'standard', 'detailed']).default('standard'),
     max_context_chars: z.number().int().min(100).max(100_000).optional(),
   })
@@ -120,3 +121,50 @@ export type ObserveBody = z.infer<typeof observeBody>;
 export type ObservationStatusBody = z.infer<typeof observationStatus>;
 export type ChatBody = z.infer<typeof chatBody>;
 export type ChatResponseBody = z.infer<typeof chatResponse>;
+
+export const learningRecordResponse = z
+  .object({
+    agent_id: agentId,
+    thread_id: threadId,
+    entries: z.array(
+      z
+        .object({
+          observation_id: observationId,
+          not_learned_turns: z.array(turnRange),
+          reason: z.string(),
+          message: z.string(),
+          refunded_credits: decimalString.nullable(),
+          action: z.literal('resend'),
+          created_at: dateTime,
+        })
+        .strict(),
+    ),
+    next_cursor: z.string().nullable(),
+  })
+  .strict()
+  .meta({ id: 'ThreadLearningRecord' });
+
+export const learningQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: z.string().regex(/^[1-9][0-9]{0,15}$/, 'not a value returned as next_cursor').optional(),
+  })
+  .strict();
+
+export const observeAndRespondResponse = chatResponse.extend({ observation_id: observationId }).strict().meta({ id: 'ObserveAndRespondResponse' });
+
+export const observeAndEnrichResponse = z
+  .object({
+    agent_id: agentId,
+    thread_id: threadId,
+    turn_id: z.string(),
+    memory_context: z.string(),
+    citations: z.array(citation),
+    stages: z.array(stage),
+    observation_id: observationId,
+  })
+  .strict()
+  .meta({ id: 'ObserveAndEnrichResponse' });
+
+export type ChatLearningItem = z.infer<typeof chatLearningItem>;
+export type CitationBody = z.infer<typeof citation>;

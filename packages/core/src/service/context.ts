@@ -1,6 +1,12 @@
 import type { IdGenerator } from '../ids/index.js';
 import type { Limits } from '../limits/index.js';
 import type { Clock } from '../ports/clock.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { Embedder } from '../ports/embedder.js';
+import type { LanguageModel } from '../ports/language-model.js';
+import type { MemoryIndex } from '../ports/memory-index.js';
+import type { MemoryWriter } from '../ports/memory-writer.js';
+import type { Ocr } from '../ports/ocr.js';
 import type { Store } from '../ports/store.js';
 import type { BackgroundTasks } from './background.js';
 import type { Logger } from './logger.js';
@@ -8,6 +14,14 @@ import type { Logger } from './logger.js';
 /** What every operation of the service reaches; built once by `createMemoryService`. */
 export type ServiceContext = {
   readonly store: Store;
+  readonly index: MemoryIndex;
+  readonly blobs: BlobStore;
+  readonly embedder: Embedder;
+  readonly model: LanguageModel;
+  readonly writer: MemoryWriter;
+  readonly ocr: Ocr | null;
+  /** Identifies this process as a lease holder. */
+  readonly instanceId: string;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly defaultLimits: Limits;

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { RouteResult } from '../route.js';
+import type { JsonResult } from '../route.js';
 
 /** Writes a JSON result. No CORS headers are ever sent (spec "Authentication" 9). */
-export function writeJson(response: ServerResponse, result: RouteResult, requestId: string): void {
+export function writeJson(response: ServerResponse, result: JsonResult, requestId: string): void {
   if (response.headersSent) {
     response.end();
     return;

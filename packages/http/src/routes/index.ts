@@ -1,7 +1,8 @@
 import type { Route } from '../route.js';
 import { agentRoutes } from './agents.js';
+import { observationRoutes } from './observations.js';
 import { sessionRoutes } from './session.js';
 import { threadRoutes } from './threads.js';
 
 /** Every route of the `/v1` API. */
-export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes];
+export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes];

@@ -106,6 +106,8 @@ export function jobCases(test: ReturnType<typeof storeCase>) {
       ['pending', null],
     ]);
     expect((await store.jobs.get({ agentId: a.id, jobId: j.id }))?.turnsProcessed).toBe(2);
+    expect(await store.jobs.countCommittedTurns({ agentId: a.id })).toBe(1);
+    expect(await store.jobs.countCommittedTurns({ agentId: 'agent_other' })).toBe(0);
   });
 
   test('jobs: cancelForThread cancels only unfinished jobs of that thread', async ({ store }) => {

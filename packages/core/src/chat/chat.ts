@@ -1,0 +1,313 @@
+import { findReadyAgent, findThread } from '../agents/lookup.js';
+import type { Caller } from '../auth/caller.js';
+import { ServiceError, isServiceError } from '../errors/index.js';
+import type { AnswerGate } from '../limits/answer-gate.js';
+import { activityEntry } from '../logs/activity.js';
+import type { NewTurn, Observations } from '../observations/observations.js';
+import { LanguageModelError, type AnswerContextItem, type GenerateRequest } from '../ports/language-model.js';
+import type { AgentRecord, ThreadRecord } from '../ports/store.js';
+import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult } from '../retrieval/retrieve.js';
+import { chatBody, observeAndEnrichBody, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
+import type { ServiceContext } from '../service/context.js';
+import { parseBody } from '../validation/parse.js';
+import { citationOf } from './citations.js';
+
+/** Events of `chat/stream` (DESIGN "Decisions"). */
+export type ChatStreamEvent =
+  | { event: 'context'; data: { memory_context: string; citations: CitationBody[] } }
+  | { event: 'delta'; data: { text: string } }
+  | { event: 'done'; data: ChatResponseBody }
+  | { event: 'error'; data: { error: string; code: string } };
+
+type Stage = { name: string; duration_ms: number };
+
+/** Times one stage; the durations are whole milliseconds. */
+async function timed<T>(stages: Stage[], name: string, work: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await work();
+  } finally {
+    stages.push({ name, duration_ms: Math.max(0, Math.round(performance.now() - start)) });
+  }
+}
+
+export function createChat(context: ServiceContext, observations: Observations, gate: AnswerGate) {
+  /** Validation and lookups shared by every answering call; throws before any work is done. */
+  async function open(caller: Caller, agentId: string, threadId: string, body: unknown) {
+    const input = parseBody(chatBody, body);
+    const agent = await findReadyAgent(context, caller, agentId);
+    const thread = await findThread(context, caller, agent, threadId);
+    await checkImages(caller, input.images ?? []);
+    return { input, agent, thread };
+  }
+
+  async function checkImages(caller: Caller, images: string[]): Promise<void> {
+    const distinct = [...new Set(images)];
+    if (distinct.length > caller.limits.maxImagesPerTurn) {
+      throw new ServiceError('payload_too_large', `A chat turn may name at most ${caller.limits.maxImagesPerTurn} images; it named ${distinct.length}. Nothing was cut.`);
+    }
+    // Images are accepted only once uploaded; none is stored under these ids for this organization.
+    if (distinct.length > 0) throw new ServiceError('not_found', `Image ${distinct[0]} was not found.`);
+  }
+
+  async function recall(agent: AgentRecord, message: string, maxContextChars: number | undefined): Promise<RetrievalResult> {
+    return retrieve(context.index, context.embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS });
+  }
+
+  function generateRequest(input: ChatBody, retrieval: RetrievalResult, signal: AbortSignal | undefined): GenerateRequest {
+    const items: AnswerContextItem[] = retrieval.packed.map((item, i) => ({
+      number: i + 1,
+      text: item.record.text,
+      speaker: item.record.speaker,
+      occurredAt: item.record.occurredAt,
+      label: sourceLabel(item.record),
+    }));
+    const numbered = items.map((item) => `[${item.number}] ${item.text}`).join('\n');
+    return {
+      messages: [
+        {
+          role: 'system',
+          content: `Answer from the numbered memory items only and cite them as [n]. Answer length: ${input.answer_length}.\n\nMemory:\n${numbered || '(nothing relevant)'}`,
+        },
+        { role: 'user', content: input.message },
+      ],
+      task: { kind: 'answer', question: input.message, items, answerLength: input.answer_length },
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  /** Citations of the items the answer relies on (all packed items when the model names none). */
+  async function citationsFor(retrieval: RetrievalResult, citedItems: number[] | undefined): Promise<CitationBody[]> {
+    const chosen = citedItems === undefined ? retrieval.packed : citedItems.map((n) => retrieval.packed[n - 1]).filter((item) => item !== undefined);
+    const citations: CitationBody[] = [];
+    const seen = new Set<string>();
+    for (const item of chosen) {
+      const citation = await citationOf(context, item.record);
+      const key = `${citation.source_id}|${citation.label}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      citations.push(citation);
+    }
+    return citations;
+  }
+
+  async function contextCitations(retrieval: RetrievalResult): Promise<CitationBody[]> {
+    return citationsFor(retrieval, undefined);
+  }
+
+  /** Records the turn as thread messages and activity entries; reports unreported failed turns. */
+  async function record(caller: Caller, agent: AgentRecord, thread: ThreadRecord, message: string, answer: string, citations: CitationBody[], route: 'chat' | 'chat_stream' | 'observe_and_respond') {
+    const now = context.nowIso();
+    await context.store.messages.append({
+      messages: [
+        { threadId: thread.id, agentId: agent.id, speaker: 'user', text: message, timestamp: now, sourceIds: [] },
+        { threadId: thread.id, agentId: agent.id, speaker: 'agent', text: answer, timestamp: now, sourceIds: [...new Set(citations.map((c) => c.source_id))] },
+      ],
+    });
+    await context.store.logs.append({
+      entries: [
+        activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route, direction: 'user' }),
+        activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route, direction: 'agent' }),
+      ],
+    });
+    return learningItems(thread);
+  }
+
+  async function learningItems(thread: ThreadRecord): Promise<ChatLearningItem[]> {
+    const records = await context.store.learning.takeUnreported({ threadId: thread.id });
+    return records.map((learning) => ({
+      request_id: learning.requestId,
+      role: 'user',
+      status: 'not_learned',
+      reason: learning.reason,
+      message: learning.message,
+      refunded_credits: learning.refundedCredits ?? '0',
+      action: 'resend',
+    }));
+  }
+
+  function modelFailure(error: unknown): never {
+    if (isServiceError(error)) throw error;
+    if (error instanceof Error && error.name === 'AbortError') throw error;
+    const detail = error instanceof LanguageModelError ? ` (${error.kind})` : '';
+    throw new ServiceError('answer_model_unavailable', `The model that writes answers could not be reached${detail}; the turn produced no answer.`, { cause: error });
+  }
+
+  /** The whole answering operation, streaming or not, while holding an answer place. */
+  async function answer(
+    caller: Caller,
+    opened: Awaited<ReturnType<typeof open>>,
+    route: 'chat' | 'chat_stream' | 'observe_and_respond',
+    signal: AbortSignal | undefined,
+    onContext?: (memoryContext: string, citations: CitationBody[]) => void,
+    onDelta?: (text: string) => void,
+  ): Promise<ChatResponseBody> {
+    const started = performance.now();
+    const { input, agent, thread } = opened;
+    const stages: Stage[] = [];
+    const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
+    if (onContext) onContext(retrieval.memoryContext, await contextCitations(retrieval));
+    const request = generateRequest(input, retrieval, signal);
+    const generated = await timed(stages, 'generate', async () => {
+      try {
+        if (!onDelta) return await context.model.generate(request);
+        let text = '';
+        for await (const delta of context.model.stream(request)) {
+          text += delta;
+          onDelta(delta);
+        }
+        return { text, citedItems: citedNumbers(text, retrieval.packed.length) };
+      } catch (error) {
+        return modelFailure(error);
+      }
+    });
+    const citations = await citationsFor(retrieval, generated.citedItems);
+    const learning = await timed(stages, 'record', () => record(caller, agent, thread, input.message, generated.text, citations, route));
+    return {
+      agent_id: agent.id,
+      thread_id: thread.id,
+      turn_id: input.turn_id,
+      message: generated.text,
+      memory_context: retrieval.memoryContext,
+      model: context.model.id,
+      duration_ms: Math.max(0, Math.round(performance.now() - started)),
+      stages,
+      citations,
+      learning,
+    };
+  }
+
+  return {
+    /** `POST .../chat`: retrieve, generate, record, cite: one operation. */
+    async chat(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<ChatResponseBody> {
+      const opened = await open(caller, agentId, threadId, body);
+      const release = gate.acquire(caller.organizationId, caller.subjectId);
+      try {
+        return await answer(caller, opened, 'chat', signal);
+      } finally {
+        release();
+      }
+    },
+
+    /**
+     * `POST .../chat/stream`. Everything that can be refused is refused before the first event
+     * (thrown); after that, a failure is an `error` event. The answer place is held until the
+     * stream ends or the consumer stops reading.
+     */
+    async chatStream(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<AsyncIterable<ChatStreamEvent>> {
+      const opened = await open(caller, agentId, threadId, body);
+      const release = gate.acquire(caller.organizationId, caller.subjectId);
+      return (async function* events(): AsyncGenerator<ChatStreamEvent> {
+        const queue: ChatStreamEvent[] = [];
+        let wake: (() => void) | null = null;
+        let finished = false;
+        const push = (event: ChatStreamEvent) => {
+          queue.push(event);
+          wake?.();
+        };
+        const work = answer(
+          caller,
+          opened,
+          'chat_stream',
+          signal,
+          (memoryContext, citations) => push({ event: 'context', data: { memory_context: memoryContext, citations } }),
+          (text) => push({ event: 'delta', data: { text } }),
+        )
+          .then((response) => push({ event: 'done', data: response }))
+          .catch((error: unknown) => {
+            const serviceError = isServiceError(error) ? error : new ServiceError('internal_error', 'The answer failed.');
+            if (!isServiceError(error)) context.logger.error('chat stream failed', { error: String(error) });
+            push({ event: 'error', data: { error: serviceError.message, code: serviceError.code } });
+          })
+          .finally(() => {
+            finished = true;
+            wake?.();
+          });
+        try {
+          for (;;) {
+            while (queue.length > 0) yield queue.shift()!;
+            if (finished) break;
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+            wake = null;
+          }
+          await work;
+        } finally {
+          release();
+        }
+      })();
+    },
+
+    /** `POST .../observe-and-respond`: answers like chat and learns the message and the answer. */
+    async observeAndRespond(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal) {
+      const opened = await open(caller, agentId, threadId, body);
+      const release = gate.acquire(caller.organizationId, caller.subjectId);
+      try {
+        const response = await answer(caller, opened, 'observe_and_respond', signal);
+        const now = context.nowIso();
+        const turns: NewTurn[] = [
+          { speaker: 'user', text: opened.input.message, timestamp: now, tags: [] },
+          { speaker: 'agent', text: response.message, timestamp: now, tags: [] },
+        ];
+        // Answering calls run while the agent learns something else: this job queues behind it.
+        const job = await observations.enqueue(caller, opened.thread, turns, { kind: 'respond', onlyIfIdle: false });
+        return { ...response, observation_id: job.id };
+      } finally {
+        release();
+      }
+    },
+
+    /** `POST .../observe-and-enrich`: learns the message and returns memory context, no answer. */
+    async observeAndEnrich(caller: Caller, agentId: string, threadId: string, body: unknown) {
+      const input = parseBody(observeAndEnrichBody, body);
+      const agent = await findReadyAgent(context, caller, agentId);
+      const thread = await findThread(context, caller, agent, threadId);
+      const release = gate.acquire(caller.organizationId, caller.subjectId);
+      try {
+        const stages: Stage[] = [];
+        const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
+        const citations = await contextCitations(retrieval);
+        const job = await timed(stages, 'record', async () => {
+          const created = await observations.enqueue(caller, thread, [{ speaker: 'user', text: input.message, timestamp: context.nowIso(), tags: [] }], {
+            kind: 'respond',
+            onlyIfIdle: false,
+          });
+          await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe_and_enrich' })] });
+          return created;
+        });
+        return {
+          agent_id: agent.id,
+          thread_id: thread.id,
+          turn_id: input.turn_id,
+          memory_context: retrieval.memoryContext,
+          citations,
+          stages,
+          observation_id: job.id,
+        };
+      } finally {
+        release();
+      }
+    },
+
+    /** The retrieval chat uses, for callers (and the evaluation harness) that score it directly. */
+    async retrieve(caller: Caller, agentId: string, query: string, maxContextChars = DEFAULT_MAX_CONTEXT_CHARS): Promise<RetrievalResult> {
+      const agent = await findReadyAgent(context, caller, agentId);
+      return recall(agent, query, maxContextChars);
+    },
+  };
+}
+
+/** `[n]` markers of a streamed answer, in range, in order of first appearance. */
+function citedNumbers(text: string, count: number): number[] {
+  const numbers: number[] = [];
+  for (const match of text.matchAll(/\[(\d+(?:\s*,\s*\d+)*)\]/g)) {
+    for (const part of match[1]!.split(',')) {
+      const n = Number(part.trim());
+      if (n >= 1 && n <= count && !numbers.includes(n)) numbers.push(n);
+    }
+  }
+  return numbers;
+}
+
+export type Chat = ReturnType<typeof createChat>;

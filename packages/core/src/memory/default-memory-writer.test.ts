@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { defaultMemoryWriter, splitText } from './default-memory-writer.js';
+import { dateKeywords, resolveRelativeDates } from './relative-dates.js';
+
+const source = { kind: 'turn' as const, threadId: 'thread_x', observationId: 'obs_x', turnIndex: 0 };
+
+describe('resolveRelativeDates', () => {
+  // 2023-05-08 is a Monday.
+  const monday = new Date('2023-05-08T13:56:00Z');
+  it.each([
+    ['I went yesterday', '2023-05-07', 'day'],
+    ['see you tomorrow', '2023-05-09', 'day'],
+    ['we met last week', '2023-05-01', 'week'],
+    ['next month we move', '2023-06-01', 'month'],
+    ['last year was hard', '2022-01-01', 'year'],
+    ['3 days ago I ran', '2023-05-05', 'day'],
+    ['two weeks ago', '2023-04-24', 'week'],
+    ['a couple of days ago', '2023-05-06', 'day'],
+    ['last Friday', '2023-05-05', 'day'],
+    ['next Monday', '2023-05-15', 'day'],
+    ['last Monday', '2023-05-01', 'day'],
+    ['the day before yesterday', '2023-05-06', 'day'],
+  ])('resolves %s', (text, date, granularity) => {
+    expect(resolveRelativeDates(text, monday)[0]).toMatchObject({ date, granularity });
+  });
+
+  it('finds nothing in text without relative dates', () => {
+    expect(resolveRelativeDates('I love painting sunsets', monday)).toEqual([]);
+  });
+
+  it('writes date keywords findable by ISO date, day, month and weekday', () => {
+    expect(dateKeywords('2023-05-07')).toBe('2023-05-07 7 May 2023 sunday');
+    expect(dateKeywords('2023-06-01', 'month')).toBe('June 2023');
+  });
+});
+
+describe('defaultMemoryWriter', () => {
+  it('keeps the turn verbatim with speaker, absolute date keywords and entities', async () => {
+    const writer = defaultMemoryWriter();
+    const result = await writer.write({
+      agentId: 'agent_x',
+      turns: [{ turnIndex: 0, speaker: 'Caroline', text: 'I went to the LGBTQ support group yesterday with Melanie.', timestamp: '2023-05-08T13:56:00.000Z', tags: [], source }],
+      searchSimilar: async () => [],
+    });
+    const outcome = result.outcomes[0]!;
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.memories).toHaveLength(1);
+    const memory = outcome.memories[0]!;
+    expect(memory.text).toBe('I went to the LGBTQ support group yesterday with Melanie.');
+    expect(memory.keywords).toContain('Caroline');
+    expect(memory.keywords).toContain('2023-05-07 7 May 2023 sunday');
+    expect(memory.keywords).toContain('Melanie');
+    expect(memory.occurredAt).toBe('2023-05-07T00:00:00.000Z');
+    expect(memory.source).toEqual(source);
+  });
+
+  it('is deterministic and writes nothing for an empty turn', async () => {
+    const writer = defaultMemoryWriter();
+    const turn = { turnIndex: 3, speaker: 'user', text: '   ', timestamp: '2024-01-01T00:00:00Z', tags: [], source };
+    const result = await writer.write({ agentId: 'a', turns: [turn], searchSimilar: async () => [] });
+    expect(result.outcomes).toEqual([{ turnIndex: 3, ok: true, memories: [] }]);
+  });
+
+  it('splits long turns into bounded pieces that keep every word', () => {
+    const text = Array.from({ length: 200 }, (_, i) => `Sentence number ${i} talks about topic ${i % 7}.`).join(' ');
+    const pieces = splitText(text, 300);
+    for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(300);
+    expect(pieces.join(' ')).toBe(text);
+    const unbroken = 'x'.repeat(1000);
+    expect(splitText(unbroken, 300).join('')).toBe(unbroken);
+  });
+});

@@ -1,0 +1,86 @@
+import type { MemoryDraft, MemoryWriter, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
+import { dateKeywords, resolveRelativeDates } from './relative-dates.js';
+
+/** Longest memory a turn is cut into (at sentence boundaries); conversation turns are usually one. */
+export const DEFAULT_MEMORY_MAX_CHARS = 1_200;
+
+const SENTENCE_END = /(?<=[.!?…])\s+(?=\S)/u;
+// Capitalised words that are not the first word of a sentence, and numbers with units or separators.
+const ENTITY = /(?<![.!?]\s)(?<!^)\b([A-Z][\p{L}'’-]+(?:\s+[A-Z][\p{L}'’-]+)*)|\b(\d[\d.,:/-]*\d|\d)\b/gu;
+
+/**
+ * The default `MemoryWriter`: no network, deterministic. Each turn becomes one memory (or a few,
+ * cut at sentence boundaries when it is long) holding the turn's own words, so every memory is
+ * verbatim text of its source. Full-text keywords add the speaker, the absolute date of the
+ * observation, relative dates resolved against it ("yesterday" → 2023-05-07), and entities.
+ */
+export function defaultMemoryWriter(options: { maxChars?: number } = {}): MemoryWriter {
+  const maxChars = options.maxChars ?? DEFAULT_MEMORY_MAX_CHARS;
+  return {
+    specificationVersion: 'v1',
+    id: 'verbatim-v1',
+    async write({ turns }) {
+      return { outcomes: turns.map((turn): TurnOutcome => ({ turnIndex: turn.turnIndex, ok: true, memories: memoriesOf(turn, maxChars) })) };
+    },
+  };
+}
+
+function memoriesOf(turn: WriterTurn, maxChars: number): MemoryDraft[] {
+  const text = turn.text.trim();
+  if (text === '') return [];
+  const reference = new Date(turn.timestamp);
+  const baseKeywords = [turn.speaker, dateKeywords(turn.timestamp), ...turn.tags];
+  return splitText(text, maxChars).map((piece) => {
+    const resolved = Number.isNaN(reference.getTime()) ? [] : resolveRelativeDates(piece, reference);
+    const keywords = [...baseKeywords, ...resolved.map((date) => dateKeywords(date.date, date.granularity)), ...entitiesOf(piece)]
+      .filter((word) => word !== '')
+      .join(' ');
+    return {
+      text: piece,
+      keywords,
+      speaker: turn.speaker,
+      occurredAt: resolved.length === 1 && resolved[0]!.granularity === 'day' ? `${resolved[0]!.date}T00:00:00.000Z` : turn.timestamp,
+      source: turn.source,
+    };
+  });
+}
+
+/** Pieces of at most `maxChars`, cut after sentences where possible, else at whitespace, else hard. */
+export function splitText(text: string, maxChars: number): string[] {
+  if (text.length <= maxChars) return [text];
+  const pieces: string[] = [];
+  let current = '';
+  for (const sentence of text.split(SENTENCE_END)) {
+    for (const part of hardSplit(sentence, maxChars)) {
+      if (current === '') current = part;
+      else if (current.length + 1 + part.length <= maxChars) current = `${current} ${part}`;
+      else {
+        pieces.push(current);
+        current = part;
+      }
+    }
+  }
+  if (current !== '') pieces.push(current);
+  return pieces;
+}
+
+function hardSplit(sentence: string, maxChars: number): string[] {
+  if (sentence.length <= maxChars) return [sentence];
+  const parts: string[] = [];
+  let rest = sentence;
+  while (rest.length > maxChars) {
+    const space = rest.lastIndexOf(' ', maxChars);
+    const cut = space > maxChars / 2 ? space : maxChars;
+    parts.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest !== '') parts.push(rest);
+  return parts;
+}
+
+function entitiesOf(text: string): string[] {
+  const found = new Set<string>();
+  ENTITY.lastIndex = 0;
+  for (let match = ENTITY.exec(text); match !== null; match = ENTITY.exec(text)) found.add(match[0]);
+  return [...found].slice(0, 30);
+}

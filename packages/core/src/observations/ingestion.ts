@@ -1,0 +1,326 @@
+import { EmbedderMismatchError, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
+import type { TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
+import type { JobRecord, LearningReport, TurnRecord } from '../ports/store.js';
+import type { ServiceContext } from '../service/context.js';
+import { LEARNING_MESSAGES, turnRanges } from './learning-report.js';
+
+/** How long a worker's claim on an agent's ingestion slot lasts without renewal. */
+export const INGESTION_LEASE_MS = 30_000;
+/** How often a running worker renews its lease. */
+export const INGESTION_RENEW_MS = 10_000;
+/** How often a process looks for jobs nobody is running (a crashed process's, or new ones). */
+export const INGESTION_SWEEP_MS = 5_000;
+/** Turns handed to the memory writer at once. */
+export const TURN_BATCH = 64;
+/** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */
+const COMMIT_ATTEMPTS = 3;
+
+/** A turn whose outcome is final for this run: committed to the index, or failed with a reason. */
+type TurnResult = { turnIndex: number; ok: true } | { turnIndex: number; ok: false; reason: string };
+
+class JobStopped extends Error {}
+
+/**
+ * Runs observation jobs. One worker per agent at a time across every process: a worker holds the
+ * agent's lease (`ingest:<agentId>`) while it processes that agent's jobs in arrival order, and
+ * renews it; a job found `processing` without a live lease was interrupted by a dead process and
+ * resumes at its first turn not yet finished, with `resumedAt` set.
+ */
+export class IngestionScheduler {
+  readonly #context: ServiceContext;
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #wanted = new Set<string>();
+  #sweepTimer: NodeJS.Timeout | null = null;
+  #stopped = true;
+  readonly #abort = new AbortController();
+
+  constructor(context: ServiceContext) {
+    this.#context = context;
+  }
+
+  /** Starts the sweep that picks up unfinished jobs (including a previous process's). */
+  async start(): Promise<void> {
+    this.#stopped = false;
+    await this.sweep();
+    this.#sweepTimer = setInterval(() => void this.sweep(), INGESTION_SWEEP_MS);
+    this.#sweepTimer.unref();
+  }
+
+  /** Stops taking work and waits for running workers; a turn in flight finishes or stays resumable. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    this.#abort.abort();
+    await Promise.allSettled([...this.#running.values()]);
+  }
+
+  /** Resolves when no worker of this process is running. */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running.values()]);
+  }
+
+  async sweep(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      for (const agentId of await this.#context.store.jobs.agentsWithUnfinishedJobs()) this.kick(agentId);
+    } catch (error) {
+      this.#context.logger.warn('ingestion sweep failed', { error: String(error) });
+    }
+  }
+
+  /** Makes sure a worker runs the agent's jobs (here, unless another process holds the lease). */
+  kick(agentId: string): void {
+    if (this.#stopped) return;
+    if (this.#running.has(agentId)) {
+      this.#wanted.add(agentId);
+      return;
+    }
+    const run = this.#runAgent(agentId)
+      .catch((error: unknown) => this.#context.logger.error('ingestion worker failed', { agentId, error: String(error) }))
+      .finally(() => {
+        this.#running.delete(agentId);
+        if (this.#wanted.delete(agentId)) this.kick(agentId);
+      });
+    this.#running.set(agentId, run);
+  }
+
+  async #runAgent(agentId: string): Promise<void> {
+    const { store, clock, instanceId } = this.#context;
+    const lease = `ingest:${agentId}`;
+    if (!(await store.leases.acquire({ name: lease, holder: instanceId, ttlMs: INGESTION_LEASE_MS, now: clock.now() }))) return;
+    let lost = false;
+    const renewal = setInterval(() => {
+      void store.leases
+        .renew({ name: lease, holder: instanceId, ttlMs: INGESTION_LEASE_MS, now: clock.now() })
+        .then((held) => {
+          if (!held) lost = true;
+        })
+        .catch(() => undefined);
+    }, INGESTION_RENEW_MS);
+    renewal.unref();
+    try {
+      for (;;) {
+        if (this.#stopped || lost) return;
+        this.#wanted.delete(agentId);
+        const job = await store.jobs.nextForAgent({ agentId });
+        if (!job) return;
+        await this.#processJob(job, () => this.#stopped || lost);
+      }
+    } finally {
+      clearInterval(renewal);
+      if (!lost) await store.leases.release({ name: lease, holder: instanceId }).catch(() => undefined);
+    }
+  }
+
+  async #processJob(found: JobRecord, shouldStop: () => boolean): Promise<void> {
+    const { store } = this.#context;
+    let job = found;
+    // Found mid-flight with the lease free: its worker died. Mark it, then resume where it stopped.
+    if (job.status === 'processing' || job.status === 'interrupted') {
+      if (job.status === 'processing') await store.jobs.update({ jobId: job.id, patch: { status: 'interrupted', updatedAt: this.#context.nowIso() } });
+      job = (await store.jobs.update({ jobId: job.id, patch: { status: 'processing', resumedAt: this.#context.nowIso(), updatedAt: this.#context.nowIso() } })) ?? job;
+    } else {
+      job = (await store.jobs.update({ jobId: job.id, patch: { status: 'processing', queued: false, updatedAt: this.#context.nowIso() } })) ?? job;
+    }
+    try {
+      await this.#processTurns(job, shouldStop);
+    } catch (error) {
+      if (error instanceof JobStopped) return;
+      this.#context.logger.error('observation job failed', { jobId: job.id, error: String(error) });
+      await this.#failRemaining(job, 'job_failed');
+    }
+    if (shouldStop()) return;
+    await this.#settle(job);
+  }
+
+  async #processTurns(job: JobRecord, shouldStop: () => boolean): Promise<void> {
+    const { store } = this.#context;
+    let fromIndex = 0;
+    for (;;) {
+      if (shouldStop()) throw new JobStopped();
+      const current = await store.jobs.get({ agentId: job.agentId, jobId: job.id });
+      if (!current || current.status === 'cancelled') throw new JobStopped();
+      const page = await store.jobs.listTurns({ jobId: job.id, fromIndex, limit: TURN_BATCH });
+      if (page.length === 0) return;
+      fromIndex = page.at(-1)!.turnIndex + 1;
+      // Committed and failed turns are final: a resumed job never reads them again.
+      const batch = page.filter((turn) => turn.state === 'pending' || turn.state === 'read');
+      if (batch.length === 0) continue;
+      const fresh = batch.filter((turn) => turn.state === 'pending').map((turn) => turn.turnIndex);
+      // A turn is read (and, with credits, charged) once: resumed turns in `read` are not read again.
+      if (fresh.length > 0) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes: fresh, state: 'read' });
+      const results = await this.#learnBatch(job, batch);
+      await this.#recordResults(job, results);
+      if (results.some((result) => !result.ok && result.reason === 'embedder_mismatch')) {
+        await this.#failRemaining(job, 'embedder_mismatch');
+        return;
+      }
+    }
+  }
+
+  /** Writes, embeds and commits the memories of one batch; never throws for a turn's failure. */
+  async #learnBatch(job: JobRecord, turns: TurnRecord[]): Promise<TurnResult[]> {
+    const { writer, embedder, index } = this.#context;
+    const writerTurns: WriterTurn[] = turns.map((turn) => ({
+      turnIndex: turn.turnIndex,
+      speaker: turn.speaker,
+      text: turn.text,
+      timestamp: turn.timestamp,
+      tags: turn.tags,
+      source: sourceOf(job, turn),
+    }));
+    let outcomes: TurnOutcome[];
+    try {
+      const written = await writer.write({
+        agentId: job.agentId,
+        turns: writerTurns,
+        searchSimilar: async (text, limit) => {
+          const [vector] = (await embedder.embed({ texts: [text] })).vectors;
+          const { lexical, semantic } = await index.search({ agentId: job.agentId, text, vector: vector ?? null, limit });
+          return [...semantic, ...lexical].map((hit) => hit.record).slice(0, limit);
+        },
+      });
+      outcomes = written.outcomes;
+    } catch (error) {
+      this.#context.logger.warn('memory writer failed', { jobId: job.id, error: String(error) });
+      return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason: 'generation_failed' }));
+    }
+    const byTurn = new Map(outcomes.map((outcome) => [outcome.turnIndex, outcome]));
+    const results: TurnResult[] = [];
+    const records: MemoryRecord[] = [];
+    const committing: number[] = [];
+    for (const turn of turns) {
+      const outcome = byTurn.get(turn.turnIndex);
+      if (!outcome) {
+        results.push({ turnIndex: turn.turnIndex, ok: false, reason: 'generation_failed' });
+        continue;
+      }
+      if (!outcome.ok) {
+        results.push({ turnIndex: turn.turnIndex, ok: false, reason: outcome.reason });
+        continue;
+      }
+      committing.push(turn.turnIndex);
+      outcome.memories.forEach((memory, piece) => {
+        records.push({
+          // Deterministic per job, turn and piece: a resumed turn replaces, never duplicates.
+          id: `mem_${job.id.slice(4)}_${turn.turnIndex}_${piece}`,
+          organizationId: job.organizationId,
+          agentId: job.agentId,
+          text: memory.text,
+          keywords: memory.keywords,
+          vector: new Float32Array(0),
+          speaker: memory.speaker,
+          occurredAt: memory.occurredAt,
+          source: memory.source,
+          createdAt: this.#context.nowIso(),
+        });
+      });
+    }
+    if (committing.length === 0) return results;
+    const committed = await this.#commit(job, records);
+    for (const turnIndex of committing) results.push(committed === true ? { turnIndex, ok: true } : { turnIndex, ok: false, reason: committed });
+    return results.sort((a, b) => a.turnIndex - b.turnIndex);
+  }
+
+  /** Embeds and upserts; resolves true, or the learning reason the batch's turns fail with. */
+  async #commit(job: JobRecord, records: MemoryRecord[]): Promise<true | string> {
+    const { embedder, index } = this.#context;
+    if (records.length === 0) return true;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { vectors } = await embedder.embed({ texts: records.map((record) => `${record.text}`) });
+        records.forEach((record, i) => {
+          record.vector = vectors[i]!;
+        });
+        await index.upsert({ records, embedder: { id: embedder.id, dimensions: embedder.dimensions } });
+        return true;
+      } catch (error) {
+        if (error instanceof EmbedderMismatchError) return 'embedder_mismatch';
+        this.#context.logger.warn('memory commit failed', { jobId: job.id, attempt, error: String(error) });
+        if (attempt >= COMMIT_ATTEMPTS) return 'memory_commit_shortfall';
+      }
+    }
+  }
+
+  async #recordResults(job: JobRecord, results: TurnResult[]): Promise<void> {
+    const { store } = this.#context;
+    const committed = results.filter((result) => result.ok).map((result) => result.turnIndex);
+    if (committed.length > 0) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes: committed, state: 'committed' });
+    const failures = new Map<string, number[]>();
+    for (const result of results) {
+      if (result.ok) continue;
+      failures.set(result.reason, [...(failures.get(result.reason) ?? []), result.turnIndex]);
+    }
+    for (const [reason, turnIndexes] of failures) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes, state: 'failed', failureReason: reason });
+  }
+
+  /** Fails every turn of the job not yet committed or failed. */
+  async #failRemaining(job: JobRecord, reason: string): Promise<void> {
+    const { store } = this.#context;
+    const remaining: number[] = [];
+    for (let fromIndex = 0; ; ) {
+      const page = await store.jobs.listTurns({ jobId: job.id, fromIndex, limit: 1000 });
+      if (page.length === 0) break;
+      remaining.push(...page.filter((turn) => turn.state === 'pending' || turn.state === 'read').map((turn) => turn.turnIndex));
+      fromIndex = page.at(-1)!.turnIndex + 1;
+    }
+    if (remaining.length > 0) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes: remaining, state: 'failed', failureReason: reason });
+  }
+
+  /** Final status: committed when every turn committed; failed (with a learning report) otherwise. */
+  async #settle(job: JobRecord): Promise<void> {
+    const { store } = this.#context;
+    const current = await store.jobs.get({ agentId: job.agentId, jobId: job.id });
+    if (!current || current.status === 'cancelled') return;
+    const failed: { turnIndex: number; reason: string }[] = [];
+    for (let fromIndex = 0; ; ) {
+      const page = await store.jobs.listTurns({ jobId: job.id, fromIndex, limit: 1000 });
+      if (page.length === 0) break;
+      for (const turn of page) if (turn.state === 'failed') failed.push({ turnIndex: turn.turnIndex, reason: turn.failureReason ?? 'generation_failed' });
+      fromIndex = page.at(-1)!.turnIndex + 1;
+    }
+    const now = this.#context.nowIso();
+    if (failed.length === 0) {
+      await store.jobs.update({ jobId: job.id, patch: { status: 'committed', updatedAt: now } });
+      return;
+    }
+    const reason = failed[0]!.reason;
+    const report: LearningReport = {
+      ranges: turnRanges(failed.map((turn) => turn.turnIndex)),
+      reason,
+      message: LEARNING_MESSAGES[reason] ?? LEARNING_MESSAGES.generation_failed!,
+      refundedCredits: null,
+    };
+    await store.learning.insert({
+      record: {
+        ...report,
+        organizationId: job.organizationId,
+        agentId: job.agentId,
+        threadId: job.threadId,
+        jobId: job.id,
+        requestId: job.requestId,
+        createdAt: now,
+      },
+    });
+    await store.jobs.update({
+      jobId: job.id,
+      patch: { status: 'failed', error: `${failed.length} of ${job.turnsTotal} turns were not learned (${reason}).`, learning: report, updatedAt: now },
+    });
+  }
+}
+
+function sourceOf(job: JobRecord, turn: TurnRecord): MemorySourceRef {
+  const details = turn.details as { sourceId?: string; page?: number | null; filename?: string };
+  if (job.kind === 'document' && typeof details.sourceId === 'string') {
+    return {
+      kind: 'document',
+      threadId: job.threadId,
+      observationId: job.id,
+      turnIndex: turn.turnIndex,
+      sourceId: details.sourceId,
+      page: details.page ?? null,
+      filename: details.filename ?? turn.speaker,
+    };
+  }
+  return { kind: 'turn', threadId: job.threadId, observationId: job.id, turnIndex: turn.turnIndex };
+}

@@ -1,0 +1,157 @@
+import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
+import type { Caller } from '../auth/caller.js';
+import { ServiceError } from '../errors/index.js';
+import { ID_PATTERNS } from '../ids/index.js';
+import { activityEntry } from '../logs/activity.js';
+import type { JobKind, JobRecord, ThreadRecord, TurnRecord } from '../ports/store.js';
+import { learningQuery, observeBody, type ObservationStatusBody } from '../schemas/observations.js';
+import type { ServiceContext } from '../service/context.js';
+import { parseBody, parseQuery } from '../validation/parse.js';
+import type { IngestionScheduler } from './ingestion.js';
+
+/** A turn to learn, before it is stored. */
+export type NewTurn = { speaker: string; text: string; timestamp: string; tags: string[]; details?: Record<string, unknown> };
+
+/** Seconds a caller waits when the agent's single ingestion slot is taken (spec "Limits / Observations"). */
+export const AGENT_BUSY_RETRY_AFTER = 1;
+
+export function createObservations(context: ServiceContext, scheduler: IngestionScheduler) {
+  /**
+   * Stores a job and all its turns before answering. With `onlyIfIdle` the agent's single
+   * ingestion slot must be free (else 429, `Retry-After: 1`); answering calls queue behind it.
+   */
+  async function enqueue(
+    caller: Caller,
+    thread: ThreadRecord,
+    turns: NewTurn[],
+    options: { kind: JobKind; onlyIfIdle: boolean; details?: Record<string, unknown>; status?: JobRecord['status']; queued?: boolean },
+  ): Promise<JobRecord> {
+    const now = context.nowIso();
+    const id = context.ids('obs_');
+    const records: TurnRecord[] = turns.map((turn, turnIndex) => ({
+      jobId: id,
+      turnIndex,
+      speaker: turn.speaker,
+      text: turn.text,
+      timestamp: turn.timestamp,
+      tags: turn.tags,
+      state: 'pending',
+      failureReason: null,
+      details: turn.details ?? {},
+    }));
+    const job = await context.store.jobs.insert({
+      job: {
+        id,
+        organizationId: caller.organizationId,
+        agentId: thread.agentId,
+        threadId: thread.id,
+        endUserId: caller.endUserId,
+        requestId: caller.requestId,
+        kind: options.kind,
+        status: options.status ?? 'queued',
+        turnsTotal: records.length,
+        turnsProcessed: 0,
+        error: null,
+        queued: options.queued ?? false,
+        resumedAt: null,
+        learning: null,
+        details: options.details ?? {},
+        createdAt: now,
+        updatedAt: now,
+      },
+      turns: records,
+      onlyIfIdle: options.onlyIfIdle,
+    });
+    if (!job) {
+      throw new ServiceError('rate_limit_exceeded', 'The agent is already learning something; it learns one thing at a time. Retry after the Retry-After delay.', {
+        retryAfter: AGENT_BUSY_RETRY_AFTER,
+        details: 'capacity',
+      });
+    }
+    scheduler.kick(job.agentId);
+    return job;
+  }
+
+  async function findJob(caller: Caller, agentId: string, threadId: string, observationId: string): Promise<JobRecord> {
+    const agent = await findAgent(context, caller, agentId);
+    const thread = await findThread(context, caller, agent, threadId);
+    const job = ID_PATTERNS.observation.test(observationId) ? await context.store.jobs.get({ agentId: agent.id, jobId: observationId }) : null;
+    if (!job || job.threadId !== thread.id) throw new ServiceError('not_found', `Observation ${observationId} was not found in this thread.`);
+    return job;
+  }
+
+  return {
+    enqueue,
+    findJob,
+
+    /** `POST .../observe` -> 202 once the job and all its turns are stored. */
+    async observe(caller: Caller, agentId: string, threadId: string, body: unknown) {
+      const input = parseBody(observeBody, body);
+      const agent = await findReadyAgent(context, caller, agentId);
+      const thread = await findThread(context, caller, agent, threadId);
+      const now = context.nowIso();
+      const turns: NewTurn[] = input.observations.map((observation) => ({
+        speaker: observation.speaker ?? 'user',
+        text: observation.content.map((block) => block.text).join('\n\n'),
+        timestamp: observation.timestamp === undefined ? now : new Date(observation.timestamp).toISOString(),
+        tags: observation.tags ?? [],
+      }));
+      const job = await enqueue(caller, thread, turns, { kind: 'observe', onlyIfIdle: true });
+      await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe' })] });
+      return { agent_id: agent.id, thread_id: thread.id, observation_id: job.id, accepted: true as const };
+    },
+
+    /** `GET .../observe/{observation_id}/status`: exactly the spec's properties. */
+    async status(caller: Caller, agentId: string, threadId: string, observationId: string): Promise<ObservationStatusBody> {
+      const job = await findJob(caller, agentId, threadId, observationId);
+      const settled = (job.status === 'failed' || job.status === 'cancelled') && job.learning !== null;
+      return {
+        agent_id: job.agentId,
+        thread_id: job.threadId,
+        observation_id: job.id,
+        status: job.status,
+        turns_total: job.turnsTotal,
+        turns_processed: job.turnsProcessed,
+        queue_depth: await context.store.jobs.countAhead({ threadId: job.threadId, seq: job.seq }),
+        error: job.status === 'failed' ? job.error : null,
+        queued: job.queued,
+        resumed_at: job.resumedAt,
+        learning: settled
+          ? {
+              status: 'not_learned',
+              not_learned_turns: job.learning!.ranges,
+              reason: job.learning!.reason,
+              message: job.learning!.message,
+              refunded_credits: job.learning!.refundedCredits,
+              action: 'resend',
+            }
+          : null,
+      };
+    },
+
+    /** `GET .../threads/{thread_id}/learning`: every record of turns not learned, newest first. */
+    async learningRecord(caller: Caller, agentId: string, threadId: string, query: unknown) {
+      const { limit, cursor } = parseQuery(learningQuery, query);
+      const agent = await findAgent(context, caller, agentId);
+      const thread = await findThread(context, caller, agent, threadId);
+      const records = await context.store.learning.list({ threadId: thread.id, limit: limit + 1, ...(cursor === undefined ? {} : { beforeId: Number(cursor) }) });
+      const page = records.slice(0, limit);
+      return {
+        agent_id: agent.id,
+        thread_id: thread.id,
+        entries: page.map((record) => ({
+          observation_id: record.jobId,
+          not_learned_turns: record.ranges,
+          reason: record.reason,
+          message: record.message,
+          refunded_credits: record.refundedCredits,
+          action: 'resend' as const,
+          created_at: record.createdAt,
+        })),
+        next_cursor: records.length > limit ? String(page.at(-1)!.id) : null,
+      };
+    },
+  };
+}
+
+export type Observations = ReturnType<typeof createObservations>;

@@ -1,0 +1,112 @@
+import { schemas } from '@memory-agents/core';
+import { route } from '../route.js';
+
+const THREAD = '/v1/agents/{agent_id}/threads/{thread_id}';
+
+export const observationRoutes = [
+  route({
+    method: 'POST',
+    path: `${THREAD}/observe`,
+    operationId: 'observe',
+    summary: 'Send observations to learn (202 once stored; poll the status)',
+    status: 202,
+    body: schemas.observeBody,
+    response: schemas.observeAccepted,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404, 409, 422, 429],
+    handler: async ({ service, caller, params, body }) => ({
+      status: 202,
+      body: await service.observe(caller, params.agent_id!, params.thread_id!, body),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: `${THREAD}/observe/{observation_id}/status`,
+    operationId: 'getObservationStatus',
+    summary: 'Progress of an observation job',
+    status: 200,
+    response: schemas.observationStatus,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404],
+    handler: async ({ service, caller, params }) => ({
+      status: 200,
+      body: await service.observationStatus(caller, params.agent_id!, params.thread_id!, params.observation_id!),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: `${THREAD}/learning`,
+    operationId: 'getThreadLearning',
+    summary: 'Every turn of the thread that was not learned, newest first',
+    status: 200,
+    query: schemas.learningQuery,
+    response: schemas.learningRecordResponse,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404],
+    handler: async ({ service, caller, params, query }) => ({
+      status: 200,
+      body: await service.threads.learning(caller, params.agent_id!, params.thread_id!, query),
+    }),
+  }),
+  route({
+    method: 'POST',
+    path: `${THREAD}/chat`,
+    operationId: 'chat',
+    summary: 'Answer a message from memory, with citations',
+    status: 200,
+    body: schemas.chatBody,
+    response: schemas.chatResponse,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404, 409, 413, 422, 429],
+    handler: async ({ service, caller, params, body, signal }) => ({
+      status: 200,
+      body: await service.chat(caller, params.agent_id!, params.thread_id!, body, signal),
+    }),
+  }),
+  route({
+    method: 'POST',
+    path: `${THREAD}/chat/stream`,
+    operationId: 'chatStream',
+    summary: 'Chat as server-sent events: context, delta..., done (or error)',
+    status: 200,
+    body: schemas.chatBody,
+    response: schemas.chatResponse,
+    streams: true,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404, 409, 413, 422, 429],
+    handler: async ({ service, caller, params, body, signal }) => ({
+      status: 200,
+      stream: await service.chatStream(caller, params.agent_id!, params.thread_id!, body, signal),
+    }),
+  }),
+  route({
+    method: 'POST',
+    path: `${THREAD}/observe-and-respond`,
+    operationId: 'observeAndRespond',
+    summary: 'Answer like chat and learn the message and the answer',
+    status: 200,
+    body: schemas.chatBody,
+    response: schemas.observeAndRespondResponse,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404, 409, 413, 422, 429],
+    handler: async ({ service, caller, params, body, signal }) => ({
+      status: 200,
+      body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body, signal),
+    }),
+  }),
+  route({
+    method: 'POST',
+    path: `${THREAD}/observe-and-enrich`,
+    operationId: 'observeAndEnrich',
+    summary: 'Learn the message and return memory context without an answer',
+    status: 200,
+    body: schemas.observeAndEnrichBody,
+    response: schemas.observeAndEnrichResponse,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404, 409, 422, 429],
+    handler: async ({ service, caller, params, body }) => ({
+      status: 200,
+      body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body),
+    }),
+  }),
+];
