@@ -67,6 +67,23 @@ describe('chunkDocument', () => {
     );
   });
 
+  it('keeps all non-whitespace text in order for every strategy without overlap', () => {
+    fc.assert(
+      fc.property(blocks, fc.integer({ min: 200, max: 4000 }), fc.constantFrom(...STRATEGIES), (input, maxChars, strategy) => {
+        const pieces = chunkDocument(input, { strategy, maxChars, overlapChars: 0 });
+        const squeeze = (value: string): string => value.replace(/\s+/g, '');
+        expect(squeeze(pieces.map((piece) => piece.text).join(''))).toBe(squeeze(documentText(input)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('is exercised by the generators: many samples need several pieces', () => {
+    const samples = fc.sample(blocks, { numRuns: 100, seed: 42 });
+    const multi = samples.filter((input) => chunkDocument(input, { strategy: 'length', maxChars: 200, overlapChars: 50 }).length > 3);
+    expect(multi.length).toBeGreaterThan(30);
+  });
+
   it('makes auto exactly the length strategy', () => {
     fc.assert(
       fc.property(blocks, sizes, (input, { maxChars, overlapChars }) => {

@@ -39,9 +39,13 @@ describe('convertDocument: PDF', () => {
     expect(text.length).toBeGreaterThan(75_000);
     expect(text).toContain('Trace-based Just-in-Time Type Specialization for Dynamic Languages');
     expect(doc.blocks).toContainEqual({ kind: 'heading', text: '3. Trace Trees', page: 4, level: 1 });
-    // The state-machine diagram on page 2 and the speedup chart on page 11 are figures.
-    expect(doc.figures.map((figure) => figure.page)).toEqual([2, 11]);
-    const [diagram, chart] = doc.figures;
+    // Raster and vector figures, each matched with its own caption (sub-figures joined).
+    expect(doc.figures.map((figure) => figure.page)).toEqual([2, 6, 6, 7, 7, 10, 11, 13]);
+    expect(doc.figures.map((figure) => /^Figure \d+/.exec(figure.caption)?.[0])).toEqual([
+      'Figure 2', 'Figure 5', 'Figure 6', 'Figure 8', 'Figure 7', 'Figure 11', 'Figure 10', 'Figure 12',
+    ]);
+    const diagram = doc.figures[0];
+    const chart = doc.figures[6];
     expect(diagram?.caption).toBe('Figure 2. State machine describing the major activities of Trace-Monkey and the conditions that cause transitions to a new activity.');
     expect(chart?.caption).toMatch(/^Figure 10\. Speedup vs\. a baseline JavaScript interpreter/);
     expect(diagram?.ocrText).toBe('');
@@ -60,7 +64,7 @@ describe('convertDocument: PDF', () => {
     const ocr = scriptedOcr('Interpret Bytecodes Monitor');
     const doc = await convertDocument(fixture('tracemonkey.pdf'), { filename: 'paper.pdf', ocr, limits: { maxFigures: 1 } });
     expect(doc.figures).toHaveLength(1);
-    expect(doc.figuresDropped).toBe(1);
+    expect(doc.figuresDropped).toBe(7);
     expect(doc.figures[0]?.ocrText).toBe('Interpret Bytecodes Monitor');
     expect(ocr.calls).toHaveLength(1);
     const figure = doc.blocks.find((block) => block.kind === 'figure');

@@ -61,6 +61,13 @@ describe('detectFormat', () => {
     expect(detectFormat(text(''), 'empty.txt').format).toBe('text');
   });
 
+  it('reports a password-protected Office file as encrypted', () => {
+    const name = Array.from('EncryptedPackage').flatMap((char) => [char.charCodeAt(0), 0]);
+    const ole = new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, ...new Array(504).fill(0), ...name, 0, 0]);
+    expect(() => detectFormat(ole, 'secret.docx')).toThrow(expect.objectContaining({ code: 'encrypted_document', status: 400 }));
+    expect(unsupportedMessage(ole.subarray(0, 512), 'old.doc')).toMatch(/old Microsoft Office/);
+  });
+
   it('reads UTF-16 text with a byte-order mark', () => {
     const utf16 = new Uint8Array([0xff, 0xfe, ...Array.from('Hello').flatMap((char) => [char.charCodeAt(0), 0])]);
     expect(detectFormat(utf16, 'a.txt').format).toBe('text');

@@ -68,6 +68,19 @@ const BINARY_SIGNATURES: Array<{ name: string; at?: number; bytes: number[] }> =
   { name: 'a PostScript file', bytes: [0x25, 0x21, 0x50, 0x53] },
 ];
 
+const OLE2_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+/** True when `needle` occurs in `bytes` encoded as UTF-16LE (OLE2 directory entry names). */
+function containsUtf16(bytes: Uint8Array, needle: string): boolean {
+  const pattern = Array.from(needle).flatMap((char) => [char.charCodeAt(0), 0]);
+  const first = pattern[0];
+  outer: for (let at = bytes.indexOf(first ?? 0); at !== -1 && at + pattern.length <= bytes.length; at = bytes.indexOf(first ?? 0, at + 1)) {
+    for (let index = 1; index < pattern.length; index++) if (bytes[at + index] !== pattern[index]) continue outer;
+    return true;
+  }
+  return false;
+}
+
 function startsWith(bytes: Uint8Array, signature: number[], at = 0): boolean {
   if (bytes.length < at + signature.length) return false;
   return signature.every((value, index) => bytes[at + index] === value);
@@ -205,8 +218,9 @@ function unsupported(what: string): ServiceError {
  * Markdown by its syntax or a `.md` name), else `text`.
  *
  * MUST throw `ServiceError('unsupported_document')` for anything that is not one of the canonical
- * formats (images, archives, executables, other binaries, ZIPs that are not Word documents).
- * MUST NOT throw anything else.
+ * formats (images, archives, executables, other binaries, ZIPs that are not Word documents), and
+ * `ServiceError('encrypted_document')` for a password-protected Office file (an OLE2 container
+ * with an `EncryptedPackage` stream). MUST NOT throw anything else.
  */
 export function detectFormat(bytes: Uint8Array, filename: string): DetectedFormat {
   const extension = fileExtension(filename);
@@ -222,6 +236,10 @@ export function detectFormat(bytes: Uint8Array, filename: string): DetectedForma
     if (names.has('ppt/presentation.xml')) return unsupportedThrow('a PowerPoint presentation (.pptx)');
     if (names.has('mimetype') && names.has('content.xml')) return unsupportedThrow('an OpenDocument file');
     return unsupportedThrow('a ZIP archive that is not a Word document');
+  }
+  if (startsWith(bytes, OLE2_SIGNATURE) && containsUtf16(bytes, 'EncryptedPackage')) {
+    // A password-protected .docx/.xlsx/.pptx is an OLE2 container holding an "EncryptedPackage" stream.
+    throw new ServiceError('encrypted_document', 'The Office document is protected by a password; remove the password and upload it again.');
   }
   for (const signature of BINARY_SIGNATURES) {
     if (startsWith(bytes, signature.bytes, signature.at ?? 0)) {

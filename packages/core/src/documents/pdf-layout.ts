@@ -1,6 +1,6 @@
 /**
- * Geometry read from pdf.js operator lists: where images are painted on a page, grouped into
- * figure regions. Coordinates are PDF user space (points, origin bottom-left).
+ * Geometry read from pdf.js operator lists: where images and vector paths are painted on a page,
+ * grouped into figure regions. Coordinates are PDF user space (points, origin bottom-left).
  */
 
 /** An axis-aligned rectangle in PDF user space. */
@@ -24,6 +24,8 @@ const OPS = {
   paintImageXObjectRepeat: 88,
   paintImageMaskXObjectRepeat: 89,
   paintSolidColorImageMask: 90,
+  constructPath: 91,
+  endPath: 28,
 } as const;
 
 type Matrix = [number, number, number, number, number, number];
@@ -53,9 +55,26 @@ function asMatrix(value: unknown): Matrix | null {
   return array as Matrix;
 }
 
-/** Boxes of every image painted by an operator list (forms and save/restore followed). */
-export function imageBoxes(operatorList: { fnArray: ArrayLike<number>; argsArray: ArrayLike<unknown> }): Box[] {
+function transformBox(m: Matrix, box: Box): Box {
+  const corners = [
+    [box.x0, box.y0],
+    [box.x1, box.y0],
+    [box.x0, box.y1],
+    [box.x1, box.y1],
+  ].map(([x = 0, y = 0]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]] as const);
+  const xs = corners.map((corner) => corner[0]);
+  const ys = corners.map((corner) => corner[1]);
+  return { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) };
+}
+
+/**
+ * Boxes of what an operator list paints: `images` (raster images) and `paths` (filled or stroked
+ * vector paths; clipping-only paths are left out), in user space. Forms and save/restore are
+ * followed.
+ */
+export function paintedBoxes(operatorList: { fnArray: ArrayLike<number>; argsArray: ArrayLike<unknown> }): { images: Box[]; paths: Box[] } {
   const boxes: Box[] = [];
+  const paths: Box[] = [];
   let ctm: Matrix = [1, 0, 0, 1, 0, 0];
   const stack: Matrix[] = [];
   const { fnArray, argsArray } = operatorList;
@@ -114,11 +133,21 @@ export function imageBoxes(operatorList: { fnArray: ArrayLike<number>; argsArray
         } else boxes.push(unitSquareBox(ctm));
         break;
       }
+      case OPS.constructPath: {
+        // args: [painting op, path data, [minX, minY, maxX, maxY]] (pdf.js 5).
+        if (args?.[0] === OPS.endPath) break;
+        const minMax = args?.[2];
+        if (minMax === null || minMax === undefined || typeof minMax !== 'object') break;
+        const [x0, y0, x1, y1] = Array.from(minMax as ArrayLike<number>);
+        if (![x0, y0, x1, y1].every((value) => typeof value === 'number' && Number.isFinite(value))) break;
+        paths.push(transformBox(ctm, { x0: x0 as number, y0: y0 as number, x1: x1 as number, y1: y1 as number }));
+        break;
+      }
       default:
         break;
     }
   }
-  return boxes;
+  return { images: boxes, paths };
 }
 
 /** Intersection of a box with the page, or `null` when they do not overlap. */

@@ -3,7 +3,7 @@ import { PDFParse } from 'pdf-parse';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import type { Ocr } from '../ports/ocr.js';
 import { type ResolvedLimits, checkpoint } from './limits.js';
-import { type Box, area, clip, groupBoxes, imageBoxes } from './pdf-layout.js';
+import { type Box, area, clip, groupBoxes, paintedBoxes } from './pdf-layout.js';
 import { captionFor, captionLabel, ocrTextToBlocks, pageTextToBlocks } from './pdf-text.js';
 import type { DocumentBlock, DocumentFigure } from './types.js';
 
@@ -17,7 +17,37 @@ const MIN_SCAN_COVERAGE = 0.25;
 /** An image region covering more than this share of the page is the page itself, not a figure. */
 const MAX_FIGURE_COVERAGE = 0.8;
 /** Image tiles closer than this (points) belong to the same figure. */
-const FIGURE_GAP = 24;
+const FIGURE_GAP = 12;
+/** Vector paths thinner than this (points) are rules and underlines, not drawing. */
+const MIN_PATH_SIDE = 3;
+/** A single vector path covering more than this share of the page is a frame or background. */
+const MAX_PATH_COVERAGE = 0.5;
+/** A region drawn only with vector paths needs at least this many of them to be a figure. */
+const MIN_PATHS_PER_FIGURE = 3;
+/** Boxes on one page beyond this are merged into one region without pairwise grouping. */
+const MAX_BOXES_PER_PAGE = 2000;
+
+/**
+ * Figure regions of a page: images and vector paths grouped by proximity; a region must be at
+ * least `minSize` points on each side, cover at most MAX_FIGURE_COVERAGE of the page, and hold an
+ * image or MIN_PATHS_PER_FIGURE paths.
+ */
+function figureRegions(images: Box[], paths: Box[], pageArea: number, minSize: number): Box[] {
+  const all = [...images, ...paths];
+  const grouped =
+    all.length > MAX_BOXES_PER_PAGE
+      ? [all.reduce((union, box) => ({ x0: Math.min(union.x0, box.x0), y0: Math.min(union.y0, box.y0), x1: Math.max(union.x1, box.x1), y1: Math.max(union.y1, box.y1) }))]
+      : groupBoxes(all, FIGURE_GAP);
+  const inside = (box: Box, region: Box): boolean => box.x0 >= region.x0 && box.x1 <= region.x1 && box.y0 >= region.y0 && box.y1 <= region.y1;
+  return grouped.filter((region) => {
+    if (region.x1 - region.x0 < minSize || region.y1 - region.y0 < minSize) return false;
+    if (area(region) / pageArea > MAX_FIGURE_COVERAGE) return false;
+    return images.some((box) => inside(box, region)) || paths.filter((box) => inside(box, region)).length >= MIN_PATHS_PER_FIGURE;
+  });
+}
+
+/** Margin (points) added around a figure region so labels drawn as text next to the drawing are kept. */
+const FIGURE_PADDING = 10;
 /** Longest OCR text kept for one figure. */
 const MAX_FIGURE_TEXT_CHARS = 2000;
 
@@ -101,21 +131,25 @@ async function analyzePages(parser: PDFParse, limits: ResolvedLimits, signal: Ab
     const [left = 0, bottom = 0, right = 612, top = 792] = page.view;
     const pageBox: Box = { x0: left, y0: bottom, x1: right, y1: top };
     const pageArea = Math.max(1, area(pageBox));
-    const boxes = imageBoxes(await page.getOperatorList())
-      .map((box) => clip(box, pageBox))
-      .filter((box): box is Box => box !== null);
+    const painted = paintedBoxes(await page.getOperatorList());
+    const inPage = (box: Box): Box | null => clip(box, pageBox);
+    const boxes = painted.images.map(inPage).filter((box): box is Box => box !== null);
+    // Vector drawing counts toward figures, but not hairlines (rules, underlines) nor page-size
+    // frames and backgrounds.
+    // Vector drawing counts toward figures, but not hairlines (rules, underlines) nor page-size
+    // frames and backgrounds.
+    const paths = painted.paths.filter(
+      (box) =>
+        // Paths reaching off the page are clip fills and backgrounds, not drawing.
+        box.x0 >= pageBox.x0 - 2 && box.y0 >= pageBox.y0 - 2 && box.x1 <= pageBox.x1 + 2 && box.y1 <= pageBox.y1 + 2 &&
+        Math.min(box.x1 - box.x0, box.y1 - box.y0) >= MIN_PATH_SIDE &&
+        area(box) / pageArea <= MAX_PATH_COVERAGE,
+    );
     const layer = readTextLayer(text.pages.find((entry) => entry.num === number)?.text ?? '');
     const pageText = layer.text;
     const coverage = boxes.reduce((sum, box) => sum + area(box), 0) / pageArea;
     const needsOcr = layer.isGarbled || (layer.readableChars < MIN_TEXT_LAYER_CHARS && coverage >= MIN_SCAN_COVERAGE);
-    const regions = needsOcr
-      ? []
-      : groupBoxes(boxes.length > 2000 ? [boxes.reduce((all, box) => ({ x0: Math.min(all.x0, box.x0), y0: Math.min(all.y0, box.y0), x1: Math.max(all.x1, box.x1), y1: Math.max(all.y1, box.y1) }))] : boxes, FIGURE_GAP).filter(
-          (region) =>
-            region.x1 - region.x0 >= limits.minFigureSize &&
-            region.y1 - region.y0 >= limits.minFigureSize &&
-            area(region) / pageArea <= MAX_FIGURE_COVERAGE,
-        );
+    const regions = needsOcr ? [] : figureRegions(boxes, paths, pageArea, limits.minFigureSize);
     pages.push({ page: number, text: pageText, needsOcr, regions, pageBox, rotate: page.rotate });
     page.cleanup();
   }
@@ -173,10 +207,10 @@ async function cropPng(png: Uint8Array, x: number, y: number, width: number, hei
 }
 
 /** Caption labels on a page with their positions (user space baseline), from the text layer. */
-async function captionAnchors(document: PdfDocument, pageNumber: number): Promise<Array<{ label: string; x: number; y: number }>> {
+async function captionAnchors(document: PdfDocument, pageNumber: number): Promise<CaptionAnchor[]> {
   const page = await document.getPage(pageNumber);
   const content = await page.getTextContent();
-  const anchors: Array<{ label: string; x: number; y: number }> = [];
+  const anchors: CaptionAnchor[] = [];
   const items = content.items.filter((item) => typeof item.str === 'string');
   for (let index = 0; index < items.length; index++) {
     const item = items[index];
@@ -190,19 +224,48 @@ async function captionAnchors(document: PdfDocument, pageNumber: number): Promis
   return anchors;
 }
 
-function nearestCaption(region: Box, anchors: Array<{ label: string; x: number; y: number }>, used: Set<string>): string | null {
+type CaptionAnchor = { label: string; x: number; y: number };
+
+/**
+ * The caption label nearest a region: any caption below it (within 250 pt) first, else one just
+ * above (within 80 pt, as tables are captioned); the caption must start left of the region's right edge
+ * and at most 150 pt left of it (captions start at the column edge, figures are often centred).
+ */
+function nearestCaption(region: Box, anchors: CaptionAnchor[]): string | null {
   let best: { label: string; distance: number } | null = null;
   for (const anchor of anchors) {
-    if (used.has(anchor.label)) continue;
-    if (anchor.x < region.x0 - 60 || anchor.x > region.x1) continue;
+    if (anchor.x < region.x0 - 150 || anchor.x > region.x1) continue;
     const below = region.y0 - anchor.y;
     const above = anchor.y - region.y1;
     let distance: number | null = null;
-    if (below >= -8 && below <= 160) distance = below;
-    else if (above >= -8 && above <= 80) distance = above + 60;
+    if (below >= -8 && below <= 250) distance = below;
+    else if (above >= -8 && above <= 80) distance = above + 250;
     if (distance !== null && (best === null || distance < best.distance)) best = { label: anchor.label, distance };
   }
   return best?.label ?? null;
+}
+
+/**
+ * One figure per caption: regions that share their nearest caption are parts of one figure
+ * (sub-figures (a), (b), ...) and are united; regions without a caption stay separate. Ordered
+ * top to bottom, then left to right.
+ */
+function captionedFigures(regions: Box[], anchors: CaptionAnchor[]): Array<{ region: Box; label: string | null }> {
+  const figures: Array<{ region: Box; label: string | null }> = [];
+  for (const region of regions) {
+    const label = nearestCaption(region, anchors);
+    const same = label === null ? undefined : figures.find((figure) => figure.label === label);
+    if (same === undefined) figures.push({ region: { ...region }, label });
+    else {
+      same.region = {
+        x0: Math.min(same.region.x0, region.x0),
+        y0: Math.min(same.region.y0, region.y0),
+        x1: Math.max(same.region.x1, region.x1),
+        y1: Math.max(same.region.y1, region.y1),
+      };
+    }
+  }
+  return figures.sort((a, b) => b.region.y1 - a.region.y1 || a.region.x0 - b.region.x0);
 }
 
 /** The text of a figure block (spec: described inline where it appeared). */
@@ -220,8 +283,10 @@ export type PdfConversion = {
 };
 
 /**
- * Converts a PDF: the text layer page by page; pages without one are rendered and read by `ocr`;
- * image regions become figures (crop + nearby caption + OCR of the crop), up to `maxFigures`.
+ * Converts a PDF: the text layer page by page; pages without one (or with unmapped glyphs) are
+ * rendered and read by `ocr`; regions of raster images and vector drawing become figures (a crop
+ * of the rendered page, the nearest "Figure N"/"Table N" caption, OCR of the crop), up to
+ * `maxFigures`; each figure block is placed right after its caption's paragraph.
  */
 export async function convertPdf(
   bytes: Uint8Array,
@@ -258,25 +323,26 @@ export async function convertPdf(
         continue;
       }
       const pageBlocks = pageTextToBlocks(page.text, page.page);
+      // Rotated pages would need the crop rotated too; their regions are counted as dropped.
       const usable = page.rotate % 360 === 0 ? page.regions : [];
+      figuresDropped += page.regions.length - usable.length;
       const room = Math.max(0, limits.maxFigures - figures.length);
-      figuresDropped += Math.max(0, usable.length - room) + (page.regions.length - usable.length);
-      const kept = usable.slice(0, room);
-      if (kept.length > 0) {
-        const anchors = await captionAnchors(document, page.page);
-        const rendered = await renderPage(parser, page.page, limits.figureScale);
+      if (usable.length > 0) {
+        const candidates = captionedFigures(usable, await captionAnchors(document, page.page));
+        figuresDropped += Math.max(0, candidates.length - room);
+        const kept = candidates.slice(0, room);
+        // Render the page once for all its crops (only when a figure is kept).
+        const rendered = kept.length === 0 ? null : await renderPage(parser, page.page, limits.figureScale);
         const scale = limits.figureScale;
-        const used = new Set<string>();
-        for (const region of kept) {
+        for (const { region, label } of kept) {
           checkpoint(signal, deadline, limits);
-          const pad = 4;
+          if (rendered === null) break;
+          const pad = FIGURE_PADDING;
           const x = Math.max(0, Math.floor((region.x0 - page.pageBox.x0 - pad) * scale));
           const y = Math.max(0, Math.floor((page.pageBox.y1 - region.y1 - pad) * scale));
           const width = Math.max(1, Math.min(Math.ceil(rendered.width) - x, Math.ceil((region.x1 - region.x0 + 2 * pad) * scale)));
           const height = Math.max(1, Math.min(Math.ceil(rendered.height) - y, Math.ceil((region.y1 - region.y0 + 2 * pad) * scale)));
           const png = await cropPng(rendered.png, x, y, width, height);
-          const label = nearestCaption(region, anchors, used);
-          if (label !== null) used.add(label);
           const caption = label === null ? '' : captionFor(page.text, label) || label;
           const ocrText =
             ocr === undefined ? '' : (await recognize(ocr, png, signal, `a figure on page ${page.page}`)).replace(/\s+/g, ' ').trim().slice(0, MAX_FIGURE_TEXT_CHARS);
