@@ -1,4 +1,3 @@
-import mammoth from 'mammoth';
 import { ServiceError } from '../errors/index.js';
 import { htmlToBlocks } from './html-to-blocks.js';
 import type { ResolvedLimits } from './limits.js';
@@ -17,6 +16,8 @@ export async function convertDocx(bytes: Uint8Array, limits: ResolvedLimits): Pr
   if (inflated > limits.maxUncompressedBytes) {
     throw new ServiceError('document_too_complex', `The Word document inflates to ${inflated} bytes; the converter unpacks at most ${limits.maxUncompressedBytes}. Split it or send a text version.`);
   }
+  // Loaded on first use, like the PDF reader.
+  const { default: mammoth } = await import('mammoth');
   let html: string;
   try {
     const result = await mammoth.convertToHtml(

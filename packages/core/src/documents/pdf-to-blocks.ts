@@ -1,5 +1,4 @@
-import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { PDFParse } from 'pdf-parse';
+import type { PDFParse } from 'pdf-parse';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import type { Ocr } from '../ports/ocr.js';
 import { type ResolvedLimits, checkpoint } from './limits.js';
@@ -87,9 +86,12 @@ export function mapPdfError(error: unknown): ServiceError {
   return new ServiceError('ingestion_failed', 'The PDF could not be converted: the PDF reader failed on it; export it again.', { cause: error });
 }
 
-function openParser(bytes: Uint8Array): PDFParse {
+async function openParser(bytes: Uint8Array): Promise<PDFParse> {
+  // Loaded on first use: pdf.js and the canvas addon take about a second to load, which nobody
+  // importing the core package for anything else should pay.
+  const { PDFParse: Parser } = await import('pdf-parse');
   // pdf.js takes ownership of (transfers) the buffer it is given, so hand it a copy.
-  return new PDFParse({ data: new Uint8Array(bytes), verbosity: 0, maxImageSize: 100_000_000, isEvalSupported: false, stopAtErrors: false });
+  return new Parser({ data: new Uint8Array(bytes), verbosity: 0, maxImageSize: 100_000_000, isEvalSupported: false, stopAtErrors: false });
 }
 
 function documentOf(parser: PDFParse): PdfDocument {
@@ -166,7 +168,7 @@ export async function inspectPdf(
   signal?: AbortSignal,
   deadline = Number.POSITIVE_INFINITY,
 ): Promise<{ pageCount: number; pagesNeedingOcr: number[] }> {
-  const parser = openParser(bytes);
+  const parser = await openParser(bytes);
   try {
     const { total, pages } = await analyzePages(parser, limits, signal, deadline);
     return { pageCount: total, pagesNeedingOcr: pages.filter((page) => page.needsOcr).map((page) => page.page) };
@@ -197,6 +199,7 @@ async function renderPage(parser: PDFParse, page: number, scale: number): Promis
 }
 
 async function cropPng(png: Uint8Array, x: number, y: number, width: number, height: number): Promise<Uint8Array> {
+  const { createCanvas, loadImage } = await import('@napi-rs/canvas');
   const image = await loadImage(Buffer.from(png));
   const canvas = createCanvas(width, height);
   const context = canvas.getContext('2d');
@@ -294,7 +297,7 @@ export async function convertPdf(
 ): Promise<PdfConversion> {
   const { ocr, signal, limits } = options;
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
-  const parser = openParser(bytes);
+  const parser = await openParser(bytes);
   try {
     const { total, pages } = await analyzePages(parser, limits, signal, deadline);
     const ocrPages = pages.filter((page) => page.needsOcr).map((page) => page.page);
