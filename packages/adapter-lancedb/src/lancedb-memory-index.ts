@@ -42,6 +42,13 @@ export type LancedbMemoryIndexOptions = {
    */
   optimizeEveryWrites?: number;
   /**
+   * `optimize()` also runs once this many rows were written since the last one, or a fifth of
+   * the table, whichever is more. Rows not yet in the full-text index are scanned on every query,
+   * so a bulk load must not leave most of the table unindexed.
+   * @default 5000
+   */
+  optimizeEveryRows?: number;
+  /**
    * Table versions older than this are removed by `optimize()`. Readers in other processes that
    * still hold an older version need it for that long.
    * @default 3_600_000 (one hour)
@@ -217,6 +224,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
   if (!/^[A-Za-z0-9_.-]{1,128}$/.test(tableName)) throw new TypeError('lancedbMemoryIndex: `tableName` may hold letters, digits, `_`, `.`, `-`');
   const annThreshold = options.annThreshold ?? 50_000;
   const optimizeEveryWrites = options.optimizeEveryWrites ?? 200;
+  const optimizeEveryRows = options.optimizeEveryRows ?? 5000;
   const retainVersionsMs = options.retainVersionsMs ?? 3_600_000;
   const batchSize = options.batchSize ?? 5000;
   const onBackgroundError =
@@ -232,6 +240,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
   let hasVectorIndex = false;
   let rowsAtVectorIndexBuild = 0;
   let writesSinceOptimize = 0;
+  let rowsSinceOptimize = 0;
   let isClosed = false;
 
   /** Driver failures become `service_unavailable`; port-level errors pass through. */
@@ -309,8 +318,9 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
         })
         .catch((error: unknown) => onBackgroundError(error, 'vector index build'));
     }
-    if (writesSinceOptimize >= optimizeEveryWrites) {
+    if (writesSinceOptimize >= optimizeEveryWrites || rowsSinceOptimize >= Math.max(optimizeEveryRows, rowCount / 5)) {
       writesSinceOptimize = 0;
+      rowsSinceOptimize = 0;
       void queue
         .run(() => current.optimize({ cleanupOlderThan: new Date(Date.now() - retainVersionsMs) }))
         .catch((error: unknown) => onBackgroundError(error, 'optimize'));
@@ -373,6 +383,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
           }
           await ensureScalarIndexes(current);
           writesSinceOptimize++;
+          rowsSinceOptimize += rows.length;
           scheduleMaintenance(current, await current.countRows());
         }),
       );
@@ -470,6 +481,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
             await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
           }
           writesSinceOptimize++;
+          rowsSinceOptimize += copies.length;
           scheduleMaintenance(current, await current.countRows());
           return { copied: copies.length };
         }),

@@ -341,10 +341,13 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       `WITH query_terms AS (SELECT DISTINCT unnest($2::text[]) AS term),
        agent_stats AS (SELECT count(*)::float8 AS n, coalesce(avg(term_count), 0)::float8 AS average_length FROM ${records} WHERE agent_id = $1),
        candidates AS (SELECT id, terms, term_count FROM ${records} WHERE agent_id = $1 AND terms && $2::text[]),
+       -- One row per (candidate, matching query term); array_positions counts the term in C
+       -- instead of unnesting every candidate's terms.
        frequencies AS (
-         SELECT c.id, q.term, count(*)::float8 AS tf, c.term_count
-         FROM candidates c CROSS JOIN LATERAL unnest(c.terms) AS t(term) JOIN query_terms q ON q.term = t.term
-         GROUP BY c.id, q.term, c.term_count),
+         SELECT * FROM (
+           SELECT c.id, q.term, c.term_count, coalesce(cardinality(array_positions(c.terms, q.term)), 0)::float8 AS tf
+           FROM candidates c CROSS JOIN query_terms q) AS counted
+         WHERE tf > 0),
        document_frequencies AS (SELECT term, count(*)::float8 AS df FROM frequencies GROUP BY term),
        scores AS (
          SELECT f.id, sum(
