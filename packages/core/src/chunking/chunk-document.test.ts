@@ -132,6 +132,13 @@ describe('chunkDocument', () => {
     expect(pieces.filter((piece) => piece.text.includes('xxx')).length).toBe(2);
   });
 
+  it('cuts CJK text at full-width sentence ends', () => {
+    const sentence = '\u3053\u308c\u306f\u6587\u3067\u3059'.repeat(10) + '\u3002';
+    const pieces = chunkDocument([{ kind: 'paragraph', text: sentence.repeat(20), page: null }], { strategy: 'sentence', maxChars: 200, overlapChars: 0 });
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) expect(piece.text.endsWith('\u3002')).toBe(true);
+  });
+
   it('keeps function and class definitions whole with the code strategy', () => {
     const definitions = Array.from(
       { length: 12 },

@@ -104,7 +104,9 @@ export function packUnits(
 /** Offsets just after each sentence end (punctuation plus following spaces) and each blank line. */
 export function sentenceBoundaries(text: string, from: number, to: number): number[] {
   const boundaries: number[] = [];
-  const pattern = /[.!?\u2026\u3002]+["'\u201d\u2019)\]]*\s+|\n[ \t]*\n\s*/g;
+  // Latin punctuation needs whitespace after it (so "3.14" and "e.g.x" stay whole); CJK full-width
+  // punctuation ends a sentence by itself.
+  const pattern = /[.!?\u2026]+["'\u201d\u2019)\]]*\s+|[\u3002\uff01\uff1f]+["'\u201d\u2019\u300d\u300f)\]]*\s*|\n[ \t]*\n\s*/g;
   pattern.lastIndex = from;
   for (let match = pattern.exec(text); match !== null && match.index < to; match = pattern.exec(text)) {
     boundaries.push(Math.min(to, match.index + match[0].length));
