@@ -109,6 +109,14 @@ describe('convertDocument: PDF', () => {
     ]);
   });
 
+  it('drops running headers and footers from PDF pages', async () => {
+    const bodies = ['Revenue grew in the north.', 'Costs fell in the south.', 'Hiring paused in March.', 'Outlook stays positive.'];
+    const pages = bodies.map((body, index) => ({ text: ['ACME Quarterly Report', body, `Page ${index + 1}`] }));
+    const doc = await convertDocument(buildPdf(pages), { filename: 'report.pdf' });
+    expect(doc.blocks.map((block) => block.text)).toEqual(bodies);
+    expect(doc.blocks.map((block) => block.page)).toEqual([1, 2, 3, 4]);
+  });
+
   it('maps every PDF failure to its document code', async () => {
     const scan3 = await scannedPdf(3);
     const cases: Array<[string, () => Promise<ConvertedDocument>, ErrorCode]> = [

@@ -96,3 +96,36 @@ export function ocrTextToBlocks(text: string, page: number): DocumentBlock[] {
     .filter((paragraph) => paragraph !== '')
     .map((paragraph) => ({ kind: 'paragraph', text: paragraph, page }));
 }
+
+/** Lines looked at, at the top and at the bottom of each page, for running headers and footers. */
+const RUNNING_LINE_DEPTH = 2;
+
+function runningKey(line: string): string {
+  // Page numbers change from page to page; compare the line with its digits masked.
+  return line.replace(/\s+/g, ' ').trim().replace(/\d+/g, '#').toLowerCase();
+}
+
+/**
+ * Removes running headers and footers: lines among the first or last two of a page whose text
+ * (digits masked, so "Page 3" matches "Page 4") recurs on at least half of the pages, when the
+ * document has at least 3 pages with text. Returns the page texts in the same order.
+ */
+export function stripRunningLines(pages: readonly string[]): string[] {
+  const split = pages.map((text) => text.split('\n'));
+  const withText = split.filter((lines) => lines.some((line) => line.trim() !== '')).length;
+  if (withText < 3) return [...pages];
+  const edgeIndexes = (lines: string[]): number[] => {
+    const filled = lines.map((line, index) => (line.trim() === '' ? -1 : index)).filter((index) => index !== -1);
+    return [...new Set([...filled.slice(0, RUNNING_LINE_DEPTH), ...filled.slice(-RUNNING_LINE_DEPTH)])];
+  };
+  const counts = new Map<string, number>();
+  for (const lines of split) {
+    const keys = new Set(edgeIndexes(lines).map((index) => runningKey(lines[index] ?? '')));
+    for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const threshold = Math.max(3, Math.ceil(withText / 2));
+  return split.map((lines) => {
+    const doomed = new Set(edgeIndexes(lines).filter((index) => (counts.get(runningKey(lines[index] ?? '')) ?? 0) >= threshold));
+    return lines.filter((_, index) => !doomed.has(index)).join('\n');
+  });
+}

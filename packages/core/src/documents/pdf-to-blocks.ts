@@ -3,7 +3,7 @@ import { ServiceError, isServiceError } from '../errors/index.js';
 import type { Ocr } from '../ports/ocr.js';
 import { type ResolvedLimits, checkpoint } from './limits.js';
 import { type Box, area, clip, groupBoxes, paintedBoxes } from './pdf-layout.js';
-import { captionFor, captionLabel, ocrTextToBlocks, pageTextToBlocks } from './pdf-text.js';
+import { captionFor, captionLabel, ocrTextToBlocks, pageTextToBlocks, stripRunningLines } from './pdf-text.js';
 import type { DocumentBlock, DocumentFigure } from './types.js';
 
 /**
@@ -126,6 +126,7 @@ async function analyzePages(parser: PDFParse, limits: ResolvedLimits, signal: Ab
   checkpoint(signal, deadline, limits);
   const text = await parser.getText({ pageJoiner: '' });
   const document = documentOf(parser);
+  const pageTexts = stripRunningLines(Array.from({ length: total }, (_, index) => text.pages.find((entry) => entry.num === index + 1)?.text ?? ''));
   const pages: PageAnalysis[] = [];
   for (let number = 1; number <= total; number++) {
     checkpoint(signal, deadline, limits);
@@ -147,7 +148,7 @@ async function analyzePages(parser: PDFParse, limits: ResolvedLimits, signal: Ab
         Math.min(box.x1 - box.x0, box.y1 - box.y0) >= MIN_PATH_SIDE &&
         area(box) / pageArea <= MAX_PATH_COVERAGE,
     );
-    const layer = readTextLayer(text.pages.find((entry) => entry.num === number)?.text ?? '');
+    const layer = readTextLayer(pageTexts[number - 1] ?? '');
     const pageText = layer.text;
     const coverage = boxes.reduce((sum, box) => sum + area(box), 0) / pageArea;
     const needsOcr = layer.isGarbled || (layer.readableChars < MIN_TEXT_LAYER_CHARS && coverage >= MIN_SCAN_COVERAGE);
