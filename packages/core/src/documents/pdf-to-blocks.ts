@@ -117,7 +117,18 @@ function readTextLayer(raw: string): { text: string; readableChars: number; isGa
   return { text, readableChars: readable, isGarbled: nonSpace > 0 && controls / nonSpace > 0.3 };
 }
 
-async function analyzePages(parser: PDFParse, limits: ResolvedLimits, signal: AbortSignal | undefined, deadline: number): Promise<{ total: number; pages: PageAnalysis[] }> {
+/**
+ * Reads every page's text layer and, where needed, its painted geometry. With `withFigures` off
+ * (inspection), operator lists are read only for pages lacking readable text: they are what costs
+ * (pdf.js decodes page images to build them), and text pages can neither need OCR nor matter.
+ */
+async function analyzePages(
+  parser: PDFParse,
+  limits: ResolvedLimits,
+  signal: AbortSignal | undefined,
+  deadline: number,
+  withFigures: boolean,
+): Promise<{ total: number; pages: PageAnalysis[] }> {
   const info = await parser.getInfo();
   const total = info.total;
   if (total > limits.maxPages) {
@@ -130,30 +141,29 @@ async function analyzePages(parser: PDFParse, limits: ResolvedLimits, signal: Ab
   const pages: PageAnalysis[] = [];
   for (let number = 1; number <= total; number++) {
     checkpoint(signal, deadline, limits);
+    const layer = readTextLayer(pageTexts[number - 1] ?? '');
     const page = await document.getPage(number);
     const [left = 0, bottom = 0, right = 612, top = 792] = page.view;
     const pageBox: Box = { x0: left, y0: bottom, x1: right, y1: top };
     const pageArea = Math.max(1, area(pageBox));
-    const painted = paintedBoxes(await page.getOperatorList());
-    const inPage = (box: Box): Box | null => clip(box, pageBox);
-    const boxes = painted.images.map(inPage).filter((box): box is Box => box !== null);
-    // Vector drawing counts toward figures, but not hairlines (rules, underlines) nor page-size
-    // frames and backgrounds.
-    // Vector drawing counts toward figures, but not hairlines (rules, underlines) nor page-size
-    // frames and backgrounds.
+    const hasText = !layer.isGarbled && layer.readableChars >= MIN_TEXT_LAYER_CHARS;
+    const painted = withFigures || !hasText ? paintedBoxes(await page.getOperatorList()) : { images: [], paths: [] };
+    const boxes = painted.images.map((box) => clip(box, pageBox)).filter((box): box is Box => box !== null);
+    // Vector drawing counts toward figures, but not hairlines (rules, underlines), page-size
+    // frames and backgrounds, nor paths reaching off the page (clip fills).
     const paths = painted.paths.filter(
       (box) =>
-        // Paths reaching off the page are clip fills and backgrounds, not drawing.
-        box.x0 >= pageBox.x0 - 2 && box.y0 >= pageBox.y0 - 2 && box.x1 <= pageBox.x1 + 2 && box.y1 <= pageBox.y1 + 2 &&
+        box.x0 >= pageBox.x0 - 2 &&
+        box.y0 >= pageBox.y0 - 2 &&
+        box.x1 <= pageBox.x1 + 2 &&
+        box.y1 <= pageBox.y1 + 2 &&
         Math.min(box.x1 - box.x0, box.y1 - box.y0) >= MIN_PATH_SIDE &&
         area(box) / pageArea <= MAX_PATH_COVERAGE,
     );
-    const layer = readTextLayer(pageTexts[number - 1] ?? '');
-    const pageText = layer.text;
     const coverage = boxes.reduce((sum, box) => sum + area(box), 0) / pageArea;
     const needsOcr = layer.isGarbled || (layer.readableChars < MIN_TEXT_LAYER_CHARS && coverage >= MIN_SCAN_COVERAGE);
-    const regions = needsOcr ? [] : figureRegions(boxes, paths, pageArea, limits.minFigureSize);
-    pages.push({ page: number, text: pageText, needsOcr, regions, pageBox, rotate: page.rotate });
+    const regions = needsOcr || !withFigures ? [] : figureRegions(boxes, paths, pageArea, limits.minFigureSize);
+    pages.push({ page: number, text: layer.text, needsOcr, regions, pageBox, rotate: page.rotate });
     page.cleanup();
   }
   return { total, pages };
@@ -171,7 +181,7 @@ export async function inspectPdf(
 ): Promise<{ pageCount: number; pagesNeedingOcr: number[] }> {
   const parser = await openParser(bytes);
   try {
-    const { total, pages } = await analyzePages(parser, limits, signal, deadline);
+    const { total, pages } = await analyzePages(parser, limits, signal, deadline, false);
     return { pageCount: total, pagesNeedingOcr: pages.filter((page) => page.needsOcr).map((page) => page.page) };
   } catch (error) {
     signal?.throwIfAborted();
@@ -300,7 +310,7 @@ export async function convertPdf(
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const parser = await openParser(bytes);
   try {
-    const { total, pages } = await analyzePages(parser, limits, signal, deadline);
+    const { total, pages } = await analyzePages(parser, limits, signal, deadline, true);
     const ocrPages = pages.filter((page) => page.needsOcr).map((page) => page.page);
     if (ocrPages.length > 0) {
       if (ocr === undefined) {
