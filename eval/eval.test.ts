@@ -1,0 +1,103 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEnvironment, type EvalEnvironment } from './harness.js';
+import { locomoEvidence, parseLocomoDate, runLocomo, summarizeLocomo, type LocomoSample } from './locomo.js';
+import { longMemEvalQuery, parseLongMemEvalDate, runLongMemEval, summarizeLongMemEval, type LongMemEvalQuestion } from './longmemeval.js';
+import { formatTable, recallAllAt, recallAt, uniqueInOrder } from './metrics.js';
+
+const DATA = fileURLToPath(new URL('../../shared/eval-data/', import.meta.url));
+
+describe('metrics', () => {
+  it('scores recall@k over flattened turns and recall_all@k over sessions', () => {
+    const ranked = uniqueInOrder(['D1:1', 'D1:2', 'D1:1', 'D2:5', 'D3:1']);
+    expect(ranked).toEqual(['D1:1', 'D1:2', 'D2:5', 'D3:1']);
+    expect(recallAt(ranked, ['D2:5', 'D9:9'], 2)).toBe(0);
+    expect(recallAt(ranked, ['D2:5', 'D9:9'], 3)).toBe(0.5);
+    expect(recallAt(ranked, [], 3)).toBeNull();
+    expect(recallAllAt(['s1', 's2', 's3'], ['s1', 's3'], 2)).toBe(0);
+    expect(recallAllAt(['s1', 's2', 's3'], ['s1', 's3'], 3)).toBe(1);
+  });
+
+  it('reads both datasets dates and splits ";"-joined evidence, dropping ids that name no turn', () => {
+    expect(parseLocomoDate('1:56 pm on 8 May, 2023')).toBe('2023-05-08T13:56:00.000Z');
+    expect(parseLocomoDate('12:09 am on 13 September, 2023')).toBe('2023-09-13T00:09:00.000Z');
+    expect(parseLongMemEvalDate('2023/08/11 (Fri) 15:58')).toBe('2023-08-11T15:58:00.000Z');
+    const turns = new Set(['D1:1', 'D1:2']);
+    expect(locomoEvidence({ question: 'q', evidence: ['D1:1; D1:2', 'D:1:3'], category: 1 }, turns)).toEqual({ evidence: ['D1:1', 'D1:2'], unmatched: ['D:1:3'] });
+  });
+});
+
+describe('harness smoke run (in-memory index)', () => {
+  let env: EvalEnvironment;
+  let dir: string;
+  beforeAll(async () => {
+    env = await openEnvironment('memory');
+    dir = await mkdtemp(join(tmpdir(), 'eval-smoke-'));
+  });
+  afterAll(async () => {
+    await env.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('learns a truncated LoCoMo conversation, writes the JSONL shape and computes every metric', async () => {
+    const [sample] = JSON.parse(await readFile(join(DATA, 'locomo/locomo-dev.json'), 'utf8')) as LocomoSample[];
+    const conversation: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(sample!.conversation)) {
+      const n = /^session_(\d+)/.exec(key)?.[1];
+      if (n === undefined || Number(n) <= 3) conversation[key] = value;
+    }
+    const qa = sample!.qa.filter((item) => item.evidence.length > 0 && item.evidence.every((id) => /^D[1-3]:/.test(id))).slice(0, 6);
+    const truncated: LocomoSample = { sample_id: sample!.sample_id, conversation, qa };
+    const jsonlPath = join(dir, 'locomo.jsonl');
+    const run = await runLocomo(env, [truncated], { maxContextChars: 4000, jsonlPath });
+
+    const lines = (await readFile(jsonlPath, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(qa.length);
+    lines.forEach((line, i) => {
+      expect(Object.keys(line)).toEqual(['sample_id', 'qa_index', 'category', 'ranked']);
+      expect(line).toMatchObject({ sample_id: sample!.sample_id, qa_index: i, category: qa[i]!.category });
+      const ranked = line.ranked as string[];
+      expect(ranked.length).toBeGreaterThan(0);
+      expect(ranked.length).toBeLessThanOrEqual(50);
+      expect(new Set(ranked).size).toBe(ranked.length);
+      for (const id of ranked) expect(id).toMatch(/^D[1-3]:\d+$/);
+    });
+    const rows = summarizeLocomo(run);
+    const overall = rows.at(-1)!;
+    expect(overall.group).toBe('overall');
+    expect(overall.count).toBe(qa.length);
+    for (const key of ['R@5', 'R@10', 'R@25', 'R@ctx']) {
+      expect(overall.metrics[key]).toBeGreaterThanOrEqual(0);
+      expect(overall.metrics[key]).toBeLessThanOrEqual(1);
+    }
+    expect(formatTable(rows, 'category')).toContain('| overall |');
+    expect(run.turns).toBeGreaterThan(0);
+  });
+
+  it('learns a few LongMemEval sessions and writes ranked sessions and turns', async () => {
+    const text = await readFile(join(DATA, 'longmemeval/longmemeval-s-dev.json'), 'utf8');
+    const question = (JSON.parse(text) as LongMemEvalQuestion[])[0]!;
+    const keep = question.haystack_session_ids.map((id, i) => ({ id, i })).filter(({ id }, n) => question.answer_session_ids.includes(id) || n < 3);
+    const small: LongMemEvalQuestion = {
+      ...question,
+      haystack_session_ids: keep.map(({ id }) => id),
+      haystack_dates: keep.map(({ i }) => question.haystack_dates[i]!),
+      haystack_sessions: keep.map(({ i }) => question.haystack_sessions[i]!),
+    };
+    expect(longMemEvalQuery(small, 'dated')).toContain(small.question);
+    const jsonlPath = join(dir, 'longmemeval.jsonl');
+    const run = await runLongMemEval(env, [small], { maxContextChars: 4000, queryMode: 'dated', jsonlPath });
+    const [line] = (await readFile(jsonlPath, 'utf8')).trim().split('\n').map((row) => JSON.parse(row) as Record<string, unknown>);
+    expect(Object.keys(line!)).toEqual(['question_id', 'question_type', 'ranked_sessions', 'ranked_turns']);
+    const sessions = line!.ranked_sessions as string[];
+    const turns = line!.ranked_turns as [string, number][];
+    expect(sessions.length).toBeGreaterThan(0);
+    for (const id of sessions) expect(small.haystack_session_ids).toContain(id);
+    for (const [id, index] of turns) expect(small.haystack_sessions[small.haystack_session_ids.indexOf(id)]![index]).toBeDefined();
+    const overall = summarizeLongMemEval(run).at(-1)!;
+    for (const key of ['S-all@5', 'S-all@10', 'T@10']) expect(overall.metrics[key]).toBeTypeOf('number');
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * Retrieval evaluation on LoCoMo and LongMemEval through the product's public service path.
+ *
+ *   npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite] [--out DIR]
+ *                   [--limit N] [--query plain|dated] [--max-context-chars 4000]
+ *
+ * Writes OUT/<dataset>.jsonl (one line per question, the issue's shape) and OUT/<dataset>.summary.md
+ * (per-category recall, ingestion time, query latency), and prints the summary. Data defaults to
+ * ../shared/eval-data (resolved from this file), never copied into the repository.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { INDEX_KINDS, openEnvironment, type IndexKind } from './harness.js';
+import { runLocomo, summarizeLocomo, type LocomoSample } from './locomo.js';
+import { runLongMemEval, summarizeLongMemEval, type LongMemEvalQuestion, type QueryMode } from './longmemeval.js';
+import { formatTable, quantile } from './metrics.js';
+
+const DATA = fileURLToPath(new URL('../../shared/eval-data/', import.meta.url));
+const DEFAULT_FILES = {
+  locomo: join(DATA, 'locomo/locomo-dev.json'),
+  longmemeval: join(DATA, 'longmemeval/longmemeval-s-dev.json'),
+} as const;
+type Dataset = keyof typeof DEFAULT_FILES;
+
+type Arguments = { dataset: Dataset; file: string; index: IndexKind; out: string; limit: number; queryMode: QueryMode; maxContextChars: number };
+
+function parseArguments(argv: readonly string[]): Arguments {
+  const flags = new Map<string, string>();
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith('--')) {
+      const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+      const value = inline ?? argv[++i];
+      if (value === undefined) throw new Error(`--${name} needs a value`);
+      flags.set(name, value);
+    } else positional.push(arg);
+  }
+  const known = new Set(['file', 'index', 'out', 'limit', 'query', 'max-context-chars']);
+  for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
+  const dataset = positional[0];
+  if (dataset !== 'locomo' && dataset !== 'longmemeval') throw new Error('usage: npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite] [--out DIR] [--limit N]');
+  const index = (flags.get('index') ?? 'memory') as IndexKind;
+  if (!INDEX_KINDS.includes(index)) throw new Error(`--index must be one of ${INDEX_KINDS.join(', ')}`);
+  const queryMode = (flags.get('query') ?? 'dated') as QueryMode;
+  if (queryMode !== 'plain' && queryMode !== 'dated') throw new Error('--query must be plain or dated');
+  const limit = flags.has('limit') ? Number(flags.get('limit')) : Number.POSITIVE_INFINITY;
+  if (!(limit > 0)) throw new Error('--limit must be a positive number');
+  const maxContextChars = Number(flags.get('max-context-chars') ?? 4000);
+  return {
+    dataset,
+    file: resolve(flags.get('file') ?? DEFAULT_FILES[dataset]),
+    index,
+    out: resolve(flags.get('out') ?? join(tmpdir(), 'memory-agents-eval')),
+    limit,
+    queryMode,
+    maxContextChars,
+  };
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  const args = parseArguments(process.argv.slice(2));
+  await mkdir(args.out, { recursive: true });
+  const jsonlPath = join(args.out, `${args.dataset}.jsonl`);
+  await writeFile(jsonlPath, '');
+  const data = JSON.parse(await readFile(args.file, 'utf8')) as unknown[];
+  const items = data.slice(0, Number.isFinite(args.limit) ? args.limit : data.length);
+  const progress = (id: string, done: number, total: number) => process.stderr.write(`\r${args.dataset} ${done}/${total} ${id}        `);
+
+  const env = await openEnvironment(args.index);
+  const wall = performance.now();
+  let table: string;
+  let latencies: number[];
+  let ingestMs: number;
+  let turns: number;
+  let notes: string[] = [];
+  try {
+    if (args.dataset === 'locomo') {
+      const run = await runLocomo(env, items as LocomoSample[], { maxContextChars: args.maxContextChars, jsonlPath, onSample: progress });
+      table = formatTable(summarizeLocomo(run), 'category');
+      latencies = run.scores.map((score) => score.ms);
+      ({ ingestMs, turns } = run);
+      notes = [
+        `${run.scores.length} questions (${run.questionsWithoutEvidence} without evidence, left out of the table); ${run.unmatchedEvidence} evidence ids name no turn and are left out.`,
+        `R@k: evidence recall over the first k cited turns; R@ctx: within the memory_context packed at ${args.maxContextChars} chars.`,
+      ];
+    } else {
+      const run = await runLongMemEval(env, items as LongMemEvalQuestion[], { maxContextChars: args.maxContextChars, queryMode: args.queryMode, jsonlPath, onQuestion: progress });
+      table = formatTable(summarizeLongMemEval(run), 'question type');
+      latencies = run.scores.map((score) => score.ms);
+      ({ ingestMs, turns } = run);
+      notes = [
+        `${run.scores.length} questions; query mode ${args.queryMode}. S-all@k: session recall_all@k (abstention questions left out); T@10: recall of has_answer turns in the first 10 cited turns; @ctx: within the memory_context packed at ${args.maxContextChars} chars.`,
+      ];
+    }
+  } finally {
+    await env.close();
+  }
+  process.stderr.write('\n');
+  const summary = [
+    `## ${args.dataset} on ${args.index} (${args.file.split('/').pop()})`,
+    '',
+    table,
+    '',
+    ...notes,
+    `Ingestion: ${turns} turns in ${(ingestMs / 1000).toFixed(1)} s (${((1000 * turns) / ingestMs).toFixed(0)} turns/s). ` +
+      `Query latency (service.retrieve): p50 ${ms(quantile(latencies, 0.5))}, p95 ${ms(quantile(latencies, 0.95))}, max ${ms(Math.max(...latencies))}. ` +
+      `Wall time ${((performance.now() - wall) / 1000).toFixed(1)} s.`,
+    '',
+  ].join('\n');
+  await writeFile(join(args.out, `${args.dataset}.summary.md`), summary);
+  process.stdout.write(`${summary}\nWrote ${jsonlPath}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
