@@ -160,26 +160,60 @@ export function area(box: Box): number {
   return Math.max(0, box.x1 - box.x0) * Math.max(0, box.y1 - box.y0);
 }
 
+function near(a: Box, b: Box, gap: number): boolean {
+  return a.x0 - gap <= b.x1 && b.x0 - gap <= a.x1 && a.y0 - gap <= b.y1 && b.y0 - gap <= a.y1;
+}
+
+function union(a: Box, b: Box): Box {
+  return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
+}
+
 /**
  * Groups boxes that touch or lie within `gap` points of each other into regions (a figure made
- * of many image tiles is one region). Deterministic: regions are ordered top to bottom, then left
- * to right.
+ * of many image tiles or strokes is one region): connected components first (one O(n²) pass with
+ * union-find), then regions whose bounds still overlap are merged until none do. Deterministic:
+ * regions are ordered top to bottom, then left to right.
  */
 export function groupBoxes(boxes: Box[], gap: number): Box[] {
-  let regions = boxes.map((box) => ({ ...box }));
-  let merged = true;
-  // Each pass merges at least one pair or stops, so this ends after at most boxes.length passes.
-  while (merged && regions.length > 1) {
+  const parent = boxes.map((_, index) => index);
+  const find = (index: number): number => {
+    let root = index;
+    while (parent[root] !== root) root = parent[root] ?? root;
+    let current = index;
+    while (parent[current] !== root) {
+      const next = parent[current] ?? root;
+      parent[current] = root;
+      current = next;
+    }
+    return root;
+  };
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i];
+      const b = boxes[j];
+      if (a !== undefined && b !== undefined && near(a, b, gap)) {
+        const rootA = find(i);
+        const rootB = find(j);
+        if (rootA !== rootB) parent[Math.max(rootA, rootB)] = Math.min(rootA, rootB);
+      }
+    }
+  }
+  const components = new Map<number, Box>();
+  boxes.forEach((box, index) => {
+    const root = find(index);
+    const existing = components.get(root);
+    components.set(root, existing === undefined ? { ...box } : union(existing, box));
+  });
+  let regions = [...components.values()];
+  // Each pass merges at least one pair or stops; there are few components, so this is cheap.
+  for (let merged = true; merged && regions.length > 1; ) {
     merged = false;
     const next: Box[] = [];
-    for (const box of regions) {
-      const target = next.find((other) => box.x0 - gap <= other.x1 && other.x0 - gap <= box.x1 && box.y0 - gap <= other.y1 && other.y0 - gap <= box.y1);
-      if (target === undefined) next.push({ ...box });
+    for (const region of regions) {
+      const index = next.findIndex((other) => near(region, other, gap));
+      if (index === -1) next.push(region);
       else {
-        target.x0 = Math.min(target.x0, box.x0);
-        target.y0 = Math.min(target.y0, box.y0);
-        target.x1 = Math.max(target.x1, box.x1);
-        target.y1 = Math.max(target.y1, box.y1);
+        next[index] = union(next[index] as Box, region);
         merged = true;
       }
     }

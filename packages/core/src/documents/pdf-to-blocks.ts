@@ -26,6 +26,11 @@ const MIN_PATHS_PER_FIGURE = 3;
 /** Boxes on one page beyond this are merged into one region without pairwise grouping. */
 const MAX_BOXES_PER_PAGE = 2000;
 
+/** Margin (points) added around a figure region so labels drawn as text next to the drawing are kept. */
+const FIGURE_PADDING = 10;
+/** Longest OCR text kept for one figure. */
+const MAX_FIGURE_TEXT_CHARS = 2000;
+
 /**
  * Figure regions of a page: images and vector paths grouped by proximity; a region must be at
  * least `minSize` points on each side, cover at most MAX_FIGURE_COVERAGE of the page, and hold an
@@ -44,11 +49,6 @@ function figureRegions(images: Box[], paths: Box[], pageArea: number, minSize: n
     return images.some((box) => inside(box, region)) || paths.filter((box) => inside(box, region)).length >= MIN_PATHS_PER_FIGURE;
   });
 }
-
-/** Margin (points) added around a figure region so labels drawn as text next to the drawing are kept. */
-const FIGURE_PADDING = 10;
-/** Longest OCR text kept for one figure. */
-const MAX_FIGURE_TEXT_CHARS = 2000;
 
 type PdfPage = {
   view: number[];
