@@ -48,7 +48,10 @@ async function withBudget<T>(work: (signal: AbortSignal, deadline: number) => Pr
   });
   stopped.catch(() => undefined);
   try {
-    return await Promise.race([work(controller.signal, deadline), stopped]);
+    const running = work(controller.signal, deadline);
+    // When the budget wins the race, the work still settles later; its outcome is no longer wanted.
+    running.catch(() => undefined);
+    return await Promise.race([running, stopped]);
   } catch (error) {
     if (controller.signal.aborted) throw controller.signal.reason;
     throw error;
