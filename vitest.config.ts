@@ -36,6 +36,7 @@ export default defineConfig({
       project('http', 'packages/http/src'),
       project('server', 'packages/server/src'),
       project('e2e', 'test'),
+      project('examples', 'examples'),
       project('eval', 'eval'),
     ],
   },

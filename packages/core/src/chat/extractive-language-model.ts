@@ -4,7 +4,8 @@ import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type 
 /** The answer when memory holds nothing relevant. */
 export const NOTHING_RELEVANT = "I don't have anything in memory about that yet.";
 
-const SENTENCES = /[^.!?…\n]+(?:[.!?…]+|$)/gu;
+// A sentence ends at . ! ? … followed by whitespace (not inside 3.5, e-mail addresses or URLs).
+const SENTENCE_BREAK = /(?<=[.!?…])\s+|\n+/u;
 const LIMITS = { brief: 3, standard: 5, detailed: Number.POSITIVE_INFINITY } as const;
 
 type Candidate = { item: AnswerContextItem; sentence: string; score: number; order: number };
@@ -45,8 +46,8 @@ function answer(question: string, items: AnswerContextItem[], answerLength: 'bri
   const perSentenceTerms: Set<string>[] = [];
   let order = 0;
   for (const item of items) {
-    for (const match of item.text.matchAll(SENTENCES)) {
-      const sentence = match[0].trim();
+    for (const part of item.text.split(SENTENCE_BREAK)) {
+      const sentence = part.trim();
       if (sentence.length < 3) continue;
       const terms = new Set(analyze(`${sentence} ${item.speaker ?? ''}`));
       perSentenceTerms.push(terms);
