@@ -4,7 +4,7 @@ import { chunkDocument } from '../chunking/chunk-document.js';
 import type { ErrorCode } from '../errors/index.js';
 import { isServiceError } from '../errors/index.js';
 import { failingOcr, fixture, scriptedOcr } from './__fixtures__/fixture-path.js';
-import { buildDocx, buildPdf, buildZip, circularPagesPdf, docxParagraph, textImage } from './__fixtures__/generated-files.js';
+import { buildDocx, buildPdf, buildZip, circularPagesPdf, docxImage, docxParagraph, textImage, textPng } from './__fixtures__/generated-files.js';
 import { convertDocument, inspectDocument } from './convert-document.js';
 import type { ConvertedDocument } from './types.js';
 
@@ -183,6 +183,35 @@ describe('convertDocument: DOCX', () => {
       { kind: 'heading', text: 'Details', page: null, level: 2 },
     ]);
     expect(doc.blocks.at(-1)).toEqual({ kind: 'list', text: '1. Audited figures.', page: null });
+  });
+
+  it('keeps embedded pictures as figures where they appear, with their caption and OCR text', async () => {
+    const body = [
+      docxParagraph('Intro paragraph.'),
+      docxImage('rIdChart', 'Bar chart of sales'),
+      docxParagraph('Figure 1. Sales by region. Source: finance.'),
+      docxImage('rIdIcon', 'tiny icon'),
+      docxImage('rIdPhoto', 'Team photo &amp; friends'),
+      docxParagraph('The end.'),
+    ].join('');
+    const media = { rIdChart: await textPng(['North 40', 'South 60']), rIdIcon: await textPng([], 16, 16), rIdPhoto: await textPng(['Team'], 300, 200) };
+    const ocr = scriptedOcr('North 40 South 60');
+    const doc = await convertDocument(buildDocx(body, undefined, media), { filename: 'report.docx', ocr });
+    expect(doc.blocks).toEqual([
+      { kind: 'paragraph', text: 'Intro paragraph.', page: null },
+      { kind: 'figure', text: '[Figure: Figure 1. Sales by region. Text in figure: North 40 South 60]', page: null },
+      { kind: 'paragraph', text: 'Figure 1. Sales by region. Source: finance.', page: null },
+      { kind: 'figure', text: '[Figure: Team photo & friends. Text in figure: North 40 South 60]', page: null },
+      { kind: 'paragraph', text: 'The end.', page: null },
+    ]);
+    expect(doc.figures.map((figure) => [figure.page, figure.width, figure.height, figure.caption])).toEqual([
+      [null, 400, 120, 'Figure 1. Sales by region.'],
+      [null, 300, 200, 'Team photo & friends'],
+    ]);
+    expect(Array.from(doc.figures[0]?.png.subarray(0, 4) ?? [])).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    const budget = await convertDocument(buildDocx(body, undefined, media), { filename: 'report.docx', limits: { maxFigures: 1 } });
+    expect([budget.figures.length, budget.figuresDropped]).toEqual([1, 1]);
+    expect(budget.blocks.filter((block) => block.kind === 'figure')).toEqual([{ kind: 'figure', text: '[Figure: Figure 1. Sales by region]', page: null }]);
   });
 
   it('maps broken and oversized Word files to document codes', async () => {

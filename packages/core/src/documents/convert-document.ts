@@ -101,11 +101,13 @@ export async function convertDocument(bytes: Uint8Array, options: ConvertDocumen
       checkText(pdf.blocks, limits);
       return { ...base, ...pdf };
     }
+    if (detected.format === 'docx') {
+      const docx = await convertDocx(bytes, { limits, ocr: options.ocr, signal, deadline });
+      checkText(docx.blocks, limits);
+      return { ...base, pageCount: null, ...docx, ocrPages: [] };
+    }
     let blocks: DocumentBlock[];
     switch (detected.format) {
-      case 'docx':
-        blocks = await convertDocx(bytes, limits);
-        break;
       case 'html':
         blocks = htmlToBlocks(textOf(bytes));
         break;

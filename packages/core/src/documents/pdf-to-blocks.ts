@@ -4,6 +4,7 @@ import type { Ocr } from '../ports/ocr.js';
 import { type ResolvedLimits, checkpoint } from './limits.js';
 import { type Box, area, clip, groupBoxes, paintedBoxes } from './pdf-layout.js';
 import { captionFor, captionLabel, ocrTextToBlocks, pageTextToBlocks, stripRunningLines } from './pdf-text.js';
+import { figureBlockText, recognize, recognizeFigure } from './figure-text.js';
 import type { DocumentBlock, DocumentFigure } from './types.js';
 
 /**
@@ -28,8 +29,6 @@ const MAX_BOXES_PER_PAGE = 2000;
 
 /** Margin (points) added around a figure region so labels drawn as text next to the drawing are kept. */
 const FIGURE_PADDING = 10;
-/** Longest OCR text kept for one figure. */
-const MAX_FIGURE_TEXT_CHARS = 2000;
 
 /**
  * Figure regions of a page: images and vector paths grouped by proximity; a region must be at
@@ -191,16 +190,6 @@ export async function inspectPdf(
   }
 }
 
-async function recognize(ocr: Ocr, image: Uint8Array, signal: AbortSignal | undefined, what: string): Promise<string> {
-  try {
-    const result = await ocr.recognize(signal === undefined ? { image } : { image, signal });
-    return typeof result?.text === 'string' ? result.text : '';
-  } catch (error) {
-    signal?.throwIfAborted();
-    if (isServiceError(error)) throw error;
-    throw new ServiceError('ocr_failed', `Text recognition failed on ${what}; wait and retry, or send a text version.`, { cause: error });
-  }
-}
 
 async function renderPage(parser: PDFParse, page: number, scale: number): Promise<{ png: Uint8Array; width: number; height: number }> {
   const shot = await parser.getScreenshot({ partial: [page], scale, imageBuffer: true, imageDataUrl: false });
@@ -282,11 +271,6 @@ function captionedFigures(regions: Box[], anchors: CaptionAnchor[]): Array<{ reg
   return figures.sort((a, b) => b.region.y1 - a.region.y1 || a.region.x0 - b.region.x0);
 }
 
-/** The text of a figure block (spec: described inline where it appeared). */
-export function figureBlockText(page: number, caption: string, ocrText: string): string {
-  const head = caption === '' ? `Figure (page ${page})` : `Figure (page ${page}): ${caption.replace(/[.\s]+$/, '')}`;
-  return ocrText === '' ? `[${head}]` : `[${head}. Text in figure: ${ocrText}]`;
-}
 
 export type PdfConversion = {
   pageCount: number;
@@ -358,8 +342,7 @@ export async function convertPdf(
           const height = Math.max(1, Math.min(Math.ceil(rendered.height) - y, Math.ceil((region.y1 - region.y0 + 2 * pad) * scale)));
           const png = await cropPng(rendered.png, x, y, width, height);
           const caption = label === null ? '' : captionFor(page.text, label) || label;
-          const ocrText =
-            ocr === undefined ? '' : (await recognize(ocr, png, signal, `a figure on page ${page.page}`)).replace(/\s+/g, ' ').trim().slice(0, MAX_FIGURE_TEXT_CHARS);
+          const ocrText = ocr === undefined ? '' : await recognizeFigure(ocr, png, signal, `a figure on page ${page.page}`);
           figures.push({ page: page.page, png, width, height, caption, ocrText });
           const block: DocumentBlock = { kind: 'figure', text: figureBlockText(page.page, caption, ocrText), page: page.page };
           // Inline where it appears: after the paragraph holding its caption, else at the page end.

@@ -23,10 +23,10 @@ export type DocumentBlock = {
   language?: string;
 };
 
-/** A figure kept from a paged document: a PNG crop plus the text found for it. */
+/** A figure kept from a document: a PNG image (a page crop for PDFs) plus the text found for it. */
 export type DocumentFigure = {
-  /** 1-based page the figure is on. */
-  page: number;
+  /** 1-based page the figure is on, or `null` for formats without pages (DOCX). */
+  page: number | null;
   /** PNG bytes of the crop. */
   png: Uint8Array;
   width: number;

@@ -155,21 +155,52 @@ export function buildZip(entries: Record<string, string | Uint8Array>): Uint8Arr
 }
 
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+const DRAWING_NAMESPACES = [
+  'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"',
+  'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"',
+  'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"',
+  'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"',
+].join(' ');
 
-/** A minimal DOCX: `body` is the inner XML of `<w:body>`; optional footnotes XML (inner of `<w:footnotes>`). */
-export function buildDocx(body: string, footnotes?: string): Uint8Array {
-  const entries: Record<string, string> = {
+/** A paragraph holding an inline picture (relationship `id`) with alt text `alt`. */
+export function docxImage(id: string, alt: string): string {
+  return `<w:p><w:r><w:drawing><wp:inline><wp:extent cx="1905000" cy="952500"/><wp:docPr id="1" name="Picture" descr="${alt}"/><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="0" name="p.png" descr="${alt}"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="${id}"/></pic:blipFill></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`;
+}
+
+/** PNG bytes of lines of text on white. */
+export async function textPng(lines: string[], width = 400, height = 120): Promise<Uint8Array> {
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, width, height);
+  context.fillStyle = '#000000';
+  context.font = '28px sans-serif';
+  lines.forEach((line, index) => context.fillText(line, 10, 40 + index * 40));
+  return new Uint8Array(await canvas.encode('png'));
+}
+
+/**
+ * A minimal DOCX: `body` is the inner XML of `<w:body>`; optional footnotes XML (inner of
+ * `<w:footnotes>`); `media` maps relationship ids to PNG files placed in `word/media/`
+ * (reference them with {@link docxImage}).
+ */
+export function buildDocx(body: string, footnotes?: string, media: Record<string, Uint8Array> = {}): Uint8Array {
+  const entries: Record<string, string | Uint8Array> = {
     '[Content_Types].xml':
-      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="png" ContentType="image/png"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
     '_rels/.rels':
       '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-    'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document ${W}><w:body>${body}</w:body></w:document>`,
+    'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document ${W} ${DRAWING_NAMESPACES}><w:body>${body}</w:body></w:document>`,
     'word/styles.xml': `<?xml version="1.0" encoding="UTF-8"?><w:styles ${W}><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style><w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/></w:style></w:styles>`,
   };
   let relationships = '<Relationship Id="rIdStyles" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>';
   if (footnotes !== undefined) {
     entries['word/footnotes.xml'] = `<?xml version="1.0" encoding="UTF-8"?><w:footnotes ${W}>${footnotes}</w:footnotes>`;
     relationships += '<Relationship Id="rIdFootnotes" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes" Target="footnotes.xml"/>';
+  }
+  for (const [id, png] of Object.entries(media)) {
+    entries[`word/media/${id}.png`] = png;
+    relationships += `<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/${id}.png"/>`;
   }
   entries['word/_rels/document.xml.rels'] = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${relationships}</Relationships>`;
   return buildZip(entries);
