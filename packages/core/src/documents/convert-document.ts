@@ -75,7 +75,8 @@ function checkText(blocks: DocumentBlock[], limits: ResolvedLimits): void {
 }
 
 /**
- * Converts an uploaded document into blocks in reading order, with figures for paged formats.
+ * Converts an uploaded document into blocks in reading order, with figures (PDF image and
+ * vector-drawing regions, DOCX pictures) as PNGs described inline by `figure` blocks.
  *
  * Contract:
  * - The format comes from {@link detectFormat}; unsupported bytes throw `unsupported_document`.
@@ -85,7 +86,8 @@ function checkText(blocks: DocumentBlock[], limits: ResolvedLimits): void {
  * - Every failure is a `ServiceError` with a document code (see the spec's Errors/Codes):
  *   `unsupported_document`, `empty_document`, `encrypted_document`, `malformed_document`,
  *   `document_needs_ocr`, `ocr_failed`, `ingestion_failed`, `document_too_complex`,
- *   `document_too_many_pages`, `document_too_large_for_ocr`.
+ *   `document_too_many_pages`, `document_too_large_for_ocr`. A `ServiceError` the OCR port throws
+ *   itself (e.g. `ocr_busy`) passes through unchanged.
  *
  * @example
  * const doc = await convertDocument(bytes, { filename: 'paper.pdf', ocr: tesseractOcr() });

@@ -44,7 +44,7 @@ export type ConvertedDocument = {
   /** Number of pages for paged formats (PDF), otherwise `null`. */
   pageCount: number | null;
   blocks: DocumentBlock[];
-  /** Figures kept, in document order; each one also appears as a `figure` block. */
+  /** Figures kept, in page order (top to bottom within a page); each one also appears as a `figure` block. */
   figures: DocumentFigure[];
   /** Figures found but left out because the figure budget was spent. */
   figuresDropped: number;
