@@ -42,12 +42,13 @@ export type LancedbMemoryIndexOptions = {
    */
   optimizeEveryWrites?: number;
   /**
-   * `optimize()` also runs once this many rows were written since the last one, or a fifth of
-   * the table, whichever is more. Rows not yet in the full-text index are scanned on every query,
-   * so a bulk load must not leave most of the table unindexed.
+   * The full-text and `agent_id` indexes are rebuilt in the background once this many rows were
+   * written since the last rebuild, or a fifth of the table, whichever is more. Rows not yet in
+   * the full-text index are scanned on every query, so a bulk load must not leave most of the
+   * table unindexed; rebuilding these two is much cheaper than a full `optimize()`.
    * @default 5000
    */
-  optimizeEveryRows?: number;
+  reindexEveryRows?: number;
   /**
    * Table versions older than this are removed by `optimize()`. Readers in other processes that
    * still hold an older version need it for that long.
@@ -224,7 +225,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
   if (!/^[A-Za-z0-9_.-]{1,128}$/.test(tableName)) throw new TypeError('lancedbMemoryIndex: `tableName` may hold letters, digits, `_`, `.`, `-`');
   const annThreshold = options.annThreshold ?? 50_000;
   const optimizeEveryWrites = options.optimizeEveryWrites ?? 200;
-  const optimizeEveryRows = options.optimizeEveryRows ?? 5000;
+  const reindexEveryRows = options.reindexEveryRows ?? 5000;
   const retainVersionsMs = options.retainVersionsMs ?? 3_600_000;
   const batchSize = options.batchSize ?? 5000;
   const onBackgroundError =
@@ -240,7 +241,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
   let hasVectorIndex = false;
   let rowsAtVectorIndexBuild = 0;
   let writesSinceOptimize = 0;
-  let rowsSinceOptimize = 0;
+  let rowsSinceReindex = 0;
   let isClosed = false;
 
   /** Driver failures become `service_unavailable`; port-level errors pass through. */
@@ -318,9 +319,17 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
         })
         .catch((error: unknown) => onBackgroundError(error, 'vector index build'));
     }
-    if (writesSinceOptimize >= optimizeEveryWrites || rowsSinceOptimize >= Math.max(optimizeEveryRows, rowCount / 5)) {
+    if (rowsSinceReindex >= Math.max(reindexEveryRows, rowCount / 5)) {
+      rowsSinceReindex = 0;
+      void queue
+        .run(async () => {
+          hasFullTextIndex = false;
+          await ensureScalarIndexes(current);
+        })
+        .catch((error: unknown) => onBackgroundError(error, 'full-text index rebuild'));
+    }
+    if (writesSinceOptimize >= optimizeEveryWrites) {
       writesSinceOptimize = 0;
-      rowsSinceOptimize = 0;
       void queue
         .run(() => current.optimize({ cleanupOlderThan: new Date(Date.now() - retainVersionsMs) }))
         .catch((error: unknown) => onBackgroundError(error, 'optimize'));
@@ -383,7 +392,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
           }
           await ensureScalarIndexes(current);
           writesSinceOptimize++;
-          rowsSinceOptimize += rows.length;
+          rowsSinceReindex += rows.length;
           scheduleMaintenance(current, await current.countRows());
         }),
       );
@@ -481,7 +490,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
             await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
           }
           writesSinceOptimize++;
-          rowsSinceOptimize += copies.length;
+          rowsSinceReindex += copies.length;
           scheduleMaintenance(current, await current.countRows());
           return { copied: copies.length };
         }),
