@@ -142,7 +142,7 @@ describe('chunkDocument', () => {
   it('keeps function and class definitions whole with the code strategy', () => {
     const definitions = Array.from(
       { length: 12 },
-      (_, index) => `/** Doc ${index}. */\nexport function handler${index}(input: number): number {\n  const doubled = input * 2;\n  return doubled + ${index};\n}\n`,
+      (_, index) => `/** Doc ${index}. */\nexport function handler${index}(input: number): number {\n  const doubled = input * 2;\n\n  return doubled + ${index};\n}\n`,
     );
     const source = `import { x } from './x.js';\n\n${definitions.join('\n')}\nclass Tail {\n  run() {\n    return 1;\n  }\n}\n`;
     const pieces = chunkDocument([{ kind: 'code', text: source, page: null, language: 'typescript' }], { strategy: 'code', maxChars: 400, overlapChars: 0 });
@@ -150,9 +150,25 @@ describe('chunkDocument', () => {
       const holder = pieces.filter((piece) => piece.text.includes(`handler${index}(`));
       expect(holder).toHaveLength(1);
       expect(holder[0]?.text).toContain(`/** Doc ${index}. */\nexport function handler${index}`);
-      expect(holder[0]?.text).toContain(`return doubled + ${index};\n}`);
+      expect(holder[0]?.text).toContain(`const doubled = input * 2;\n\n  return doubled + ${index};\n}`);
     }
     expect(pieces.map((piece) => piece.text).join('')).toBe(source);
+  });
+
+  it('never splits a definition that fits in one piece with the blank line after it (code strategy, property)', () => {
+    const line = fc.constantFrom('  x = x + 1;', '', '  // note', '  if (x) {', '  }', '  return x;');
+    const definition = fc.tuple(fc.constantFrom('function', 'class', 'export function', 'def'), fc.array(line, { maxLength: 25, size: 'max' }));
+    fc.assert(
+      fc.property(fc.array(definition, { minLength: 1, maxLength: 30 }), fc.integer({ min: 200, max: 1200 }), (definitions, maxChars) => {
+        const texts = definitions.map(([keyword, body], index) => `${keyword} f${index}() {\n${body.join('\n')}\n}\n`);
+        const pieces = chunkDocument([{ kind: 'code', text: texts.join('\n'), page: null }], { strategy: 'code', maxChars, overlapChars: 0 });
+        texts.forEach((text) => {
+          // A definition's unit runs to the next definition, so it includes the blank line after it.
+          if (text.length + 1 <= maxChars) expect(pieces.some((piece) => piece.text.includes(text.trimEnd()))).toBe(true);
+        });
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('follows sections with the structure strategy and only joins tiny ones', () => {

@@ -109,11 +109,11 @@ function structureCuts(text: string, spans: readonly BlockSpan[], budget: number
   return ends;
 }
 
-function codeCuts(text: string, budget: number): number[] {
+function codeCuts(text: string, spans: readonly BlockSpan[], budget: number): number[] {
   const { definitions, blankLines } = definitionBoundaries(text, 0, text.length);
-  // Block separators count as definition-level boundaries too (several code blocks in one document).
-  const separators: number[] = [];
-  for (let at = text.indexOf('\n\n'); at !== -1; at = text.indexOf('\n\n', at + 2)) separators.push(at + 2);
+  // Block starts count as definition-level boundaries too (several code blocks in one document);
+  // blank lines inside a block do not (they may sit inside a function).
+  const separators = spans.map((span) => span.start);
   const byLines = (from: number, to: number): number[] =>
     packUnits(from, to, lineStarts(text, from, to), budget, (start, end) => lengthCuts(text, start, end, budget));
   const byBlankLines = (from: number, to: number): number[] =>
@@ -126,7 +126,7 @@ function cutsFor(strategy: ChunkStrategy, text: string, spans: readonly BlockSpa
     case 'sentence':
       return sentenceCuts(text, 0, text.length, budget);
     case 'code':
-      return codeCuts(text, budget);
+      return codeCuts(text, spans, budget);
     case 'structure':
       return structureCuts(text, spans, budget);
     default:
