@@ -109,6 +109,16 @@ describe('convertDocument: PDF', () => {
     ]);
   });
 
+  it('reads a damaged but recoverable PDF (broken cross-reference table)', async () => {
+    const intact = buildPdf([{ text: ['Recovered text survives a broken xref.'] }]);
+    const broken = new TextDecoder('latin1').decode(intact).replace(/startxref\n\d+/, 'startxref\n999999').replace(/0000000\d\d\d 00000 n/g, '0000000001 00000 n');
+    expect(broken).toContain('startxref\n999999');
+    expect(broken).not.toMatch(/00000000[1-9]\d 00000 n/);
+    const bytes = Uint8Array.from(broken, (char) => char.charCodeAt(0));
+    const doc = await convertDocument(bytes, { filename: 'broken.pdf' });
+    expect(doc.blocks).toEqual([{ kind: 'paragraph', text: 'Recovered text survives a broken xref.', page: 1 }]);
+  });
+
   it('drops running headers and footers from PDF pages', async () => {
     const bodies = ['Revenue grew in the north.', 'Costs fell in the south.', 'Hiring paused in March.', 'Outlook stays positive.'];
     const pages = bodies.map((body, index) => ({ text: ['ACME Quarterly Report', body, `Page ${index + 1}`] }));
