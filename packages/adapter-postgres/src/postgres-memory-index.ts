@@ -39,6 +39,14 @@ export type PostgresMemoryIndexOptions = {
    */
   batchSize?: number;
   /**
+   * Without pgvector, semantic search scans the agent's vectors in JS. They are cached per agent
+   * in this process, up to this many rows in all (about 1.5 kB each at 384 dimensions), and
+   * checked against a per-agent version on every search, so writes by other processes are seen.
+   * 0 disables the cache (every search then loads the agent's vectors).
+   * @default 200000
+   */
+  vectorCacheRows?: number;
+  /**
    * Receives failures of background work (the HNSW build); those never fail a caller.
    * @default writes a warning to stderr
    */
@@ -124,7 +132,108 @@ function migrations(schema: string, vectorKind: VectorKind) {
         CREATE INDEX memory_index_records_source ON ${table} (agent_id, source_id) WHERE source_id IS NOT NULL;
       `,
     },
+    {
+      version: 2,
+      name: 'memory index agent versions',
+      // Bumped in every write transaction of an agent (the row lock also serializes writers of
+      // one agent), so a process can tell whether its cached vectors of the agent are current.
+      sql: `CREATE TABLE ${schema}.memory_index_agents (agent_id text PRIMARY KEY, version bigint NOT NULL);`,
+    },
   ];
+}
+
+/** One agent's vectors, as of `version`: a dense slab with swap-remove, like the in-memory index. */
+class CachedAgentVectors {
+  ids: string[] = [];
+  slotOf = new Map<string, number>();
+  slab: Float32Array;
+  norms: Float64Array;
+  lastUsed = 0;
+
+  constructor(
+    readonly dimensions: number,
+    public version: string,
+    capacity: number,
+  ) {
+    this.slab = new Float32Array(Math.max(16, capacity) * dimensions);
+    this.norms = new Float64Array(Math.max(16, capacity));
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  set(id: string, vector: Float32Array, vectorNorm: number): void {
+    let slot = this.slotOf.get(id);
+    if (slot === undefined) {
+      slot = this.ids.length;
+      if ((slot + 1) * this.dimensions > this.slab.length) {
+        const slab = new Float32Array(this.slab.length * 2);
+        slab.set(this.slab);
+        this.slab = slab;
+        const norms = new Float64Array(this.norms.length * 2);
+        norms.set(this.norms);
+        this.norms = norms;
+      }
+      this.ids.push(id);
+      this.slotOf.set(id, slot);
+    }
+    this.slab.set(vector.subarray(0, this.dimensions), slot * this.dimensions);
+    this.norms[slot] = vectorNorm;
+  }
+
+  remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    const last = this.ids.length - 1;
+    const lastId = this.ids[last]!;
+    if (slot !== last) {
+      this.slab.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      this.norms[slot] = this.norms[last]!;
+      this.ids[slot] = lastId;
+      this.slotOf.set(lastId, slot);
+    }
+    this.ids.pop();
+    this.slotOf.delete(id);
+  }
+
+  /** Exact top `limit` by cosine, ties by id ascending. */
+  top(vector: Float32Array, queryNorm: number, limit: number): { id: string; score: number }[] {
+    const d = this.dimensions;
+    const query = Float64Array.from(vector);
+    const slab = this.slab;
+    const top: { id: string; score: number }[] = [];
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      const rowNorm = this.norms[slot]!;
+      let score = 0;
+      if (rowNorm !== 0 && queryNorm !== 0) {
+        let dot0 = 0;
+        let dot1 = 0;
+        const base = slot * d;
+        let i = 0;
+        for (; i + 1 < d; i += 2) {
+          dot0 += query[i]! * slab[base + i]!;
+          dot1 += query[i + 1]! * slab[base + i + 1]!;
+        }
+        if (i < d) dot0 += query[i]! * slab[base + i]!;
+        score = (dot0 + dot1) / (rowNorm * queryNorm);
+      }
+      const id = this.ids[slot]!;
+      if (top.length === limit) {
+        const worst = top[limit - 1]!;
+        if (score < worst.score || (score === worst.score && id > worst.id)) continue;
+      }
+      let position = top.length;
+      while (position > 0) {
+        const previous = top[position - 1]!;
+        if (previous.score > score || (previous.score === score && previous.id < id)) break;
+        position--;
+      }
+      top.splice(position, 0, { id, score });
+      if (top.length > limit) top.pop();
+    }
+    return top;
+  }
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -202,6 +311,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
   const schema = quoteIdentifier(options.schema ?? 'public');
   const records = `${schema}.memory_index_records`;
   const meta = `${schema}.memory_index_meta`;
+  const agents = `${schema}.memory_index_agents`;
   const batchSize = options.batchSize ?? 500;
   const onBackgroundError =
     options.onBackgroundError ??
@@ -215,6 +325,79 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
   let hasAnnIndex = false;
   let rowsSinceAnnCheck = 0;
   let background: Promise<void> = Promise.resolve();
+  const vectorCacheRows = options.vectorCacheRows ?? 200_000;
+  const vectorCache = new Map<string, CachedAgentVectors>();
+  let cacheClock = 0;
+
+  /**
+   * Bumps the versions of `agentIds` inside a write transaction, in a fixed order (no deadlocks
+   * between writers of several agents), and returns the new versions.
+   */
+  async function bumpVersions(tx: SqlClient, agentIds: readonly string[]): Promise<Map<string, string>> {
+    const sorted = [...new Set(agentIds)].sort();
+    if (sorted.length === 0) return new Map();
+    const { rows } = await tx.query<{ agent_id: string; version: string | number }>(
+      `INSERT INTO ${agents} (agent_id, version) SELECT a, 1 FROM unnest($1::text[]) WITH ORDINALITY AS u(a, n) ORDER BY n
+       ON CONFLICT (agent_id) DO UPDATE SET version = ${agents}.version + 1 RETURNING agent_id, version`,
+      [sorted],
+    );
+    return new Map(rows.map((row) => [row.agent_id, String(row.version)]));
+  }
+
+  /**
+   * After this process's write committed: when the cache held exactly the version before it, the
+   * write is applied in place (writers of an agent are serialized, so that is the new state);
+   * otherwise the agent's cache is dropped and reloaded on its next search.
+   */
+  function afterWrite(versions: Map<string, string>, apply: (agentId: string, cached: CachedAgentVectors) => void): void {
+    for (const [agentId, version] of versions) {
+      const cached = vectorCache.get(agentId);
+      if (!cached) continue;
+      if (BigInt(cached.version) + 1n === BigInt(version)) {
+        apply(agentId, cached);
+        cached.version = version;
+      } else {
+        vectorCache.delete(agentId);
+      }
+    }
+  }
+
+  function evictFor(rows: number): void {
+    let total = rows;
+    for (const cached of vectorCache.values()) total += cached.size;
+    const byAge = [...vectorCache.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [agentId, cached] of byAge) {
+      if (total <= vectorCacheRows) break;
+      vectorCache.delete(agentId);
+      total -= cached.size;
+    }
+  }
+
+  /** The agent's vectors at its current version: from the cache, or loaded (and cached if they fit). */
+  async function agentVectors(agentId: string, dimensions: number): Promise<CachedAgentVectors> {
+    // Version first, vectors second: vectors at least as new as the version label can only cause
+    // an extra reload later, never a stale hit.
+    const { rows: versionRows } = await client.query<{ version: string | number }>(`SELECT version FROM ${agents} WHERE agent_id = $1`, [agentId]);
+    const version = String(versionRows[0]?.version ?? '0');
+    const cached = vectorCache.get(agentId);
+    if (cached && cached.version === version && cached.dimensions === dimensions) {
+      cached.lastUsed = ++cacheClock;
+      return cached;
+    }
+    vectorCache.delete(agentId);
+    const { rows } = await client.query<{ id: string; embedding: Uint8Array; embedding_norm: number }>(
+      `SELECT id, embedding, embedding_norm FROM ${records} WHERE agent_id = $1`,
+      [agentId],
+    );
+    const loaded = new CachedAgentVectors(dimensions, version, rows.length);
+    for (const row of rows) loaded.set(row.id, vectorFromBytes(row.embedding), Number(row.embedding_norm));
+    loaded.lastUsed = ++cacheClock;
+    if (rows.length <= vectorCacheRows) {
+      evictFor(rows.length);
+      vectorCache.set(agentId, loaded);
+    }
+    return loaded;
+  }
 
   async function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     try {
@@ -410,41 +593,17 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
   }
 
   /**
-   * Without pgvector: stream the agent's vectors (bytea, 4 bytes a dimension) and keep the exact
-   * top `limit` by cosine in JS, ties by id; then load those records.
+   * Without pgvector: exact cosine in JS over the agent's vectors (bytea, cached per agent and
+   * version), ties by id; then load the winning records.
    */
   async function semanticInJs(agentId: string, vector: Float32Array, queryNorm: number, limit: number): Promise<MemoryHit[]> {
-    const { rows } = await client.query<{ id: string; embedding: Uint8Array; embedding_norm: number }>(
-      `SELECT id, embedding, embedding_norm FROM ${records} WHERE agent_id = $1`,
-      [agentId],
-    );
-    const top: { id: string; score: number }[] = [];
-    const d = vector.length;
-    for (const row of rows) {
-      const bytes = row.embedding;
-      const rowNorm = Number(row.embedding_norm);
-      let score = 0;
-      if (rowNorm !== 0 && queryNorm !== 0) {
-        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        let dot = 0;
-        for (let i = 0; i < d; i++) dot += vector[i]! * view.getFloat32(i * 4, true);
-        score = dot / (rowNorm * queryNorm);
-      }
-      if (top.length === limit) {
-        const worst = top[limit - 1]!;
-        if (score < worst.score || (score === worst.score && row.id > worst.id)) continue;
-      }
-      let position = top.length;
-      while (position > 0) {
-        const previous = top[position - 1]!;
-        if (previous.score > score || (previous.score === score && previous.id < row.id)) break;
-        position--;
-      }
-      top.splice(position, 0, { id: row.id, score });
-      if (top.length > limit) top.pop();
-    }
+    const vectors = await agentVectors(agentId, vector.length);
+    const top = vectors.top(vector, queryNorm, limit);
     if (top.length === 0) return [];
-    const { rows: full } = await client.query<RecordRow>(`SELECT ${COLUMNS} FROM ${records} WHERE id = ANY($1::text[])`, [top.map((hit) => hit.id)]);
+    const { rows: full } = await client.query<RecordRow>(`SELECT ${COLUMNS} FROM ${records} WHERE agent_id = $1 AND id = ANY($2::text[])`, [
+      agentId,
+      top.map((hit) => hit.id),
+    ]);
     const byId = new Map(full.map((row) => [row.id, fromRow(row)]));
     return top.flatMap((hit) => {
       const record = byId.get(hit.id);
@@ -473,14 +632,27 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         if (given.length === 0) return;
         assertVectorDimensions(given, embedder.dimensions);
         const unique = dedupeRecordsById(given);
-        await client.transaction(async (tx) => {
+        const written = await client.transaction(async (tx) => {
           // Recorded inside the transaction: the first committed upsert wins, the other rolls back.
           await tx.query(`INSERT INTO ${meta} (key, value) VALUES ('embedder', $1) ON CONFLICT (key) DO NOTHING`, [
             JSON.stringify({ id: embedder.id, dimensions: embedder.dimensions }),
           ]);
           const { rows } = await tx.query<{ value: string }>(`SELECT value FROM ${meta} WHERE key = 'embedder'`);
           assertEmbedderMatches(JSON.parse(rows[0]!.value) as EmbedderFingerprint, embedder);
+          // Agents losing a record to another agent (an id upserted under a new agent) change too.
+          const { rows: previous } = await tx.query<{ id: string; agent_id: string }>(
+            `SELECT id, agent_id FROM ${records} WHERE id = ANY($1::text[])`,
+            [unique.map((record) => record.id)],
+          );
+          const agentOfId = new Map(unique.map((record) => [record.id, record.agentId]));
+          const moved = previous.filter((row) => agentOfId.get(row.id) !== row.agent_id);
+          const versions = await bumpVersions(tx, [...unique.map((record) => record.agentId), ...moved.map((row) => row.agent_id)]);
           for (let start = 0; start < unique.length; start += batchSize) await insertRows(tx, unique.slice(start, start + batchSize));
+          return { versions, moved };
+        });
+        for (const row of written.moved) vectorCache.delete(row.agent_id);
+        afterWrite(written.versions, (agentId, cached) => {
+          for (const record of unique) if (record.agentId === agentId) cached.set(record.id, record.vector, norm(record.vector));
         });
         fingerprint ??= { id: embedder.id, dimensions: embedder.dimensions };
         maybeBuildAnnIndex(unique.length);
@@ -523,7 +695,14 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         add('thread_id', threadId);
         add('observation_id', observationId);
         add('source_id', sourceId);
-        await client.query(`DELETE FROM ${records} WHERE ${clauses.join(' AND ')}`, params);
+        const result = await client.transaction(async (tx) => {
+          const versions = await bumpVersions(tx, [agentId]);
+          const { rows } = await tx.query<{ id: string }>(`DELETE FROM ${records} WHERE ${clauses.join(' AND ')} RETURNING id`, params);
+          return { versions, deleted: rows.map((row) => row.id) };
+        });
+        afterWrite(result.versions, (_, cached) => {
+          for (const id of result.deleted) cached.remove(id);
+        });
       });
     },
 
@@ -535,6 +714,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
           if (rows.length === 0) return { copied: 0 };
           const oldIds = rows.map((row) => row.id);
           const newIds = oldIds.map(() => newId());
+          await bumpVersions(tx, [toAgentId]);
           await tx.query(
             `INSERT INTO ${records} (id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
                speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename)
@@ -545,6 +725,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
           );
           return { copied: oldIds.length };
         });
+        vectorCache.delete(toAgentId);
         maybeBuildAnnIndex(result.copied);
         return result;
       });
