@@ -10,8 +10,14 @@ export const INGESTION_LEASE_MS = 30_000;
 export const INGESTION_RENEW_MS = 10_000;
 /** How often a process looks for jobs nobody is running (a crashed process's, or new ones). */
 export const INGESTION_SWEEP_MS = 5_000;
-/** Turns handed to the memory writer at once. */
-export const TURN_BATCH = 64;
+/** Most turns handed to the memory writer (and committed to the index) at once. */
+export const TURN_BATCH = 128;
+/**
+ * Most characters of turn text in one batch (a batch always holds at least one turn). Long turns
+ * make small batches, so one index commit stays bounded and a crash loses little work; short
+ * conversation turns make one batch per `observe` (an index commit has a fixed cost).
+ */
+export const TURN_BATCH_CHARS = 256_000;
 /** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */
 const COMMIT_ATTEMPTS = 3;
 
@@ -142,9 +148,19 @@ export class IngestionScheduler {
       if (!current || current.status === 'cancelled') throw new JobStopped();
       const page = await store.jobs.listTurns({ jobId: job.id, fromIndex, limit: TURN_BATCH });
       if (page.length === 0) return;
-      fromIndex = page.at(-1)!.turnIndex + 1;
       // Committed and failed turns are final: a resumed job never reads them again.
-      const batch = page.filter((turn) => turn.state === 'pending' || turn.state === 'read');
+      const batch: TurnRecord[] = [];
+      let chars = 0;
+      fromIndex = page.at(-1)!.turnIndex + 1;
+      for (const turn of page) {
+        if (turn.state !== 'pending' && turn.state !== 'read') continue;
+        if (batch.length > 0 && chars + turn.text.length > TURN_BATCH_CHARS) {
+          fromIndex = turn.turnIndex;
+          break;
+        }
+        batch.push(turn);
+        chars += turn.text.length;
+      }
       if (batch.length === 0) continue;
       const fresh = batch.filter((turn) => turn.state === 'pending').map((turn) => turn.turnIndex);
       // A turn is read (and, with credits, charged) once: resumed turns in `read` are not read again.
