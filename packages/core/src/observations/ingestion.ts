@@ -47,6 +47,7 @@ export class IngestionScheduler {
   /** Starts the sweep that picks up unfinished jobs (including a previous process's). */
   async start(): Promise<void> {
     this.#stopped = false;
+    if (!this.#context.store.capabilities.shared) await this.#reclaimDeadLeases();
     await this.sweep();
     this.#sweepTimer = setInterval(() => void this.sweep(), INGESTION_SWEEP_MS);
     this.#sweepTimer.unref();
@@ -63,6 +64,24 @@ export class IngestionScheduler {
   /** Resolves when no worker of this process is running. */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running.values()]);
+  }
+
+  /**
+   * With a store only one process can open (PGlite, in-memory), an ingestion lease held by another
+   * holder when this process starts belongs to a process that died (SIGKILL, power loss). Freeing
+   * it lets the interrupted jobs resume now instead of after the lease lapses (spec "States /
+   * Observation job": `interrupted` resumes by itself).
+   */
+  async #reclaimDeadLeases(): Promise<void> {
+    const { store, instanceId } = this.#context;
+    try {
+      for (const agentId of await store.jobs.agentsWithUnfinishedJobs()) {
+        const lease = await store.leases.get({ name: `ingest:${agentId}` });
+        if (lease && lease.holder !== instanceId) await store.leases.release({ name: lease.name, holder: lease.holder });
+      }
+    } catch (error) {
+      this.#context.logger.warn('ingestion lease recovery failed', { error: String(error) });
+    }
   }
 
   async sweep(): Promise<void> {
