@@ -1,4 +1,5 @@
 import { EmbedderMismatchError, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
+import { LanguageModelError } from '../ports/language-model.js';
 import type { TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReport, TurnRecord } from '../ports/store.js';
 import type { ServiceContext } from '../service/context.js';
@@ -218,7 +219,8 @@ export class IngestionScheduler {
       outcomes = written.outcomes;
     } catch (error) {
       this.#context.logger.warn('memory writer failed', { jobId: job.id, error: String(error) });
-      return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason: 'generation_failed' }));
+      const reason = writerFailureReason(error);
+      return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason }));
     }
     const byTurn = new Map(outcomes.map((outcome) => [outcome.turnIndex, outcome]));
     const results: TurnResult[] = [];
@@ -342,6 +344,21 @@ export class IngestionScheduler {
       patch: { status: 'failed', error: `${failed.length} of ${job.turnsTotal} turns were not learned (${reason}).`, learning: report, updatedAt: now },
     });
   }
+}
+
+/**
+ * The learning reason of a writer that threw for a whole batch: a `LanguageModelError` names its
+ * kind (port "LanguageModel": unavailable -> model_unavailable, timeout -> generation_timeout,
+ * unparseable -> generation_unparseable); anything else is generation_failed.
+ */
+function writerFailureReason(error: unknown): string {
+  if (error instanceof LanguageModelError || (error instanceof Error && error.name === 'LanguageModelError')) {
+    const kind = (error as LanguageModelError).kind;
+    if (kind === 'unavailable') return 'model_unavailable';
+    if (kind === 'timeout') return 'generation_timeout';
+    if (kind === 'unparseable') return 'generation_unparseable';
+  }
+  return 'generation_failed';
 }
 
 function sourceOf(job: JobRecord, turn: TurnRecord): MemorySourceRef {
