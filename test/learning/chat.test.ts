@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, errorShape, readyAgent, type Client } from '../support/client.js';
 import { removeDataDir, runCli, startServerProcess, type ServerProcess } from '../support/server.js';
-import { ask, filler, newThread, observeAndSettle, parseSse, pollStatus, said, threadPaths } from './learning-support.js';
+import { asPerson, ask, filler, newThread, observeAndSettle, parseSse, pollStatus, said, threadPaths } from './learning-support.js';
 
 let server: ServerProcess;
 let api: Client;
@@ -43,8 +43,9 @@ afterAll(async () => {
 
 describe('chat: retrieval scope', () => {
   it('answers from memory learned in another thread of the same agent, with verified citations', async () => {
-    const threadId = await newThread(api, agentId);
-    const response = await api.post(threadPaths(agentId, threadId).chat, ask('Where does Ingrid live?'));
+    const me = asPerson(api);
+    const threadId = await newThread(me, agentId);
+    const response = await me.post(threadPaths(agentId, threadId).chat, ask('Where does Ingrid live?'));
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(CHAT_KEYS);
     expect(response.body).toMatchObject({ agent_id: agentId, thread_id: threadId, model: 'extractive-v1', learning: [] });
@@ -68,9 +69,10 @@ describe('chat: retrieval scope', () => {
   });
 
   it('never answers from another agent or another organization', async () => {
-    const sibling = (await readyAgent(api)).agent_id;
-    const siblingThread = await newThread(api, sibling);
-    const fromSibling = await api.post(threadPaths(sibling, siblingThread).chat, ask('Where does Ingrid live?'));
+    const me = asPerson(api);
+    const sibling = (await readyAgent(me)).agent_id;
+    const siblingThread = await newThread(me, sibling);
+    const fromSibling = await me.post(threadPaths(sibling, siblingThread).chat, ask('Where does Ingrid live?'));
     expect(fromSibling.status).toBe(200);
     expect(fromSibling.body).toMatchObject({ message: NOTHING, memory_context: '', citations: [] });
 
@@ -80,16 +82,17 @@ describe('chat: retrieval scope', () => {
     const foreign = await other.post(threadPaths(foreignAgent, foreignThread).chat, ask('Where does Ingrid live?'));
     expect(foreign.body.message).toContain('Bergen');
     expect(foreign.body.memory_context).not.toContain('Tromsø');
-    const ours = await api.post(threadPaths(agentId, learnedIn).chat, ask('Where does Ingrid live?'));
+    const ours = await me.post(threadPaths(agentId, await newThread(me, agentId)).chat, ask('Where does Ingrid live?'));
     expect(ours.body.memory_context).not.toContain('Bergen');
     // The other organization cannot reach our agent or thread at all.
-    const probe = await other.post(threadPaths(agentId, learnedIn).chat, ask('Where does Ingrid live?'));
+    const probe = await other.post(threadPaths(agentId, await newThread(me, agentId)).chat, ask('Where does Ingrid live?'));
     expect(probe.status).toBe(404);
     expect(probe.body.code).toBe('agent_not_found');
   });
 
   it('says so plainly when memory holds nothing relevant', async () => {
-    const response = await api.post(threadPaths(agentId, learnedIn).chat, ask('What is the airspeed velocity of an unladen swallow?'));
+    const me = asPerson(api);
+    const response = await me.post(threadPaths(agentId, await newThread(me, agentId)).chat, ask('What is the airspeed velocity of an unladen swallow?'));
     expect(response.status).toBe(200);
     expect(response.body.message).toBe(NOTHING);
     expect(response.body.citations).toEqual([]);
@@ -100,11 +103,12 @@ describe('chat: answer length', () => {
   const cited = (text: string) => (text.match(/\[\d+\]/g) ?? []).length;
 
   it('brief keeps 2 to 4 facts, standard more, detailed every relevant fact as a list', async () => {
-    const path = threadPaths(agentId, learnedIn).chat;
-    const brief = (await api.post(path, ask('Tell me about Project Nimbus', { answer_length: 'brief' }))).body;
-    const standard = (await api.post(path, ask('Tell me about Project Nimbus', { answer_length: 'standard' }))).body;
-    const implicit = (await api.post(path, ask('Tell me about Project Nimbus'))).body;
-    const detailed = (await api.post(path, ask('Tell me about Project Nimbus', { answer_length: 'detailed' }))).body;
+    const me = asPerson(api);
+    const path = threadPaths(agentId, await newThread(me, agentId)).chat;
+    const brief = (await me.post(path, ask('Tell me about Project Nimbus', { answer_length: 'brief' }))).body;
+    const standard = (await me.post(path, ask('Tell me about Project Nimbus', { answer_length: 'standard' }))).body;
+    const implicit = (await me.post(path, ask('Tell me about Project Nimbus'))).body;
+    const detailed = (await me.post(path, ask('Tell me about Project Nimbus', { answer_length: 'detailed' }))).body;
     expect(cited(brief.message)).toBeGreaterThanOrEqual(2);
     expect(cited(brief.message)).toBeLessThanOrEqual(4);
     expect(cited(standard.message)).toBeGreaterThan(cited(brief.message));
@@ -113,34 +117,36 @@ describe('chat: answer length', () => {
     expect(detailed.message.split('\n').filter((line: string) => line.startsWith('- '))).toHaveLength(NIMBUS.length);
     for (const fact of NIMBUS) expect(detailed.message).toContain(fact.slice(0, -1));
     expect(detailed.citations.length).toBeGreaterThan(brief.citations.length);
-    const refused = await api.post(path, ask('Tell me about Project Nimbus', { answer_length: 'long' }));
+    const refused = await me.post(path, ask('Tell me about Project Nimbus', { answer_length: 'long' }));
     expect(refused.status).toBe(422);
   });
 });
 
 describe('chat: request limits', () => {
   it('accepts max_context_chars 100 and 100,000, refuses 99 and 100,001; memory_context never exceeds it', async () => {
-    const path = threadPaths(agentId, learnedIn).chat;
+    const me = asPerson(api);
+    const path = threadPaths(agentId, await newThread(me, agentId)).chat;
     for (const max of [100, 150, 300, 1_000, 100_000]) {
-      const response = await api.post(path, ask('Tell me about Project Nimbus and Ingrid', { max_context_chars: max }));
+      const response = await me.post(path, ask('Tell me about Project Nimbus and Ingrid', { max_context_chars: max }));
       expect(response.status).toBe(200);
       expect(response.body.memory_context.length).toBeLessThanOrEqual(max);
       expect(response.body.memory_context.length).toBeGreaterThan(0);
     }
-    const wide = await api.post(path, ask('Tell me about Project Nimbus', { max_context_chars: 100_000 }));
+    const wide = await me.post(path, ask('Tell me about Project Nimbus', { max_context_chars: 100_000 }));
     for (const fact of NIMBUS) expect(wide.body.memory_context).toContain(fact);
     for (const bad of [99, 100_001, 0, 1.5, '400']) {
-      const response = await api.post(path, ask('Nimbus?', { max_context_chars: bad }));
+      const response = await me.post(path, ask('Nimbus?', { max_context_chars: bad }));
       expect(errorShape(response)).toMatchObject({ status: 422, code: 'invalid_request' });
     }
   });
 
   it('accepts turn_id of 1 and 200 characters and message of 1 and 2,000; refuses 0/201 and 0/2,001 with 422', async () => {
-    const path = threadPaths(agentId, learnedIn).chat;
-    const one = await api.post(path, { turn_id: 'x', message: 'N' });
+    const me = asPerson(api);
+    const path = threadPaths(agentId, await newThread(me, agentId)).chat;
+    const one = await me.post(path, { turn_id: 'x', message: 'N' });
     expect(one.status).toBe(200);
     expect(one.body.turn_id).toBe('x');
-    const long = await api.post(path, { turn_id: 't'.repeat(200), message: `Nimbus ${filler(1_993)}` });
+    const long = await me.post(path, { turn_id: 't'.repeat(200), message: `Nimbus ${filler(1_993)}` });
     expect(long.status).toBe(200);
     expect(long.body.turn_id).toBe('t'.repeat(200));
     for (const body of [
@@ -152,39 +158,42 @@ describe('chat: request limits', () => {
       { turn_id: 't' },
       { turn_id: 't', message: 'hi', temperature: 0.2 },
     ]) {
-      expect(errorShape(await api.post(path, body))).toMatchObject({ status: 422, code: 'invalid_request' });
+      expect(errorShape(await me.post(path, body))).toMatchObject({ status: 422, code: 'invalid_request' });
     }
   });
 
   it('refuses 11 distinct images with 413 before looking them up, and an unknown image with 404', async () => {
-    const path = threadPaths(agentId, learnedIn).chat;
+    const me = asPerson(api);
+    const path = threadPaths(agentId, await newThread(me, agentId)).chat;
     const image = (i: number) => `img_${i.toString(16).padStart(32, '0')}`;
-    const eleven = await api.post(path, ask('What is in these?', { images: Array.from({ length: 11 }, (_, i) => image(i)) }));
+    const eleven = await me.post(path, ask('What is in these?', { images: Array.from({ length: 11 }, (_, i) => image(i)) }));
     expect(errorShape(eleven)).toMatchObject({ status: 413, code: 'payload_too_large' });
     // Eleven items naming ten distinct images is within the limit: the unknown id is what fails.
-    const repeated = await api.post(path, ask('What is in these?', { images: [...Array.from({ length: 10 }, (_, i) => image(i)), image(0)] }));
+    const repeated = await me.post(path, ask('What is in these?', { images: [...Array.from({ length: 10 }, (_, i) => image(i)), image(0)] }));
     expect(errorShape(repeated)).toMatchObject({ status: 404, code: 'not_found' });
-    const unknown = await api.post(path, ask('What is in this?', { images: [image(99)] }));
+    const unknown = await me.post(path, ask('What is in this?', { images: [image(99)] }));
     expect(errorShape(unknown)).toMatchObject({ status: 404, code: 'not_found' });
-    const malformed = await api.post(path, ask('What is in this?', { images: ['img_XYZ'] }));
+    const malformed = await me.post(path, ask('What is in this?', { images: ['img_XYZ'] }));
     expect(errorShape(malformed)).toMatchObject({ status: 422, code: 'invalid_request' });
-    const none = await api.post(path, ask('Where does Ingrid live?', { images: [] }));
+    const none = await me.post(path, ask('Where does Ingrid live?', { images: [] }));
     expect(none.status).toBe(200);
   });
 
   it('answers 404 for an unknown thread and for another person\'s thread', async () => {
-    const unknown = await api.post(threadPaths(agentId, 'thread_01ARZ3NDEKTSV4RRFFQ69G5FAV').chat, ask('hi'));
+    const me = asPerson(api);
+    const unknown = await me.post(threadPaths(agentId, 'thread_01ARZ3NDEKTSV4RRFFQ69G5FAV').chat, ask('hi'));
     expect(errorShape(unknown)).toMatchObject({ status: 404, code: 'thread_not_found' });
-    const alices = await newThread(api, agentId, { 'x-sp-end-user': 'alice' });
-    const asBob = await api.post(threadPaths(agentId, alices).chat, ask('hi'), { headers: { 'x-sp-end-user': 'bob' } });
+    const alices = await newThread(me, agentId, { 'x-sp-end-user': 'alice' });
+    const asBob = await me.post(threadPaths(agentId, alices).chat, ask('hi'), { headers: { 'x-sp-end-user': 'bob' } });
     expect(errorShape(asBob)).toMatchObject({ status: 404, code: 'thread_not_found' });
   });
 });
 
 describe('chat: recording', () => {
   it('records the turn as a user and an agent message (with source ids) and two activity entries without text', async () => {
-    const threadId = await newThread(api, agentId, { 'x-sp-end-user': 'carol' });
-    const response = await api.post(threadPaths(agentId, threadId).chat, ask('Who leads Project Nimbus?'), { headers: { 'x-sp-end-user': 'carol' } });
+    const me = asPerson(api);
+    const threadId = await newThread(me, agentId, { 'x-sp-end-user': 'carol' });
+    const response = await me.post(threadPaths(agentId, threadId).chat, ask('Who leads Project Nimbus?'), { headers: { 'x-sp-end-user': 'carol' } });
     expect(response.status).toBe(200);
     const thread = await api.get(threadPaths(agentId, threadId).thread);
     expect(thread.body.messages).toHaveLength(2);
@@ -194,7 +203,7 @@ describe('chat: recording', () => {
     expect(agent.source_ids).toEqual([...new Set(response.body.citations.map((c: { source_id: string }) => c.source_id))]);
     expect(agent.source_ids).toContain(learned.observation_id);
 
-    const logs = await api.get(`/v1/agents/${agentId}/logs?limit=100`);
+    const logs = await me.get(`/v1/agents/${agentId}/logs?limit=100`);
     const entries = logs.body.entries.filter((entry: { thread_id: string; route: string }) => entry.thread_id === threadId && entry.route === 'chat');
     expect(entries.map((entry: { direction: string }) => entry.direction).sort()).toEqual(['agent', 'user']);
     for (const entry of entries) {
@@ -207,7 +216,8 @@ describe('chat: recording', () => {
 
 describe('chat/stream', () => {
   it('sends context, deltas and done (the full chat response), and records the turn', async () => {
-    const threadId = await newThread(api, agentId);
+    const me = asPerson(api);
+    const threadId = await newThread(me, agentId);
     const response = await fetch(`${server.url}${threadPaths(agentId, threadId).stream}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
@@ -230,56 +240,59 @@ describe('chat/stream', () => {
     expect(done.message).toContain('Priya Raman');
     expect(done.memory_context).toBe(events[0]!.data.memory_context);
     expect(done.stages.map((stage: { name: string }) => stage.name)).toEqual(expect.arrayContaining(['memory_context', 'generate', 'record']));
-    const thread = await api.get(threadPaths(agentId, threadId).thread);
+    const thread = await me.get(threadPaths(agentId, threadId).thread);
     expect(thread.body.messages.map((message: { speaker: string }) => message.speaker)).toEqual(['user', 'agent']);
   });
 
   it('refuses before streaming with a JSON error (validation 422, unknown thread 404)', async () => {
-    const invalid = await api.post(threadPaths(agentId, learnedIn).stream, { turn_id: '', message: 'hi' });
+    const me = asPerson(api);
+    const invalid = await me.post(threadPaths(agentId, await newThread(me, agentId)).stream, { turn_id: '', message: 'hi' });
     expect(errorShape(invalid)).toMatchObject({ status: 422, code: 'invalid_request' });
     expect(invalid.headers.get('content-type')).toMatch(/^application\/json/);
-    const unknown = await api.post(threadPaths(agentId, 'thread_01ARZ3NDEKTSV4RRFFQ69G5FAV').stream, ask('hi'));
+    const unknown = await me.post(threadPaths(agentId, 'thread_01ARZ3NDEKTSV4RRFFQ69G5FAV').stream, ask('hi'));
     expect(errorShape(unknown)).toMatchObject({ status: 404, code: 'thread_not_found' });
   });
 });
 
 describe('observe-and-respond and observe-and-enrich', () => {
   it('observe-and-respond answers like chat, returns the observation id, and learns the message and the answer', async () => {
-    const agent = (await readyAgent(api)).agent_id;
-    const threadId = await newThread(api, agent);
+    const me = asPerson(api);
+    const agent = (await readyAgent(me)).agent_id;
+    const threadId = await newThread(me, agent);
     const paths = threadPaths(agent, threadId);
-    const response = await api.post(paths.respond, ask('My favourite colour is teal and my cat is called Biscuit.'));
+    const response = await me.post(paths.respond, ask('My favourite colour is teal and my cat is called Biscuit.'));
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual([...CHAT_KEYS, 'observation_id'].sort());
     expect(response.body.message).toBe(NOTHING);
     expect(response.body.observation_id).toMatch(/^obs_[0-9A-HJKMNP-TV-Z]{26}$/);
     const settled = await pollStatus(api, paths.status(response.body.observation_id));
     expect(settled).toMatchObject({ status: 'committed', turns_total: 2, turns_processed: 2 });
-    const later = await api.post(threadPaths(agent, await newThread(api, agent)).chat, ask('What is my cat called?'));
+    const later = await me.post(threadPaths(agent, await newThread(me, agent)).chat, ask('What is my cat called?'));
     expect(later.body.message).toContain('Biscuit');
     expect(later.body.citations.some((c: { source_id: string; verified: boolean }) => c.source_id === response.body.observation_id && c.verified)).toBe(true);
     // The answer was learned as the second turn, spoken by the agent.
     expect(later.body.memory_context).toContain(NOTHING);
-    const thread = await api.get(paths.thread);
+    const thread = await me.get(paths.thread);
     expect(thread.body.messages.map((message: { speaker: string }) => message.speaker)).toEqual(['user', 'agent']);
   });
 
   it('observe-and-enrich returns memory context and citations without an answer, and learns the message', async () => {
-    const agent = (await readyAgent(api)).agent_id;
-    const threadId = await newThread(api, agent);
+    const me = asPerson(api);
+    const agent = (await readyAgent(me)).agent_id;
+    const threadId = await newThread(me, agent);
     const paths = threadPaths(agent, threadId);
-    const first = await api.post(paths.enrich, ask('The spare key is under the third flowerpot.'));
+    const first = await me.post(paths.enrich, ask('The spare key is under the third flowerpot.'));
     expect(first.status).toBe(200);
     expect(Object.keys(first.body).sort()).toEqual(['agent_id', 'citations', 'memory_context', 'observation_id', 'stages', 'thread_id', 'turn_id']);
     expect(first.body.memory_context).toBe('');
     expect(first.body.stages.map((stage: { name: string }) => stage.name)).toContain('memory_context');
     expect((await pollStatus(api, paths.status(first.body.observation_id))).status).toBe('committed');
-    const second = await api.post(paths.enrich, ask('Where is the spare key?', { max_context_chars: 100 }));
+    const second = await me.post(paths.enrich, ask('Where is the spare key?', { max_context_chars: 100 }));
     expect(second.body.memory_context).toContain('flowerpot');
     expect(second.body.memory_context.length).toBeLessThanOrEqual(100);
     expect(second.body.citations[0]).toMatchObject({ source_id: first.body.observation_id, verified: true, media_type: 'text/plain' });
     for (const body of [{ turn_id: 't', message: '' }, { turn_id: 't', message: 'x', answer_length: 'brief' }, { turn_id: 't', message: 'x', max_context_chars: 99 }]) {
-      expect((await api.post(paths.enrich, body)).status).toBe(422);
+      expect((await me.post(paths.enrich, body)).status).toBe(422);
     }
     expect((await pollStatus(api, paths.status(second.body.observation_id))).status).toBe('committed');
   });

@@ -90,3 +90,20 @@ export function parseSse(text: string): { event: string; data: any }[] {
   }
   return events;
 }
+
+let people = 0;
+/**
+ * The same client acting for a fresh person (`X-SP-End-User`), so each test spends its own
+ * per-subject rate windows. Threads it creates are reachable by it and by the organization.
+ */
+export function asPerson(api: Client, name = `person-${process.pid}-${++people}`): Client {
+  const headers = { 'x-sp-end-user': name };
+  const merged = (options?: Parameters<Client['call']>[2]) => ({ ...options, headers: { ...headers, ...options?.headers } });
+  return {
+    call: (method, path, options) => api.call(method, path, merged(options)),
+    get: (path, options) => api.get(path, merged(options)),
+    post: (path, body, options) => api.post(path, body, merged(options)),
+    patch: (path, body, options) => api.patch(path, body, merged(options)),
+    delete: (path, options) => api.delete(path, merged(options)),
+  };
+}

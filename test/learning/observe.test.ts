@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, errorShape, readyAgent, type Client } from '../support/client.js';
 import { removeDataDir, runCli, startServerProcess, type ServerProcess } from '../support/server.js';
-import { ask, filler, newThread, observeAndSettle, pollStatus, said, threadPaths } from './learning-support.js';
+import { asPerson, ask, filler, newThread, observeAndSettle, pollStatus, said, threadPaths } from './learning-support.js';
 
 let server: ServerProcess;
 let api: Client;
@@ -36,7 +36,7 @@ describe('observe: validation', () => {
   });
 
   const refused = async (body: unknown) => {
-    const response = await api.post(paths.observe, body);
+    const response = await asPerson(api).post(paths.observe, body);
     expect(errorShape(response)).toEqual({ status: 422, code: 'invalid_request', keys: ['code', 'error', 'request_id'], requestIdMatches: true });
   };
 
@@ -101,17 +101,18 @@ describe('observe: validation', () => {
 
 describe('observe: acceptance, status and the ingestion slot', () => {
   it('answers 202 with exactly the spec body, and the status has exactly the spec properties', async () => {
-    const agentId = (await readyAgent(api)).agent_id;
-    const threadId = await newThread(api, agentId);
+    const me = asPerson(api);
+    const agentId = (await readyAgent(me)).agent_id;
+    const threadId = await newThread(me, agentId);
     const paths = threadPaths(agentId, threadId);
-    const accepted = await api.post(paths.observe, { observations: [said('Hello there.'), said('General Kenobi.')] });
+    const accepted = await me.post(paths.observe, { observations: [said('Hello there.'), said('General Kenobi.')] });
     expect(accepted.status).toBe(202);
     expect(accepted.body).toEqual({ agent_id: agentId, thread_id: threadId, observation_id: expect.stringMatching(/^obs_[0-9A-HJKMNP-TV-Z]{26}$/), accepted: true });
     expect(accepted.headers.get('x-request-id')).toMatch(/\S/);
-    const first = await api.get(paths.status(accepted.body.observation_id));
+    const first = await me.get(paths.status(accepted.body.observation_id));
     expect(first.status).toBe(200);
     expect(Object.keys(first.body).sort()).toEqual(STATUS_KEYS);
-    const done = await pollStatus(api, paths.status(accepted.body.observation_id));
+    const done = await pollStatus(me, paths.status(accepted.body.observation_id));
     expect(done).toEqual({
       agent_id: agentId,
       thread_id: threadId,
@@ -128,26 +129,28 @@ describe('observe: acceptance, status and the ingestion slot', () => {
   });
 
   it('holds the agent\'s one slot across all its threads until the job is committed (429, Retry-After: 1)', async () => {
-    const agentId = (await readyAgent(api)).agent_id;
-    const threadA = await newThread(api, agentId);
-    const threadB = await newThread(api, agentId);
-    const big = await api.post(threadPaths(agentId, threadA).observe, { observations: bigJob() });
+    const me = asPerson(api);
+    const agentId = (await readyAgent(me)).agent_id;
+    const threadA = await newThread(me, agentId);
+    const threadB = await newThread(me, agentId);
+    const big = await me.post(threadPaths(agentId, threadA).observe, { observations: bigJob() });
     expect(big.status).toBe(202);
     const bigStatus = threadPaths(agentId, threadA).status(big.body.observation_id);
 
     // Right after the 202 the job cannot have learned 3 MB of text: the slot is taken.
-    const busy = await api.post(threadPaths(agentId, threadB).observe, { observations: [said('in another thread')] });
+    const busy = await me.post(threadPaths(agentId, threadB).observe, { observations: [said('in another thread')] });
     expect(errorShape(busy)).toEqual({ status: 429, code: 'rate_limit_exceeded', keys: ['code', 'details', 'error', 'request_id'], requestIdMatches: true });
     expect(busy.headers.get('retry-after')).toBe('1');
     expect(busy.body.details).toBe('capacity');
-    expect((await api.post(threadPaths(agentId, threadA).observe, { observations: [said('same thread')] })).status).toBe(429);
+    expect((await me.post(threadPaths(agentId, threadA).observe, { observations: [said('same thread')] })).status).toBe(429);
 
     // While polling: an observe is refused for as long as the job is not committed, also once
     // every turn is read (turns_processed reaches turns_total before committed).
     let refusals = 0;
     let processed = 0;
-    for (;;) {
-      const before = (await api.get(bigStatus)).body;
+    // A few attempts only, spread over the job, so the per-subject observe window is not what refuses.
+    for (let poll = 0; ; poll++) {
+      const before = (await me.get(bigStatus)).body;
       expect(before.learning).toBeNull();
       expect(before.turns_total).toBe(100);
       expect(before.turns_processed).toBeGreaterThanOrEqual(processed);
@@ -155,41 +158,46 @@ describe('observe: acceptance, status and the ingestion slot', () => {
       processed = before.turns_processed;
       if (before.status === 'committed') break;
       expect(['queued', 'processing']).toContain(before.status);
-      const attempt = await api.post(threadPaths(agentId, threadB).observe, { observations: [said('again')] });
+      if (poll % 10 !== 0 || refusals >= 8) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        continue;
+      }
+      const attempt = await me.post(threadPaths(agentId, threadB).observe, { observations: [said('again')] });
       if (attempt.status === 429) {
         refusals++;
         expect(attempt.headers.get('retry-after')).toBe('1');
       } else {
         // Accepted only if the big job committed in between.
         expect(attempt.status).toBe(202);
-        expect((await api.get(bigStatus)).body.status).toBe('committed');
-        await pollStatus(api, threadPaths(agentId, threadB).status(attempt.body.observation_id));
+        expect((await me.get(bigStatus)).body.status).toBe('committed');
+        await pollStatus(me, threadPaths(agentId, threadB).status(attempt.body.observation_id));
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(refusals).toBeGreaterThan(0);
-    expect((await pollStatus(api, bigStatus)).status).toBe('committed');
-    const after = await observeAndSettle(api, agentId, threadB, [said('now it is free')]);
+    expect((await pollStatus(me, bigStatus)).status).toBe('committed');
+    const after = await observeAndSettle(me, agentId, threadB, [said('now it is free')]);
     expect(after.status).toBe('committed');
     // Another agent of the organization was never blocked.
-    const otherAgent = (await readyAgent(api)).agent_id;
-    expect((await observeAndSettle(api, otherAgent, await newThread(api, otherAgent), [said('unrelated')])).status).toBe('committed');
+    const otherAgent = (await readyAgent(me)).agent_id;
+    expect((await observeAndSettle(me, otherAgent, await newThread(me, otherAgent), [said('unrelated')])).status).toBe('committed');
   });
 
   it('queues answering jobs FIFO behind a running observe on the thread (queue_depth counts the jobs ahead)', async () => {
-    const agentId = (await readyAgent(api)).agent_id;
-    const threadId = await newThread(api, agentId);
+    const me = asPerson(api);
+    const agentId = (await readyAgent(me)).agent_id;
+    const threadId = await newThread(me, agentId);
     const paths = threadPaths(agentId, threadId);
-    const big = await api.post(paths.observe, { observations: bigJob() });
+    const big = await me.post(paths.observe, { observations: bigJob() });
     expect(big.status).toBe(202);
-    const first = await api.post(paths.enrich, ask('first queued message about lagoons'));
-    const second = await api.post(paths.enrich, ask('second queued message about meadows'));
+    const first = await me.post(paths.enrich, ask('first queued message about lagoons'));
+    const second = await me.post(paths.enrich, ask('second queued message about meadows'));
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
-    const secondStatus = (await api.get(paths.status(second.body.observation_id))).body;
-    const firstStatus = (await api.get(paths.status(first.body.observation_id))).body;
-    const bigNow = (await api.get(paths.status(big.body.observation_id))).body;
+    const secondStatus = (await me.get(paths.status(second.body.observation_id))).body;
+    const firstStatus = (await me.get(paths.status(first.body.observation_id))).body;
+    const bigNow = (await me.get(paths.status(big.body.observation_id))).body;
     if (bigNow.status !== 'committed') {
       // Nothing ahead could have finished while the big job still runs.
       expect(secondStatus.queue_depth).toBe(2);
@@ -197,20 +205,21 @@ describe('observe: acceptance, status and the ingestion slot', () => {
       expect(secondStatus.status).toBe('queued');
     }
     // FIFO: when the last job is committed, every job ahead of it already was.
-    const lastDone = await pollStatus(api, paths.status(second.body.observation_id));
+    const lastDone = await pollStatus(me, paths.status(second.body.observation_id));
     expect(lastDone).toMatchObject({ status: 'committed', queue_depth: 0, turns_total: 1, turns_processed: 1 });
-    expect((await api.get(paths.status(first.body.observation_id))).body.status).toBe('committed');
-    expect((await api.get(paths.status(big.body.observation_id))).body).toMatchObject({ status: 'committed', queue_depth: 0 });
+    expect((await me.get(paths.status(first.body.observation_id))).body.status).toBe('committed');
+    expect((await me.get(paths.status(big.body.observation_id))).body).toMatchObject({ status: 'committed', queue_depth: 0 });
   });
 
   it('keeps the array order: turn n of the request is cited as turn n', async () => {
-    const agentId = (await readyAgent(api)).agent_id;
-    const threadId = await newThread(api, agentId);
+    const me = asPerson(api);
+    const agentId = (await readyAgent(me)).agent_id;
+    const threadId = await newThread(me, agentId);
     const facts = ['The falcon nests on the north tower.', 'The heron fishes in the moat.', 'The raven guards the cellar door.', 'The swallow sleeps under the bridge.', 'The owl hunts over the orchard.'];
-    const settled = await observeAndSettle(api, agentId, threadId, facts.map((fact) => said(fact)));
+    const settled = await observeAndSettle(me, agentId, threadId, facts.map((fact) => said(fact)));
     expect(settled.status).toBe('committed');
     for (const [i, bird] of ['falcon', 'heron', 'raven', 'swallow', 'owl'].entries()) {
-      const answer = await api.post(threadPaths(agentId, threadId).chat, ask(`Where is the ${bird}?`, { answer_length: 'brief' }));
+      const answer = await me.post(threadPaths(agentId, threadId).chat, ask(`Where is the ${bird}?`, { answer_length: 'brief' }));
       expect(answer.status).toBe(200);
       expect(answer.body.message).toContain(facts[i]!.slice(0, -1));
       const citation = answer.body.citations.find((c: { label: string }) => c.label.endsWith(`(turn ${i + 1})`));
@@ -221,31 +230,32 @@ describe('observe: acceptance, status and the ingestion slot', () => {
 
 describe('restore_from', () => {
   it('gives the new agent the memories of the other one and resumed_from_turn = turns it learned', async () => {
-    const source = (await readyAgent(api)).agent_id;
-    const thread = await newThread(api, source);
+    const me = asPerson(api);
+    const source = (await readyAgent(me)).agent_id;
+    const thread = await newThread(me, source);
     const facts = ['Quentin keeps his bicycle in the blue shed.', 'The project codename is Marmalade.', 'Our office moved to Lisbon in March.'];
-    expect((await observeAndSettle(api, source, thread, facts.map((fact) => said(fact)))).status).toBe('committed');
-    expect((await observeAndSettle(api, source, thread, [said('The backup server is called Tortoise.')])).status).toBe('committed');
+    expect((await observeAndSettle(me, source, thread, facts.map((fact) => said(fact)))).status).toBe('committed');
+    expect((await observeAndSettle(me, source, thread, [said('The backup server is called Tortoise.')])).status).toBe('committed');
 
-    const created = await api.post('/v1/agents', { agent_config: { role: 'assistant', objective: 'continue' }, restore_from: source });
+    const created = await me.post('/v1/agents', { agent_config: { role: 'assistant', objective: 'continue' }, restore_from: source });
     expect(created.status).toBe(202);
-    const restored = await pollStatus(api, `/v1/agents/${created.body.agent_id}`, (agent) => agent.status === 'ready');
+    const restored = await pollStatus(me, `/v1/agents/${created.body.agent_id}`, (agent) => agent.status === 'ready');
     expect(restored.resumed_from_turn).toBe(4);
-    const restoredThread = await newThread(api, restored.agent_id);
-    const answer = await api.post(threadPaths(restored.agent_id, restoredThread).chat, ask('What is the project codename?'));
+    const restoredThread = await newThread(me, restored.agent_id);
+    const answer = await me.post(threadPaths(restored.agent_id, restoredThread).chat, ask('What is the project codename?'));
     expect(answer.body.message).toContain('Marmalade');
     expect(answer.body.citations.length).toBeGreaterThan(0);
 
     // A restore of the restored agent counts what it restored plus what it learned itself.
-    expect((await observeAndSettle(api, restored.agent_id, restoredThread, [said('The new codename is Quince.')])).status).toBe('committed');
-    const again = await api.post('/v1/agents', { agent_config: { role: 'assistant', objective: 'continue' }, restore_from: restored.agent_id });
-    const third = await pollStatus(api, `/v1/agents/${again.body.agent_id}`, (agent) => agent.status === 'ready');
+    expect((await observeAndSettle(me, restored.agent_id, restoredThread, [said('The new codename is Quince.')])).status).toBe('committed');
+    const again = await me.post('/v1/agents', { agent_config: { role: 'assistant', objective: 'continue' }, restore_from: restored.agent_id });
+    const third = await pollStatus(me, `/v1/agents/${again.body.agent_id}`, (agent) => agent.status === 'ready');
     expect(third.resumed_from_turn).toBe(5);
 
     // A fresh agent starts at 0 and knows nothing of the others.
-    const fresh = await readyAgent(api);
+    const fresh = await readyAgent(me);
     expect(fresh.resumed_from_turn).toBe(0);
-    const blank = await api.post(threadPaths(fresh.agent_id, await newThread(api, fresh.agent_id)).chat, ask('What is the project codename?'));
+    const blank = await me.post(threadPaths(fresh.agent_id, await newThread(me, fresh.agent_id)).chat, ask('What is the project codename?'));
     expect(blank.body.message).not.toContain('Marmalade');
     expect(blank.body.citations).toEqual([]);
   });

@@ -1,0 +1,285 @@
+import { describe, expect, it } from 'vitest';
+import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
+import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
+import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
+import type { Embedder } from '../ports/embedder.js';
+import { LanguageModelError } from '../ports/language-model.js';
+import type { MemoryIndex } from '../ports/memory-index.js';
+import type { MemoryWriter } from '../ports/memory-writer.js';
+import { learningService, turns } from './__fixtures__/learning-service.js';
+import { LEARNING_MESSAGES, turnRanges } from './learning-report.js';
+
+/** The default writer, except that chosen (0-based) turns fail with chosen reasons. */
+function failingWriter(failures: Record<number, string>): MemoryWriter {
+  const base = defaultMemoryWriter();
+  return {
+    specificationVersion: 'v1',
+    id: 'failing-writer',
+    async write(request) {
+      const { outcomes } = await base.write(request);
+      return {
+        outcomes: outcomes.map((outcome) =>
+          failures[outcome.turnIndex] === undefined ? outcome : { turnIndex: outcome.turnIndex, ok: false as const, reason: failures[outcome.turnIndex]!, message: 'failed on purpose' },
+        ),
+      };
+    },
+  };
+}
+
+/** A writer that throws for every batch. */
+function throwingWriter(error: unknown): MemoryWriter {
+  return {
+    specificationVersion: 'v1',
+    id: 'throwing-writer',
+    async write() {
+      throw error;
+    },
+  };
+}
+
+const learning = (ranges: { first: number; last: number }[], reason: string) => ({
+  status: 'not_learned',
+  not_learned_turns: ranges,
+  reason,
+  message: LEARNING_MESSAGES[reason] ?? LEARNING_MESSAGES.generation_failed,
+  refunded_credits: null,
+  action: 'resend',
+});
+
+describe('turnRanges', () => {
+  it('turns 0-based indexes into merged 1-based inclusive ranges', () => {
+    expect(turnRanges([])).toEqual([]);
+    expect(turnRanges([0])).toEqual([{ first: 1, last: 1 }]);
+    expect(turnRanges([4, 1, 2, 3, 7, 9, 8, 2])).toEqual([
+      { first: 2, last: 5 },
+      { first: 8, last: 10 },
+    ]);
+  });
+});
+
+describe('observation jobs: failure accounting', () => {
+  it('fails the job with merged ranges, the first reason, a message and action resend; the other turns are learned', async () => {
+    const { service, owner, agentId, threadId, observeSettled } = await learningService({ writer: failingWriter({ 1: 'model_unavailable', 2: 'model_unavailable', 3: 'model_unavailable', 7: 'generation_timeout' }) });
+    const status = await observeSettled(turns(10));
+    expect(status).toMatchObject({
+      status: 'failed',
+      turns_total: 10,
+      turns_processed: 10,
+      queue_depth: 0,
+      error: expect.stringContaining('4 of 10 turns'),
+      learning: learning(
+        [
+          { first: 2, last: 4 },
+          { first: 8, last: 8 },
+        ],
+        'model_unavailable',
+      ),
+    });
+    // The learned turns are searchable; the failed ones are not (and never will be).
+    const found = await service.retrieve(owner, agentId, 'item1 item5 item6 item2 item8', 100_000);
+    const texts = found.packed.map((item) => item.record.text);
+    expect(texts).toEqual(expect.arrayContaining(['This is turn 1 about item1.', 'This is turn 5 about item5.']));
+    expect(texts.some((text) => text.includes('item2.') || text.includes('item8.'))).toBe(false);
+    // A later job of the agent runs normally.
+    expect((await observeSettled(turns(1, 'later'))).status).toBe('committed');
+    await service.stop();
+    void threadId;
+  });
+
+  it('maps a writer that throws to the reason of its error kind for the whole batch', async () => {
+    for (const [error, reason] of [
+      [new LanguageModelError('unavailable', 'down'), 'model_unavailable'],
+      [new LanguageModelError('timeout', 'slow'), 'generation_timeout'],
+      [new LanguageModelError('unparseable', 'garbage'), 'generation_unparseable'],
+      [new LanguageModelError('failed', 'no'), 'generation_failed'],
+      [new Error('boom'), 'generation_failed'],
+    ] as const) {
+      const { service, observeSettled } = await learningService({ writer: throwingWriter(error) });
+      const status = await observeSettled(turns(3));
+      expect(status.status).toBe('failed');
+      expect(status.learning).toEqual(learning([{ first: 1, last: 3 }], reason));
+      await service.stop();
+    }
+  });
+
+  it('reports memory_commit_shortfall after three failed index commits, and keeps the agent usable', async () => {
+    const index = inMemoryMemoryIndex();
+    let failing = true;
+    let attempts = 0;
+    const flaky: MemoryIndex = {
+      ...index,
+      init: () => index.init(),
+      close: () => index.close(),
+      search: (request) => index.search(request),
+      get: (request) => index.get(request),
+      deleteBy: (request) => index.deleteBy(request),
+      copyAgent: (request) => index.copyAgent(request),
+      stats: (request) => index.stats(request),
+      embedder: () => index.embedder(),
+      async upsert(request) {
+        if (failing) {
+          attempts++;
+          throw new Error('disk full');
+        }
+        return index.upsert(request);
+      },
+    };
+    const { service, observeSettled } = await learningService({ index: flaky });
+    const status = await observeSettled(turns(4));
+    expect(attempts).toBe(3);
+    expect(status).toMatchObject({ status: 'failed', learning: learning([{ first: 1, last: 4 }], 'memory_commit_shortfall') });
+    failing = false;
+    expect((await observeSettled(turns(2))).status).toBe('committed');
+    await service.stop();
+  });
+
+  it('reports embedder_mismatch for every turn when the index was built by another embedder', async () => {
+    const first = hashedNgramEmbedder();
+    const other = hashedNgramEmbedder({ dimensions: 64 });
+    let current: Embedder = first;
+    const switchable: Embedder = {
+      specificationVersion: 'v1',
+      get id() {
+        return current.id;
+      },
+      get dimensions() {
+        return current.dimensions;
+      },
+      embed: (request) => current.embed(request),
+    };
+    expect(other.id).not.toBe(first.id);
+    const { service, observeSettled } = await learningService({ embedder: switchable });
+    expect((await observeSettled(turns(2))).status).toBe('committed');
+    current = other;
+    // Long turns: several batches; the first fails on the index and the rest are not tried.
+    const long = Array.from({ length: 6 }, (_, i) => ({ content: [{ type: 'text', text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
+    const status = await observeSettled(long);
+    expect(status).toMatchObject({ status: 'failed', turns_total: 6, learning: learning([{ first: 1, last: 6 }], 'embedder_mismatch') });
+    await service.stop();
+  });
+});
+
+describe('observation jobs: learning record and chat learning', () => {
+  it('lists not-learned records newest first with paging, and validates limit and cursor', async () => {
+    const { service, owner, agentId, threadId, observeSettled } = await learningService({ writer: failingWriter({ 0: 'generation_failed' }) });
+    const jobs = [];
+    for (let i = 0; i < 3; i++) jobs.push((await observeSettled(turns(2, `job${i}`))).observation_id);
+    const firstPage = await service.threads.learning(owner, agentId, threadId, { limit: '2' });
+    expect(firstPage).toMatchObject({ agent_id: agentId, thread_id: threadId });
+    expect(firstPage.entries.map((entry) => entry.observation_id)).toEqual([jobs[2], jobs[1]]);
+    expect(firstPage.entries[0]).toEqual({
+      observation_id: jobs[2],
+      not_learned_turns: [{ first: 1, last: 1 }],
+      reason: 'generation_failed',
+      message: LEARNING_MESSAGES.generation_failed,
+      refunded_credits: null,
+      action: 'resend',
+      created_at: expect.any(String),
+    });
+    expect(firstPage.next_cursor).toEqual(expect.any(String));
+    const secondPage = await service.threads.learning(owner, agentId, threadId, { limit: '2', cursor: firstPage.next_cursor! });
+    expect(secondPage.entries.map((entry) => entry.observation_id)).toEqual([jobs[0]]);
+    expect(secondPage.next_cursor).toBeNull();
+    expect((await service.threads.learning(owner, agentId, threadId, {})).entries).toHaveLength(3);
+    for (const query of [{ limit: '0' }, { limit: '101' }, { limit: 'ten' }, { cursor: 'abc' }, { cursor: '0' }, { extra: '1' }]) {
+      await expect(service.threads.learning(owner, agentId, threadId, query)).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+    }
+    expect((await service.threads.learning(owner, agentId, threadId, { limit: '100' })).entries).toHaveLength(3);
+    // Another thread has its own (empty) record.
+    const other = await service.threads.create(owner, agentId, {});
+    expect((await service.threads.learning(owner, agentId, other.thread_id, {})).entries).toEqual([]);
+    await service.stop();
+  });
+
+  it('reports each failed job once in chat learning: the first chat in the thread after it, then never again', async () => {
+    const { service, caller, owner, agentId, threadId, observeSettled } = await learningService({ writer: failingWriter({ 1: 'generation_timeout' }) });
+    const sender = await caller();
+    const failed = await observeSettled(turns(3), { caller: sender });
+    expect(failed.status).toBe('failed');
+    // A chat in another thread does not take this thread's report.
+    const elsewhere = await service.threads.create(owner, agentId, {});
+    expect((await service.chat(await caller(), agentId, elsewhere.thread_id, { turn_id: 'a', message: 'item1?' })).learning).toEqual([]);
+    const first = await service.chat(await caller(), agentId, threadId, { turn_id: 'b', message: 'item1?' });
+    expect(first.learning).toEqual([
+      { request_id: sender.requestId, role: 'user', status: 'not_learned', reason: 'generation_timeout', message: LEARNING_MESSAGES.generation_timeout, refunded_credits: '0', action: 'resend' },
+    ]);
+    expect((await service.chat(await caller(), agentId, threadId, { turn_id: 'c', message: 'item1?' })).learning).toEqual([]);
+    // Two new failures are both reported by the next answering call (here a stream), once.
+    await observeSettled(turns(2, 'again'));
+    await observeSettled(turns(2, 'more'));
+    const events = [];
+    for await (const event of await service.chatStream(await caller(), agentId, threadId, { turn_id: 'd', message: 'item1?' })) events.push(event);
+    const done = events.at(-1)!;
+    expect(done.event).toBe('done');
+    expect(done.event === 'done' && done.data.learning.map((item) => item.reason)).toEqual(['generation_timeout', 'generation_timeout']);
+    expect((await service.chat(await caller(), agentId, threadId, { turn_id: 'e', message: 'item1?' })).learning).toEqual([]);
+    // The full record still lists all three.
+    expect((await service.threads.learning(owner, agentId, threadId, {})).entries).toHaveLength(3);
+    await service.stop();
+  });
+});
+
+describe('observation jobs: the ingestion slot and readiness', () => {
+  it('admits exactly one of many concurrent observes to an idle agent; the rest get 429 with Retry-After 1', async () => {
+    const { service, caller, agentId, threadId } = await learningService();
+    const results = await Promise.allSettled(Array.from({ length: 6 }, async () => service.observe(await caller(), agentId, threadId, { observations: turns(2) })));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    for (const result of results.filter((result) => result.status === 'rejected')) {
+      expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 1, details: 'capacity' });
+    }
+    await service.idle();
+    await service.stop();
+  });
+
+  it('answers 409 agent_not_ready to observe and chat while the agent initializes', async () => {
+    // Restoring memory stalls until released, so the agent stays initializing meanwhile.
+    const index = inMemoryMemoryIndex();
+    let release: () => void = () => undefined;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    const slow: MemoryIndex = Object.assign(Object.create(null), index, {
+      init: () => index.init(),
+      close: () => index.close(),
+      deleteBy: (request: Parameters<MemoryIndex['deleteBy']>[0]) => index.deleteBy(request),
+      copyAgent: async (request: Parameters<MemoryIndex['copyAgent']>[0]) => {
+        await stalled;
+        return index.copyAgent(request);
+      },
+    });
+    const { service, owner, agentId: source } = await learningService({ index: slow });
+    const agent = await service.agents.create(owner, { agent_config: { role: 'r', objective: 'o' }, restore_from: source });
+    const thread = 'thread_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    await expect(service.observe(owner, agent.agent_id, thread, { observations: turns(1) })).rejects.toMatchObject({ code: 'agent_not_ready', status: 409 });
+    await expect(service.chat(owner, agent.agent_id, thread, { turn_id: 't', message: 'hi' })).rejects.toMatchObject({ code: 'agent_not_ready', status: 409 });
+    // Validation comes first: a malformed body is 422 even then.
+    await expect(service.observe(owner, agent.agent_id, thread, { observations: [] })).rejects.toMatchObject({ code: 'invalid_request', status: 422 });
+    expect((await service.agents.get(owner, agent.agent_id)).status).toBe('initializing');
+    release();
+    await service.idle();
+    await expect(service.observe(owner, agent.agent_id, thread, { observations: turns(1) })).rejects.toMatchObject({ code: 'thread_not_found', status: 404 });
+    await service.stop();
+  });
+
+  it('resumes a job left processing by a dead worker of a non-shared store at once, with resumed_at set', async () => {
+    const store = inMemoryStore();
+    const index = inMemoryMemoryIndex();
+    const first = await learningService({ store, index });
+    const accepted = await first.service.observe(first.owner, first.agentId, first.threadId, { observations: turns(3) });
+    await first.service.idle();
+    // Simulate a crash mid-job: the job back to processing with its turns unread and the lease
+    // held by a holder that no longer exists.
+    await store.jobs.update({ jobId: accepted.observation_id, patch: { status: 'processing' } });
+    await store.jobs.setTurnStates({ jobId: accepted.observation_id, turnIndexes: [1, 2], state: 'read' });
+    await store.leases.acquire({ name: `ingest:${first.agentId}`, holder: 'worker_dead', ttlMs: 3_600_000, now: Date.now() });
+    const { createMemoryService } = await import('../create-memory-service.js');
+    const { silentLogger } = await import('../service/logger.js');
+    const restarted = createMemoryService({ store, index, logger: silentLogger });
+    await restarted.start();
+    await restarted.idle();
+    const status = await restarted.observationStatus(first.owner, first.agentId, first.threadId, accepted.observation_id);
+    expect(status).toMatchObject({ status: 'committed', turns_total: 3, turns_processed: 3, learning: null });
+    expect(status.resumed_at).not.toBeNull();
+    expect((await index.stats({ agentId: first.agentId })).count).toBe(3);
+    await restarted.stop();
+  });
+});
