@@ -17,7 +17,7 @@ export type ChatStreamEvent =
   | { event: 'context'; data: { memory_context: string; citations: CitationBody[] } }
   | { event: 'delta'; data: { text: string } }
   | { event: 'done'; data: ChatResponseBody }
-  | { event: 'error'; data: { error: string; code: string } };
+  | { event: 'error'; data: { error: string; code: string; request_id: string } };
 
 type Stage = { name: string; duration_ms: number };
 
@@ -182,9 +182,13 @@ export function createChat(context: ServiceContext, observations: Observations, 
     async chat(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<ChatResponseBody> {
       const opened = await open(caller, agentId, threadId, body);
       const release = gate.acquire(caller.organizationId, caller.subjectId);
+      // A caller that goes away gives its place back at once, even while a model ignores the abort
+      // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
+      signal?.addEventListener('abort', release, { once: true });
       try {
         return await answer(caller, opened, 'chat', signal);
       } finally {
+        signal?.removeEventListener('abort', release);
         release();
       }
     },
@@ -197,6 +201,9 @@ export function createChat(context: ServiceContext, observations: Observations, 
     async chatStream(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<AsyncIterable<ChatStreamEvent>> {
       const opened = await open(caller, agentId, threadId, body);
       const release = gate.acquire(caller.organizationId, caller.subjectId);
+      // A caller that goes away gives its place back at once, even while a model ignores the abort
+      // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
+      signal?.addEventListener('abort', release, { once: true });
       return (async function* events(): AsyncGenerator<ChatStreamEvent> {
         const queue: ChatStreamEvent[] = [];
         let wake: (() => void) | null = null;
@@ -217,7 +224,7 @@ export function createChat(context: ServiceContext, observations: Observations, 
           .catch((error: unknown) => {
             const serviceError = isServiceError(error) ? error : new ServiceError('internal_error', 'The answer failed.');
             if (!isServiceError(error)) context.logger.error('chat stream failed', { error: String(error) });
-            push({ event: 'error', data: { error: serviceError.message, code: serviceError.code } });
+            push({ event: 'error', data: { error: serviceError.message, code: serviceError.code, request_id: caller.requestId } });
           })
           .finally(() => {
             finished = true;
@@ -234,6 +241,7 @@ export function createChat(context: ServiceContext, observations: Observations, 
           }
           await work;
         } finally {
+          signal?.removeEventListener('abort', release);
           release();
         }
       })();
