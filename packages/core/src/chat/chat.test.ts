@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import type { Caller } from '../auth/caller.js';
+import { learningService, turns } from '../observations/__fixtures__/learning-service.js';
+import { LanguageModelError, type GenerateRequest, type LanguageModel } from '../ports/language-model.js';
+import type { ChatStreamEvent } from './chat.js';
+
+/**
+ * A model that stalls every answer until `releaseAll()`. It honours aborts unless `ignoreAbort`
+ * (a provider SDK that does not), and its stream sends one delta before stalling.
+ */
+function heldModel(options: { ignoreAbort?: boolean } = {}) {
+  const waiting: (() => void)[] = [];
+  let started = 0;
+  const stall = (signal: AbortSignal | undefined) =>
+    new Promise<void>((resolve, reject) => {
+      started++;
+      waiting.push(resolve);
+      if (!options.ignoreAbort) signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })), { once: true });
+    });
+  const model: LanguageModel = {
+    specificationVersion: 'v1',
+    id: 'held-model',
+    async generate(request: GenerateRequest) {
+      await stall(request.signal);
+      return { text: 'The held answer.', citedItems: [] };
+    },
+    async *stream(request: GenerateRequest) {
+      yield 'The held ';
+      await stall(request.signal);
+      yield 'answer.';
+    },
+  };
+  return {
+    model,
+    releaseAll: () => waiting.splice(0).forEach((resolve) => resolve()),
+    /** Resolves once `n` answers are stalled in the model. */
+    async stalled(n: number) {
+      for (let i = 0; i < 1_000 && started < n; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+      if (started < n) throw new Error(`only ${started} answers reached the model`);
+    },
+  };
+}
+
+const body = (turn: string) => ({ turn_id: turn, message: 'What about item1?' });
+
+async function drain(events: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
+  const seen: ChatStreamEvent[] = [];
+  for await (const event of events) seen.push(event);
+  return seen;
+}
+
+describe('chat: concurrent answers', () => {
+  it('refuses the third answer of one subject (429, Retry-After 5, user) and the fifth of the organization (organization)', async () => {
+    const held = heldModel();
+    const { service, caller, agentId, threadId, observeSettled, owner } = await learningService({ model: held.model });
+    await observeSettled(turns(2));
+    const threadOf = async (who: Caller) => (await service.threads.create(who, agentId, {})).thread_id;
+    const running = [service.chat(owner, agentId, threadId, body('a')), service.chat(await caller(), agentId, threadId, body('b'))];
+    await held.stalled(2);
+    await expect(service.chat(await caller(), agentId, threadId, body('c'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 5, details: 'user' });
+    // Observe-and-respond and observe-and-enrich count as answers too.
+    await expect(service.observeAndRespond(owner, agentId, threadId, body('c2'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
+    await expect(service.observeAndEnrich(owner, agentId, threadId, body('c3'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
+    const alice = await caller('alice');
+    const bob = await caller('bob');
+    const aliceThread = await threadOf(alice);
+    const bobThread = await threadOf(bob);
+    running.push(service.chat(alice, agentId, aliceThread, body('d')), service.chat(bob, agentId, bobThread, body('e')));
+    await held.stalled(4);
+    const carol = await caller('carol');
+    await expect(service.chat(carol, agentId, await threadOf(carol), body('f'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 5, details: 'organization' });
+    held.releaseAll();
+    for (const answer of await Promise.all(running)) expect(answer.message).toBe('The held answer.');
+    // Every place came back.
+    const again = [service.chat(owner, agentId, threadId, body('g')), service.chat(owner, agentId, threadId, body('h'))];
+    await held.stalled(6);
+    held.releaseAll();
+    await Promise.all(again);
+    await service.stop();
+  });
+
+  it('keeps a stream\'s place until the stream ends', async () => {
+    const held = heldModel();
+    const { service, owner, agentId, threadId } = await learningService({ model: held.model });
+    const first = await service.chatStream(owner, agentId, threadId, body('s1'));
+    const second = await service.chatStream(owner, agentId, threadId, body('s2'));
+    const firstEvents = drain(first);
+    const secondEvents = drain(second);
+    await held.stalled(2);
+    await expect(service.chat(owner, agentId, threadId, body('x'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
+    held.releaseAll();
+    const events = await firstEvents;
+    expect(events.map((event) => event.event)).toEqual(['context', 'delta', 'delta', 'done']);
+    await secondEvents;
+    const after = service.chat(owner, agentId, threadId, body('y'));
+    await held.stalled(3);
+    held.releaseAll();
+    await expect(after).resolves.toMatchObject({ message: 'The held answer.' });
+    await service.stop();
+  });
+
+  it('gives the place back at once when the caller aborts, even while the model ignores the abort', async () => {
+    for (const ignoreAbort of [false, true]) {
+      const held = heldModel({ ignoreAbort });
+      const { service, owner, agentId, threadId } = await learningService({ model: held.model });
+      const streamAbort = new AbortController();
+      const chatAbort = new AbortController();
+      const stream = await service.chatStream(owner, agentId, threadId, body('s'), streamAbort.signal);
+      const streamed = drain(stream).catch(() => []);
+      const chatting = service.chat(owner, agentId, threadId, body('c'), chatAbort.signal).catch((error: unknown) => error);
+      await held.stalled(2);
+      await expect(service.chat(owner, agentId, threadId, body('refused'))).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
+      streamAbort.abort();
+      chatAbort.abort();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      // Both places are free while the model may still be stalled.
+      const next = [service.chat(owner, agentId, threadId, body('n1')), service.chat(owner, agentId, threadId, body('n2'))];
+      await held.stalled(4);
+      held.releaseAll();
+      for (const answer of await Promise.all(next)) expect(answer.message).toBe('The held answer.');
+      await streamed;
+      await chatting;
+      await service.stop();
+    }
+  });
+});
+
+describe('chat: model failures', () => {
+  it('answers 503 answer_model_unavailable when the model fails, records nothing, and frees the place', async () => {
+    const failing: LanguageModel = {
+      specificationVersion: 'v1',
+      id: 'down',
+      generate: async () => {
+        throw new LanguageModelError('unavailable', 'connection refused');
+      },
+      // eslint-disable-next-line require-yield
+      async *stream() {
+        throw new LanguageModelError('unavailable', 'connection refused');
+      },
+    };
+    const { service, owner, agentId, threadId } = await learningService({ model: failing });
+    for (let i = 0; i < 3; i++) {
+      await expect(service.chat(owner, agentId, threadId, body(`f${i}`))).rejects.toMatchObject({ code: 'answer_model_unavailable', status: 503 });
+    }
+    expect((await service.threads.get(owner, agentId, threadId)).messages).toEqual([]);
+    await service.stop();
+  });
+
+  it('sends an error event (an error body) when the model fails after the stream started', async () => {
+    const breaking: LanguageModel = {
+      specificationVersion: 'v1',
+      id: 'breaking',
+      generate: async () => ({ text: 'unused' }),
+      async *stream() {
+        yield 'Half an ';
+        throw new LanguageModelError('unavailable', 'connection reset');
+      },
+    };
+    const { service, owner, agentId, threadId, observeSettled } = await learningService({ model: breaking });
+    await observeSettled(turns(2));
+    const events = await drain(await service.chatStream(owner, agentId, threadId, body('broken')));
+    expect(events.map((event) => event.event)).toEqual(['context', 'delta', 'error']);
+    expect(events[0]).toMatchObject({ event: 'context', data: { memory_context: expect.stringContaining('item1') } });
+    expect(events[2]!.data).toEqual({ error: expect.any(String), code: 'answer_model_unavailable', request_id: owner.requestId });
+    // The failed turn is not recorded, and the place is free again.
+    expect((await service.threads.get(owner, agentId, threadId)).messages).toEqual([]);
+    await drain(await service.chatStream(owner, agentId, threadId, body('again1')));
+    await drain(await service.chatStream(owner, agentId, threadId, body('again2')));
+    await service.stop();
+  });
+});
