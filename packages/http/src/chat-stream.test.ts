@@ -1,0 +1,207 @@
+import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryService, inMemoryStore, LanguageModelError, silentLogger, type LanguageModel } from '@memory-agents/core';
+import { createHandler } from './create-handler.js';
+import { writeSse } from './node/sse.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A model whose stream sends one delta and then stalls until released; it ignores aborts. */
+function stallingModel() {
+  const waiting: (() => void)[] = [];
+  const model: LanguageModel = {
+    specificationVersion: 'v1',
+    id: 'stalling',
+    generate: () => new Promise((resolve) => waiting.push(() => resolve({ text: 'done' }))),
+    async *stream() {
+      yield 'Thinking ';
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      yield 'done.';
+    },
+  };
+  return { model, releaseAll: () => waiting.splice(0).forEach((resolve) => resolve()) };
+}
+
+/** The service behind a real loopback server, with a ready agent and a thread. */
+async function setup(model: LanguageModel) {
+  const service = createMemoryService({ store: inMemoryStore(), model, logger: silentLogger });
+  await service.start();
+  const org = await service.admin.createOrganization({ name: 'Acme' });
+  const { key } = await service.admin.createKey({ organizationId: org.organizationId });
+  const url = await listen(createHandler(service, { logger: silentLogger }));
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  };
+  const agent = await call('POST', '/v1/agents', { agent_config: { role: 'r', objective: 'o' } });
+  await service.idle();
+  const thread = await call('POST', `/v1/agents/${agent.body.agent_id}/threads`, {});
+  const base = `/v1/agents/${agent.body.agent_id}/threads/${thread.body.thread_id}`;
+  return { service, url, key, call, base };
+}
+
+/** Opens a chat/stream and resolves once its first event arrived (so it holds an answer place). */
+function openStream(url: string, key: string, path: string, turn: string): Promise<{ request: ClientRequest; response: IncomingMessage; received: () => string; ended: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (response) => {
+      let text = '';
+      let announced = false;
+      const ended = new Promise<void>((done) => response.on('close', () => done()));
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        text += chunk;
+        if (!announced && text.includes('\n\n')) {
+          announced = true;
+          resolve({ request, response, received: () => text, ended });
+        }
+      });
+      response.on('end', () => {
+        if (!announced) reject(new Error(`stream ended early (${response.statusCode}): ${text}`));
+      });
+    });
+    request.on('error', (error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(error);
+    });
+    request.end(JSON.stringify({ turn_id: turn, message: 'What do you remember?' }));
+  });
+}
+
+describe('chat/stream over HTTP', () => {
+  it('holds an answer place while streaming and gives it back at once when the client disconnects', async () => {
+    const stalling = stallingModel();
+    const { service, url, key, call, base } = await setup(stalling.model);
+    const first = await openStream(url, key, `${base}/chat/stream`, 's1');
+    const second = await openStream(url, key, `${base}/chat/stream`, 's2');
+    expect(first.response.statusCode).toBe(200);
+    expect(first.received()).toMatch(/^event: context\ndata: /);
+
+    const refused = await call('POST', `${base}/chat/stream`, { turn_id: 's3', message: 'hi' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(refused.body).toEqual({ error: expect.any(String), code: 'rate_limit_exceeded', details: 'user', request_id: refused.headers.get('x-request-id') });
+
+    // The client goes away; the model never finishes, yet the place is free again.
+    first.request.destroy();
+    await first.ended;
+    let third: Awaited<ReturnType<typeof openStream>> | null = null;
+    for (let attempt = 0; attempt < 100 && third === null; attempt++) {
+      third = await openStream(url, key, `${base}/chat/stream`, `s4-${attempt}`).catch(() => null);
+      if (third === null) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(third).not.toBeNull();
+    expect(third!.response.statusCode).toBe(200);
+
+    // A stream that ends normally ends with done and frees its place as well.
+    stalling.releaseAll();
+    await second.ended;
+    expect(second.received()).toContain('event: done\n');
+    third!.request.destroy();
+    await service.stop();
+  });
+
+  it('sends an error event carrying the request id when the model fails after the stream started', async () => {
+    const model: LanguageModel = {
+      specificationVersion: 'v1',
+      id: 'breaking',
+      generate: async () => ({ text: 'unused' }),
+      async *stream() {
+        yield 'Half ';
+        throw new LanguageModelError('unavailable', 'connection reset');
+      },
+    };
+    const { service, url, key, base } = await setup(model);
+    const response = await fetch(`${url}${base}/chat/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ turn_id: 't', message: 'hello' }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const events = text
+      .split('\n\n')
+      .filter((block) => block.startsWith('event: '))
+      .map((block) => ({ event: block.split('\n')[0]!.slice(7), data: JSON.parse(block.split('\n')[1]!.slice(6)) }));
+    expect(events.map((event) => event.event)).toEqual(['context', 'delta', 'error']);
+    expect(events[2]!.data).toEqual({ error: expect.any(String), code: 'answer_model_unavailable', request_id: response.headers.get('x-request-id') });
+    await service.stop();
+  });
+});
+
+describe('writeSse', () => {
+  it('writes events and a keep-alive comment while the stream is quiet, then ends', async () => {
+    let seenComment: () => void = () => undefined;
+    const quietUntilComment = new Promise<void>((resolve) => (seenComment = resolve));
+    async function* events() {
+      yield { event: 'context', data: { memory_context: '', citations: [] } };
+      await quietUntilComment;
+      yield { event: 'done', data: { ok: true } };
+    }
+    const url = await listen((_request, response) => void writeSse(response, { status: 200, stream: events() }, 'req_sse', 10));
+    const text = await new Promise<string>((resolve, reject) => {
+      httpRequest(url, (response) => {
+        expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
+        expect(response.headers['cache-control']).toBe('no-store');
+        expect(response.headers['x-request-id']).toBe('req_sse');
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+          if (body.includes(': keep-alive\n\n')) seenComment();
+        });
+        response.on('end', () => resolve(body));
+      })
+        .on('error', reject)
+        .end();
+    });
+    const blocks = text.split('\n\n').filter((block) => block !== '');
+    expect(blocks[0]).toBe('event: context\ndata: {"memory_context":"","citations":[]}');
+    expect(blocks).toContain(': keep-alive');
+    expect(blocks.at(-1)).toBe('event: done\ndata: {"ok":true}');
+  });
+
+  it('closes the event source when the client disconnects', async () => {
+    let closed: () => void = () => undefined;
+    const wasClosed = new Promise<void>((resolve) => (closed = resolve));
+    const source: AsyncIterable<{ event: string; data: unknown }> = {
+      [Symbol.asyncIterator]() {
+        let sent = false;
+        return {
+          async next() {
+            if (!sent) {
+              sent = true;
+              return { done: false, value: { event: 'context', data: {} } };
+            }
+            return new Promise<IteratorResult<{ event: string; data: unknown }>>(() => undefined);
+          },
+          async return() {
+            closed();
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    };
+    const url = await listen((_request, response) => void writeSse(response, { status: 200, stream: source }, 'req_close', 1_000));
+    const request = httpRequest(url, (response) => response.once('data', () => request.destroy()));
+    request.on('error', () => undefined);
+    request.end();
+    await wasClosed;
+  });
+});
