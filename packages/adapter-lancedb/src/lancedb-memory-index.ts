@@ -458,8 +458,10 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
       });
     },
 
-    async deleteBy({ agentId, threadId, sourceId, observationId }) {
+    async deleteBy({ agentId, threadId, sourceId, observationId, ids }) {
       await ready();
+      // An empty id list matches nothing (port contract), not every record.
+      if (ids !== undefined && ids.length === 0) return;
       await queue.run(() =>
         guard('deleteBy', async () => {
           if (!table) return;
@@ -467,7 +469,16 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
           if (threadId !== undefined) clauses.push(`thread_id = ${sqlString(threadId)}`);
           if (observationId !== undefined) clauses.push(`observation_id = ${sqlString(observationId)}`);
           if (sourceId !== undefined) clauses.push(`source_id = ${sqlString(sourceId)}`);
-          await table.delete(clauses.join(' AND '));
+          if (ids === undefined) {
+            await table.delete(clauses.join(' AND '));
+          } else {
+            // Bounded IN lists, as in `get`.
+            const unique = [...new Set(ids)];
+            for (let start = 0; start < unique.length; start += 1000) {
+              const list = unique.slice(start, start + 1000).map(sqlString).join(', ');
+              await table.delete([...clauses, `id IN (${list})`].join(' AND '));
+            }
+          }
           writesSinceOptimize++;
         }),
       );

@@ -682,8 +682,10 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       });
     },
 
-    async deleteBy({ agentId, threadId, sourceId, observationId }) {
+    async deleteBy({ agentId, threadId, sourceId, observationId, ids }) {
       await ready();
+      // An empty id list matches nothing (port contract), not every record.
+      if (ids !== undefined && ids.length === 0) return;
       await guard('deleteBy', async () => {
         const clauses = ['agent_id = $1'];
         const params: unknown[] = [agentId];
@@ -695,6 +697,10 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         add('thread_id', threadId);
         add('observation_id', observationId);
         add('source_id', sourceId);
+        if (ids !== undefined) {
+          params.push([...ids]);
+          clauses.push(`id = ANY($${params.length}::text[])`);
+        }
         const result = await client.transaction(async (tx) => {
           const versions = await bumpVersions(tx, [agentId]);
           const { rows } = await tx.query<{ id: string }>(`DELETE FROM ${records} WHERE ${clauses.join(' AND ')} RETURNING id`, params);

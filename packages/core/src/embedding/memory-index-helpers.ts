@@ -62,9 +62,10 @@ export function indexedText(record: Pick<MemoryRecord, 'text' | 'keywords'>): st
 /** Whether `record` matches every given field of a `deleteBy` request. */
 export function matchesDeleteFilter(
   record: MemoryRecord,
-  filter: { agentId: string; threadId?: string; sourceId?: string; observationId?: string },
+  filter: { agentId: string; threadId?: string; sourceId?: string; observationId?: string; ids?: readonly string[] },
 ): boolean {
   if (record.agentId !== filter.agentId) return false;
+  if (filter.ids !== undefined && !filter.ids.includes(record.id)) return false;
   if (filter.threadId !== undefined && record.source.threadId !== filter.threadId) return false;
   if (filter.observationId !== undefined && record.source.observationId !== filter.observationId) return false;
   if (filter.sourceId !== undefined && (record.source.kind !== 'document' || record.source.sourceId !== filter.sourceId)) return false;

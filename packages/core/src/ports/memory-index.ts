@@ -15,6 +15,8 @@
  *   similarity of `vector` to the record vectors, higher is better). Each list is ordered by score
  *   descending, ties broken by `id` ascending, and holds at most `limit` hits.
  * - `deleteBy` MUST remove every record matching all given fields; missing matches are not an error.
+ *   With `ids`, only records whose id is listed match (an empty list removes nothing); ids of
+ *   another agent MUST NOT be removed. After it resolves, no search returns a removed record.
  * - Persistence: an index opened again on the same storage MUST return what was upserted before.
  */
 export type MemoryIndex = {
@@ -28,7 +30,11 @@ export type MemoryIndex = {
   search(request: MemorySearchRequest): Promise<MemorySearchResult>;
   /** Records by id (only of the agent); missing ids are left out. */
   get(request: { agentId: string; ids: readonly string[] }): Promise<MemoryRecord[]>;
-  deleteBy(request: { agentId: string; threadId?: string; sourceId?: string; observationId?: string }): Promise<void>;
+  /**
+   * Removes the agent's records matching every given field: `threadId`, `sourceId` (document
+   * records only), `observationId` and `ids` (superseded memories an LLM writer names).
+   */
+  deleteBy(request: MemoryDeleteRequest): Promise<void>;
   /**
    * Copies every record of `fromAgentId` to `toAgentId` (new ids via `newId`), keeping text,
    * vectors and references. Used by `restore_from`.
@@ -47,6 +53,16 @@ export type MemoryIndexCapabilities = {
 };
 
 export type EmbedderFingerprint = { id: string; dimensions: number };
+
+/** What `deleteBy` removes: the agent's records matching every field given. */
+export type MemoryDeleteRequest = {
+  agentId: string;
+  threadId?: string;
+  sourceId?: string;
+  observationId?: string;
+  /** Only these record ids; an empty list matches nothing. */
+  ids?: readonly string[];
+};
 
 /** What a memory was learned from; cited in chat answers. */
 export type MemorySourceRef =

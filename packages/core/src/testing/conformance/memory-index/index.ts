@@ -1,4 +1,5 @@
 import { describe } from 'vitest';
+import { deleteByIdsCases } from './delete-by-ids.js';
 import { memoryIndexCase } from './harness.js';
 import { recordCases } from './records.js';
 import { searchCases } from './search.js';
@@ -7,7 +8,7 @@ import type { MemoryIndexConformanceOptions } from './types.js';
 export type { MemoryIndexConformanceOptions } from './types.js';
 
 /**
- * The `MemoryIndex` conformance suite: upsert and replace, get, deleteBy, copyAgent, stats, the
+ * The `MemoryIndex` conformance suite: upsert and replace, get, deleteBy (also by ids), copyAgent, stats, the
  * embedder fingerprint, both search channels (matching, ranking, agent isolation, ties, limits, a
  * 2,000-record case) and, when `create` returns `reopen`, persistence through a second instance.
  *
@@ -18,6 +19,7 @@ export function describeMemoryIndexConformance(options: MemoryIndexConformanceOp
   describe(`MemoryIndex conformance: ${options.name}`, () => {
     const test = memoryIndexCase(options);
     recordCases(test);
+    deleteByIdsCases(test);
     searchCases(test);
   });
 }
