@@ -13,6 +13,7 @@ import type {
   TurnState,
 } from '@memory-agents/core';
 import { migrate } from './migrate.js';
+import { postgresDocumentAreas } from './postgres-documents.js';
 import { STORE_MIGRATIONS } from './migrations/index.js';
 import { openSqlClient, type SqlClient, type SqlConnectionOptions } from './sql-client.js';
 
@@ -177,6 +178,7 @@ const JOB_COLUMNS: Record<string, { column: string; cast?: string; encode?: (val
 /** Builds the store areas over one client (the pool, or one transaction's connection). */
 function areas(db: SqlClient): StoreAreas {
   return {
+    ...postgresDocumentAreas(db),
     organizations: {
       async insert({ organization }) {
         await db.query('INSERT INTO organizations (id, name, limits, created_at) VALUES ($1, $2, $3::jsonb, $4)', [
@@ -527,6 +529,35 @@ function areas(db: SqlClient): StoreAreas {
         );
         return rows.map((row) => row.id);
       },
+      async listUnfinished({ organizationId }) {
+        const { rows } = await db.query(`SELECT * FROM jobs WHERE organization_id = $1 AND status NOT IN ${FINAL} ORDER BY seq`, [organizationId]);
+        return rows.map(toJob);
+      },
+      appendTurns({ jobId, turns }) {
+        return db.transaction(async (tx) => {
+          const { rows: locked } = await tx.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
+          if (locked.length === 0) return null;
+          if (turns.length > 0) {
+            await tx.query(
+              `INSERT INTO job_turns (job_id, turn_index, speaker, text, sent_at, tags, state, failure_reason, details)
+               SELECT $1, i, s, x, ts, tg::jsonb, st, NULL, d::jsonb
+                 FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(i, s, x, ts, tg, st, d)`,
+              [
+                jobId,
+                turns.map((t) => t.turnIndex),
+                turns.map((t) => t.speaker),
+                turns.map((t) => t.text),
+                turns.map((t) => t.timestamp),
+                turns.map((t) => json(t.tags)),
+                turns.map((t) => t.state),
+                turns.map((t) => json(t.details)),
+              ],
+            );
+          }
+          const { rows } = await tx.query('UPDATE jobs SET turns_total = turns_total + $2 WHERE id = $1 RETURNING *', [jobId, turns.length]);
+          return toJob(rows[0]!);
+        });
+      },
     },
     learning: {
       async insert({ record }) {
@@ -622,6 +653,15 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     },
     get learning() {
       return open().learning;
+    },
+    get documents() {
+      return open().documents;
+    },
+    get idempotency() {
+      return open().idempotency;
+    },
+    get images() {
+      return open().images;
     },
     transaction(fn) {
       open();

@@ -28,6 +28,8 @@ import { BackgroundTasks } from './service/background.js';
 import type { ServiceContext } from './service/context.js';
 import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
+import { createImages } from './images/images.js';
+import { createSources, type DocumentOptions, type ObserveFileRequest, type FileUpload } from './sources/sources.js';
 
 /** Options of `createMemoryService`. */
 export type MemoryServiceOptions = {
@@ -53,6 +55,8 @@ export type MemoryServiceOptions = {
   limits?: Partial<Limits>;
   /** @default stderrLogger (warnings and errors as JSON lines) */
   logger?: Logger;
+  /** Document ingestion budgets (OCR pages read inside a request, files learning per organization). */
+  documents?: DocumentOptions;
 };
 
 /**
@@ -89,6 +93,8 @@ export function createMemoryService(options: MemoryServiceOptions) {
   const scheduler = new IngestionScheduler(context);
   const observations = createObservations(context, scheduler);
   const chat = createChat(context, observations, new AnswerGate());
+  const sources = createSources(context, (agentId) => scheduler.kick(agentId), options.documents);
+  const images = createImages(context);
   const agents = createAgents(context, {
     // restore_from: copy the other agent's memories; it had learned its own turns plus what it restored.
     async initialize(agent) {
@@ -135,6 +141,20 @@ export function createMemoryService(options: MemoryServiceOptions) {
     observeAndEnrich: chat.observeAndEnrich,
     /** The hybrid retrieval chat uses, scored directly (evaluation, custom answerers). */
     retrieve: chat.retrieve,
+    /** `POST .../observe-file` (202): a document, converted and split into turns of one job. */
+    observeFile: (caller: Caller, agentId: string, threadId: string, request: ObserveFileRequest) => sources.observeFile(caller, agentId, threadId, request),
+    sources: {
+      /** `GET .../threads/{thread_id}/sources`. */
+      list: sources.listSources,
+      /** `POST .../sources/{source_id}/finish-learning` (202). */
+      finishLearning: sources.finishLearning,
+      /** `GET /v1/agents/{agent_id}/sources/{source_id}`: the stored original bytes. */
+      get: sources.getSource,
+    },
+    images: {
+      /** `POST /v1/images` (201). */
+      upload: (caller: Caller, file: FileUpload | null) => images.upload(caller, file),
+    },
 
     /** Resolves the caller of a request; throws 401/400 per the spec's Authentication rules. */
     authenticate: (request: AuthenticateRequest): Promise<Caller> => authenticate(context, request),
@@ -158,6 +178,7 @@ export function createMemoryService(options: MemoryServiceOptions) {
         else context.background.run('agent delete', { agentId: agent.id }, () => agents.destroy(agent));
       }
       await scheduler.start();
+      await sources.resumeConversions();
     },
 
     /** Waits for background work, then closes the ports. */

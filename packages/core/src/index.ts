@@ -71,3 +71,9 @@ export type {
 export { chunkDocument, countWords, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
 export { DEFAULT_CHUNK_STRATEGY, DEFAULT_MAX_CHARS, DEFAULT_OVERLAP_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS } from './chunking/index.js';
 export type { ChunkOptions, ChunkStrategy, Piece } from './chunking/index.js';
+
+// Document ingest (observe-file, sources, finish-learning) and uploaded images
+export { IDEMPOTENCY_RETENTION_MS, MAX_FILES_LEARNING_PER_ORGANIZATION, OCR_PAGES_IN_REQUEST, ORGANIZATION_BUSY_RETRY_AFTER } from './sources/sources.js';
+export type { DocumentOptions, FileUpload, ObserveFileRequest } from './sources/sources.js';
+export { MAX_DOCUMENT_TURNS } from './sources/read-document.js';
+export { readImageHeader, type ImageHeader, type ImageMediaType } from './images/image-header.js';

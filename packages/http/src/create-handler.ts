@@ -4,8 +4,9 @@ import { ServiceError, stderrLogger, type Logger, type MemoryService } from '@me
 import { createRouter, dispatch, routeNotFound } from './dispatch.js';
 import { errorResponse } from './error-response.js';
 import { headerRecord, readJsonBody } from './node/read-request.js';
+import { readMultipart } from './node/multipart.js';
 import { writeSse } from './node/sse.js';
-import { writeJson } from './node/write-response.js';
+import { writeBinary, writeJson } from './node/write-response.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { ROUTES } from './routes/index.js';
 
@@ -78,9 +79,19 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
         headers: headerRecord(request),
         query: Object.fromEntries(url.searchParams),
         readBody: () => readJsonBody(request, maxJsonBytes),
+        readUpload: async (spec, caller) => {
+          try {
+            return await readMultipart(request, { maxFileBytes: spec.maxFileBytes(caller), tooLargeCode: spec.tooLargeCode, fields: spec.fields });
+          } catch (error) {
+            // The refused rest of the body is being drained; the connection is not reused after the answer.
+            if (!request.complete) response.setHeader('Connection', 'close');
+            throw error;
+          }
+        },
         signal: abort.signal,
       });
       if ('stream' in result) await writeSse(response, result, requestId);
+      else if ('binary' in result) writeBinary(response, result, requestId);
       else writeJson(response, result, requestId);
     } catch (error) {
       writeJson(response, errorResponse(error, requestId, logger), requestId);

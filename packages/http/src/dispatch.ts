@@ -1,5 +1,6 @@
 import { ServiceError, type MemoryService } from '@memory-agents/core';
-import type { HttpMethod, Route, RouteResult } from './route.js';
+import type { HttpMethod, ParsedUpload, Route, RouteResult, UploadSpec } from './route.js';
+import type { Caller } from '@memory-agents/core';
 
 export type RouteMatch = { route: Route; params: Record<string, string> };
 
@@ -55,6 +56,8 @@ export type DispatchRequest = {
   headers: Record<string, string | undefined>;
   query: Record<string, string>;
   readBody: () => Promise<unknown>;
+  /** Reads a multipart body under the route's limits (routes with `upload`). */
+  readUpload?: (spec: UploadSpec, caller: Caller) => Promise<ParsedUpload>;
   signal: AbortSignal;
 };
 
@@ -67,7 +70,9 @@ export async function dispatch(service: MemoryService, match: RouteMatch, reques
     requestId: request.requestId,
   });
   const body = match.route.body ? await request.readBody() : undefined;
+  const upload = match.route.upload && request.readUpload ? await request.readUpload(match.route.upload, caller) : undefined;
   return match.route.handler({
+    ...(upload ? { upload } : {}),
     service,
     caller,
     params: match.params,

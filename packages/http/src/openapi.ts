@@ -51,6 +51,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { version: 
       security: [{ bearer: [] }],
     };
     if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } };
+    if (route.upload) operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: toSchema(route.upload.form, 'input') } } };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
 

@@ -1,4 +1,4 @@
-import type { Caller, MemoryService } from '@memory-agents/core';
+import type { Caller, FileUpload, MemoryService } from '@memory-agents/core';
 import type { z } from 'zod';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -12,6 +12,8 @@ export type RouteInput = {
   headers: Record<string, string | undefined>;
   /** Parsed JSON body (undefined when the request had none). */
   body: unknown;
+  /** The parsed multipart form, on routes with `upload`. */
+  upload?: ParsedUpload;
   /** Aborts when the client disconnects. */
   signal: AbortSignal;
 };
@@ -25,7 +27,27 @@ export type SseEvent = { event: string; data: unknown };
 /** A `text/event-stream` result; the stream ends when the iterable does. */
 export type StreamResult = { status: number; stream: AsyncIterable<SseEvent>; headers?: Record<string, string> };
 
-export type RouteResult = JsonResult | StreamResult;
+/** Raw bytes (a stored original served back). */
+export type BinaryResult = { status: number; binary: Uint8Array; headers: Record<string, string> };
+
+export type RouteResult = JsonResult | StreamResult | BinaryResult;
+
+/** A `multipart/form-data` body: its one file part and its text fields. */
+export type ParsedUpload = { file: FileUpload | null; fields: Record<string, string> };
+
+/**
+ * How a multipart route reads its body (after authentication, so the caller's limits apply):
+ * one file part named `file`, at most `fields` text fields, the file refused with 413 `tooLargeCode`
+ * as soon as the stream passes `maxFileBytes(caller)`.
+ */
+export type UploadSpec = {
+  maxFileBytes: (caller: Caller) => number;
+  tooLargeCode: 'document_too_large' | 'payload_too_large';
+  /** Names of the text fields allowed besides `file`. */
+  fields: readonly string[];
+  /** The form, for OpenAPI (`multipart/form-data`). */
+  form: z.ZodType;
+};
 
 /**
  * One endpoint. The table of these is the only place routes exist: dispatch, the Node listener
@@ -41,6 +63,8 @@ export type Route = {
   status: number;
   /** Request body schema (JSON), for validation by the service and for OpenAPI. */
   body?: z.ZodType;
+  /** Set on `multipart/form-data` routes instead of `body`. */
+  upload?: UploadSpec;
   /** Query schema, for OpenAPI (the service validates). */
   query?: z.ZodType;
   /** Success body schema, for OpenAPI (for a stream: the schema of its final `done` event). */

@@ -1,5 +1,6 @@
 import { storeMigration0001 } from './0001-store.js';
 import { storeMigration0002 } from './0002-jobs.js';
+import { storeMigration0004 } from './0004-documents.js';
 
 /**
  * The store's versioned migrations, applied in order by `migrate()`. Never edit a released one;
@@ -8,4 +9,5 @@ import { storeMigration0002 } from './0002-jobs.js';
 export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'store', sql: storeMigration0001 },
   { version: 2, name: 'jobs', sql: storeMigration0002 },
+  { version: 4, name: 'documents', sql: storeMigration0004 },
 ];

@@ -4,13 +4,14 @@ import { ServiceError, isServiceError } from '../errors/index.js';
 import type { AnswerGate } from '../limits/answer-gate.js';
 import { activityEntry } from '../logs/activity.js';
 import type { NewTurn, Observations } from '../observations/observations.js';
-import { LanguageModelError, type AnswerContextItem, type GenerateRequest } from '../ports/language-model.js';
+import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
 import type { AgentRecord, ThreadRecord } from '../ports/store.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult } from '../retrieval/retrieve.js';
 import { chatBody, observeAndEnrichBody, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { citationOf } from './citations.js';
+import { createImages } from '../images/images.js';
 
 /** Events of `chat/stream` (DESIGN "Decisions"). */
 export type ChatStreamEvent =
@@ -32,29 +33,22 @@ async function timed<T>(stages: Stage[], name: string, work: () => Promise<T>): 
 }
 
 export function createChat(context: ServiceContext, observations: Observations, gate: AnswerGate) {
+  const imageStore = createImages(context);
   /** Validation and lookups shared by every answering call; throws before any work is done. */
   async function open(caller: Caller, agentId: string, threadId: string, body: unknown) {
     const input = parseBody(chatBody, body);
     const agent = await findReadyAgent(context, caller, agentId);
     const thread = await findThread(context, caller, agent, threadId);
-    await checkImages(caller, input.images ?? []);
-    return { input, agent, thread };
-  }
-
-  async function checkImages(caller: Caller, images: string[]): Promise<void> {
-    const distinct = [...new Set(images)];
-    if (distinct.length > caller.limits.maxImagesPerTurn) {
-      throw new ServiceError('payload_too_large', `A chat turn may name at most ${caller.limits.maxImagesPerTurn} images; it named ${distinct.length}. Nothing was cut.`);
-    }
-    // Images are accepted only once uploaded; none is stored under these ids for this organization.
-    if (distinct.length > 0) throw new ServiceError('not_found', `Image ${distinct[0]} was not found.`);
+    // Uploaded images (POST /v1/images): 413 over the per-turn limits, 404 for unknown ids.
+    const images = await imageStore.forChat(caller, input.images ?? []);
+    return { input, agent, thread, images };
   }
 
   async function recall(agent: AgentRecord, message: string, maxContextChars: number | undefined): Promise<RetrievalResult> {
     return retrieve(context.index, context.embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS });
   }
 
-  function generateRequest(input: ChatBody, retrieval: RetrievalResult, signal: AbortSignal | undefined): GenerateRequest {
+  function generateRequest(input: ChatBody, retrieval: RetrievalResult, signal: AbortSignal | undefined, images: NonNullable<ModelMessage['images']> = []): GenerateRequest {
     const items: AnswerContextItem[] = retrieval.packed.map((item, i) => ({
       number: i + 1,
       text: item.record.text,
@@ -69,7 +63,7 @@ export function createChat(context: ServiceContext, observations: Observations, 
           role: 'system',
           content: `Answer from the numbered memory items only and cite them as [n]. Answer length: ${input.answer_length}.\n\nMemory:\n${numbered || '(nothing relevant)'}`,
         },
-        { role: 'user', content: input.message },
+        { role: 'user', content: input.message, ...(images.length > 0 ? { images } : {}) },
       ],
       task: { kind: 'answer', question: input.message, items, answerLength: input.answer_length },
       ...(signal ? { signal } : {}),
@@ -147,7 +141,7 @@ export function createChat(context: ServiceContext, observations: Observations, 
     const stages: Stage[] = [];
     const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
     if (onContext) onContext(retrieval.memoryContext, await contextCitations(retrieval));
-    const request = generateRequest(input, retrieval, signal);
+    const request = generateRequest(input, retrieval, signal, opened.images);
     const generated = await timed(stages, 'generate', async () => {
       try {
         if (!onDelta) return await context.model.generate(request);

@@ -16,7 +16,8 @@ export async function citationOf(context: ServiceContext, record: MemoryRecord):
     return {
       source_id: source.sourceId,
       label: sourceLabel(record),
-      media_type: 'application/octet-stream',
+      // The stored original's type; `href` serves it (GET /v1/agents/{agent_id}/sources/{source_id}).
+      media_type: (await context.store.documents.listBySource({ agentId: record.agentId, sourceId: source.sourceId }))[0]?.mediaType ?? 'application/octet-stream',
       href: `/v1/agents/${record.agentId}/sources/${source.sourceId}`,
       verified: await turnContains(context, record),
     };

@@ -1,4 +1,5 @@
 import { FINAL_JOB_STATUSES } from '../ports/store.js';
+import { deleteIngests, emptyDocumentsState, inMemoryDocumentAreas, type DocumentsState } from './in-memory-documents.js';
 import type {
   AgentRecord,
   JobRecord,
@@ -28,6 +29,7 @@ type State = {
   turns: Map<string, TurnRecord[]>;
   learning: LearningRecord[];
   sequence: number;
+  documents: DocumentsState;
 };
 
 function emptyState(): State {
@@ -43,6 +45,7 @@ function emptyState(): State {
     turns: new Map(),
     learning: [],
     sequence: 0,
+    documents: emptyDocumentsState(),
   };
 }
 
@@ -75,6 +78,7 @@ class Mutex {
 
 function areas(get: () => State): StoreAreas {
   return {
+    ...inMemoryDocumentAreas(() => get().documents),
     organizations: {
       async insert({ organization }) {
         get().organizations.set(organization.id, copy(organization));
@@ -160,6 +164,7 @@ function areas(get: () => State): StoreAreas {
         state.logs = state.logs.filter((entry) => entry.agentId !== agentId);
         deleteJobs(state, (job) => job.agentId === agentId);
         state.learning = state.learning.filter((record) => record.agentId !== agentId);
+        deleteIngests(state.documents, (record) => record.agentId === agentId);
       },
     },
     threads: {
@@ -190,6 +195,7 @@ function areas(get: () => State): StoreAreas {
         state.messages.delete(threadId);
         deleteJobs(state, (job) => job.threadId === threadId);
         state.learning = state.learning.filter((record) => record.threadId !== threadId);
+        deleteIngests(state.documents, (record) => record.threadId === threadId);
       },
     },
     messages: {
@@ -320,6 +326,22 @@ function areas(get: () => State): StoreAreas {
           cancelled.push(job.id);
         }
         return cancelled;
+      },
+      async listUnfinished({ organizationId }) {
+        return [...get().jobs.values()]
+          .filter((job) => job.organizationId === organizationId && isUnfinished(job))
+          .sort((a, b) => a.seq - b.seq)
+          .map(copy);
+      },
+      async appendTurns({ jobId, turns: added }) {
+        const state = get();
+        const job = state.jobs.get(jobId);
+        if (!job) return null;
+        const list = state.turns.get(jobId) ?? [];
+        list.push(...copy(added));
+        state.turns.set(jobId, list);
+        job.turnsTotal += added.length;
+        return copy(job);
       },
     },
     learning: {

@@ -130,6 +130,8 @@ export class IngestionScheduler {
         this.#wanted.delete(agentId);
         const job = await store.jobs.nextForAgent({ agentId });
         if (!job) return;
+        // A deferred document still converting holds the agent's FIFO; its conversion kicks the agent when done.
+        if (job.details.converting === true) return;
         await this.#processJob(job, () => this.#stopped || lost);
       }
     } finally {

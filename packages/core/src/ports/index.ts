@@ -1,4 +1,5 @@
 export type * from './store.js';
+export type * from './store-documents.js';
 export type * from './memory-index.js';
 export type * from './blob-store.js';
 export type * from './embedder.js';

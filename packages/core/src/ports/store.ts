@@ -1,3 +1,5 @@
+import type { DocumentStore, IdempotencyStore, ImageStore } from './store-documents.js';
+
 /**
  * Transactional state of the service, grouped by area.
  *
@@ -37,6 +39,9 @@ export type StoreAreas = {
   readonly leases: LeaseStore;
   readonly jobs: JobStore;
   readonly learning: LearningStore;
+  readonly documents: DocumentStore;
+  readonly idempotency: IdempotencyStore;
+  readonly images: ImageStore;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -325,6 +330,13 @@ export type JobStore = {
   countCommittedTurns(request: { agentId: string }): Promise<number>;
   /** Marks every non-final job of the thread cancelled (thread deletion). Resolves their ids. */
   cancelForThread(request: { threadId: string; at: string }): Promise<string[]>;
+  /** Jobs of the organization not in a final status, oldest first (by `seq`). */
+  listUnfinished(request: { organizationId: string }): Promise<JobRecord[]>;
+  /**
+   * Appends turns after the job's last one (a deferred document conversion finishing) and adds
+   * their number to `turnsTotal`, atomically. Resolves the updated job, or null when absent.
+   */
+  appendTurns(request: { jobId: string; turns: TurnRecord[] }): Promise<JobRecord | null>;
 };
 
 // ---------------------------------------------------------------------------------------------

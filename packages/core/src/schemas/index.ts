@@ -3,3 +3,4 @@ export * from './agents.js';
 export * from './threads.js';
 export * from './session.js';
 export * from './observations.js';
+export * from './documents.js';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { JsonResult } from '../route.js';
+import type { BinaryResult, JsonResult } from '../route.js';
 
 /** Writes a JSON result. No CORS headers are ever sent (spec "Authentication" 9). */
 export function writeJson(response: ServerResponse, result: JsonResult, requestId: string): void {
@@ -17,4 +17,19 @@ export function writeJson(response: ServerResponse, result: JsonResult, requestI
   }
   response.setHeader('Cache-Control', 'no-store');
   response.end(payload);
+}
+
+/** Writes raw bytes (a stored original) with the result's headers. */
+export function writeBinary(response: ServerResponse, result: BinaryResult, requestId: string): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  response.statusCode = result.status;
+  response.setHeader('X-Request-Id', requestId);
+  for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
+  response.setHeader('Content-Length', result.binary.byteLength);
+  response.setHeader('Cache-Control', 'private, no-store');
+  response.setHeader('X-Content-Type-Options', 'nosniff');
+  response.end(Buffer.from(result.binary.buffer, result.binary.byteOffset, result.binary.byteLength));
 }

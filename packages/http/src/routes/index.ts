@@ -1,8 +1,10 @@
 import type { Route } from '../route.js';
 import { agentRoutes } from './agents.js';
+import { documentRoutes } from './documents.js';
+import { imageRoutes } from './images.js';
 import { observationRoutes } from './observations.js';
 import { sessionRoutes } from './session.js';
 import { threadRoutes } from './threads.js';
 
 /** Every route of the `/v1` API. */
-export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes];
+export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...documentRoutes, ...imageRoutes];

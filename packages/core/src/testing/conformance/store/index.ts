@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { agentAndThreadCases } from './agents-and-threads.js';
 import { storeCase } from './harness.js';
+import { documentCases } from './documents.js';
 import { jobCases } from './jobs.js';
 import { logLeaseTransactionCases } from './logs-leases-transactions.js';
 import { organizationAndKeyCases } from './organizations-and-keys.js';
@@ -21,5 +22,6 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     agentAndThreadCases(test);
     logLeaseTransactionCases(test);
     jobCases(test);
+    documentCases(test);
   });
 }

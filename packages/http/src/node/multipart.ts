@@ -1,0 +1,136 @@
+import type { IncomingMessage } from 'node:http';
+import busboy from 'busboy';
+import { ServiceError, type FileUpload } from '@memory-agents/core';
+import type { ParsedUpload } from '../route.js';
+
+/** Options of {@link readMultipart}. */
+export type ReadMultipartOptions = {
+  /** Largest file part in bytes; one byte more -> 413 `tooLargeCode` while the body streams. */
+  maxFileBytes: number;
+  tooLargeCode: 'document_too_large' | 'payload_too_large';
+  /** Names of the text fields allowed besides `file`. */
+  fields: readonly string[];
+};
+
+/** Bytes a form may carry besides its file: boundaries, part headers and the few short fields. */
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+/** Longest text field value. */
+export const MAX_FIELD_BYTES = 1024;
+/** After a refusal, the rest of a body is read and dropped up to this many bytes, then the socket closes. */
+export const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
+
+const invalid = (message: string) => new ServiceError('invalid_request', message, { status: 400 });
+
+/**
+ * Reads a `multipart/form-data` body with hard limits: exactly one file part named `file` (a
+ * second file, an unknown field, more parts or a longer field value than allowed is 400), and the
+ * file refused with 413 as soon as it passes `maxFileBytes`. Never holds more than the limit in
+ * memory. After a refusal the rest of the body is drained (not buffered) so the client reads the
+ * error response instead of a reset connection.
+ */
+export function readMultipart(request: IncomingMessage, options: ReadMultipartOptions): Promise<ParsedUpload> {
+  const tooLarge = () =>
+    new ServiceError(
+      options.tooLargeCode,
+      options.tooLargeCode === 'document_too_large'
+        ? `The document is larger than ${options.maxFileBytes} bytes, the size limit; split it.`
+        : `The image is larger than ${options.maxFileBytes} bytes, the size limit.`,
+    );
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > options.maxFileBytes + MULTIPART_OVERHEAD_BYTES) {
+    drain(request);
+    return Promise.reject(tooLarge());
+  }
+  let parser: busboy.Busboy;
+  try {
+    // busboy throws synchronously on a missing boundary or a content type it does not parse.
+    parser = busboy({
+      headers: request.headers,
+      limits: {
+        files: 1,
+        fields: options.fields.length,
+        parts: options.fields.length + 1,
+        fieldNameSize: 100,
+        fieldSize: MAX_FIELD_BYTES,
+        fileSize: options.maxFileBytes,
+        headerPairs: 20,
+      },
+    });
+  } catch {
+    drain(request);
+    return Promise.reject(invalid('The body must be multipart/form-data with a boundary, holding the file as the `file` field.'));
+  }
+
+  return new Promise<ParsedUpload>((resolve, reject) => {
+    const fields: Record<string, string> = {};
+    let file: FileUpload | null = null;
+    let pending = 0;
+    let closed = false;
+    let settled = false;
+
+    const fail = (error: ServiceError) => {
+      if (settled) return;
+      settled = true;
+      request.unpipe(parser);
+      parser.removeAllListeners();
+      parser.on('error', () => undefined);
+      drain(request);
+      reject(error);
+    };
+    const finish = () => {
+      if (settled || !closed || pending > 0) return;
+      settled = true;
+      resolve({ file, fields });
+    };
+
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file') {
+        stream.resume();
+        fail(invalid(`Unexpected file field \`${name}\`; send the document as the \`file\` field.`));
+        return;
+      }
+      pending++;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        chunks.push(chunk);
+      });
+      stream.on('limit', () => fail(tooLarge()));
+      stream.on('error', () => fail(invalid('The file part could not be read.')));
+      stream.on('end', () => {
+        pending--;
+        if (settled) return;
+        file = { filename: info.filename ?? 'document', mediaType: info.mimeType || null, data: new Uint8Array(Buffer.concat(chunks, size)) };
+        finish();
+      });
+    });
+    parser.on('field', (name, value, info) => {
+      if (!options.fields.includes(name)) return fail(invalid(`Unknown form field \`${name}\`; allowed: file${options.fields.map((f) => `, ${f}`).join('')}.`));
+      if (info.valueTruncated || info.nameTruncated) return fail(invalid(`The form field \`${name}\` is too long.`));
+      if (name in fields) return fail(invalid(`The form field \`${name}\` is sent twice.`));
+      fields[name] = value;
+    });
+    parser.on('filesLimit', () => fail(invalid('The form may carry one file only.')));
+    parser.on('fieldsLimit', () => fail(invalid('The form has more fields than allowed.')));
+    parser.on('partsLimit', () => fail(invalid('The form has more parts than allowed.')));
+    parser.on('error', () => fail(invalid('The multipart body is malformed.')));
+    parser.on('close', () => {
+      closed = true;
+      finish();
+    });
+    request.on('aborted', () => fail(invalid('The upload was aborted by the client.')));
+    request.pipe(parser);
+  });
+}
+
+/** Reads and drops the rest of a refused body (bounded), so the response is read, not reset. */
+function drain(request: IncomingMessage): void {
+  if (request.readableEnded) return;
+  let dropped = 0;
+  request.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > MAX_DRAIN_BYTES) request.socket.destroy();
+  });
+  request.resume();
+}

@@ -1,0 +1,80 @@
+import { schemas } from '@memory-agents/core';
+import { route } from '../route.js';
+
+const THREAD = '/v1/agents/{agent_id}/threads/{thread_id}';
+
+/** Content-Disposition with the original filename (ASCII fallback plus RFC 5987 UTF-8 form). */
+function disposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+export const documentRoutes = [
+  route({
+    method: 'POST',
+    path: `${THREAD}/observe-file`,
+    operationId: 'observeFile',
+    summary: 'Upload a document to learn (multipart/form-data; 202 once its turns are stored)',
+    status: 202,
+    upload: {
+      maxFileBytes: (caller) => caller.limits.maxUploadBytes,
+      tooLargeCode: 'document_too_large',
+      fields: ['allow_duplicate', 'max_chars', 'overlap_chars', 'strategy'],
+      form: schemas.observeFileForm,
+    },
+    response: schemas.documentIngestResponse,
+    headers: ['X-SP-End-User', 'Idempotency-Key'],
+    errors: [400, 404, 409, 413, 422, 429, 502],
+    handler: async ({ service, caller, params, headers, upload, signal }) => ({
+      status: 202,
+      body: await service.observeFile(caller, params.agent_id!, params.thread_id!, {
+        file: upload?.file ?? null,
+        fields: upload?.fields ?? {},
+        idempotencyKey: headers['idempotency-key'],
+        signal,
+      }),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: `${THREAD}/sources`,
+    operationId: 'listThreadSources',
+    summary: 'Documents uploaded in this thread, with their state and whether finish-learning can resume them',
+    status: 200,
+    response: schemas.sourcesResponse,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404],
+    handler: async ({ service, caller, params }) => ({
+      status: 200,
+      body: await service.sources.list(caller, params.agent_id!, params.thread_id!),
+    }),
+  }),
+  route({
+    method: 'POST',
+    path: `${THREAD}/sources/{source_id}/finish-learning`,
+    operationId: 'finishLearning',
+    summary: 'Resume a stopped or failed upload from its stored copy (or read it again here)',
+    status: 202,
+    body: schemas.finishLearningBody,
+    response: schemas.documentIngestResponse,
+    headers: ['X-SP-End-User'],
+    errors: [400, 404, 409, 413, 422, 429, 502],
+    handler: async ({ service, caller, params, body }) => ({
+      status: 202,
+      body: await service.sources.finishLearning(caller, params.agent_id!, params.thread_id!, params.source_id!, body),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/agents/{agent_id}/sources/{source_id}',
+    operationId: 'getSource',
+    summary: 'The stored original of a document (what document citations link to)',
+    status: 200,
+    response: schemas.sourceBytes,
+    errors: [404],
+    handler: async ({ service, caller, params }) => {
+      const source = await service.sources.get(caller, params.agent_id!, params.source_id!);
+      return { status: 200, binary: source.data, headers: { 'Content-Type': source.mediaType, 'Content-Disposition': disposition(source.filename) } };
+    },
+  }),
+];

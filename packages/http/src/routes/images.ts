@@ -1,0 +1,24 @@
+import { schemas } from '@memory-agents/core';
+import { route } from '../route.js';
+
+export const imageRoutes = [
+  route({
+    method: 'POST',
+    path: '/v1/images',
+    operationId: 'uploadImage',
+    summary: 'Upload an image (PNG, JPEG or WebP) for chat `images`; 201 with its img_ id',
+    status: 201,
+    upload: {
+      maxFileBytes: (caller) => caller.limits.maxImageBytes,
+      tooLargeCode: 'payload_too_large',
+      fields: [],
+      form: schemas.imageUploadForm,
+    },
+    response: schemas.imageUploaded,
+    errors: [400, 413, 422, 429],
+    handler: async ({ service, caller, upload }) => ({
+      status: 201,
+      body: await service.images.upload(caller, upload?.file ?? null),
+    }),
+  }),
+];
