@@ -1,0 +1,148 @@
+/**
+ * Chat latency with 10,000 memories in one agent, through HTTP, on the embedded default (PGlite +
+ * LanceDB in a fresh data dir), the default extractive model and hashed n-gram embedder.
+ *
+ *   npx tsx bench/chat-latency.ts [--memories 10000] [--chats 200] [--max-context-chars 4000]
+ *
+ * The server is `startServer` from packages/server (the same composition `memory-agents serve`
+ * runs) listening on loopback in this process; the client is `fetch`, one chat at a time. The
+ * organization's request-rate windows are raised for the run (200 chats are past the default 20 per
+ * minute). Memories are LoCoMo turns (../shared/eval-data/locomo/locomo-dev.json), repeated with the
+ * speaker names swapped per round until there are `--memories` of them, sent as observes of 100
+ * turns; questions are LoCoMo questions. Reported: p50/p95/p99/max of the client-side round trip
+ * and the median of each server stage.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { silentLogger } from '../packages/core/src/index.js';
+import { startServer } from '../packages/server/src/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function argument(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
+}
+
+const memories = Number(argument('memories', '10000'));
+const chats = Number(argument('chats', '200'));
+const maxContextChars = Number(argument('max-context-chars', '4000'));
+
+const NAMES = ['Priya', 'Wei', 'Fatima', 'Olu', 'Ingrid', 'Mateo', 'Yuki', 'Aisha', 'Lars', 'Sofia', 'Ravi', 'Chen', 'Nate', 'Gina', 'Audrey', 'Calvin'];
+
+type Locomo = { conversation: Record<string, unknown>; qa: { question: string }[] }[];
+type Turn = { speaker: string; text: string };
+
+async function corpus(): Promise<{ turns: Turn[]; questions: string[] }> {
+  const data = JSON.parse(await readFile(join(here, '../../shared/eval-data/locomo/locomo-dev.json'), 'utf8')) as Locomo;
+  const base: Turn[] = [];
+  const speakers = new Set<string>();
+  for (const conversation of data) {
+    for (const [key, value] of Object.entries(conversation.conversation)) {
+      if (!/^session_\d+$/.test(key) || !Array.isArray(value)) continue;
+      for (const turn of value as { speaker: string; text: string }[]) {
+        base.push({ speaker: turn.speaker, text: turn.text });
+        speakers.add(turn.speaker);
+      }
+    }
+  }
+  const names = [...speakers];
+  const turns: Turn[] = [];
+  for (let round = 0; turns.length < memories; round++) {
+    // Each round renames the speakers, so repeated turns are different memories about other people.
+    const rename = (text: string) => names.reduce((result, name, i) => (round === 0 ? result : result.replaceAll(name, NAMES[(i + round * 5) % NAMES.length]!)), text);
+    for (const turn of base) {
+      if (turns.length >= memories) break;
+      turns.push({ speaker: rename(turn.speaker), text: rename(turn.text) });
+    }
+  }
+  const questions = data.flatMap((conversation) => conversation.qa.map((qa) => qa.question));
+  return { turns, questions: Array.from({ length: chats }, (_, i) => questions[(i * 7) % questions.length]!) };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+async function main() {
+  const { turns, questions } = await corpus();
+  const dataDir = await mkdtemp(join(tmpdir(), 'ma-bench-chat-'));
+  const server = await startServer({ dataDir, port: 0, logger: silentLogger });
+  try {
+    const key = server.firstKey!;
+    const window = { limit: 1_000_000, windowSeconds: 60 };
+    const everyWindow = { subject: window, organization: window };
+    await server.service.admin
+      .setLimits({ organizationId: key.organizationId, limits: { rateLimits: { chat: everyWindow, observe: everyWindow, thread_create: everyWindow } } as never })
+      .catch(() => undefined); // a build without request-rate windows has nothing to raise
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const created = await call('POST', '/v1/agents', { agent_config: { role: 'bench', objective: 'answer' } });
+    const agentId: string = created.body.agent_id;
+    while ((await call('GET', `/v1/agents/${agentId}`)).body.status !== 'ready') await new Promise((resolve) => setTimeout(resolve, 10));
+    const thread = await call('POST', `/v1/agents/${agentId}/threads`, {});
+    const base = `/v1/agents/${agentId}/threads/${thread.body.thread_id}`;
+
+    const loadStarted = performance.now();
+    for (let start = 0; start < turns.length; start += 100) {
+      const observations = turns.slice(start, start + 100).map((turn) => ({ speaker: turn.speaker, content: [{ type: 'text', text: turn.text }] }));
+      const accepted = await call('POST', `${base}/observe`, { observations });
+      if (accepted.status !== 202) throw new Error(`observe: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+      for (;;) {
+        const status = (await call('GET', `${base}/observe/${accepted.body.observation_id}/status`)).body;
+        if (status.status === 'committed') break;
+        if (status.status === 'failed') throw new Error(JSON.stringify(status));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
+
+    // Warm-up (not counted): first queries open files and fill caches.
+    for (let i = 0; i < 10; i++) await call('POST', `${base}/chat`, { turn_id: `w${i}`, message: questions[i]! });
+    const latencies: number[] = [];
+    const stages = new Map<string, number[]>();
+    let empty = 0;
+    for (let i = 0; i < chats; i++) {
+      const started = performance.now();
+      const response = await call('POST', `${base}/chat`, { turn_id: `c${i}`, message: questions[i]!, max_context_chars: maxContextChars });
+      latencies.push(performance.now() - started);
+      if (response.status !== 200) throw new Error(`chat: ${response.status} ${JSON.stringify(response.body)}`);
+      if (response.body.citations.length === 0) empty++;
+      for (const stage of response.body.stages as { name: string; duration_ms: number }[]) stages.set(stage.name, [...(stages.get(stage.name) ?? []), stage.duration_ms]);
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    console.log(
+      JSON.stringify(
+        {
+          machine: { cpus: cpus().length, node: process.version },
+          memories: turns.length,
+          load_seconds: Number(loadSeconds.toFixed(1)),
+          chats,
+          max_context_chars: maxContextChars,
+          latency_ms: {
+            p50: Number(percentile(sorted, 50).toFixed(1)),
+            p95: Number(percentile(sorted, 95).toFixed(1)),
+            p99: Number(percentile(sorted, 99).toFixed(1)),
+            max: Number(sorted.at(-1)!.toFixed(1)),
+          },
+          stage_median_ms: Object.fromEntries([...stages].map(([name, values]) => [name, median(values)])),
+          answers_without_citations: empty,
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    await server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
