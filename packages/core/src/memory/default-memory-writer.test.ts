@@ -55,6 +55,18 @@ describe('defaultMemoryWriter', () => {
     expect(memory.source).toEqual(source);
   });
 
+  it('indexes the words of neighbouring turns as keywords while the memory stays the single turn', async () => {
+    const writer = defaultMemoryWriter();
+    const texts = ['one alpha', 'two bravo', 'three charlie', 'four delta', 'five echo', 'six foxtrot'];
+    const turns = texts.map((text, turnIndex) => ({ turnIndex, speaker: 'user', text, timestamp: '2024-01-01T00:00:00Z', tags: [], source: { ...source, turnIndex } }));
+    const { outcomes } = await writer.write({ agentId: 'a', turns, searchSimilar: async () => [] });
+    const memory = (outcomes[2] as { memories: { text: string; keywords: string; source: unknown }[] }).memories[0]!;
+    expect(memory.text).toBe('three charlie');
+    expect(memory.source).toEqual({ ...source, turnIndex: 2 });
+    for (const word of ['alpha', 'bravo', 'delta', 'echo']) expect(memory.keywords).toContain(word);
+    expect(memory.keywords).not.toContain('foxtrot');
+  });
+
   it('is deterministic and writes nothing for an empty turn', async () => {
     const writer = defaultMemoryWriter();
     const turn = { turnIndex: 3, speaker: 'user', text: '   ', timestamp: '2024-01-01T00:00:00Z', tags: [], source };

@@ -8,31 +8,48 @@ const SENTENCE_END = /(?<=[.!?…])\s+(?=\S)/u;
 // Capitalised words that are not the first word of a sentence, and numbers with units or separators.
 const ENTITY = /(?<![.!?]\s)(?<!^)\b([A-Z][\p{L}'’-]+(?:\s+[A-Z][\p{L}'’-]+)*)|\b(\d[\d.,:/-]*\d|\d)\b/gu;
 
+/** Turns on each side whose words are indexed with a turn (full-text only; the memory stays the one turn). */
+export const NEIGHBOUR_TURNS = 2;
+/** At most this much of each neighbour's text is indexed with a turn, so long turns do not swamp short ones. */
+export const NEIGHBOUR_MAX_CHARS = 1_000;
+
 /**
  * The default `MemoryWriter`: no network, deterministic. Each turn becomes one memory (or a few,
  * cut at sentence boundaries when it is long) holding the turn's own words, so every memory is
  * verbatim text of its source. Full-text keywords add the speaker, the absolute date of the
- * observation, relative dates resolved against it ("yesterday" → 2023-05-07), and entities.
+ * observation, relative dates resolved against it ("yesterday" → 2023-05-07), entities, and the
+ * conversation around the turn: the words of up to {@link NEIGHBOUR_TURNS} turns on each side in
+ * the same batch, with the memory's own words repeated so they outweigh their neighbours'.
+ * A reply such as "For walking or running?" is then found by a question about the new shoes the
+ * turn before it mentions, while the cited unit stays that single turn.
  */
 export function defaultMemoryWriter(options: { maxChars?: number } = {}): MemoryWriter {
   const maxChars = options.maxChars ?? DEFAULT_MEMORY_MAX_CHARS;
   return {
     specificationVersion: 'v1',
-    id: 'verbatim-v1',
+    id: 'verbatim-v2',
     async write({ turns }) {
-      return { outcomes: turns.map((turn): TurnOutcome => ({ turnIndex: turn.turnIndex, ok: true, memories: memoriesOf(turn, maxChars) })) };
+      return {
+        outcomes: turns.map((turn, i): TurnOutcome => {
+          const neighbours: string[] = [];
+          for (let j = Math.max(0, i - NEIGHBOUR_TURNS); j <= Math.min(turns.length - 1, i + NEIGHBOUR_TURNS); j++) {
+            if (j !== i) neighbours.push(turns[j]!.text.slice(0, NEIGHBOUR_MAX_CHARS));
+          }
+          return { turnIndex: turn.turnIndex, ok: true, memories: memoriesOf(turn, maxChars, neighbours.join(' ')) };
+        }),
+      };
     },
   };
 }
 
-function memoriesOf(turn: WriterTurn, maxChars: number): MemoryDraft[] {
+function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): MemoryDraft[] {
   const text = turn.text.trim();
   if (text === '') return [];
   const reference = new Date(turn.timestamp);
   const baseKeywords = [turn.speaker, dateKeywords(turn.timestamp), ...turn.tags];
   return splitText(text, maxChars).map((piece) => {
     const resolved = Number.isNaN(reference.getTime()) ? [] : resolveRelativeDates(piece, reference);
-    const keywords = [...baseKeywords, ...resolved.map((date) => dateKeywords(date.date, date.granularity)), ...entitiesOf(piece)]
+    const keywords = [...baseKeywords, ...resolved.map((date) => dateKeywords(date.date, date.granularity)), ...entitiesOf(piece), piece, neighbours]
       .filter((word) => word !== '')
       .join(' ');
     return {

@@ -1,12 +1,34 @@
+import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
-import type { MemoryIndex, MemoryRecord } from '../ports/memory-index.js';
+import { isWithin, queryTimeRanges } from './query-time.js';
+import type { MemoryHit, MemoryIndex, MemoryRecord } from '../ports/memory-index.js';
 
 /** `max_context_chars` when a request gives none. */
 export const DEFAULT_MAX_CONTEXT_CHARS = 4_000;
 /** Candidates taken from each channel before fusion. */
 export const CANDIDATES_PER_CHANNEL = 50;
-/** Reciprocal rank fusion constant (Cormack et al.). */
-const RRF_K = 60;
+
+/**
+ * Fusion and cue weights, in units of the best full-text hit's score (which counts 1). Measured
+ * on the LoCoMo and LongMemEval development splits (docs/benchmarks.md, "Evaluation"); they are
+ * general signals, not per-question rules.
+ */
+export const RETRIEVAL_WEIGHTS = {
+  /**
+   * The vector channel relative to full-text. Full-text sees a turn with its neighbours (see the
+   * default memory writer), the vectors see the turn's own words, so vectors mostly decide which
+   * turn of a matching passage comes first.
+   */
+  semantic: 0.3,
+  /** Added to memories said by a person the query names ("What did Caroline research?"). */
+  speaker: 0.2,
+  /** Added to memories dated inside a time the query names ("in August 2023", "on 8 May, 2023"). */
+  time: 0.2,
+  /** Share of its episode's evidence (the best few memories of the same observation) a memory gets. */
+  episode: 0.1,
+} as const;
+/** Memories of an episode whose scores make up its evidence. */
+const EPISODE_TOP = 3;
 
 export type RetrievedItem = { record: MemoryRecord; score: number };
 
@@ -24,26 +46,75 @@ export type RetrieveRequest = {
   maxContextChars: number;
   /** Candidates per channel. @default CANDIDATES_PER_CHANNEL */
   limit?: number;
+  /**
+   * When the query is asked (epoch ms): relative times in it ("last week") resolve against this,
+   * unless the query states its own date ("Today is 2023/05/08."). @default Date.now()
+   */
+  now?: number;
 };
 
+async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number) {
+  const [vector] = (await embedder.embed({ texts: [text] })).vectors;
+  return index.search({ agentId, text, vector: vector ?? null, limit });
+}
+
 /**
- * Hybrid retrieval: full-text and vector candidates from the agent's index, fused by reciprocal
- * rank, deduplicated, and packed into `memory_context` under `maxContextChars`. Every packed item
- * keeps its record, and so its citation.
+ * Hybrid retrieval over the agent's index, then packing into `memory_context` under
+ * `maxContextChars`. Every packed item keeps its record, and so its citation.
+ *
+ * 1. Full-text and vector candidates for the query. Names of the people speaking in those
+ *    candidates are taken out of the query and searched again without them: a query naming
+ *    Caroline otherwise matches every greeting addressed to her; the name says whose memory it is,
+ *    not what it is about, and becomes a cue instead.
+ * 2. Fusion by score: each channel's scores are divided by its best score and weighted
+ *    ({@link RETRIEVAL_WEIGHTS}), so a clearly better full-text hit stays ahead (reciprocal rank
+ *    fusion would flatten that).
+ * 3. Cues: the named speaker, a time the query names, and the episode (observation) the memory
+ *    belongs to, so memories of a conversation that matches as a whole move up together.
+ * 4. Deduplication by text, then packing.
  */
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
-  const [vector] = (await embedder.embed({ texts: [request.query] })).vectors;
-  const { lexical, semantic } = await index.search({ agentId: request.agentId, text: request.query, vector: vector ?? null, limit });
+  let { lexical, semantic } = await search(index, embedder, request.agentId, request.query, limit);
+
+  const speakerTerms = new Set<string>();
+  for (const hit of [...lexical, ...semantic]) if (hit.record.speaker) for (const term of analyze(hit.record.speaker)) speakerTerms.add(term);
+  const queryTokens = tokenize(request.query);
+  const named = new Set(queryTokens.map(stem).filter((term) => speakerTerms.has(term)));
+  if (named.size > 0) {
+    const rest = queryTokens.filter((token) => !named.has(stem(token))).join(' ');
+    if (analyze(rest).length > 0) ({ lexical, semantic } = await search(index, embedder, request.agentId, rest, limit));
+  }
+
   const fused = new Map<string, RetrievedItem>();
-  const add = (hits: { record: MemoryRecord }[]) =>
-    hits.forEach((hit, rank) => {
+  const add = (hits: MemoryHit[], weight: number) => {
+    const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
+    if (best <= 0) return;
+    for (const hit of hits) {
       const entry = fused.get(hit.record.id) ?? { record: hit.record, score: 0 };
-      entry.score += 1 / (RRF_K + rank + 1);
+      entry.score += (weight * Math.max(0, hit.score)) / best;
       fused.set(hit.record.id, entry);
-    });
-  add(lexical);
-  add(semantic);
+    }
+  };
+  add(lexical, 1);
+  add(semantic, RETRIEVAL_WEIGHTS.semantic);
+
+  const ranges = queryTimeRanges(request.query, request.now ?? Date.now());
+  for (const item of fused.values()) {
+    const speaker = item.record.speaker;
+    if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) item.score += RETRIEVAL_WEIGHTS.speaker;
+    if (isWithin(item.record.occurredAt, ranges)) item.score += RETRIEVAL_WEIGHTS.time;
+  }
+
+  const episodes = new Map<string, number[]>();
+  for (const item of fused.values()) {
+    const key = item.record.source.observationId;
+    episodes.set(key, [...(episodes.get(key) ?? []), item.score]);
+  }
+  const evidence = new Map<string, number>();
+  for (const [key, scores] of episodes) evidence.set(key, scores.sort((a, b) => b - a).slice(0, EPISODE_TOP).reduce((sum, score) => sum + score, 0));
+  for (const item of fused.values()) item.score += RETRIEVAL_WEIGHTS.episode * evidence.get(item.record.source.observationId)!;
+
   const ranked = dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)));
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
   return { ranked, packed, memoryContext };

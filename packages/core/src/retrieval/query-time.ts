@@ -1,0 +1,103 @@
+import { resolveRelativeDates } from '../memory/relative-dates.js';
+
+/** A span of time a query talks about: `[start, end)` in epoch milliseconds. */
+export type TimeRange = { start: number; end: number };
+
+const DAY_MS = 86_400_000;
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTH = '(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?';
+const YEAR = '((?:19|20)\\d{2})';
+const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
+
+const monthIndex = (name: string) => MONTHS.indexOf(name.toLowerCase().slice(0, 3));
+const utcDay = (year: number, month: number, day: number) => Date.UTC(year, month, day);
+
+/** Patterns in order of precedence; the text a pattern matched is blanked so a coarser one does not match it again. */
+const PATTERNS: { regex: RegExp; range: (match: RegExpExecArray) => TimeRange | null }[] = [
+  {
+    // 2023-05-08, 2023/05/08
+    regex: new RegExp(`\\b${YEAR}[-/](\\d{1,2})[-/](\\d{1,2})\\b`, 'gi'),
+    range: (m) => dayRange(Number(m[1]), Number(m[2]) - 1, Number(m[3])),
+  },
+  {
+    // 8 May 2023, 8th of May, 2023
+    regex: new RegExp(`\\b${DAY}\\s+(?:of\\s+)?${MONTH},?\\s+${YEAR}\\b`, 'gi'),
+    range: (m) => dayRange(Number(m[3]), monthIndex(m[2]!), Number(m[1])),
+  },
+  {
+    // May 8, 2023, May 8th 2023
+    regex: new RegExp(`\\b${MONTH}\\s+${DAY},?\\s+${YEAR}\\b`, 'gi'),
+    range: (m) => dayRange(Number(m[3]), monthIndex(m[1]!), Number(m[2])),
+  },
+  {
+    // May 2023, May of 2023
+    regex: new RegExp(`\\b${MONTH}\\s+(?:of\\s+)?${YEAR}\\b`, 'gi'),
+    range: (m) => {
+      const year = Number(m[2]);
+      const month = monthIndex(m[1]!);
+      return month < 0 ? null : { start: utcDay(year, month, 1), end: utcDay(year, month + 1, 1) };
+    },
+  },
+  {
+    // in 2023
+    regex: new RegExp(`\\b${YEAR}\\b`, 'g'),
+    range: (m) => ({ start: utcDay(Number(m[1]), 0, 1), end: utcDay(Number(m[1]) + 1, 0, 1) }),
+  },
+];
+
+/** A day, widened by one day each side: people say "on the 8th" of things that happened the evening before. */
+function dayRange(year: number, month: number, day: number): TimeRange | null {
+  if (month < 0 || month > 11 || day < 1 || day > 31) return null;
+  const start = utcDay(year, month, day);
+  return { start: start - DAY_MS, end: start + 2 * DAY_MS };
+}
+
+/** "Today is 2023/12/21 (Thu)." — a query that states its own date; relative times resolve against it. */
+const STATED_TODAY = /\b(?:today is|today's date is|the date is|current date:?)\s+([^.;\n)]*\)?)/i;
+
+/**
+ * The spans of time a query names: absolute dates ("on 8 May, 2023", "in August 2023", "in 2024")
+ * and relative ones ("last week", "three days ago") resolved against the date the query states
+ * ("Today is 2023/05/08.") or else `now` (epoch ms). The stated date itself is no span.
+ */
+export function queryTimeRanges(query: string, now: number): TimeRange[] {
+  let reference = new Date(now);
+  let text = query;
+  const stated = STATED_TODAY.exec(query);
+  if (stated) {
+    const [range] = absoluteRanges(stated[1]!).ranges;
+    if (range) reference = new Date(range.start + DAY_MS);
+    text = query.replace(stated[0], ' ');
+  }
+  const { ranges, rest } = absoluteRanges(text);
+  if (!Number.isNaN(reference.getTime())) {
+    for (const resolved of resolveRelativeDates(rest, reference)) {
+      const start = Date.parse(`${resolved.date}T00:00:00.000Z`);
+      const days = { day: 1, week: 7, month: 31, year: 366 }[resolved.granularity];
+      ranges.push({ start: start - DAY_MS, end: start + (days + 1) * DAY_MS });
+    }
+  }
+  return ranges;
+}
+
+function absoluteRanges(query: string): { ranges: TimeRange[]; rest: string } {
+  const ranges: TimeRange[] = [];
+  let rest = query;
+  for (const { regex, range } of PATTERNS) {
+    regex.lastIndex = 0;
+    rest = rest.replace(regex, (...args: unknown[]) => {
+      const match = args.slice(0, -2) as unknown as RegExpExecArray;
+      const found = range(match);
+      if (found) ranges.push(found);
+      return ' '.repeat(String(args[0]).length);
+    });
+  }
+  return { ranges, rest };
+}
+
+/** Whether an ISO date-time falls inside any of the ranges. */
+export function isWithin(iso: string | null, ranges: readonly TimeRange[]): boolean {
+  if (iso === null || ranges.length === 0) return false;
+  const time = Date.parse(iso);
+  return ranges.some((range) => time >= range.start && time < range.end);
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
+import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
+import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
+import type { MemoryRecord } from '../ports/memory-index.js';
+import type { WriterTurn } from '../ports/memory-writer.js';
+import { queryTimeRanges } from './query-time.js';
+import { retrieve } from './retrieve.js';
+
+const embedder = hashedNgramEmbedder();
+
+/** Learns turns as the service does (default writer, embedding of the text), one observation per session. */
+async function learn(sessions: { timestamp: string; turns: [speaker: string, text: string][] }[]) {
+  const index = inMemoryMemoryIndex();
+  await index.init();
+  const writer = defaultMemoryWriter();
+  for (const [s, session] of sessions.entries()) {
+    const turns: WriterTurn[] = session.turns.map(([speaker, text], turnIndex) => ({
+      turnIndex,
+      speaker,
+      text,
+      timestamp: session.timestamp,
+      tags: [],
+      source: { kind: 'turn', threadId: 'thread_1', observationId: `obs_${s}`, turnIndex },
+    }));
+    const { outcomes } = await writer.write({ agentId: 'agent_1', turns, searchSimilar: async () => [] });
+    const records: MemoryRecord[] = outcomes.flatMap((outcome) =>
+      outcome.ok
+        ? outcome.memories.map((memory, piece) => ({
+            ...memory,
+            id: `mem_${s}_${outcome.turnIndex}_${piece}`,
+            organizationId: 'org_1',
+            agentId: 'agent_1',
+            vector: embedder.embedSync(memory.text),
+            createdAt: session.timestamp,
+          }))
+        : [],
+    );
+    await index.upsert({ records, embedder: { id: embedder.id, dimensions: embedder.dimensions } });
+  }
+  return index;
+}
+
+const cited = (items: { record: MemoryRecord }[]) => items.map((item) => `${item.record.source.observationId}:${item.record.source.turnIndex}`);
+
+describe('retrieve', () => {
+  const sessions = [
+    {
+      timestamp: '2023-05-08T13:56:00.000Z',
+      turns: [
+        ['Caroline', 'Hey Melanie! Good to see you, Melanie!'],
+        ['Melanie', 'Hi Caroline! I just got some new running shoes.'],
+        ['Caroline', 'Love that purple color! For walking or running?'],
+        ['Melanie', 'Mostly for the trail near the lake.'],
+        ['Caroline', 'I have been researching adoption agencies lately.'],
+      ],
+    },
+    {
+      timestamp: '2023-08-14T10:00:00.000Z',
+      turns: [
+        ['Melanie', 'Thanks, Caroline, that means a lot.'],
+        ['Caroline', 'We painted a sunset with the kids last weekend.'],
+      ],
+    },
+  ] satisfies { timestamp: string; turns: [string, string][] }[];
+
+  it('keeps memory_context under max_context_chars and every packed item with its record and citation', async () => {
+    const index = await learn(sessions);
+    for (const maxContextChars of [4000, 200, 60]) {
+      const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'What did Caroline research?', maxContextChars });
+      expect(result.memoryContext.length).toBeLessThanOrEqual(maxContextChars);
+      expect(result.packed.length).toBeGreaterThan(0);
+      for (const [i, item] of result.packed.entries()) {
+        expect(item.record.source.kind).toBe('turn');
+        expect(result.memoryContext).toContain(`[${i + 1}] `);
+      }
+      expect(cited(result.ranked)).toEqual([...new Set(cited(result.ranked))]);
+    }
+  });
+
+  it('finds what a named person said, not the greetings addressed to her', async () => {
+    const index = await learn(sessions);
+    const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'What did Caroline research?', maxContextChars: 4000 });
+    expect(cited(result.ranked)[0]).toBe('obs_0:4');
+  });
+
+  it('finds a short reply through the turn before it', async () => {
+    const index = await learn(sessions);
+    const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'What are the new shoes that Melanie got used for?', maxContextChars: 4000 });
+    const order = cited(result.ranked);
+    // "For walking or running?" shares no word with the question but "running"; its neighbour has the shoes.
+    expect(order.indexOf('obs_0:2')).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf('obs_0:2')).toBeLessThan(order.indexOf('obs_1:1'));
+    expect(order.indexOf('obs_0:2')).toBeLessThan(order.indexOf('obs_0:4'));
+  });
+
+  it('prefers memories dated inside a time the query names', async () => {
+    const index = await learn(sessions);
+    const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'What did Caroline and Melanie talk about in August 2023?', maxContextChars: 4000 });
+    expect(cited(result.ranked).slice(0, 2).every((id) => id.startsWith('obs_1:'))).toBe(true);
+  });
+
+  it('returns nothing from an empty index', async () => {
+    const index = inMemoryMemoryIndex();
+    const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'anything', maxContextChars: 4000 });
+    expect(result).toEqual({ ranked: [], packed: [], memoryContext: '' });
+  });
+});
+
+describe('queryTimeRanges', () => {
+  const day = (iso: string) => Date.parse(`${iso}T00:00:00.000Z`);
+  const now = day('2026-01-10');
+
+  it('reads absolute dates, months and years, a day widened by one on each side', () => {
+    expect(queryTimeRanges('What did she do on 8 May, 2023?', now)).toEqual([{ start: day('2023-05-07'), end: day('2023-05-10') }]);
+    expect(queryTimeRanges('on May 8th, 2023', now)).toEqual([{ start: day('2023-05-07'), end: day('2023-05-10') }]);
+    expect(queryTimeRanges('in August 2023', now)).toEqual([{ start: day('2023-08-01'), end: day('2023-09-01') }]);
+    expect(queryTimeRanges('recently in 2024', now)).toEqual([{ start: day('2024-01-01'), end: day('2025-01-01') }]);
+    expect(queryTimeRanges('What did I buy?', now)).toEqual([]);
+  });
+
+  it('resolves relative times against the date the query states, else now', () => {
+    expect(queryTimeRanges('What did I cook yesterday?', now)).toEqual([{ start: day('2026-01-08'), end: day('2026-01-11') }]);
+    expect(queryTimeRanges('What did I cook yesterday? (Today is 2023/12/21 (Thu).)', now)).toEqual([{ start: day('2023-12-19'), end: day('2023-12-22') }]);
+  });
+});
