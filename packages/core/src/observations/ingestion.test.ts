@@ -283,3 +283,43 @@ describe('observation jobs: the ingestion slot and readiness', () => {
     await restarted.stop();
   });
 });
+
+describe('observation jobs: deletion while learning', () => {
+  it('leaves no memory of a thread deleted while one of its batches was being committed', async () => {
+    const index = inMemoryMemoryIndex();
+    let unblock: () => void = () => undefined;
+    let blocked: () => void = () => undefined;
+    const upsertStarted = new Promise<void>((resolve) => (blocked = resolve));
+    const gate = new Promise<void>((resolve) => (unblock = resolve));
+    let gated = false;
+    const slow: MemoryIndex = Object.assign(Object.create(null), index, {
+      init: () => index.init(),
+      close: () => index.close(),
+      upsert: async (request: Parameters<MemoryIndex['upsert']>[0]) => {
+        if (gated) {
+          blocked();
+          await gate;
+        }
+        return index.upsert(request);
+      },
+      deleteBy: (request: Parameters<MemoryIndex['deleteBy']>[0]) => index.deleteBy(request),
+      stats: (request: Parameters<MemoryIndex['stats']>[0]) => index.stats(request),
+    });
+    const { service, owner, agentId, observeSettled } = await learningService({ index: slow });
+    const keep = await service.threads.create(owner, agentId, {});
+    expect((await observeSettled(turns(2, 'kept'), { threadId: keep.thread_id })).status).toBe('committed');
+    const doomed = await service.threads.create(owner, agentId, {});
+    gated = true;
+    await service.observe(owner, agentId, doomed.thread_id, { observations: turns(5, 'doomed') });
+    await upsertStarted;
+    await service.threads.delete(owner, agentId, doomed.thread_id);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    unblock();
+    await service.idle();
+    // Only the kept thread's two memories remain.
+    expect((await index.stats({ agentId })).count).toBe(2);
+    const found = await service.retrieve(owner, agentId, 'doomed item1 item2', 100_000);
+    expect(found.packed.map((item) => item.record.text).filter((text) => text.includes('doomed'))).toEqual([]);
+    await service.stop();
+  });
+});

@@ -167,7 +167,10 @@ export class IngestionScheduler {
     for (;;) {
       if (shouldStop()) throw new JobStopped();
       const current = await store.jobs.get({ agentId: job.agentId, jobId: job.id });
-      if (!current || current.status === 'cancelled') throw new JobStopped();
+      if (!current || current.status === 'cancelled') {
+        await this.#forgetCancelled(job);
+        throw new JobStopped();
+      }
       const page = await store.jobs.listTurns({ jobId: job.id, fromIndex, limit: TURN_BATCH });
       if (page.length === 0) return;
       // Committed and failed turns are final: a resumed job never reads them again.
@@ -293,6 +296,19 @@ export class IngestionScheduler {
     for (const [reason, turnIndexes] of failures) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes, state: 'failed', failureReason: reason });
   }
 
+  /**
+   * A job is cancelled (or gone) when its thread or agent is deleted. The deletion removes the
+   * memories learned so far, but a batch committed while it ran lands after that: remove what this
+   * job wrote, so a deleted conversation is forgotten (docs/decisions.md "Thread delete").
+   */
+  async #forgetCancelled(job: JobRecord): Promise<void> {
+    try {
+      await this.#context.index.deleteBy({ agentId: job.agentId, observationId: job.id });
+    } catch (error) {
+      this.#context.logger.warn('forgetting a cancelled job failed', { jobId: job.id, error: String(error) });
+    }
+  }
+
   /** Fails every turn of the job not yet committed or failed. */
   async #failRemaining(job: JobRecord, reason: string): Promise<void> {
     const { store } = this.#context;
@@ -310,7 +326,10 @@ export class IngestionScheduler {
   async #settle(job: JobRecord): Promise<void> {
     const { store } = this.#context;
     const current = await store.jobs.get({ agentId: job.agentId, jobId: job.id });
-    if (!current || current.status === 'cancelled') return;
+    if (!current || current.status === 'cancelled') {
+      await this.#forgetCancelled(job);
+      return;
+    }
     const failed: { turnIndex: number; reason: string }[] = [];
     for (let fromIndex = 0; ; ) {
       const page = await store.jobs.listTurns({ jobId: job.id, fromIndex, limit: 1000 });
