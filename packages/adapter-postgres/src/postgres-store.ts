@@ -14,6 +14,7 @@ import type {
 } from '@memory-agents/core';
 import { migrate } from './migrate.js';
 import { postgresDocumentAreas } from './postgres-documents.js';
+import { postgresLedger, postgresRateLimits } from './postgres-ledger.js';
 import { STORE_MIGRATIONS } from './migrations/index.js';
 import { openSqlClient, type SqlClient, type SqlConnectionOptions } from './sql-client.js';
 
@@ -179,6 +180,8 @@ const JOB_COLUMNS: Record<string, { column: string; cast?: string; encode?: (val
 function areas(db: SqlClient): StoreAreas {
   return {
     ...postgresDocumentAreas(db),
+    ledger: postgresLedger(db),
+    rateLimits: postgresRateLimits(db),
     organizations: {
       async insert({ organization }) {
         await db.query('INSERT INTO organizations (id, name, limits, created_at) VALUES ($1, $2, $3::jsonb, $4)', [
@@ -653,6 +656,12 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     },
     get learning() {
       return open().learning;
+    },
+    get ledger() {
+      return open().ledger;
+    },
+    get rateLimits() {
+      return open().rateLimits;
     },
     get documents() {
       return open().documents;

@@ -5,7 +5,6 @@ import { extractiveLanguageModel } from './chat/extractive-language-model.js';
 import { hashedNgramEmbedder } from './embedding/hashed-ngram-embedder.js';
 import { inMemoryBlobs } from './in-memory/in-memory-blobs.js';
 import { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
-import { AnswerGate } from './limits/answer-gate.js';
 import { defaultMemoryWriter } from './memory/default-memory-writer.js';
 import { IngestionScheduler } from './observations/ingestion.js';
 import { createObservations } from './observations/observations.js';
@@ -30,6 +29,11 @@ import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
 import { createImages } from './images/images.js';
 import { createSources, type DocumentOptions, type ObserveFileRequest, type FileUpload } from './sources/sources.js';
+import { createBillingAdmin } from './credits/billing-admin.js';
+import { createCredits } from './credits/credits.js';
+import type { Prices } from './credits/pricing.js';
+import { inProcessRateLimits } from './limits/in-process-rate-limits.js';
+import { createRateLimiter, type RateLimitedOperation } from './limits/rate-limits.js';
 
 /** Options of `createMemoryService`. */
 export type MemoryServiceOptions = {
@@ -57,6 +61,11 @@ export type MemoryServiceOptions = {
   logger?: Logger;
   /** Document ingestion budgets (OCR pages read inside a request, files learning per organization). */
   documents?: DocumentOptions;
+  /**
+   * Credits per word under every organization's price overrides.
+   * @default DEFAULT_PRICES ({ inputWord: '0.001', outputWord: '0.002' })
+   */
+  pricing?: Partial<Prices>;
 };
 
 /**
@@ -73,6 +82,10 @@ export type MemoryServiceOptions = {
 export function createMemoryService(options: MemoryServiceOptions) {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? stderrLogger;
+  const instanceId = `worker_${randomUUID()}`;
+  // Limits hold across processes only when the store is shared; otherwise an in-process limiter
+  // keeps the embedded default free of a database round trip per request.
+  const rateLimitStore = options.store.capabilities.shared ? options.store.rateLimits : inProcessRateLimits();
   const context: ServiceContext = {
     store: options.store,
     index: options.index ?? inMemoryMemoryIndex(),
@@ -81,18 +94,20 @@ export function createMemoryService(options: MemoryServiceOptions) {
     model: options.model ?? extractiveLanguageModel(),
     writer: options.writer ?? defaultMemoryWriter(),
     ocr: options.ocr ?? null,
-    instanceId: `worker_${randomUUID()}`,
+    instanceId,
     clock,
     ids: options.ids ?? createIdGenerator(() => clock.now()),
     defaultLimits: { ...DEFAULT_LIMITS, ...options.limits },
     logger,
     background: new BackgroundTasks(logger),
+    credits: createCredits({ store: options.store, clock, ...(options.pricing ? { prices: options.pricing } : {}) }),
+    limiter: createRateLimiter(rateLimitStore, clock, instanceId),
     nowIso: () => new Date(clock.now()).toISOString(),
   };
 
   const scheduler = new IngestionScheduler(context);
   const observations = createObservations(context, scheduler);
-  const chat = createChat(context, observations, new AnswerGate());
+  const chat = createChat(context, observations);
   const sources = createSources(context, (agentId) => scheduler.kick(agentId), options.documents);
   const images = createImages(context);
   const agents = createAgents(context, {
@@ -116,9 +131,18 @@ export function createMemoryService(options: MemoryServiceOptions) {
     },
   });
   let started = false;
+  const admin = createAdmin(context);
+  const billingAdmin = createBillingAdmin({ store: context.store, clock });
 
   return {
-    admin: createAdmin(context),
+    admin: {
+      ...admin,
+      /** Creates an organization; with `credits`, billing is enabled and the balance starts there. */
+      createOrganization: billingAdmin.withCredits(admin),
+      getBilling: billingAdmin.getBilling,
+      addCredits: billingAdmin.addCredits,
+      configureBilling: billingAdmin.configureBilling,
+    },
     agents: {
       create: agents.create,
       list: agents.list,
@@ -160,6 +184,17 @@ export function createMemoryService(options: MemoryServiceOptions) {
     authenticate: (request: AuthenticateRequest): Promise<Caller> => authenticate(context, request),
     /** `GET /v1/session`. */
     session: async (caller: Caller) => describeSession(caller),
+    /** `GET /v1/billing`: readable even with no credit left. */
+    billing: (caller: Caller, query: unknown) => context.credits.billing(caller, query),
+    /**
+     * Request-rate windows (spec "Limits / Request rates"). `take` counts a request of a limited
+     * operation or refuses it (429) without counting; the HTTP layer calls it before any work.
+     */
+    limits: {
+      take: (caller: Caller, operation: RateLimitedOperation) => context.limiter.take(caller, operation),
+      /** The service clock (ms), for `X-RateLimit-Reset` of responses outside every window. */
+      now: () => clock.now(),
+    },
     /** `GET /v1/agents/{agent_id}/logs`. */
     logs: (caller: Caller, agentId: string, query: unknown) => listLogs(context, caller, agentId, query),
 

@@ -1,5 +1,6 @@
 import { storeMigration0001 } from './0001-store.js';
 import { storeMigration0002 } from './0002-jobs.js';
+import { storeMigration0003 } from './0003-credits.js';
 import { storeMigration0004 } from './0004-documents.js';
 
 /**
@@ -9,5 +10,6 @@ import { storeMigration0004 } from './0004-documents.js';
 export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'store', sql: storeMigration0001 },
   { version: 2, name: 'jobs', sql: storeMigration0002 },
+  { version: 3, name: 'credits', sql: storeMigration0003 },
   { version: 4, name: 'documents', sql: storeMigration0004 },
 ];

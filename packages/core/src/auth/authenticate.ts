@@ -2,6 +2,7 @@ import { ServiceError } from '../errors/index.js';
 import { endUserId as deriveEndUserId } from '../ids/index.js';
 import { parseKey, secretMatches } from '../keys/keys.js';
 import { resolveLimits } from '../limits/index.js';
+import { resolveRateLimits } from '../limits/rate-limits.js';
 import type { ServiceContext } from '../service/context.js';
 import type { Caller } from './caller.js';
 
@@ -59,6 +60,7 @@ export async function authenticate(context: ServiceContext, request: Authenticat
     keyId: key.keyId,
     endUserId,
     subjectId: endUserId ?? organization.id,
+    rateLimits: resolveRateLimits(organization.limits.rateLimits),
     requestId: request.requestId,
   };
 }

@@ -1,4 +1,5 @@
 import type { Limits } from '../limits/index.js';
+import type { RateLimitTable } from '../limits/rate-limits.js';
 
 /** Who a request acts for, resolved from the API key and `X-SP-End-User`. */
 export type Caller = {
@@ -11,6 +12,8 @@ export type Caller = {
   readonly endUserId: string | null;
   /** Whose per-subject windows the call spends: `endUserId`, or the organization id. */
   readonly subjectId: string;
+  /** The organization's request-rate windows (spec "Limits / Request rates" with its overrides). */
+  readonly rateLimits: RateLimitTable;
   /** Server-issued id of the request. */
   readonly requestId: string;
 };

@@ -1,4 +1,6 @@
+import { inProcessRateLimits } from '../limits/in-process-rate-limits.js';
 import { FINAL_JOB_STATUSES } from '../ports/store.js';
+import { emptyLedgerState, inMemoryLedger, type LedgerState } from './in-memory-ledger.js';
 import { deleteIngests, emptyDocumentsState, inMemoryDocumentAreas, type DocumentsState } from './in-memory-documents.js';
 import type {
   AgentRecord,
@@ -9,6 +11,7 @@ import type {
   LogRecord,
   MessageRecord,
   OrganizationRecord,
+  RateLimitStore,
   Store,
   StoreAreas,
   ThreadRecord,
@@ -29,6 +32,7 @@ type State = {
   turns: Map<string, TurnRecord[]>;
   learning: LearningRecord[];
   sequence: number;
+  ledger: LedgerState;
   documents: DocumentsState;
 };
 
@@ -45,6 +49,7 @@ function emptyState(): State {
     turns: new Map(),
     learning: [],
     sequence: 0,
+    ledger: emptyLedgerState(),
     documents: emptyDocumentsState(),
   };
 }
@@ -76,8 +81,10 @@ class Mutex {
   }
 }
 
-function areas(get: () => State): StoreAreas {
+function areas(get: () => State, rateLimits: RateLimitStore): StoreAreas {
   return {
+    ledger: inMemoryLedger(() => get().ledger),
+    rateLimits,
     ...inMemoryDocumentAreas(() => get().documents),
     organizations: {
       async insert({ organization }) {
@@ -388,7 +395,7 @@ function locked(inner: StoreAreas, mutex: Mutex): StoreAreas {
 export function inMemoryStore(): Store {
   let state = emptyState();
   const mutex = new Mutex();
-  const direct = areas(() => state);
+  const direct = areas(() => state, inProcessRateLimits());
   return {
     specificationVersion: 'v1',
     id: 'in-memory',

@@ -10,6 +10,7 @@ export const LEARNING_MESSAGES: Record<string, string> = {
   queue_full: 'Too much was waiting to be learned; send these turns again.',
   job_failed: 'The learning job stopped on an error of its own; send these turns again.',
   cancelled: 'The learning job was cancelled; send these turns again.',
+  credits_exhausted: 'The organization ran out of credit before these turns were read; nothing was charged for them. Add credits and send them again.',
 };
 
 /** 0-based turn indexes -> 1-based inclusive ranges, merged where consecutive. */

@@ -1,5 +1,6 @@
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import type { Caller } from '../auth/caller.js';
+import { billedWords } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
@@ -96,6 +97,8 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
         timestamp: observation.timestamp === undefined ? now : new Date(observation.timestamp).toISOString(),
         tags: observation.tags ?? [],
       }));
+      // 402 before anything is stored when billing is on and the balance cannot cover the input words.
+      await context.credits.requireFunds(caller.organizationId, turns.reduce((words, turn) => words + billedWords(turn.text), 0));
       const job = await enqueue(caller, thread, turns, { kind: 'observe', onlyIfIdle: true });
       await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe' })] });
       return { agent_id: agent.id, thread_id: thread.id, observation_id: job.id, accepted: true as const };

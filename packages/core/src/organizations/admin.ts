@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ServiceError } from '../errors/index.js';
 import { mintKey } from '../keys/keys.js';
 import { resolveLimits } from '../limits/index.js';
+import { rateLimitOverridesSchema } from '../limits/rate-limits.js';
 import type { KeyRecord, LimitOverrides, OrganizationRecord } from '../ports/store.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
@@ -20,6 +21,7 @@ export const limitOverridesSchema = z
     maxImageBytesPerTurn: positiveInt,
     maxAgents: positiveInt,
     maxLiveKeys: positiveInt,
+    rateLimits: rateLimitOverridesSchema,
   })
   .partial()
   .strict();

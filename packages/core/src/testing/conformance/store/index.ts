@@ -3,8 +3,10 @@ import { agentAndThreadCases } from './agents-and-threads.js';
 import { storeCase } from './harness.js';
 import { documentCases } from './documents.js';
 import { jobCases } from './jobs.js';
+import { ledgerCases } from './ledger.js';
 import { logLeaseTransactionCases } from './logs-leases-transactions.js';
 import { organizationAndKeyCases } from './organizations-and-keys.js';
+import { rateLimitCases } from './rate-limits.js';
 import type { StoreConformanceOptions } from './types.js';
 
 export type { StoreConformanceOptions } from './types.js';
@@ -23,5 +25,7 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     logLeaseTransactionCases(test);
     jobCases(test);
     documentCases(test);
+    ledgerCases(test);
+    rateLimitCases(test);
   });
 }
