@@ -9,27 +9,6 @@ export { KEY_LIFETIME_MS, type CreatedKey, type KeySummary, type OrganizationSum
 export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits/index.js';
 export { stderrLogger, silentLogger, type Logger } from './service/logger.js';
 
-// Credits and limits
-export { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, priceOf, resolvePrices, type Prices } from './credits/pricing.js';
-export { CREDITS_EXHAUSTED_REASON } from './credits/credits.js';
-export type { BillingSummary } from './credits/billing-admin.js';
-export {
-  ANSWER_PLACE_TTL_MS,
-  ANSWER_RETRY_AFTER,
-  ANSWERS_PER_ORGANIZATION,
-  ANSWERS_PER_SUBJECT,
-  DEFAULT_RATE_LIMITS,
-  RATE_LIMITED_OPERATIONS,
-  resolveRateLimits,
-  type RateLimitDecision,
-  type RateLimitedOperation,
-  type RateLimitOverrides,
-  type RateLimitStatus,
-  type RateLimitTable,
-  type WindowLimit,
-} from './limits/rate-limits.js';
-export { inProcessRateLimits } from './limits/in-process-rate-limits.js';
-
 // Errors
 export { ERROR_CODES, ServiceError, isServiceError, type ErrorCode, type RateLimitControl, type ServiceErrorOptions } from './errors/index.js';
 
@@ -43,6 +22,11 @@ export { parseBody, parseQuery } from './validation/parse.js';
 // Ports
 export type * from './ports/index.js';
 export { EmbedderMismatchError, LanguageModelError, systemClock } from './ports/index.js';
+
+// Answering and memory writing defaults, and the grounded-answer prompt every model receives
+export { ANSWER_LENGTH_INSTRUCTIONS, agentSystemPrompt, buildAnswerMessages, parseCitations, type BuildAnswerMessagesOptions } from './chat/answer-prompt.js';
+export { extractiveLanguageModel } from './chat/extractive-language-model.js';
+export { defaultMemoryWriter } from './memory/default-memory-writer.js';
 
 // Reference adapters
 export { inMemoryStore } from './in-memory/in-memory-store.js';

@@ -126,15 +126,77 @@ describe('llmMemoryWriter', () => {
     expect(repair.at(-1)?.content).toMatch(/could not be used: the reply is not valid JSON/);
   });
 
-  it('fails every turn of the batch generation_unparseable when the repair is unreadable too, and goes on with the next batch', async () => {
+  it('fails the batch generation_unparseable when the repair is unreadable too, and the later turns earlier_turn_failed without a call', async () => {
     const model = mockLanguageModel({ generate: ['nope', '{"facts": "nope"}', facts({ text: 'Later.', turns: [1] })] });
-    const result = await llmMemoryWriter({ model, batchSize: 2 }).write(writeRequest([turn(0, 'a'), turn(1, 'b'), turn(2, 'c')]));
-    expect(model.generateCalls).toHaveLength(3);
-    expect(result.outcomes.slice(0, 2)).toEqual([
+    const writer = llmMemoryWriter({ model, batchSize: 2 });
+    const result = await writer.write(writeRequest([turn(0, 'a'), turn(1, 'b'), turn(2, 'c')]));
+    expect(model.generateCalls).toHaveLength(2);
+    expect(result.outcomes).toEqual([
       { turnIndex: 0, ok: false, reason: 'generation_unparseable', message: expect.any(String) },
       { turnIndex: 1, ok: false, reason: 'generation_unparseable', message: expect.any(String) },
+      { turnIndex: 2, ok: false, reason: 'earlier_turn_failed', message: expect.any(String) },
     ]);
-    expect(result.outcomes[2]).toMatchObject({ turnIndex: 2, ok: true, memories: [{ text: 'Later.' }] });
+    expect(writer.capabilities).toEqual({ reconciles: true });
+  });
+
+  it('keeps the batches before a failed one', async () => {
+    let calls = 0;
+    const model = mockLanguageModel({
+      generate: () => {
+        calls += 1;
+        if (calls === 1) return facts({ text: 'First.', turns: [1] });
+        throw new LanguageModelError('unavailable', 'down');
+      },
+    });
+    const result = await llmMemoryWriter({ model, batchSize: 1 }).write(writeRequest([turn(0, 'a'), turn(1, 'b'), turn(2, 'c')]));
+    expect(result.outcomes.map((outcome) => (outcome.ok ? outcome.memories.map((memory) => memory.text).join() : outcome.reason))).toEqual([
+      'First.',
+      'model_unavailable',
+      'earlier_turn_failed',
+    ]);
+  });
+
+  it('hands document pieces to documentWriter and conversation turns to the model, outcomes in turn order', async () => {
+    const model = mockLanguageModel({ generate: facts({ text: 'Ana likes tea.', turns: [1] }) });
+    const verbatim = {
+      specificationVersion: 'v1' as const,
+      id: 'verbatim-test',
+      async write(request: MemoryWriteRequest) {
+        return {
+          outcomes: request.turns.map((piece) => ({
+            turnIndex: piece.turnIndex,
+            ok: true as const,
+            memories: [{ text: piece.text, keywords: '', speaker: piece.speaker, occurredAt: piece.timestamp, source: piece.source }],
+          })),
+        };
+      },
+    };
+    const page = (turnIndex: number, text: string): WriterTurn => ({
+      ...turn(turnIndex, text),
+      speaker: 'report.pdf',
+      source: { kind: 'document', threadId: 'thr_1', observationId: 'obs_doc', turnIndex, sourceId: 'src_1', page: 1, filename: 'report.pdf' },
+    });
+    const writer = llmMemoryWriter({ model, documentWriter: verbatim });
+    const result = await writer.write(writeRequest([page(0, 'Revenue grew 12 percent.'), turn(1, 'I like tea.'), page(2, 'Costs fell.')]));
+    expect(result.outcomes.map((outcome) => (outcome.ok ? outcome.memories.map((memory) => memory.text).join() : outcome.reason))).toEqual([
+      'Revenue grew 12 percent.',
+      'Ana likes tea.',
+      'Costs fell.',
+    ]);
+    expect(model.generateCalls).toHaveLength(1);
+    expect(prompt(model.generateCalls[0])).not.toContain('Revenue');
+    expect(writer.id).toBe('llm-memory-writer:mock-language-model+documents:verbatim-test');
+  });
+
+  it('never offers document memories to reconciliation', async () => {
+    const model = mockLanguageModel({ generate: facts({ text: 'Revenue grew 15 percent.', turns: [1] }) });
+    const documentMemory: MemoryRecord = {
+      ...record('mem_doc', 'Revenue grew 12 percent.'),
+      source: { kind: 'document', threadId: 'thr_1', observationId: 'obs_doc', turnIndex: 0, sourceId: 'src_1', page: 1, filename: 'report.pdf' },
+    };
+    const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'Revenue grew 15 percent.')], () => [documentMemory]));
+    expect(model.generateCalls).toHaveLength(1);
+    expect(result.deleteIds).toBeUndefined();
   });
 
   it.each([

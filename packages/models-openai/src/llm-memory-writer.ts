@@ -22,6 +22,11 @@ const optionsSchema = z.object({
   maxFactsPerTurn: z.number().int().min(1).max(100).default(20),
   similarPerFact: z.number().int().min(0).max(20).default(5),
   maxCandidates: z.number().int().min(0).max(200).default(40),
+  documentWriter: z
+    .custom<MemoryWriter>((value) => typeof value === 'object' && value !== null && typeof (value as MemoryWriter).write === 'function', {
+      message: 'documentWriter must be a MemoryWriter',
+    })
+    .optional(),
 });
 
 /** Options of {@link llmMemoryWriter}. */
@@ -36,9 +41,22 @@ export type LlmMemoryWriterOptions = {
   similarPerFact?: number;
   /** Distinct existing memories shown in one reconciliation call, to bound the prompt. @default 40 */
   maxCandidates?: number;
+  /**
+   * Writes the turns that are pieces of an uploaded document (`source.kind === 'document'`)
+   * instead of the model, e.g. core's `defaultMemoryWriter()`: pieces stay verbatim, so their
+   * citations verify against the stored file, and a 2,000-piece upload costs no model calls.
+   * @default none (the model extracts facts from document pieces too)
+   */
+  documentWriter?: MemoryWriter;
 };
 
 /** Learning reasons (spec, ObservationLearning) for each `LanguageModelError` kind. */
+/** A later turn of a request whose earlier turn failed (port "MemoryWriter", `reconciles`). */
+const EARLIER_TURN_FAILED = {
+  reason: 'earlier_turn_failed',
+  message: 'An earlier turn of this request was not learned, so this one was not written either (memories are reconciled in order).',
+} as const;
+
 const REASONS = {
   timeout: { reason: 'generation_timeout', message: 'The language model timed out while writing memories from this turn.' },
   unavailable: { reason: 'model_unavailable', message: 'The language model could not be reached while writing memories from this turn.' },
@@ -73,7 +91,8 @@ type Decision = { action: 'add' | 'update' | 'delete' | 'noop'; targets: string[
  * is still unreadable the batch fails `generation_unparseable`; if reconciliation is, every fact is
  * added (nothing is deleted on a guess). A `LanguageModelError` fails every turn of the batch with
  * its reason (`timeout` -> `generation_timeout`, `unavailable` -> `model_unavailable`, `unparseable`
- * -> `generation_unparseable`, else `generation_failed`); other batches still run. An abort rejects
+ * -> `generation_unparseable`, else `generation_failed`); the later turns of the request fail
+ * `earlier_turn_failed` without a model call (`capabilities.reconciles`). An abort rejects
  * `write` with the `AbortError`, and so does an error thrown by `searchSimilar` (the index failed,
  * not the model). A fact citing several turns is returned with the first turn it cites.
  *
@@ -128,7 +147,10 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
   async function reconcile(facts: Fact[], request: MemoryWriteRequest): Promise<Decision[]> {
     const add = (): Decision[] => facts.map(() => ({ action: 'add', targets: [], text: null }));
     if (facts.length === 0 || config.similarPerFact === 0) return add();
-    const similar = await Promise.all(facts.map((fact) => request.searchSimilar(fact.text, config.similarPerFact)));
+    // Document pieces are sources, not beliefs: a conversation never updates or deletes them.
+    const similar = await Promise.all(
+      facts.map(async (fact) => (await request.searchSimilar(fact.text, config.similarPerFact)).filter((record) => record.source.kind !== 'document')),
+    );
     const byRef = new Map<string, MemoryRecord>();
     const seen = new Set<string>();
     // Interleave the facts' hit lists so every fact keeps its best matches under `maxCandidates`.
@@ -151,27 +173,46 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
     }
   }
 
+  /** The model's part: batches in order; after a failed batch the rest fail `earlier_turn_failed`. */
+  async function writeWithModel(request: MemoryWriteRequest): Promise<MemoryWriteResult> {
+    const outcomes: TurnOutcome[] = [];
+    const deleteIds = new Set<string>();
+    for (let start = 0; start < request.turns.length; start += config.batchSize) {
+      if (request.signal?.aborted) throw abortError(request.signal);
+      const turns = request.turns.slice(start, start + config.batchSize);
+      try {
+        const result = await writeBatch(turns, request);
+        outcomes.push(...result.outcomes);
+        result.deleteIds.forEach((id) => deleteIds.add(id));
+      } catch (error) {
+        if (!(error instanceof BatchFailure)) throw error;
+        const { reason, message } = error.failure;
+        outcomes.push(...turns.map((turn): TurnOutcome => ({ turnIndex: turn.turnIndex, ok: false, reason, message })));
+        // Later facts would be reconciled against a memory missing this batch's facts.
+        for (const turn of request.turns.slice(start + config.batchSize)) outcomes.push({ turnIndex: turn.turnIndex, ok: false, ...EARLIER_TURN_FAILED });
+        break;
+      }
+    }
+    return deleteIds.size > 0 ? { outcomes, deleteIds: [...deleteIds] } : { outcomes };
+  }
+
+  const { documentWriter } = config;
+  const isDocument = (turn: WriterTurn) => turn.source.kind === 'document';
+
   return {
     specificationVersion: 'v1',
-    id: `llm-memory-writer:${model.id}`,
+    id: documentWriter ? `llm-memory-writer:${model.id}+documents:${documentWriter.id}` : `llm-memory-writer:${model.id}`,
+    capabilities: { reconciles: true },
 
     async write(request: MemoryWriteRequest): Promise<MemoryWriteResult> {
-      const outcomes: TurnOutcome[] = [];
-      const deleteIds = new Set<string>();
-      for (let start = 0; start < request.turns.length; start += config.batchSize) {
-        if (request.signal?.aborted) throw abortError(request.signal);
-        const turns = request.turns.slice(start, start + config.batchSize);
-        try {
-          const result = await writeBatch(turns, request);
-          outcomes.push(...result.outcomes);
-          result.deleteIds.forEach((id) => deleteIds.add(id));
-        } catch (error) {
-          if (!(error instanceof BatchFailure)) throw error;
-          const { reason, message } = error.failure;
-          outcomes.push(...turns.map((turn): TurnOutcome => ({ turnIndex: turn.turnIndex, ok: false, reason, message })));
-        }
-      }
-      return deleteIds.size > 0 ? { outcomes, deleteIds: [...deleteIds] } : { outcomes };
+      if (!documentWriter || !request.turns.some(isDocument)) return writeWithModel(request);
+      const documentTurns = request.turns.filter(isDocument);
+      const otherTurns = request.turns.filter((turn) => !isDocument(turn));
+      const fromDocuments = await documentWriter.write({ ...request, turns: documentTurns });
+      const fromModel = otherTurns.length > 0 ? await writeWithModel({ ...request, turns: otherTurns }) : { outcomes: [] };
+      const outcomes = [...fromDocuments.outcomes, ...fromModel.outcomes].sort((a, b) => a.turnIndex - b.turnIndex);
+      const deleteIds = [...(fromDocuments.deleteIds ?? []), ...(fromModel.deleteIds ?? [])];
+      return deleteIds.length > 0 ? { outcomes, deleteIds } : { outcomes };
     },
   };
 }

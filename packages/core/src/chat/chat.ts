@@ -1,7 +1,7 @@
 import { findReadyAgent, findThread } from '../agents/lookup.js';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
-import { billedWords, type AnswerHold } from '../credits/index.js';
+import type { AnswerGate } from '../limits/answer-gate.js';
 import { activityEntry } from '../logs/activity.js';
 import type { NewTurn, Observations } from '../observations/observations.js';
 import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
@@ -10,6 +10,7 @@ import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult 
 import { chatBody, observeAndEnrichBody, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
+import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer-prompt.js';
 import { citationOf } from './citations.js';
 import { createImages } from '../images/images.js';
 
@@ -32,33 +33,8 @@ async function timed<T>(stages: Stage[], name: string, work: () => Promise<T>): 
   }
 }
 
-export function createChat(context: ServiceContext, observations: Observations) {
+export function createChat(context: ServiceContext, observations: Observations, gate: AnswerGate) {
   const imageStore = createImages(context);
-  /**
-   * Takes an answer place (429 past 2 per subject / 4 per organization), then charges the
-   * answer's credits (402 when they are not covered), both before any work. `release` gives back
-   * the place and whatever of the charge was not settled.
-   */
-  async function admit(caller: Caller, input: ChatBody, route: 'chat' | 'chat_stream' | 'observe_and_respond') {
-    const releasePlace = await context.limiter.acquireAnswer(caller);
-    let hold: AnswerHold;
-    try {
-      hold = await context.credits.holdAnswer(caller, { message: input.message, answerLength: input.answer_length, route });
-    } catch (error) {
-      releasePlace();
-      throw error;
-    }
-    return {
-      hold,
-      /** Gives back only the place (idempotent); `release` also cancels what was not settled. */
-      releasePlace,
-      async release() {
-        releasePlace();
-        await hold.cancel();
-      },
-    };
-  }
-
   /** Validation and lookups shared by every answering call; throws before any work is done. */
   async function open(caller: Caller, agentId: string, threadId: string, body: unknown) {
     const input = parseBody(chatBody, body);
@@ -73,7 +49,7 @@ export function createChat(context: ServiceContext, observations: Observations) 
     return retrieve(context.index, context.embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS });
   }
 
-  function generateRequest(input: ChatBody, retrieval: RetrievalResult, signal: AbortSignal | undefined, images: NonNullable<ModelMessage['images']> = []): GenerateRequest {
+  function generateRequest(agent: AgentRecord, input: ChatBody, retrieval: RetrievalResult, signal: AbortSignal | undefined, images: NonNullable<ModelMessage['images']> = []): GenerateRequest {
     const items: AnswerContextItem[] = retrieval.packed.map((item, i) => ({
       number: i + 1,
       text: item.record.text,
@@ -81,15 +57,10 @@ export function createChat(context: ServiceContext, observations: Observations) 
       occurredAt: item.record.occurredAt,
       label: sourceLabel(item.record),
     }));
-    const numbered = items.map((item) => `[${item.number}] ${item.text}`).join('\n');
     return {
-      messages: [
-        {
-          role: 'system',
-          content: `Answer from the numbered memory items only and cite them as [n]. Answer length: ${input.answer_length}.\n\nMemory:\n${numbered || '(nothing relevant)'}`,
-        },
-        { role: 'user', content: input.message, ...(images.length > 0 ? { images } : {}) },
-      ],
+      // The grounded-answer prompt (numbered items, cite as [n], answer_length as an instruction):
+      // a network model answers from `messages` alone; the extractive default reads `task`.
+      messages: buildAnswerMessages({ question: input.message, items, answerLength: input.answer_length, systemPrompt: agentSystemPrompt(agent.config), images }),
       task: { kind: 'answer', question: input.message, items, answerLength: input.answer_length },
       ...(signal ? { signal } : {}),
     };
@@ -166,7 +137,7 @@ export function createChat(context: ServiceContext, observations: Observations) 
     const stages: Stage[] = [];
     const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
     if (onContext) onContext(retrieval.memoryContext, await contextCitations(retrieval));
-    const request = generateRequest(input, retrieval, signal, opened.images);
+    const request = generateRequest(agent, input, retrieval, signal, opened.images);
     const generated = await timed(stages, 'generate', async () => {
       try {
         if (!onDelta) return await context.model.generate(request);
@@ -175,12 +146,13 @@ export function createChat(context: ServiceContext, observations: Observations) 
           text += delta;
           onDelta(delta);
         }
-        return { text, citedItems: citedNumbers(text, retrieval.packed.length) };
+        return { text, citedItems: parseCitations(text, retrieval.packed.length) };
       } catch (error) {
         return modelFailure(error);
       }
     });
-    const citations = await citationsFor(retrieval, generated.citedItems);
+    // Exactly the items the answer cites: as the model reports them, else its [n] markers.
+    const citations = await citationsFor(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length));
     const learning = await timed(stages, 'record', () => record(caller, agent, thread, input.message, generated.text, citations, route));
     return {
       agent_id: agent.id,
@@ -200,17 +172,15 @@ export function createChat(context: ServiceContext, observations: Observations) 
     /** `POST .../chat`: retrieve, generate, record, cite: one operation. */
     async chat(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<ChatResponseBody> {
       const opened = await open(caller, agentId, threadId, body);
-      const place = await admit(caller, opened.input, 'chat');
+      const release = gate.acquire(caller.organizationId, caller.subjectId);
       // A caller that goes away gives its place back at once, even while a model ignores the abort
       // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
-      signal?.addEventListener('abort', place.releasePlace, { once: true });
+      signal?.addEventListener('abort', release, { once: true });
       try {
-        const response = await answer(caller, opened, 'chat', signal);
-        await place.hold.settle(response.message);
-        return response;
+        return await answer(caller, opened, 'chat', signal);
       } finally {
-        signal?.removeEventListener('abort', place.releasePlace);
-        await place.release();
+        signal?.removeEventListener('abort', release);
+        release();
       }
     },
 
@@ -221,12 +191,11 @@ export function createChat(context: ServiceContext, observations: Observations) 
      */
     async chatStream(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<AsyncIterable<ChatStreamEvent>> {
       const opened = await open(caller, agentId, threadId, body);
-      const place = await admit(caller, opened.input, 'chat_stream');
+      const release = gate.acquire(caller.organizationId, caller.subjectId);
       // A caller that goes away gives its place back at once, even while a model ignores the abort
       // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
-      signal?.addEventListener('abort', place.releasePlace, { once: true });
-      // `return()` gives the place back even before the first event (a generator not yet started skips its `finally`).
-      return releasingOnReturn(place.release, (async function* events(): AsyncGenerator<ChatStreamEvent> {
+      signal?.addEventListener('abort', release, { once: true });
+      return (async function* events(): AsyncGenerator<ChatStreamEvent> {
         const queue: ChatStreamEvent[] = [];
         let wake: (() => void) | null = null;
         let finished = false;
@@ -242,10 +211,7 @@ export function createChat(context: ServiceContext, observations: Observations) 
           (memoryContext, citations) => push({ event: 'context', data: { memory_context: memoryContext, citations } }),
           (text) => push({ event: 'delta', data: { text } }),
         )
-          .then(async (response) => {
-            await place.hold.settle(response.message);
-            push({ event: 'done', data: response });
-          })
+          .then((response) => push({ event: 'done', data: response }))
           .catch((error: unknown) => {
             const serviceError = isServiceError(error) ? error : new ServiceError('internal_error', 'The answer failed.');
             if (!isServiceError(error)) context.logger.error('chat stream failed', { error: String(error) });
@@ -266,19 +232,18 @@ export function createChat(context: ServiceContext, observations: Observations) 
           }
           await work;
         } finally {
-          signal?.removeEventListener('abort', place.releasePlace);
-          await place.release();
+          signal?.removeEventListener('abort', release);
+          release();
         }
-      })());
+      })();
     },
 
     /** `POST .../observe-and-respond`: answers like chat and learns the message and the answer. */
     async observeAndRespond(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal) {
       const opened = await open(caller, agentId, threadId, body);
-      const place = await admit(caller, opened.input, 'observe_and_respond');
+      const release = gate.acquire(caller.organizationId, caller.subjectId);
       try {
         const response = await answer(caller, opened, 'observe_and_respond', signal);
-        await place.hold.settle(response.message);
         const now = context.nowIso();
         const turns: NewTurn[] = [
           { speaker: 'user', text: opened.input.message, timestamp: now, tags: [] },
@@ -288,7 +253,7 @@ export function createChat(context: ServiceContext, observations: Observations) 
         const job = await observations.enqueue(caller, opened.thread, turns, { kind: 'respond', onlyIfIdle: false });
         return { ...response, observation_id: job.id };
       } finally {
-        await place.release();
+        release();
       }
     },
 
@@ -297,10 +262,8 @@ export function createChat(context: ServiceContext, observations: Observations) 
       const input = parseBody(observeAndEnrichBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
-      // No answer is written: the message is charged when its job reads it; refuse now if it cannot be.
-      const release = await context.limiter.acquireAnswer(caller);
+      const release = gate.acquire(caller.organizationId, caller.subjectId);
       try {
-        await context.credits.requireFunds(caller.organizationId, billedWords(input.message));
         const stages: Stage[] = [];
         const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
         const citations = await contextCitations(retrieval);
@@ -332,31 +295,6 @@ export function createChat(context: ServiceContext, observations: Observations) 
       return recall(agent, query, maxContextChars);
     },
   };
-}
-
-/** `[n]` markers of a streamed answer, in range, in order of first appearance. */
-function citedNumbers(text: string, count: number): number[] {
-  const numbers: number[] = [];
-  for (const match of text.matchAll(/\[(\d+(?:\s*,\s*\d+)*)\]/g)) {
-    for (const part of match[1]!.split(',')) {
-      const n = Number(part.trim());
-      if (n >= 1 && n <= count && !numbers.includes(n)) numbers.push(n);
-    }
-  }
-  return numbers;
-}
-
-/** Runs `release` (idempotent) when the consumer stops the generator, started or not. */
-function releasingOnReturn<T>(release: () => Promise<void>, generator: AsyncGenerator<T>): AsyncGenerator<T> {
-  const original = generator.return.bind(generator);
-  generator.return = async (value) => {
-    try {
-      return await original(value);
-    } finally {
-      await release();
-    }
-  };
-  return generator;
 }
 
 export type Chat = ReturnType<typeof createChat>;

@@ -2,7 +2,6 @@ import { EmbedderMismatchError, type MemoryRecord, type MemorySourceRef } from '
 import { LanguageModelError } from '../ports/language-model.js';
 import type { TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReport, TurnRecord } from '../ports/store.js';
-import { CREDITS_EXHAUSTED_REASON } from '../credits/credits.js';
 import type { ServiceContext } from '../service/context.js';
 import { LEARNING_MESSAGES, turnRanges } from './learning-report.js';
 
@@ -40,7 +39,7 @@ export class IngestionScheduler {
   readonly #wanted = new Set<string>();
   #sweepTimer: NodeJS.Timeout | null = null;
   #stopped = true;
-  readonly #abort = new AbortController();
+  #abort = new AbortController();
 
   constructor(context: ServiceContext) {
     this.#context = context;
@@ -49,6 +48,7 @@ export class IngestionScheduler {
   /** Starts the sweep that picks up unfinished jobs (including a previous process's). */
   async start(): Promise<void> {
     this.#stopped = false;
+    if (this.#abort.signal.aborted) this.#abort = new AbortController();
     if (!this.#context.store.capabilities.shared) await this.#reclaimDeadLeases();
     await this.sweep();
     this.#sweepTimer = setInterval(() => void this.sweep(), INGESTION_SWEEP_MS);
@@ -188,18 +188,19 @@ export class IngestionScheduler {
         chars += turn.text.length;
       }
       if (batch.length === 0) continue;
-      // A turn is read and charged once, in one transaction (credits/credits.ts): resumed turns in
-      // `read` are not read again; turns the balance cannot cover are not read and fail.
-      const { refused } = await this.#context.credits.readTurns(job, batch.filter((turn) => turn.state === 'pending'));
-      const refusedIndexes = new Set(refused.map((turn) => turn.turnIndex));
-      const readable = batch.filter((turn) => !refusedIndexes.has(turn.turnIndex));
-      const results: TurnResult[] = [
-        ...refused.map((turn): TurnResult => ({ turnIndex: turn.turnIndex, ok: false, reason: CREDITS_EXHAUSTED_REASON })),
-        ...(readable.length > 0 ? await this.#learnBatch(job, readable) : []),
-      ];
+      const fresh = batch.filter((turn) => turn.state === 'pending').map((turn) => turn.turnIndex);
+      // A turn is read (and, with credits, charged) once: resumed turns in `read` are not read again.
+      if (fresh.length > 0) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes: fresh, state: 'read' });
+      const results = await this.#learnBatch(job, batch);
       await this.#recordResults(job, results);
       if (results.some((result) => !result.ok && result.reason === 'embedder_mismatch')) {
         await this.#failRemaining(job, 'embedder_mismatch');
+        return;
+      }
+      // A reconciling writer (port "MemoryWriter") learns turns in order: after a failed turn the
+      // rest of the job is not learned against a memory missing it, and a resend replays in order.
+      if (this.#context.writer.capabilities?.reconciles && results.some((result) => !result.ok)) {
+        await this.#failRemaining(job, 'earlier_turn_failed');
         return;
       }
     }
@@ -216,11 +217,20 @@ export class IngestionScheduler {
       tags: turn.tags,
       source: sourceOf(job, turn),
     }));
+    // An index built by another embedder fails the turns before any model call (spec reason
+    // `embedder_mismatch`); the writer's similarity lookups could not search it anyway.
+    const recorded = await index.embedder();
+    if (recorded && (recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions)) {
+      return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason: 'embedder_mismatch' }));
+    }
     let outcomes: TurnOutcome[];
+    let deleteIds: readonly string[] = [];
     try {
       const written = await writer.write({
         agentId: job.agentId,
         turns: writerTurns,
+        // Stopping the service aborts a writer mid-call; its turns stay resumable.
+        signal: this.#abort.signal,
         searchSimilar: async (text, limit) => {
           const [vector] = (await embedder.embed({ texts: [text] })).vectors;
           const { lexical, semantic } = await index.search({ agentId: job.agentId, text, vector: vector ?? null, limit });
@@ -228,7 +238,9 @@ export class IngestionScheduler {
         },
       });
       outcomes = written.outcomes;
+      deleteIds = written.deleteIds ?? [];
     } catch (error) {
+      if (this.#abort.signal.aborted) throw new JobStopped();
       this.#context.logger.warn('memory writer failed', { jobId: job.id, error: String(error) });
       const reason = writerFailureReason(error);
       return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason }));
@@ -266,6 +278,7 @@ export class IngestionScheduler {
     }
     if (committing.length === 0) return results;
     const committed = await this.#commit(job, records);
+    if (committed === true && deleteIds.length > 0) await this.#deleteSuperseded(job, deleteIds, records);
     for (const turnIndex of committing) results.push(committed === true ? { turnIndex, ok: true } : { turnIndex, ok: false, reason: committed });
     return results.sort((a, b) => a.turnIndex - b.turnIndex);
   }
@@ -286,6 +299,26 @@ export class IngestionScheduler {
         if (error instanceof EmbedderMismatchError) return 'embedder_mismatch';
         this.#context.logger.warn('memory commit failed', { jobId: job.id, attempt, error: String(error) });
         if (attempt >= COMMIT_ATTEMPTS) return 'memory_commit_shortfall';
+      }
+    }
+  }
+
+  /**
+   * Deletes the memories the writer said the batch supersedes, after the batch committed: a failed
+   * commit never loses the old memory. A memory rewritten under the same id in this batch (a
+   * resumed turn) is kept. If the delete keeps failing, the new memories stay learned and the old
+   * ones stay too (logged): retrieval prefers the more recent.
+   */
+  async #deleteSuperseded(job: JobRecord, deleteIds: readonly string[], written: MemoryRecord[]): Promise<void> {
+    const rewritten = new Set(written.map((record) => record.id));
+    const ids = [...new Set(deleteIds)].filter((id) => !rewritten.has(id));
+    if (ids.length === 0) return;
+    for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
+      try {
+        await this.#context.index.deleteBy({ agentId: job.agentId, ids });
+        return;
+      } catch (error) {
+        this.#context.logger.warn('deleting superseded memories failed', { jobId: job.id, attempt, error: String(error) });
       }
     }
   }
@@ -349,13 +382,11 @@ export class IngestionScheduler {
       return;
     }
     const reason = failed[0]!.reason;
-    // The input side of turns charged and not learned comes back, once per job.
-    const refundedCredits = await this.#context.credits.refundTurns(job, failed.map((turn) => turn.turnIndex));
     const report: LearningReport = {
       ranges: turnRanges(failed.map((turn) => turn.turnIndex)),
       reason,
       message: LEARNING_MESSAGES[reason] ?? LEARNING_MESSAGES.generation_failed!,
-      refundedCredits,
+      refundedCredits: null,
     };
     await store.learning.insert({
       record: {

@@ -9,11 +9,27 @@ import type { MemoryRecord, MemorySourceRef } from './memory-index.js';
  * - Memories MUST cite the turn(s) they came from through `source`.
  * - It MUST NOT write to the index itself; the service embeds and commits what it returns.
  * - It MAY ask for similar existing memories through `searchSimilar` to reconcile (update/delete).
+ * - When `signal` aborts (the service is stopping), it MUST reject promptly with an `AbortError`;
+ *   the turns then stay resumable instead of failing.
+ * - A writer with `capabilities.reconciles` MUST fail every turn after a failed one in the same
+ *   request with `earlier_turn_failed` (a later turn's memories were reconciled against memories
+ *   the failed turn should have written, so a resend must replay them in order).
  */
 export type MemoryWriter = {
   readonly specificationVersion: 'v1';
   readonly id: string;
+  /** @default { reconciles: false } */
+  readonly capabilities?: MemoryWriterCapabilities;
   write(request: MemoryWriteRequest): Promise<MemoryWriteResult>;
+};
+
+export type MemoryWriterCapabilities = {
+  /**
+   * The writer reconciles new facts with memories already stored (update / delete), so turns must
+   * be learned in order: when a turn of a job fails, the service fails the job's later turns with
+   * `earlier_turn_failed` rather than learning them against an incomplete memory.
+   */
+  readonly reconciles: boolean;
 };
 
 export type WriterTurn = {
@@ -49,6 +65,9 @@ export type MemoryWriteRequest = {
 
 export type MemoryWriteResult = {
   outcomes: TurnOutcome[];
-  /** Ids of existing memories the new facts supersede (deleted when the batch commits). */
+  /**
+   * Ids of existing memories of the agent the new facts supersede. The service deletes them after
+   * the batch's memories are committed (never before, so a failed commit loses nothing).
+   */
   deleteIds?: string[];
 };

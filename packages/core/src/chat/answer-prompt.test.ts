@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AnswerContextItem } from '@memory-agents/core';
-import { ANSWER_LENGTH_INSTRUCTIONS, buildAnswerMessages, parseCitations } from './answer-prompt.js';
+import type { AnswerContextItem } from '../ports/language-model.js';
+import { ANSWER_LENGTH_INSTRUCTIONS, agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer-prompt.js';
 
 const items: AnswerContextItem[] = [
   { number: 1, text: 'Ana moved to Lisbon.\nShe loves it.', speaker: 'Ana', occurredAt: '2024-05-10T00:00:00.000Z', label: 'Chat turn 3' },
@@ -49,5 +49,19 @@ describe('parseCitations', () => {
   it('keeps only numbers within 1..itemCount', () => {
     expect(parseCitations('See [0], [4], [12] and [3].', 3)).toEqual([3]);
     expect(parseCitations('No citations here, only [a] and [].', 3)).toEqual([]);
+  });
+});
+
+describe('buildAnswerMessages with images and an agent prompt', () => {
+  it("sends the turn's images with the question as image parts", () => {
+    const image = { mediaType: 'image/png', data: new Uint8Array([137, 80, 78, 71]) };
+    const [system, user] = buildAnswerMessages({ question: 'What is in the picture?', items, answerLength: 'standard', images: [image] });
+    expect(system?.images).toBeUndefined();
+    expect(user?.images).toEqual([image]);
+  });
+
+  it("states the agent's role and objective before the rules", () => {
+    const [system] = buildAnswerMessages({ question: 'q', items, answerLength: 'standard', systemPrompt: agentSystemPrompt({ role: 'travel agent', objective: 'plan trips' }) });
+    expect(system?.content.startsWith('Your role: travel agent\nYour objective: plan trips')).toBe(true);
   });
 });

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryService } from '../create-memory-service.js';
+import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
+import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
+import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
+import type { MemoryIndex } from '../ports/memory-index.js';
+import type { MemoryWriteRequest, MemoryWriter, TurnOutcome } from '../ports/memory-writer.js';
+import { silentLogger } from '../service/logger.js';
+import { learningService, turns } from './__fixtures__/learning-service.js';
+import { LEARNING_MESSAGES } from './learning-report.js';
+
+/** Writes each turn verbatim; turns containing "moved" supersede every similar memory mentioning "lives". */
+function supersedingWriter(): MemoryWriter & { requests: MemoryWriteRequest[] } {
+  const base = defaultMemoryWriter();
+  const requests: MemoryWriteRequest[] = [];
+  return {
+    specificationVersion: 'v1',
+    id: 'superseding-writer',
+    capabilities: { reconciles: true },
+    requests,
+    async write(request) {
+      requests.push(request);
+      const { outcomes } = await base.write(request);
+      const deleteIds: string[] = [];
+      for (const turn of request.turns) {
+        if (!turn.text.includes('moved')) continue;
+        for (const record of await request.searchSimilar(turn.text, 10)) if (record.text.includes('lives')) deleteIds.push(record.id);
+      }
+      return deleteIds.length > 0 ? { outcomes, deleteIds } : { outcomes };
+    },
+  };
+}
+
+const say = (...texts: string[]) => texts.map((text) => ({ content: [{ type: 'text', text }] }));
+
+describe('observation jobs with a reconciling memory writer', () => {
+  it('deletes the memories a batch supersedes once the batch is committed', async () => {
+    const writer = supersedingWriter();
+    const { service, owner, agentId, observeSettled } = await learningService({ writer });
+    expect((await observeSettled(say('Ana lives in Porto near the river.'))).status).toBe('committed');
+    expect((await service.retrieve(owner, agentId, 'Ana Porto river', 100_000)).packed.map((item) => item.record.text)).toEqual(['Ana lives in Porto near the river.']);
+
+    expect((await observeSettled(say('Ana moved to Lisbon near the river.'))).status).toBe('committed');
+    const texts = (await service.retrieve(owner, agentId, 'Ana Porto Lisbon river', 100_000)).packed.map((item) => item.record.text);
+    expect(texts).toEqual(['Ana moved to Lisbon near the river.']);
+    await service.stop();
+  });
+
+  it('keeps the superseded memory when the batch cannot be committed', async () => {
+    const base = inMemoryMemoryIndex();
+    let failUpserts = false;
+    const flaky: MemoryIndex = {
+      ...base,
+      upsert: async (request) => {
+        if (failUpserts) throw new Error('disk full');
+        return base.upsert(request);
+      },
+    };
+    const { service, owner, agentId, observeSettled } = await learningService({ writer: supersedingWriter(), index: flaky });
+    await observeSettled(say('Ana lives in Porto near the river.'));
+    failUpserts = true;
+    const status = await observeSettled(say('Ana moved to Lisbon near the river.'));
+    expect(status.learning?.reason).toBe('memory_commit_shortfall');
+    const texts = (await service.retrieve(owner, agentId, 'Ana Porto river', 100_000)).packed.map((item) => item.record.text);
+    expect(texts).toEqual(['Ana lives in Porto near the river.']);
+    await service.stop();
+  });
+
+  it("fails the job's later turns earlier_turn_failed after a failed turn, reporting the first reason", async () => {
+    const requests: MemoryWriteRequest[] = [];
+    const writer: MemoryWriter = {
+      specificationVersion: 'v1',
+      id: 'down-after-first-batch',
+      capabilities: { reconciles: true },
+      async write(request) {
+        requests.push(request);
+        const outcomes = request.turns.map(
+          (turn): TurnOutcome =>
+            requests.length === 1 && turn.turnIndex === 0
+              ? { turnIndex: 0, ok: true, memories: [] }
+              : { turnIndex: turn.turnIndex, ok: false, reason: 'model_unavailable', message: 'down' },
+        );
+        return { outcomes };
+      },
+    };
+    const { service, observeSettled } = await learningService({ writer });
+    // Long turns make one ingestion batch each (at most 256,000 characters per batch).
+    const long = Array.from({ length: 4 }, (_, i) => ({ content: [{ type: 'text', text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
+    const status = await observeSettled(long);
+    expect(status.status).toBe('failed');
+    expect(status.learning).toMatchObject({ not_learned_turns: [{ first: 2, last: 4 }], reason: 'model_unavailable', message: LEARNING_MESSAGES.model_unavailable });
+    // Turns 3 and 4 were never handed to the writer.
+    expect(requests.map((request) => request.turns.map((turn) => turn.turnIndex))).toEqual([[0, 1]]);
+    await service.stop();
+  });
+
+  it('keeps learning later batches with a writer that does not reconcile', async () => {
+    let calls = 0;
+    const base = defaultMemoryWriter();
+    const writer: MemoryWriter = {
+      specificationVersion: 'v1',
+      id: 'flaky-verbatim',
+      async write(request) {
+        calls += 1;
+        if (calls === 1) return { outcomes: request.turns.map((turn): TurnOutcome => ({ turnIndex: turn.turnIndex, ok: false, reason: 'generation_failed', message: 'x' })) };
+        return base.write(request);
+      },
+    };
+    const { service, observeSettled } = await learningService({ writer });
+    const long = Array.from({ length: 4 }, (_, i) => ({ content: [{ type: 'text', text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
+    const status = await observeSettled(long);
+    expect(status.learning).toMatchObject({ not_learned_turns: [{ first: 1, last: 2 }], reason: 'generation_failed' });
+    await service.stop();
+  });
+
+  it('fails turns embedder_mismatch without calling the writer when the index was built by another embedder', async () => {
+    const index = inMemoryMemoryIndex();
+    const first = await learningService({ index, embedder: hashedNgramEmbedder() });
+    expect((await first.observeSettled(turns(1))).status).toBe('committed');
+    await first.service.stop();
+
+    const writer = supersedingWriter();
+    const second = await learningService({ index, embedder: hashedNgramEmbedder({ dimensions: 64 }), writer });
+    const status = await second.observeSettled(turns(3));
+    expect(status).toMatchObject({ status: 'failed', learning: { not_learned_turns: [{ first: 1, last: 3 }], reason: 'embedder_mismatch' } });
+    expect(writer.requests).toHaveLength(0);
+    await second.service.stop();
+  });
+
+  it('aborts a running writer when the service stops and resumes its turns on the next start', async () => {
+    const store = inMemoryStore();
+    const index = inMemoryMemoryIndex();
+    let signalled: AbortSignal | undefined;
+    const stalling: MemoryWriter = {
+      specificationVersion: 'v1',
+      id: 'stalling',
+      write: (request) =>
+        new Promise((_, reject) => {
+          signalled = request.signal;
+          request.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })));
+        }),
+    };
+    const first = createMemoryService({ store, index, writer: stalling, logger: silentLogger });
+    await first.start();
+    const org = await first.admin.createOrganization({ name: 'Acme' });
+    const { key } = await first.admin.createKey({ organizationId: org.organizationId });
+    const caller = () => first.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'req_1' });
+    const agent = await first.agents.create(await caller(), { agent_config: { role: 'assistant', objective: 'remember' } });
+    await first.idle();
+    const thread = await first.threads.create(await caller(), agent.agent_id, {});
+    const accepted = await first.observe(await caller(), agent.agent_id, thread.thread_id, { observations: turns(2) });
+    while (!signalled) await new Promise((resolve) => setTimeout(resolve, 5));
+    await first.stop();
+    expect(signalled.aborted).toBe(true);
+    const stopped = await first.observationStatus(await caller(), agent.agent_id, thread.thread_id, accepted.observation_id);
+    expect(stopped.learning).toBeNull();
+    expect(stopped.status).not.toBe('failed');
+
+    const second = createMemoryService({ store, index, logger: silentLogger });
+    await second.start();
+    const again = () => second.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'req_2' });
+    let status = await second.observationStatus(await again(), agent.agent_id, thread.thread_id, accepted.observation_id);
+    while (status.status !== 'committed' && status.status !== 'failed') {
+      await second.idle();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      status = await second.observationStatus(await again(), agent.agent_id, thread.thread_id, accepted.observation_id);
+    }
+    expect(status).toMatchObject({ status: 'committed', learning: null });
+    await second.stop();
+  });
+});
