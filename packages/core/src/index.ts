@@ -9,6 +9,27 @@ export { KEY_LIFETIME_MS, type CreatedKey, type KeySummary, type OrganizationSum
 export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits/index.js';
 export { stderrLogger, silentLogger, type Logger } from './service/logger.js';
 
+// Credits and limits
+export { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, priceOf, resolvePrices, type Prices } from './credits/pricing.js';
+export { CREDITS_EXHAUSTED_REASON } from './credits/credits.js';
+export type { BillingSummary } from './credits/billing-admin.js';
+export {
+  ANSWER_PLACE_TTL_MS,
+  ANSWER_RETRY_AFTER,
+  ANSWERS_PER_ORGANIZATION,
+  ANSWERS_PER_SUBJECT,
+  DEFAULT_RATE_LIMITS,
+  RATE_LIMITED_OPERATIONS,
+  resolveRateLimits,
+  type RateLimitDecision,
+  type RateLimitedOperation,
+  type RateLimitOverrides,
+  type RateLimitStatus,
+  type RateLimitTable,
+  type WindowLimit,
+} from './limits/rate-limits.js';
+export { inProcessRateLimits } from './limits/in-process-rate-limits.js';
+
 // Errors
 export { ERROR_CODES, ServiceError, isServiceError, type ErrorCode, type RateLimitControl, type ServiceErrorOptions } from './errors/index.js';
 

@@ -1,7 +1,7 @@
 import { findReadyAgent, findThread } from '../agents/lookup.js';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
-import type { AnswerGate } from '../limits/answer-gate.js';
+import { billedWords, type AnswerHold } from '../credits/index.js';
 import { activityEntry } from '../logs/activity.js';
 import type { NewTurn, Observations } from '../observations/observations.js';
 import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
@@ -33,8 +33,33 @@ async function timed<T>(stages: Stage[], name: string, work: () => Promise<T>): 
   }
 }
 
-export function createChat(context: ServiceContext, observations: Observations, gate: AnswerGate) {
+export function createChat(context: ServiceContext, observations: Observations) {
   const imageStore = createImages(context);
+  /**
+   * Takes an answer place (429 past 2 per subject / 4 per organization), then charges the
+   * answer's credits (402 when they are not covered), both before any work. `release` gives back
+   * the place and whatever of the charge was not settled.
+   */
+  async function admit(caller: Caller, input: ChatBody, route: 'chat' | 'chat_stream' | 'observe_and_respond') {
+    const releasePlace = await context.limiter.acquireAnswer(caller);
+    let hold: AnswerHold;
+    try {
+      hold = await context.credits.holdAnswer(caller, { message: input.message, answerLength: input.answer_length, route });
+    } catch (error) {
+      releasePlace();
+      throw error;
+    }
+    return {
+      hold,
+      /** Gives back only the place (idempotent); `release` also cancels what was not settled. */
+      releasePlace,
+      async release() {
+        releasePlace();
+        await hold.cancel();
+      },
+    };
+  }
+
   /** Validation and lookups shared by every answering call; throws before any work is done. */
   async function open(caller: Caller, agentId: string, threadId: string, body: unknown) {
     const input = parseBody(chatBody, body);
@@ -172,15 +197,17 @@ export function createChat(context: ServiceContext, observations: Observations, 
     /** `POST .../chat`: retrieve, generate, record, cite: one operation. */
     async chat(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<ChatResponseBody> {
       const opened = await open(caller, agentId, threadId, body);
-      const release = gate.acquire(caller.organizationId, caller.subjectId);
+      const place = await admit(caller, opened.input, 'chat');
       // A caller that goes away gives its place back at once, even while a model ignores the abort
       // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
-      signal?.addEventListener('abort', release, { once: true });
+      signal?.addEventListener('abort', place.releasePlace, { once: true });
       try {
-        return await answer(caller, opened, 'chat', signal);
+        const response = await answer(caller, opened, 'chat', signal);
+        await place.hold.settle(response.message);
+        return response;
       } finally {
-        signal?.removeEventListener('abort', release);
-        release();
+        signal?.removeEventListener('abort', place.releasePlace);
+        await place.release();
       }
     },
 
@@ -191,11 +218,12 @@ export function createChat(context: ServiceContext, observations: Observations, 
      */
     async chatStream(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<AsyncIterable<ChatStreamEvent>> {
       const opened = await open(caller, agentId, threadId, body);
-      const release = gate.acquire(caller.organizationId, caller.subjectId);
+      const place = await admit(caller, opened.input, 'chat_stream');
       // A caller that goes away gives its place back at once, even while a model ignores the abort
       // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
-      signal?.addEventListener('abort', release, { once: true });
-      return (async function* events(): AsyncGenerator<ChatStreamEvent> {
+      signal?.addEventListener('abort', place.releasePlace, { once: true });
+      // `return()` gives the place back even before the first event (a generator not yet started skips its `finally`).
+      return releasingOnReturn(place.release, (async function* events(): AsyncGenerator<ChatStreamEvent> {
         const queue: ChatStreamEvent[] = [];
         let wake: (() => void) | null = null;
         let finished = false;
@@ -211,7 +239,10 @@ export function createChat(context: ServiceContext, observations: Observations, 
           (memoryContext, citations) => push({ event: 'context', data: { memory_context: memoryContext, citations } }),
           (text) => push({ event: 'delta', data: { text } }),
         )
-          .then((response) => push({ event: 'done', data: response }))
+          .then(async (response) => {
+            await place.hold.settle(response.message);
+            push({ event: 'done', data: response });
+          })
           .catch((error: unknown) => {
             const serviceError = isServiceError(error) ? error : new ServiceError('internal_error', 'The answer failed.');
             if (!isServiceError(error)) context.logger.error('chat stream failed', { error: String(error) });
@@ -232,18 +263,19 @@ export function createChat(context: ServiceContext, observations: Observations, 
           }
           await work;
         } finally {
-          signal?.removeEventListener('abort', release);
-          release();
+          signal?.removeEventListener('abort', place.releasePlace);
+          await place.release();
         }
-      })();
+      })());
     },
 
     /** `POST .../observe-and-respond`: answers like chat and learns the message and the answer. */
     async observeAndRespond(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal) {
       const opened = await open(caller, agentId, threadId, body);
-      const release = gate.acquire(caller.organizationId, caller.subjectId);
+      const place = await admit(caller, opened.input, 'observe_and_respond');
       try {
         const response = await answer(caller, opened, 'observe_and_respond', signal);
+        await place.hold.settle(response.message);
         const now = context.nowIso();
         const turns: NewTurn[] = [
           { speaker: 'user', text: opened.input.message, timestamp: now, tags: [] },
@@ -253,7 +285,7 @@ export function createChat(context: ServiceContext, observations: Observations, 
         const job = await observations.enqueue(caller, opened.thread, turns, { kind: 'respond', onlyIfIdle: false });
         return { ...response, observation_id: job.id };
       } finally {
-        release();
+        await place.release();
       }
     },
 
@@ -262,8 +294,10 @@ export function createChat(context: ServiceContext, observations: Observations, 
       const input = parseBody(observeAndEnrichBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
-      const release = gate.acquire(caller.organizationId, caller.subjectId);
+      // No answer is written: the message is charged when its job reads it; refuse now if it cannot be.
+      const release = await context.limiter.acquireAnswer(caller);
       try {
+        await context.credits.requireFunds(caller.organizationId, billedWords(input.message));
         const stages: Stage[] = [];
         const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
         const citations = await contextCitations(retrieval);
@@ -295,6 +329,19 @@ export function createChat(context: ServiceContext, observations: Observations, 
       return recall(agent, query, maxContextChars);
     },
   };
+}
+
+/** Runs `release` (idempotent) when the consumer stops the generator, started or not. */
+function releasingOnReturn<T>(release: () => Promise<void>, generator: AsyncGenerator<T>): AsyncGenerator<T> {
+  const original = generator.return.bind(generator);
+  generator.return = async (value) => {
+    try {
+      return await original(value);
+    } finally {
+      await release();
+    }
+  };
+  return generator;
 }
 
 export type Chat = ReturnType<typeof createChat>;

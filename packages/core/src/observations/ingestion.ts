@@ -2,6 +2,7 @@ import { EmbedderMismatchError, type MemoryRecord, type MemorySourceRef } from '
 import { LanguageModelError } from '../ports/language-model.js';
 import type { TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReport, TurnRecord } from '../ports/store.js';
+import { CREDITS_EXHAUSTED_REASON } from '../credits/credits.js';
 import type { ServiceContext } from '../service/context.js';
 import { LEARNING_MESSAGES, turnRanges } from './learning-report.js';
 
@@ -188,10 +189,15 @@ export class IngestionScheduler {
         chars += turn.text.length;
       }
       if (batch.length === 0) continue;
-      const fresh = batch.filter((turn) => turn.state === 'pending').map((turn) => turn.turnIndex);
-      // A turn is read (and, with credits, charged) once: resumed turns in `read` are not read again.
-      if (fresh.length > 0) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes: fresh, state: 'read' });
-      const results = await this.#learnBatch(job, batch);
+      // A turn is read and charged once, in one transaction (credits/credits.ts): resumed turns in
+      // `read` are not read again; turns the balance cannot cover are not read and fail.
+      const { refused } = await this.#context.credits.readTurns(job, batch.filter((turn) => turn.state === 'pending'));
+      const refusedIndexes = new Set(refused.map((turn) => turn.turnIndex));
+      const readable = batch.filter((turn) => !refusedIndexes.has(turn.turnIndex));
+      const results: TurnResult[] = [
+        ...refused.map((turn): TurnResult => ({ turnIndex: turn.turnIndex, ok: false, reason: CREDITS_EXHAUSTED_REASON })),
+        ...(readable.length > 0 ? await this.#learnBatch(job, readable) : []),
+      ];
       await this.#recordResults(job, results);
       if (results.some((result) => !result.ok && result.reason === 'embedder_mismatch')) {
         await this.#failRemaining(job, 'embedder_mismatch');
@@ -199,7 +205,7 @@ export class IngestionScheduler {
       }
       // A reconciling writer (port "MemoryWriter") learns turns in order: after a failed turn the
       // rest of the job is not learned against a memory missing it, and a resend replays in order.
-      if (this.#context.writer.capabilities?.reconciles && results.some((result) => !result.ok)) {
+      if (this.#context.writer.capabilities?.reconciles && results.some((result) => !result.ok && result.reason !== CREDITS_EXHAUSTED_REASON)) {
         await this.#failRemaining(job, 'earlier_turn_failed');
         return;
       }
@@ -382,11 +388,13 @@ export class IngestionScheduler {
       return;
     }
     const reason = failed[0]!.reason;
+    // The input side of turns charged and not learned comes back, once per job.
+    const refundedCredits = await this.#context.credits.refundTurns(job, failed.map((turn) => turn.turnIndex));
     const report: LearningReport = {
       ranges: turnRanges(failed.map((turn) => turn.turnIndex)),
       reason,
       message: LEARNING_MESSAGES[reason] ?? LEARNING_MESSAGES.generation_failed!,
-      refundedCredits: null,
+      refundedCredits,
     };
     await store.learning.insert({
       record: {
