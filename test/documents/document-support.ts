@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createMemoryService, inMemoryStore, type MemoryServiceOptions } from '@memory-agents/core';
+import { createMemoryService, defaultMemoryWriter, inMemoryStore, type BlobStore, type MemoryServiceOptions, type MemoryWriter, type Ocr } from '@memory-agents/core';
 import { createHandler } from '@memory-agents/http';
-import { client, type ApiResponse, type Client } from '../support/client.js';
+import { client, readyAgent, type ApiResponse, type Client } from '../support/client.js';
 
 /** The shared real documents (`../shared/fixtures/docs/`, used in place). */
 export const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/docs/', import.meta.url));
@@ -47,10 +47,12 @@ export async function postForm(
 }
 
 /** Upload windows wide enough for a test file's many uploads (the spec's 1 per 10 s is tested on its own). */
-export const GENEROUS_UPLOAD_RATES = {
-  observe_file: { subject: { limit: 1000, windowSeconds: 10 }, organization: { limit: 1000, windowSeconds: 10 } },
-  image_upload: { subject: { limit: 1000, windowSeconds: 60 }, organization: { limit: 1000, windowSeconds: 60 } },
-};
+export const GENEROUS_UPLOAD_RATES = Object.fromEntries(
+  ['thread_create', 'observe', 'observe_respond', 'chat', 'observe_file', 'image_upload'].map((operation) => [
+    operation,
+    { subject: { limit: 10_000, windowSeconds: 10 }, organization: { limit: 10_000, windowSeconds: 10 } },
+  ]),
+);
 
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -84,4 +86,108 @@ export async function startInProcess(options: Partial<MemoryServiceOptions> = {}
       await service.stop();
     },
   };
+}
+
+/**
+ * A memory writer around the default one that tests can hold (every batch waits until released)
+ * and make fail for chosen turn texts, to produce running, partial and failed uploads.
+ */
+export function controllableWriter(inner: MemoryWriter = defaultMemoryWriter()) {
+  let gate: Promise<void> | null = null;
+  let open: (() => void) | null = null;
+  let failing: (text: string) => boolean = () => false;
+  const writer: MemoryWriter = {
+    specificationVersion: 'v1',
+    id: 'controllable-writer',
+    async write(request) {
+      if (gate) await gate;
+      const result = await inner.write(request);
+      return {
+        ...result,
+        outcomes: result.outcomes.map((outcome) => {
+          const turn = request.turns.find((t) => t.turnIndex === outcome.turnIndex);
+          return turn && failing(turn.text) ? { turnIndex: outcome.turnIndex, ok: false as const, reason: 'generation_failed', message: 'test failure' } : outcome;
+        }),
+      };
+    },
+  };
+  return {
+    writer,
+    /** Makes every following batch wait until `release()`. */
+    hold() {
+      gate = new Promise<void>((resolve) => (open = resolve));
+    },
+    release() {
+      open?.();
+      gate = null;
+      open = null;
+    },
+    failWhen(predicate: (text: string) => boolean) {
+      failing = predicate;
+    },
+  };
+}
+
+/** An OCR port answering instantly with fixed text, or failing, or waiting for `release()`. */
+export function fakeOcr(options: { text?: string; fail?: boolean } = {}) {
+  let gate: Promise<void> | null = null;
+  let open: (() => void) | null = null;
+  const calls: number[] = [];
+  const ocr: Ocr = {
+    specificationVersion: 'v1',
+    id: 'fake-ocr',
+    async recognize() {
+      calls.push(Date.now());
+      if (gate) await gate;
+      if (options.fail) throw new Error('engine crashed');
+      return { text: options.text ?? 'The quick brown fox reads a scanned page about lighthouses.', confidence: 90 };
+    },
+  };
+  return {
+    ocr,
+    calls,
+    hold() {
+      gate = new Promise<void>((resolve) => (open = resolve));
+    },
+    release() {
+      open?.();
+      gate = null;
+    },
+  };
+}
+
+/** A BlobStore whose writes (and optionally reads) fail, as when the storage is down. */
+export function failingBlobs(): BlobStore {
+  return {
+    specificationVersion: 'v1',
+    id: 'failing-blobs',
+    async put() {
+      throw new Error('disk full');
+    },
+    async get() {
+      return null;
+    },
+    async delete() {},
+    async deletePrefix() {},
+  };
+}
+
+/** Creates a ready agent and a thread; resolves their ids and paths. */
+export async function agentWithThread(api: Client, headers: Record<string, string> = {}) {
+  const agent = await readyAgent(api);
+  const created = await api.post(`/v1/agents/${agent.agent_id}/threads`, {}, { headers });
+  if (created.status !== 201) throw new Error(`thread: ${created.status} ${created.text}`);
+  const threadId: string = created.body.thread_id;
+  return { agentId: agent.agent_id as string, threadId, paths: documentPaths(agent.agent_id, threadId) };
+}
+
+/** Polls an observation status until final (bounded tries, never a wall-clock assertion). */
+export async function settle(api: Client, path: string, headers: Record<string, string> = {}, done: (status: any) => boolean = (s) => ['committed', 'failed', 'cancelled'].includes(s.status)) {
+  for (let attempt = 0; attempt < 3000; attempt++) {
+    const response = await api.get(path, { headers });
+    if (response.status !== 200) throw new Error(`status ${path}: ${response.status} ${response.text}`);
+    if (done(response.body)) return response.body;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`gave up polling ${path}`);
 }
