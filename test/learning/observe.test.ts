@@ -260,3 +260,22 @@ describe('restore_from', () => {
     expect(blank.body.citations).toEqual([]);
   });
 });
+
+describe('thread learning record', () => {
+  it('is empty when everything was learned, pages with limit 1 to 100, and refuses other limits and cursors with 400', async () => {
+    const me = asPerson(api);
+    const agentId = (await readyAgent(me)).agent_id;
+    const threadId = await newThread(me, agentId);
+    const paths = threadPaths(agentId, threadId);
+    expect((await observeAndSettle(me, agentId, threadId, [said('all of this is learned')])).status).toBe('committed');
+    const record = await me.get(paths.learning);
+    expect(record.status).toBe(200);
+    expect(record.body).toEqual({ agent_id: agentId, thread_id: threadId, entries: [], next_cursor: null });
+    for (const query of ['?limit=1', '?limit=100', '?limit=50&cursor=12']) expect((await me.get(`${paths.learning}${query}`)).status).toBe(200);
+    for (const query of ['?limit=0', '?limit=101', '?limit=x', '?cursor=abc', '?cursor=0']) {
+      expect(errorShape(await me.get(`${paths.learning}${query}`))).toMatchObject({ status: 400, code: 'invalid_request' });
+    }
+    expect(errorShape(await other.get(paths.learning))).toMatchObject({ status: 404 });
+    expect(errorShape(await asPerson(api).get(paths.learning))).toMatchObject({ status: 404, code: 'thread_not_found' });
+  });
+});
