@@ -322,4 +322,16 @@ describe('observation jobs: deletion while learning', () => {
     expect(found.packed.map((item) => item.record.text).filter((text) => text.includes('doomed'))).toEqual([]);
     await service.stop();
   });
+
+  it('leaves no memory of an agent deleted while it was learning', async () => {
+    const index = inMemoryMemoryIndex();
+    const { service, owner, agentId, threadId } = await learningService({ index });
+    const long = Array.from({ length: 20 }, (_, i) => ({ content: [{ type: 'text', text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
+    await service.observe(owner, agentId, threadId, { observations: long });
+    await service.agents.delete(owner, agentId);
+    await service.idle();
+    expect((await index.stats({ agentId })).count).toBe(0);
+    await expect(service.agents.get(owner, agentId)).rejects.toMatchObject({ code: 'agent_not_found' });
+    await service.stop();
+  });
 });
