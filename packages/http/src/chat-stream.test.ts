@@ -102,7 +102,7 @@ describe('chat/stream over HTTP', () => {
     first.request.destroy();
     await first.ended;
     let third: Awaited<ReturnType<typeof openStream>> | null = null;
-    for (let attempt = 0; attempt < 100 && third === null; attempt++) {
+    for (let attempt = 0; attempt < 300 && third === null; attempt++) {
       third = await openStream(url, key, `${base}/chat/stream`, `s4-${attempt}`).catch(() => null);
       if (third === null) await new Promise((resolve) => setTimeout(resolve, 10));
     }

@@ -35,7 +35,7 @@ function heldModel(options: { ignoreAbort?: boolean } = {}) {
     releaseAll: () => waiting.splice(0).forEach((resolve) => resolve()),
     /** Resolves once `n` answers are stalled in the model. */
     async stalled(n: number) {
-      for (let i = 0; i < 1_000 && started < n; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+      for (let i = 0; i < 5_000 && started < n; i++) await new Promise((resolve) => setTimeout(resolve, 1));
       if (started < n) throw new Error(`only ${started} answers reached the model`);
     },
   };
