@@ -12,6 +12,7 @@ import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer-prompt.js';
 import { citationOf } from './citations.js';
+import { queryEmbedder } from './query-embedder.js';
 import { createImages } from '../images/images.js';
 
 /** Events of `chat/stream` (DESIGN "Decisions"). */
@@ -71,7 +72,9 @@ export function createChat(context: ServiceContext, observations: Observations) 
   }
 
   async function recall(agent: AgentRecord, message: string, maxContextChars: number | undefined): Promise<RetrievalResult> {
-    return retrieve(context.index, context.embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS });
+    // Full-text only after an embedder change; 503 when a network embedder is down (query-embedder.ts).
+    const embedder = await queryEmbedder(context.index, context.embedder);
+    return retrieve(context.index, embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS });
   }
 
   function generateRequest(agent: AgentRecord, input: ChatBody, retrieval: RetrievalResult, signal: AbortSignal | undefined, images: NonNullable<ModelMessage['images']> = []): GenerateRequest {
