@@ -100,6 +100,20 @@ describe('retrieve', () => {
     expect(cited(result.ranked).slice(0, 2).every((id) => id.startsWith('obs_1:'))).toBe(true);
   });
 
+  it('puts what the asker said first when the query speaks in the first person', async () => {
+    const index = await learn([
+      {
+        timestamp: '2023-06-01T10:00:00.000Z',
+        turns: [
+          ['user', 'I keep 25 rare coins in a safe at home.'],
+          ['assistant', 'Rare coins need a dry, fireproof safe; many collectors of rare coins use silica gel packs and keep rare coins in holders.'],
+        ],
+      },
+    ]);
+    const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'How many rare coins do I have?', maxContextChars: 4000 });
+    expect(result.ranked[0]!.record.speaker).toBe('user');
+  });
+
   it('returns nothing from an empty index', async () => {
     const index = inMemoryMemoryIndex();
     const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'anything', maxContextChars: 4000 });

@@ -22,11 +22,19 @@ export const RETRIEVAL_WEIGHTS = {
   semantic: 0.3,
   /** Added to memories said by a person the query names ("What did Caroline research?"). */
   speaker: 0.2,
+  /**
+   * Added to what the asker said (speaker `user`, the observation default) when the query speaks in
+   * the first person ("How many projects have I led?"): what users tell about themselves, not the
+   * assistant's long answers around it.
+   */
+  self: 0.5,
   /** Added to memories dated inside a time the query names ("in August 2023", "on 8 May, 2023"). */
   time: 0.2,
   /** Share of its episode's evidence (the best few memories of the same observation) a memory gets. */
   episode: 0.1,
 } as const;
+/** The speaker of observations that name none (spec: `speaker` defaults to `user`). */
+const DEFAULT_SPEAKER = 'user';
 /** Memories of an episode whose scores make up its evidence. */
 const EPISODE_TOP = 3;
 
@@ -69,21 +77,29 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  * 2. Fusion by score: each channel's scores are divided by its best score and weighted
  *    ({@link RETRIEVAL_WEIGHTS}), so a clearly better full-text hit stays ahead (reciprocal rank
  *    fusion would flatten that).
- * 3. Cues: the named speaker, a time the query names, and the episode (observation) the memory
+ * 3. Cues: the named speaker (or the asker, for a first-person query), a time the query names, and the episode (observation) the memory
  *    belongs to, so memories of a conversation that matches as a whole move up together.
  * 4. Deduplication by text, then packing.
  */
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
-  let { lexical, semantic } = await search(index, embedder, request.agentId, request.query, limit);
-
-  const speakerTerms = new Set<string>();
-  for (const hit of [...lexical, ...semantic]) if (hit.record.speaker) for (const term of analyze(hit.record.speaker)) speakerTerms.add(term);
   const queryTokens = tokenize(request.query);
-  const named = new Set(queryTokens.map(stem).filter((term) => speakerTerms.has(term)));
-  if (named.size > 0) {
+  const queryTerms = new Set(queryTokens.map(stem));
+  // Speaker names come from the hits; remembering an agent's names lets the usual query run one
+  // search. A name not known yet shows up in the hits and costs one more search, once.
+  const speakers = knownSpeakers(index, request.agentId);
+  const withoutNames = (named: ReadonlySet<string>) => {
     const rest = queryTokens.filter((token) => !named.has(stem(token))).join(' ');
-    if (analyze(rest).length > 0) ({ lexical, semantic } = await search(index, embedder, request.agentId, rest, limit));
+    return named.size > 0 && analyze(rest).length > 0 ? rest : request.query;
+  };
+  let named = new Set([...queryTerms].filter((term) => speakers.has(term)));
+  let searched = withoutNames(named);
+  let { lexical, semantic } = await search(index, embedder, request.agentId, searched, limit);
+  for (const hit of [...lexical, ...semantic]) if (hit.record.speaker) for (const term of analyze(hit.record.speaker)) speakers.add(term);
+  named = new Set([...queryTerms].filter((term) => speakers.has(term)));
+  if (withoutNames(named) !== searched) {
+    searched = withoutNames(named);
+    ({ lexical, semantic } = await search(index, embedder, request.agentId, searched, limit));
   }
 
   const fused = new Map<string, RetrievedItem>();
@@ -99,11 +115,13 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   add(lexical, 1);
   add(semantic, RETRIEVAL_WEIGHTS.semantic);
 
+  const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
   const ranges = queryTimeRanges(request.query, request.now ?? Date.now());
   for (const item of fused.values()) {
     const speaker = item.record.speaker;
     if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) item.score += RETRIEVAL_WEIGHTS.speaker;
     if (isWithin(item.record.occurredAt, ranges)) item.score += RETRIEVAL_WEIGHTS.time;
+    if (isFirstPerson && speaker === DEFAULT_SPEAKER) item.score += RETRIEVAL_WEIGHTS.self;
   }
 
   const episodes = new Map<string, number[]>();
@@ -118,6 +136,24 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   const ranked = dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)));
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
   return { ranked, packed, memoryContext };
+}
+
+/** Speaker name terms seen per agent, per index; bounded, oldest agents forgotten first. */
+const SPEAKER_CACHE = new WeakMap<MemoryIndex, Map<string, Set<string>>>();
+const SPEAKER_CACHE_AGENTS = 1_000;
+
+function knownSpeakers(index: MemoryIndex, agentId: string): Set<string> {
+  let agents = SPEAKER_CACHE.get(index);
+  if (!agents) SPEAKER_CACHE.set(index, (agents = new Map()));
+  let terms = agents.get(agentId);
+  if (terms) {
+    agents.delete(agentId);
+  } else {
+    terms = new Set();
+    if (agents.size >= SPEAKER_CACHE_AGENTS) agents.delete(agents.keys().next().value!);
+  }
+  agents.set(agentId, terms);
+  return terms;
 }
 
 /** Drops later items whose text is the same as an earlier one (case and spacing aside). */
