@@ -49,7 +49,8 @@ export function readMultipart(request: IncomingMessage, options: ReadMultipartOp
       limits: {
         files: 1,
         fields: options.fields.length,
-        parts: options.fields.length + 1,
+        // busboy emits `partsLimit` when the count reaches the limit: one more than file + fields.
+        parts: options.fields.length + 2,
         fieldNameSize: 100,
         fieldSize: MAX_FIELD_BYTES,
         fileSize: options.maxFileBytes,
