@@ -4,7 +4,7 @@
  *
  *   npm run build && npx tsx bench/learning-throughput.ts [--runs 10] [--turns 100] [--chars 300] [--poll-ms 2]
  *
- * Each run sends one `observe` of `--turns` observations of `--chars` characters to a fresh thread
+ * Each run sends one `observe` of `--turns` observations of `--chars` characters
  * and polls the status (every `--poll-ms`, default 2 ms) from the 202 until `committed`. Reported: turns/s of that
  * interval (median, best, worst over the runs, after one warm-up run that is not counted), and the
  * 202 latency of the observe call itself. Runs alternate between two agents so each run starts with
@@ -62,19 +62,20 @@ async function main() {
       });
       return { status: response.status, body: (await response.json()) as any };
     };
-    const agents: string[] = [];
+    // Two agents with one thread each (thread creation is rate-limited: 5 per 10 s per subject).
+    const threads: string[] = [];
     for (let i = 0; i < 2; i++) {
       const created = await call('POST', '/v1/agents', { agent_config: { role: 'bench', objective: 'learn fast' } });
       while ((await call('GET', `/v1/agents/${created.body.agent_id}`)).body.status !== 'ready') await new Promise((resolve) => setTimeout(resolve, 10));
-      agents.push(created.body.agent_id);
+      const thread = await call('POST', `/v1/agents/${created.body.agent_id}/threads`, {});
+      if (thread.status !== 201) throw new Error(`thread: ${thread.status} ${JSON.stringify(thread.body)}`);
+      threads.push(`/v1/agents/${created.body.agent_id}/threads/${thread.body.thread_id}`);
     }
 
     const rates: number[] = [];
     const accepts: number[] = [];
     for (let run = 0; run <= runs; run++) {
-      const agentId = agents[run % 2]!;
-      const thread = await call('POST', `/v1/agents/${agentId}/threads`, {});
-      const base = `/v1/agents/${agentId}/threads/${thread.body.thread_id}`;
+      const base = threads[run % 2]!;
       const observations = Array.from({ length: turns }, (_, turn) => ({ content: [{ type: 'text', text: turnText(run, turn) }] }));
       const sent = performance.now();
       const accepted = await call('POST', `${base}/observe`, { observations });
