@@ -41,11 +41,13 @@ describe('threads', () => {
 
   it('validates title and metadata at their edges with 422', async () => {
     const path = `/v1/agents/${agentId}/threads`;
-    expect((await api.post(path, { title: 't'.repeat(200), metadata: { a: 1 } })).status).toBe(201);
-    expect((await api.post(path, { title: 't'.repeat(201) })).status).toBe(422);
-    expect((await api.post(path, { title: '' })).status).toBe(422);
-    expect((await api.post(path, { metadata: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])) })).status).toBe(201);
-    const tooMany = await api.post(path, { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) });
+    // A subject of its own: thread creation is limited to 5 per 10 s per subject (spec "Limits").
+    const as = { headers: { 'x-sp-end-user': 'validator' } };
+    expect((await api.post(path, { title: 't'.repeat(200), metadata: { a: 1 } }, as)).status).toBe(201);
+    expect((await api.post(path, { title: 't'.repeat(201) }, as)).status).toBe(422);
+    expect((await api.post(path, { title: '' }, as)).status).toBe(422);
+    expect((await api.post(path, { metadata: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])) }, as)).status).toBe(201);
+    const tooMany = await api.post(path, { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, as);
     expect(errorShape(tooMany)).toMatchObject({ status: 422, code: 'invalid_request' });
   });
 
@@ -73,7 +75,7 @@ describe('threads', () => {
   });
 
   it('deletes a thread with 202, then it is 404', async () => {
-    const thread = await api.post(`/v1/agents/${agentId}/threads`, {});
+    const thread = await api.post(`/v1/agents/${agentId}/threads`, {}, { headers: { 'x-sp-end-user': 'deleter' } });
     const path = `/v1/agents/${agentId}/threads/${thread.body.thread_id}`;
     const deleted = await api.delete(path);
     expect(deleted.status).toBe(202);
@@ -84,7 +86,7 @@ describe('threads', () => {
 
   it('answers thread_not_found for a thread of another agent or a malformed id', async () => {
     const otherAgent = await readyAgent(api);
-    const thread = await api.post(`/v1/agents/${otherAgent.agent_id}/threads`, {});
+    const thread = await api.post(`/v1/agents/${otherAgent.agent_id}/threads`, {}, { headers: { 'x-sp-end-user': 'other' } });
     expect((await api.get(`/v1/agents/${agentId}/threads/${thread.body.thread_id}`)).body.code).toBe('thread_not_found');
     expect((await api.get(`/v1/agents/${agentId}/threads/thread_nope`)).body.code).toBe('thread_not_found');
   });
@@ -93,7 +95,7 @@ describe('threads', () => {
     const org = JSON.parse((await runCli(['orgs', 'create', '--name', 'Intruder', '--data', server.dataDir, '--json'])).stdout);
     const key = JSON.parse((await runCli(['keys', 'create', '--org', org.organization_id, '--data', server.dataDir, '--json'])).stdout);
     const intruder = client(server.url, key.key);
-    const thread = await api.post(`/v1/agents/${agentId}/threads`, {});
+    const thread = await api.post(`/v1/agents/${agentId}/threads`, {}, { headers: { 'x-sp-end-user': 'owner' } });
     const response = await intruder.get(`/v1/agents/${agentId}/threads/${thread.body.thread_id}`);
     expect(errorShape(response)).toMatchObject({ status: 404, code: 'agent_not_found' });
   });

@@ -407,9 +407,6 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
         const filter = agentFilter(request.agentId);
         const terms = [...new Set(analyze(request.text))];
         const vector = request.vector;
-        if (vector && fingerprint && vector.length !== fingerprint.dimensions) {
-          throw new RangeError(`query vector has ${vector.length} dimensions, the index ${fingerprint.dimensions}`);
-        }
 
         const lexical =
           terms.length === 0

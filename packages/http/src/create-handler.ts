@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ServiceError, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
+import { ServiceError, isServiceError, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { createRouter, dispatch, routeNotFound } from './dispatch.js';
 import { errorResponse } from './error-response.js';
 import { headerRecord, readJsonBody } from './node/read-request.js';
@@ -8,6 +8,7 @@ import { readMultipart } from './node/multipart.js';
 import { writeSse } from './node/sse.js';
 import { writeBinary, writeJson } from './node/write-response.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { rateLimitTracker } from './rate-limit-headers.js';
 import { ROUTES } from './routes/index.js';
 
 /** Options of `createHandler`. */
@@ -50,6 +51,7 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = (request.method ?? 'GET').toUpperCase();
     const abort = new AbortController();
+    const rateLimit = rateLimitTracker(response, service.limits.now);
     response.on('close', () => {
       if (!response.writableFinished) abort.abort();
     });
@@ -89,12 +91,15 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
           }
         },
         signal: abort.signal,
+        onRateLimit: rateLimit.set,
       });
       if ('stream' in result) await writeSse(response, result, requestId);
       else if ('binary' in result) writeBinary(response, result, requestId);
       else writeJson(response, result, requestId);
     } catch (error) {
-      writeJson(response, errorResponse(error, requestId, logger), requestId);
+      const result = errorResponse(error, requestId, logger);
+      if (result.status === 429 && isServiceError(error) && error.retryAfter !== undefined) rateLimit.refused(error.retryAfter);
+      writeJson(response, result, requestId);
     }
   };
 }

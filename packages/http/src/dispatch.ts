@@ -1,6 +1,6 @@
 import { ServiceError, type MemoryService } from '@memory-agents/core';
 import type { HttpMethod, ParsedUpload, Route, RouteResult, UploadSpec } from './route.js';
-import type { Caller } from '@memory-agents/core';
+import type { Caller, RateLimitStatus } from '@memory-agents/core';
 
 export type RouteMatch = { route: Route; params: Record<string, string> };
 
@@ -59,6 +59,8 @@ export type DispatchRequest = {
   /** Reads a multipart body under the route's limits (routes with `upload`). */
   readUpload?: (spec: UploadSpec, caller: Caller) => Promise<ParsedUpload>;
   signal: AbortSignal;
+  /** Receives the status of the route's request window (for the `X-RateLimit-*` headers). */
+  onRateLimit?: (status: RateLimitStatus) => void;
 };
 
 /** Authenticates, reads the body and runs the route's one service call. Throws `ServiceError`. */
@@ -69,6 +71,11 @@ export async function dispatch(service: MemoryService, match: RouteMatch, reques
     secFetchSite: request.headers['sec-fetch-site'],
     requestId: request.requestId,
   });
+  if (match.route.rateLimit) {
+    const decision = await service.limits.take(caller, match.route.rateLimit);
+    request.onRateLimit?.(decision.status);
+    if (!decision.allowed) throw decision.error;
+  }
   const body = match.route.body ? await request.readBody() : undefined;
   const upload = match.route.upload && request.readUpload ? await request.readUpload(match.route.upload, caller) : undefined;
   return match.route.handler({

@@ -1,4 +1,4 @@
-import type { Caller, FileUpload, MemoryService } from '@memory-agents/core';
+import type { Caller, FileUpload, MemoryService, RateLimitedOperation } from '@memory-agents/core';
 import type { z } from 'zod';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -75,6 +75,12 @@ export type Route = {
   headers?: readonly ('X-SP-End-User' | 'Idempotency-Key')[];
   /** Error statuses documented for the operation (401 and 503 are on every route). */
   errors: readonly number[];
+  /**
+   * The request-rate window the route spends from (spec "Limits / Request rates"): counted after
+   * authentication and before the body is read; a refused request (429) does no work. Routes
+   * without one carry unmetered `X-RateLimit-*` headers.
+   */
+  rateLimit?: RateLimitedOperation;
   handler: (input: RouteInput) => Promise<RouteResult>;
 };
 

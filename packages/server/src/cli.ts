@@ -11,11 +11,16 @@ const USAGE = `memory-agents: memory agents over HTTP on an embedded default
 
 Usage:
   memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL]
-  memory-agents orgs create --name NAME [--json]
+  memory-agents orgs create --name NAME [--credits DECIMAL] [--json]
   memory-agents orgs list [--json]
   memory-agents keys create --org ORG_ID [--json]
   memory-agents keys revoke --key-id KEY_ID [--json]
   memory-agents keys list --org ORG_ID [--json]
+  memory-agents credits add --org ORG_ID --amount DECIMAL [--json]
+  memory-agents billing show|enable|disable --org ORG_ID [--json]
+  memory-agents billing threshold --org ORG_ID --amount DECIMAL [--json]
+
+--credits enables billing with that starting balance (--credits 0: billing on, no credit).
 
 Every command takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
 Admin commands work while a server runs on the same data dir: they go through its control socket.
@@ -32,6 +37,7 @@ const OPTIONS = {
   org: { type: 'string' },
   'key-id': { type: 'string' },
   credits: { type: 'string' },
+  amount: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -54,13 +60,25 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'orgs.create':
       if (!values.name) throw new UsageError('orgs create needs --name NAME');
-      if (values.credits !== undefined) throw new UsageError('--credits is not available yet: credits and billing are not implemented in this version');
       args.name = values.name;
+      if (values.credits !== undefined) args.credits = values.credits;
       break;
     case 'orgs.list':
       break;
     case 'keys.create':
     case 'keys.list':
+      if (!values.org) throw new UsageError(`${group} ${action} needs --org ORG_ID`);
+      args.org = values.org;
+      break;
+    case 'credits.add':
+    case 'billing.threshold':
+      if (!values.org || values.amount === undefined) throw new UsageError(`${group} ${action} needs --org ORG_ID --amount DECIMAL`);
+      args.org = values.org;
+      args.amount = values.amount;
+      break;
+    case 'billing.show':
+    case 'billing.enable':
+    case 'billing.disable':
       if (!values.org) throw new UsageError(`${group} ${action} needs --org ORG_ID`);
       args.org = values.org;
       break;

@@ -254,6 +254,9 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
     const read = deferred
       ? null
       : await readDocument(context, { organizationId: caller.organizationId, sourceId: input.sourceId, bytes: input.bytes, filename: input.filename, chunking: input.chunking, limits: convertLimits, ...(signal ? { signal } : {}) });
+    // 402 before anything is stored when billing is on and the balance cannot cover the words
+    // (a deferred scan, whose words are not known yet, needs a balance above zero).
+    await context.credits.requireFunds(caller.organizationId, read?.wordsTotal ?? 0);
     const stored = input.alreadyStored || (await storeOriginal(caller.organizationId, input.sourceId, input.bytes, inspection.mediaType));
     const { job, record } = await insertIngest(
       caller,

@@ -14,6 +14,7 @@ export const documentRoutes = [
     method: 'POST',
     path: `${THREAD}/observe-file`,
     operationId: 'observeFile',
+    rateLimit: 'observe_file',
     summary: 'Upload a document to learn (multipart/form-data; 202 once its turns are stored)',
     status: 202,
     upload: {

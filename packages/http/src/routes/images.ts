@@ -6,6 +6,7 @@ export const imageRoutes = [
     method: 'POST',
     path: '/v1/images',
     operationId: 'uploadImage',
+    rateLimit: 'image_upload',
     summary: 'Upload an image (PNG, JPEG or WebP) for chat `images`; 201 with its img_ id',
     status: 201,
     upload: {

@@ -1,5 +1,6 @@
 import type { Route } from '../route.js';
 import { agentRoutes } from './agents.js';
+import { billingRoutes } from './billing.js';
 import { documentRoutes } from './documents.js';
 import { imageRoutes } from './images.js';
 import { observationRoutes } from './observations.js';
@@ -7,4 +8,4 @@ import { sessionRoutes } from './session.js';
 import { threadRoutes } from './threads.js';
 
 /** Every route of the `/v1` API. */
-export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...documentRoutes, ...imageRoutes];
+export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes];

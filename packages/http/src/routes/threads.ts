@@ -6,6 +6,7 @@ export const threadRoutes = [
     method: 'POST',
     path: '/v1/agents/{agent_id}/threads',
     operationId: 'createThread',
+    rateLimit: 'thread_create',
     summary: 'Create a thread, recorded against the end user when X-SP-End-User is sent',
     status: 201,
     body: schemas.createThreadBody,
