@@ -13,6 +13,12 @@ export type MemoryIndexConformanceOptions = {
   create: () => Promise<{ port: MemoryIndex; cleanup?: () => Promise<void>; reopen?: () => Promise<MemoryIndex> }>;
   /** Test names (`"<area>: <behaviour>"`) to leave out, with a reason in the caller's code. */
   skip?: string[];
+  /**
+   * False for an index that keeps nothing across instances (in memory): the `persistence:` cases
+   * are then not registered at all. When true, `create` must return `reopen`.
+   * @default true
+   */
+  persistent?: boolean;
 };
 
 export type MemoryIndexFixture = {
