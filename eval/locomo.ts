@@ -68,7 +68,7 @@ export type LocomoLine = { sample_id: string; qa_index: number; category: number
 /** Per-question scores kept for the summary (not written to the JSONL). */
 export type LocomoScore = { category: number; recall: Record<string, number | null>; ms: number };
 
-export type LocomoRunOptions = { maxContextChars: number; jsonlPath?: string; onSample?: (sampleId: string, done: number, total: number) => void };
+export type LocomoRunOptions = { maxContextChars: number; jsonlPath?: string; /** Keep each agent (and its memories) after its questions. @default false */ keepAgents?: boolean; onSample?: (sampleId: string, done: number, total: number) => void };
 
 export type LocomoRun = { lines: LocomoLine[]; scores: LocomoScore[]; ingestMs: number; turns: number; unmatchedEvidence: number; questionsWithoutEvidence: number };
 
@@ -98,7 +98,7 @@ export async function runLocomo(env: EvalEnvironment, samples: readonly LocomoSa
     }
     run.lines.push(...lines);
     if (options.jsonlPath) await appendFile(options.jsonlPath, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
-    await forget(env, learned);
+    if (!options.keepAgents) await forget(env, learned);
     options.onSample?.(sample.sample_id, done + 1, samples.length);
   }
   return run;

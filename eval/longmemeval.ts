@@ -69,6 +69,8 @@ export type LongMemEvalRunOptions = {
   maxContextChars: number;
   queryMode: QueryMode;
   jsonlPath?: string;
+  /** Keep each agent (and its memories) after its question. @default false */
+  keepAgents?: boolean;
   onQuestion?: (questionId: string, done: number, total: number) => void;
 };
 
@@ -81,7 +83,7 @@ export async function runLongMemEval(env: EvalEnvironment, questions: readonly L
     run.ingestMs += learned.ingestMs;
     run.turns += learned.turnCount;
     const asked = await ask(env, learned, longMemEvalQuery(question, options.queryMode), options.maxContextChars);
-    await forget(env, learned);
+    if (!options.keepAgents) await forget(env, learned);
 
     const isAbstention = question.question_id.endsWith('_abs');
     const rankedSessions = uniqueInOrder(asked.ranked.map((turn) => turn.sessionId));

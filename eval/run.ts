@@ -2,10 +2,11 @@
  * Retrieval evaluation on LoCoMo and LongMemEval through the product's public service path.
  *
  *   npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite] [--out DIR]
- *                   [--limit N] [--query plain|dated] [--max-context-chars 4000]
+ *                   [--limit N] [--query plain|dated] [--max-context-chars 4000] [--keep-agents]
  *
  * Writes OUT/<dataset>.jsonl (one line per question, the issue's shape) and OUT/<dataset>.summary.md
- * (per-category recall, ingestion time, query latency), and prints the summary. Data defaults to
+ * (per-category recall, ingestion time, query latency), and prints the summary. Each conversation
+ * (LongMemEval: each question) is its own agent, deleted after its questions unless --keep-agents. Data defaults to
  * ../shared/eval-data (resolved from this file), never copied into the repository.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -24,21 +25,22 @@ const DEFAULT_FILES = {
 } as const;
 type Dataset = keyof typeof DEFAULT_FILES;
 
-type Arguments = { dataset: Dataset; file: string; index: IndexKind; out: string; limit: number; queryMode: QueryMode; maxContextChars: number };
+type Arguments = { keepAgents: boolean; dataset: Dataset; file: string; index: IndexKind; out: string; limit: number; queryMode: QueryMode; maxContextChars: number };
 
 function parseArguments(argv: readonly string[]): Arguments {
   const flags = new Map<string, string>();
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg.startsWith('--')) {
+    if (arg === '--keep-agents') flags.set('keep-agents', 'true');
+    else if (arg.startsWith('--')) {
       const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
       const value = inline ?? argv[++i];
       if (value === undefined) throw new Error(`--${name} needs a value`);
       flags.set(name, value);
     } else positional.push(arg);
   }
-  const known = new Set(['file', 'index', 'out', 'limit', 'query', 'max-context-chars']);
+  const known = new Set(['keep-agents', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const dataset = positional[0];
   if (dataset !== 'locomo' && dataset !== 'longmemeval') throw new Error('usage: npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite] [--out DIR] [--limit N]');
@@ -50,6 +52,7 @@ function parseArguments(argv: readonly string[]): Arguments {
   if (!(limit > 0)) throw new Error('--limit must be a positive number');
   const maxContextChars = Number(flags.get('max-context-chars') ?? 4000);
   return {
+    keepAgents: flags.has('keep-agents'),
     dataset,
     file: resolve(flags.get('file') ?? DEFAULT_FILES[dataset]),
     index,
@@ -80,7 +83,7 @@ async function main(): Promise<void> {
   let notes: string[] = [];
   try {
     if (args.dataset === 'locomo') {
-      const run = await runLocomo(env, items as LocomoSample[], { maxContextChars: args.maxContextChars, jsonlPath, onSample: progress });
+      const run = await runLocomo(env, items as LocomoSample[], { maxContextChars: args.maxContextChars, keepAgents: args.keepAgents, jsonlPath, onSample: progress });
       table = formatTable(summarizeLocomo(run), 'category');
       latencies = run.scores.map((score) => score.ms);
       ({ ingestMs, turns } = run);
@@ -89,7 +92,7 @@ async function main(): Promise<void> {
         `R@k: evidence recall over the first k cited turns; R@ctx: within the memory_context packed at ${args.maxContextChars} chars.`,
       ];
     } else {
-      const run = await runLongMemEval(env, items as LongMemEvalQuestion[], { maxContextChars: args.maxContextChars, queryMode: args.queryMode, jsonlPath, onQuestion: progress });
+      const run = await runLongMemEval(env, items as LongMemEvalQuestion[], { maxContextChars: args.maxContextChars, keepAgents: args.keepAgents, queryMode: args.queryMode, jsonlPath, onQuestion: progress });
       table = formatTable(summarizeLongMemEval(run), 'question type');
       latencies = run.scores.map((score) => score.ms);
       ({ ingestMs, turns } = run);

@@ -61,14 +61,7 @@ const STATED_TODAY = /\b(?:today is|today's date is|the date is|current date:?)\
  * ("Today is 2023/05/08.") or else `now` (epoch ms). The stated date itself is no span.
  */
 export function queryTimeRanges(query: string, now: number): TimeRange[] {
-  let reference = new Date(now);
-  let text = query;
-  const stated = STATED_TODAY.exec(query);
-  if (stated) {
-    const [range] = absoluteRanges(stated[1]!).ranges;
-    if (range) reference = new Date(range.start + DAY_MS);
-    text = query.replace(stated[0], ' ');
-  }
+  const { text, reference } = statedDate(query, now);
   const { ranges, rest } = absoluteRanges(text);
   if (!Number.isNaN(reference.getTime())) {
     for (const resolved of resolveRelativeDates(rest, reference)) {
@@ -78,6 +71,18 @@ export function queryTimeRanges(query: string, now: number): TimeRange[] {
     }
   }
   return ranges;
+}
+
+/**
+ * Splits off the date a query states about itself ("… (Today is 2023/12/21 (Thu).)"): `text` is the
+ * query without it (what to search for), `reference` the stated day (noon UTC) or else `now`.
+ */
+export function statedDate(query: string, now: number): { text: string; reference: Date } {
+  const stated = STATED_TODAY.exec(query);
+  if (!stated) return { text: query, reference: new Date(now) };
+  const [range] = absoluteRanges(stated[1]!).ranges;
+  const text = query.replace(stated[0], ' ').replace(/\(\s*[.]?\s*\)/g, ' ').trim();
+  return { text, reference: range ? new Date(range.start + DAY_MS + DAY_MS / 2) : new Date(now) };
 }
 
 function absoluteRanges(query: string): { ranges: TimeRange[]; rest: string } {

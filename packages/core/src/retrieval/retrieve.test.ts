@@ -4,7 +4,7 @@ import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import type { MemoryRecord } from '../ports/memory-index.js';
 import type { WriterTurn } from '../ports/memory-writer.js';
-import { queryTimeRanges } from './query-time.js';
+import { queryTimeRanges, statedDate } from './query-time.js';
 import { retrieve } from './retrieve.js';
 
 const embedder = hashedNgramEmbedder();
@@ -136,5 +136,10 @@ describe('queryTimeRanges', () => {
   it('resolves relative times against the date the query states, else now', () => {
     expect(queryTimeRanges('What did I cook yesterday?', now)).toEqual([{ start: day('2026-01-08'), end: day('2026-01-11') }]);
     expect(queryTimeRanges('What did I cook yesterday? (Today is 2023/12/21 (Thu).)', now)).toEqual([{ start: day('2023-12-19'), end: day('2023-12-22') }]);
+  });
+
+  it('splits the stated date off the text to search', () => {
+    expect(statedDate('What did I cook yesterday? (Today is 2023/12/21 (Thu).)', now)).toEqual({ text: 'What did I cook yesterday?', reference: new Date('2023-12-21T12:00:00.000Z') });
+    expect(statedDate('What did I cook?', now)).toEqual({ text: 'What did I cook?', reference: new Date(now) });
   });
 });

@@ -1,6 +1,6 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
-import { isWithin, queryTimeRanges } from './query-time.js';
+import { isWithin, queryTimeRanges, statedDate } from './query-time.js';
 import type { MemoryHit, MemoryIndex, MemoryRecord } from '../ports/memory-index.js';
 
 /** `max_context_chars` when a request gives none. */
@@ -83,14 +83,17 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  */
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
-  const queryTokens = tokenize(request.query);
+  const now = request.now ?? Date.now();
+  // A date the query states about itself says when it is asked, not what it is about.
+  const query = statedDate(request.query, now).text || request.query;
+  const queryTokens = tokenize(query);
   const queryTerms = new Set(queryTokens.map(stem));
   // Speaker names come from the hits; remembering an agent's names lets the usual query run one
   // search. A name not known yet shows up in the hits and costs one more search, once.
   const speakers = knownSpeakers(index, request.agentId);
   const withoutNames = (named: ReadonlySet<string>) => {
     const rest = queryTokens.filter((token) => !named.has(stem(token))).join(' ');
-    return named.size > 0 && analyze(rest).length > 0 ? rest : request.query;
+    return named.size > 0 && analyze(rest).length > 0 ? rest : query;
   };
   let named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   let searched = withoutNames(named);
@@ -116,7 +119,7 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   add(semantic, RETRIEVAL_WEIGHTS.semantic);
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
-  const ranges = queryTimeRanges(request.query, request.now ?? Date.now());
+  const ranges = queryTimeRanges(request.query, now);
   for (const item of fused.values()) {
     const speaker = item.record.speaker;
     if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) item.score += RETRIEVAL_WEIGHTS.speaker;
