@@ -22,7 +22,7 @@ import { DEFAULT_LIMITS, type Limits } from './limits/index.js';
 import { listLogs } from './logs/logs.js';
 import { createAdmin } from './organizations/admin.js';
 import { systemClock, type Clock } from './ports/clock.js';
-import type { Store } from './ports/store.js';
+import type { RateLimitStore, Store } from './ports/store.js';
 import { BackgroundTasks } from './service/background.js';
 import type { ServiceContext } from './service/context.js';
 import { stderrLogger, type Logger } from './service/logger.js';
@@ -85,7 +85,14 @@ export function createMemoryService(options: MemoryServiceOptions) {
   const instanceId = `worker_${randomUUID()}`;
   // Limits hold across processes only when the store is shared; otherwise an in-process limiter
   // keeps the embedded default free of a database round trip per request.
-  const rateLimitStore = options.store.capabilities.shared ? options.store.rateLimits : inProcessRateLimits();
+  // (Bound late: an adapter's areas exist only once `start()` has run `store.init()`.)
+  const rateLimitStore: RateLimitStore = options.store.capabilities.shared
+    ? {
+        hit: (request) => options.store.rateLimits.hit(request),
+        acquire: (request) => options.store.rateLimits.acquire(request),
+        release: (request) => options.store.rateLimits.release(request),
+      }
+    : inProcessRateLimits();
   const context: ServiceContext = {
     store: options.store,
     index: options.index ?? inMemoryMemoryIndex(),
