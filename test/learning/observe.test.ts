@@ -141,6 +141,7 @@ describe('observe: acceptance, status and the ingestion slot', () => {
     const busy = await me.post(threadPaths(agentId, threadB).observe, { observations: [said('in another thread')] });
     expect(errorShape(busy)).toEqual({ status: 429, code: 'rate_limit_exceeded', keys: ['code', 'details', 'error', 'request_id'], requestIdMatches: true });
     expect(busy.headers.get('retry-after')).toBe('1');
+    expect(Number(busy.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
     expect(busy.body.details).toBe('capacity');
     expect((await me.post(threadPaths(agentId, threadA).observe, { observations: [said('same thread')] })).status).toBe(429);
 

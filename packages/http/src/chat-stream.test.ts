@@ -96,6 +96,8 @@ describe('chat/stream over HTTP', () => {
     const refused = await call('POST', `${base}/chat/stream`, { turn_id: 's3', message: 'hi' });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
+    // X-RateLimit-Reset names the same moment as Retry-After (spec "Rate-limit headers on a 429").
+    expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) + 4);
     expect(refused.body).toEqual({ error: expect.any(String), code: 'rate_limit_exceeded', details: 'user', request_id: refused.headers.get('x-request-id') });
 
     // The client goes away; the model never finishes, yet the place is free again.
