@@ -147,6 +147,52 @@ describe('chat/stream over HTTP', () => {
   });
 });
 
+describe('chat over HTTP', () => {
+  it('treats a client that went away during an answer as gone, not as an internal error', async () => {
+    const logged: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (message: string) => logged.push(`warn ${message}`), error: (message: string) => logged.push(`error ${message}`) };
+    let reached: () => void = () => undefined;
+    const modelReached = new Promise<void>((resolve) => (reached = resolve));
+    const model: LanguageModel = {
+      specificationVersion: 'v1',
+      id: 'slow-but-polite',
+      // Never answers, but honours the abort as the port requires.
+      generate: (request) =>
+        new Promise((_resolve, reject) => {
+          reached();
+          request.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })), { once: true });
+        }),
+      async *stream() {
+        yield '';
+      },
+    };
+    const service = createMemoryService({ store: inMemoryStore(), model, logger: silentLogger });
+    await service.start();
+    const org = await service.admin.createOrganization({ name: 'Acme' });
+    const { key } = await service.admin.createKey({ organizationId: org.organizationId });
+    const handler = createHandler(service, { logger });
+    const handled: Promise<void>[] = [];
+    const url = await listen((request, response) => void handled.push(handler(request, response)));
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const agent = (await (await fetch(`${url}/v1/agents`, { method: 'POST', headers, body: JSON.stringify({ agent_config: { role: 'r', objective: 'o' } }) })).json()) as any;
+    await service.idle();
+    const thread = (await (await fetch(`${url}/v1/agents/${agent.agent_id}/threads`, { method: 'POST', headers, body: '{}' })).json()) as any;
+    const gone = new AbortController();
+    const answering = fetch(`${url}/v1/agents/${agent.agent_id}/threads/${thread.thread_id}/chat`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ turn_id: 't', message: 'hello' }),
+      signal: gone.signal,
+    }).catch((error: unknown) => error);
+    await modelReached;
+    gone.abort();
+    await answering;
+    await Promise.all(handled);
+    expect(logged).toEqual([]);
+    await service.stop();
+  });
+});
+
 describe('writeSse', () => {
   it('writes events and a keep-alive comment while the stream is quiet, then ends', async () => {
     let seenComment: () => void = () => undefined;

@@ -97,6 +97,13 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
       else if ('binary' in result) writeBinary(response, result, requestId);
       else writeJson(response, result, requestId);
     } catch (error) {
+      // The client went away mid-request (an answer honoured the abort): nobody reads a reply, and
+      // it is not a defect of the service, so it is not logged as one.
+      if (abort.signal.aborted && !isServiceError(error)) {
+        logger.debug('request aborted by the client', { requestId });
+        if (!response.writableEnded) response.end();
+        return;
+      }
       const result = errorResponse(error, requestId, logger);
       if (result.status === 429 && isServiceError(error) && error.retryAfter !== undefined) rateLimit.refused(error.retryAfter);
       writeJson(response, result, requestId);
