@@ -35,14 +35,18 @@ export function client(baseUrl: string, key: string | null) {
 
 export type Client = ReturnType<typeof client>;
 
-/** Polls `fn` until it returns a truthy value (bounded: 200 tries, 25 ms apart). */
-export async function eventually<T>(fn: () => Promise<T | null | undefined | false>, what = 'condition'): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+/**
+ * Polls `fn` until it returns a truthy value, 25 ms apart. Bounded by a generous deadline (60 s)
+ * rather than a count, so a loaded CI machine slows the test down instead of failing it.
+ */
+export async function eventually<T>(fn: () => Promise<T | null | undefined | false>, what = 'condition', deadlineMs = 60_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
     const value = await fn();
     if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Creates an agent and waits until it is ready. */
