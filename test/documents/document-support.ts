@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -31,10 +32,12 @@ export async function postForm(
   file: { data: Uint8Array; filename: string; type?: string } | null,
   fields: Record<string, string> = {},
   headers: Record<string, string> = {},
+  options: { ownConnection?: boolean } = {},
 ): Promise<ApiResponse> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   if (file) form.append('file', new Blob([file.data], { type: file.type ?? 'application/octet-stream' }), file.filename);
+  if (options.ownConnection) return postOnOwnConnection(`${baseUrl}${path}`, { authorization: `Bearer ${key}`, ...headers }, new Response(form));
   const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, body: form });
   const text = await response.text();
   let body: unknown;
@@ -55,6 +58,33 @@ export const GENEROUS_UPLOAD_RATES = Object.fromEntries(
 );
 
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * Sends an encoded form on a connection of its own, closed after the answer (node:http, no
+ * keep-alive): long uploads then never leave a pooled connection behind for the next call.
+ */
+async function postOnOwnConnection(url: string, headers: Record<string, string>, encoded: Response): Promise<ApiResponse> {
+  const body = Buffer.from(await encoded.arrayBuffer());
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent: false, headers: { ...headers, connection: 'close', 'content-type': encoded.headers.get('content-type')!, 'content-length': body.length } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
+        let parsed: unknown;
+        try {
+          parsed = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, body: parsed, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 export type InProcess = {
   url: string;
@@ -182,12 +212,18 @@ export async function agentWithThread(api: Client, headers: Record<string, strin
 }
 
 /** Polls an observation status until final (bounded tries, never a wall-clock assertion). */
-export async function settle(api: Client, path: string, headers: Record<string, string> = {}, done: (status: any) => boolean = (s) => ['committed', 'failed', 'cancelled'].includes(s.status)) {
+export async function settle(
+  api: Client,
+  path: string,
+  headers: Record<string, string> = {},
+  done: (status: any) => boolean = (s) => ['committed', 'failed', 'cancelled'].includes(s.status),
+  intervalMs = 20,
+) {
   for (let attempt = 0; attempt < 3000; attempt++) {
     const response = await api.get(path, { headers });
     if (response.status !== 200) throw new Error(`status ${path}: ${response.status} ${response.text}`);
     if (done(response.body)) return response.body;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
   throw new Error(`gave up polling ${path}`);
 }
