@@ -6,6 +6,7 @@ import { runAdminCommand, type AdminCommand } from './admin-commands.js';
 import { composeService, dataPaths, DEFAULT_DATA_DIR, type StateLocation } from './compose.js';
 import { sendControlCommand } from './control-socket.js';
 import { startServer } from './start-server.js';
+import { createServiceModels, describeModels, MODEL_CLI_OPTIONS, MODEL_USAGE, modelSettings, ModelSettingsError, type ModelSettings } from './model-options.js';
 
 const USAGE = `memory-agents: memory agents over HTTP on an embedded default
 
@@ -24,7 +25,8 @@ Usage:
 
 Every command takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
 Admin commands work while a server runs on the same data dir: they go through its control socket.
-`;
+
+${MODEL_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -40,6 +42,7 @@ const OPTIONS = {
   amount: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
+  ...MODEL_CLI_OPTIONS,
 } as const;
 
 async function main(argv: string[]): Promise<number> {
@@ -53,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
     values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : { dataDir: values.data ?? DEFAULT_DATA_DIR };
 
   const [group, action] = positionals;
-  if (group === 'serve') return serve(location, values.port, values.host);
+  if (group === 'serve') return serve(location, values.port, values.host, modelSettings(values, process.env));
 
   const command = `${group}.${action}` as AdminCommand;
   const args: Record<string, unknown> = {};
@@ -94,18 +97,20 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-async function serve(location: StateLocation, port: string | undefined, host: string | undefined): Promise<number> {
+async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings): Promise<number> {
   const portNumber = port === undefined ? 8787 : Number(port);
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`);
   if (location.databaseUrl === undefined) {
     const owner = await runningServerPid(location.dataDir);
     if (owner !== null) throw new UsageError(`a server (pid ${owner}) already runs on ${dataPaths(location.dataDir).root}`);
   }
-  const server = await startServer({ ...location, port: portNumber, ...(host === undefined ? {} : { host }) });
+  // The key is read from the environment here and goes only into the adapters' Authorization header.
+  const server = await startServer({ ...location, port: portNumber, ...(host === undefined ? {} : { host }), models: createServiceModels(models, process.env) });
   if (server.firstKey) {
     process.stdout.write(`Created organization ${server.firstKey.organizationId} and its first API key. It is shown once; store it now:\n`);
     process.stdout.write(`  ${server.firstKey.key}\n`);
   }
+  process.stdout.write(`${describeModels(models, process.env)}\n`);
   process.stdout.write(`memory-agents listening on ${server.url}\n`);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
@@ -183,7 +188,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError || (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    if (error instanceof UsageError || error instanceof ModelSettingsError || (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       process.stderr.write(`memory-agents: ${(error as Error).message}\n\n${USAGE}`);
       process.exitCode = 2;
     } else if (error instanceof AdminError) {

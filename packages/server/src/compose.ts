@@ -4,6 +4,7 @@ import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type M
 import { openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
 import { tesseractOcr } from '@memory-agents/ocr-tesseract';
+import type { ServiceModels } from './model-options.js';
 
 /** Where the server keeps its state: one data dir (embedded default) or a PostgreSQL database. */
 export type StateLocation = { dataDir: string; databaseUrl?: undefined } | { databaseUrl: string; dataDir?: string };
@@ -34,9 +35,11 @@ export type ComposedService = { service: MemoryService; close(): Promise<void> }
  * - PostgreSQL (`databaseUrl`): state and memory index in the database (pgvector when installed,
  *   an exact fallback otherwise), so many processes share them; blobs in the data dir (put it on
  *   shared storage when processes run on several machines).
+ * `models` replaces the offline model defaults (extractive answers, hashed n-gram embedder,
+ * verbatim memory writer) with configured ones (`createServiceModels`).
  * The caller runs `service.start()`.
  */
-export async function composeService(location: StateLocation, logger: Logger = stderrLogger): Promise<ComposedService> {
+export async function composeService(location: StateLocation, logger: Logger = stderrLogger, models: ServiceModels = {}): Promise<ComposedService> {
   const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
   const blobs = fileSystemBlobs({ directory: paths.blobs });
@@ -49,6 +52,7 @@ export async function composeService(location: StateLocation, logger: Logger = s
       blobs,
       ocr,
       logger,
+      ...models,
     });
     return {
       service,
@@ -64,6 +68,7 @@ export async function composeService(location: StateLocation, logger: Logger = s
     blobs,
     ocr,
     logger,
+    ...models,
   });
   return { service, close: () => service.stop() };
 }

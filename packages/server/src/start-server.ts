@@ -6,6 +6,7 @@ import { stderrLogger, type Logger, type MemoryService } from '@memory-agents/co
 import { createHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
+import type { ServiceModels } from './model-options.js';
 
 export type StartServerOptions = StateLocation & {
   /** @default 8787 */
@@ -13,6 +14,8 @@ export type StartServerOptions = StateLocation & {
   /** @default "127.0.0.1" */
   host?: string;
   logger?: Logger;
+  /** Model ports replacing the offline defaults (see `createServiceModels`). @default the offline defaults */
+  models?: ServiceModels;
 };
 
 export type RunningServer = {
@@ -30,7 +33,7 @@ export type RunningServer = {
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const logger = options.logger ?? stderrLogger;
-  const composed = await composeService(options, logger);
+  const composed = await composeService(options, logger, options.models);
   const service = composed.service;
   await service.start();
 

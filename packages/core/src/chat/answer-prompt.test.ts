@@ -65,3 +65,10 @@ describe('buildAnswerMessages with images and an agent prompt', () => {
     expect(system?.content.startsWith('Your role: travel agent\nYour objective: plan trips')).toBe(true);
   });
 });
+
+describe('buildAnswerMessages item lines', () => {
+  it('leaves the source out when it only repeats the speaker (a conversation turn)', () => {
+    const [, user] = buildAnswerMessages({ question: 'q', items: [{ number: 1, text: 'Ana lives in Porto.', speaker: 'Ana', occurredAt: null, label: 'Ana' }], answerLength: 'standard' });
+    expect(user?.content).toContain('[1] (speaker: Ana) Ana lives in Porto.');
+  });
+});

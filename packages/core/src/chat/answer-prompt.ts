@@ -57,7 +57,7 @@ export function buildAnswerMessages(options: BuildAnswerMessagesOptions): ModelM
 }
 
 function formatItem(item: AnswerContextItem): string {
-  const facts = [item.occurredAt ? `date: ${item.occurredAt}` : null, item.speaker ? `speaker: ${item.speaker}` : null, item.label ? `source: ${item.label}` : null]
+  const facts = [item.occurredAt ? `date: ${item.occurredAt}` : null, item.speaker ? `speaker: ${item.speaker}` : null, item.label && item.label !== item.speaker ? `source: ${item.label}` : null]
     .filter((part): part is string => part !== null)
     .join('; ');
   // Newlines inside an item would read as the start of another item.

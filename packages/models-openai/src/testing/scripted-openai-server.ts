@@ -26,7 +26,9 @@ export type ScriptedBehaviour =
    */
   | { type: 'embeddings'; dimensions?: number; reverse?: boolean; delayMs?: number }
   /** Computes the reply from the request. */
-  | { type: 'auto' };
+  | { type: 'auto' }
+  /** Chooses the behaviour from the parsed request body (e.g. a JSON reply built from the prompt). */
+  | { type: 'compute'; reply: (body: any) => Exclude<ScriptedBehaviour, { type: 'compute' }> };
 
 export type ScriptedRoute = 'chat' | 'embeddings';
 
@@ -102,7 +104,7 @@ export async function startScriptedOpenaiServer(options: ScriptedOpenaiServerOpt
     let finished = false;
     const path = (request.url ?? '').split('?')[0] ?? '';
     const route: ScriptedRoute | 'unknown' = path.endsWith('/chat/completions') ? 'chat' : path.endsWith('/embeddings') ? 'embeddings' : 'unknown';
-    const behaviour: ScriptedBehaviour =
+    let behaviour: ScriptedBehaviour =
       route === 'unknown' ? { type: 'status', status: 404, body: '{"error":{"message":"no such route"}}' } : (queues[route].shift() ?? fallback[route]);
     const record: RecordedRequest = { route, method: request.method ?? '', path, headers: request.headers, body: undefined, behaviour: behaviour.type, closedByClient: false };
     requests.push(record);
@@ -120,6 +122,10 @@ export async function startScriptedOpenaiServer(options: ScriptedOpenaiServerOpt
       record.body = JSON.parse(raw);
     } catch {
       record.body = raw;
+    }
+    if (behaviour.type === 'compute') {
+      behaviour = behaviour.reply(record.body);
+      record.behaviour = behaviour.type;
     }
     notify();
     const alive = () => !response.destroyed && !record.closedByClient;
@@ -189,6 +195,8 @@ export async function startScriptedOpenaiServer(options: ScriptedOpenaiServerOpt
       case 'auto':
         if (route === 'embeddings') return sendJson(200, embeddings(body.input, body.dimensions ?? 4, false));
         return sendText(autoAnswer(body.messages));
+      case 'compute':
+        return sendJson(500, { error: { message: 'a computed reply may not compute again' } });
     }
   }
 
