@@ -1,7 +1,7 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
-import { isWithin, queryTimeRanges, statedDate } from './query-time.js';
 import type { MemoryHit, MemoryIndex, MemoryRecord } from '../ports/memory-index.js';
+import { isWithin, queryTimeRanges, statedDate } from './query-time.js';
 
 /** `max_context_chars` when a request gives none. */
 export const DEFAULT_MAX_CONTEXT_CHARS = 4_000;
@@ -70,15 +70,16 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  * Hybrid retrieval over the agent's index, then packing into `memory_context` under
  * `maxContextChars`. Every packed item keeps its record, and so its citation.
  *
- * 1. Full-text and vector candidates for the query. Names of the people speaking in those
- *    candidates are taken out of the query and searched again without them: a query naming
- *    Caroline otherwise matches every greeting addressed to her; the name says whose memory it is,
- *    not what it is about, and becomes a cue instead.
+ * 1. Full-text and vector candidates for the query, without the names of the people speaking
+ *    (learned from the agent's hits, remembered per agent) and without a date the query states
+ *    about itself: a query naming Caroline otherwise matches every greeting addressed to her; the
+ *    name says whose memory it is, not what it is about, and becomes a cue instead.
  * 2. Fusion by score: each channel's scores are divided by its best score and weighted
  *    ({@link RETRIEVAL_WEIGHTS}), so a clearly better full-text hit stays ahead (reciprocal rank
  *    fusion would flatten that).
- * 3. Cues: the named speaker (or the asker, for a first-person query), a time the query names, and the episode (observation) the memory
- *    belongs to, so memories of a conversation that matches as a whole move up together.
+ * 3. Cues: the named speaker (or the asker, for a first-person query), a time the query names,
+ *    and the episode (observation) the memory belongs to, so memories of a conversation that
+ *    matches as a whole move up together (a soft form of ranking sessions, then turns).
  * 4. Deduplication by text, then packing.
  */
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
