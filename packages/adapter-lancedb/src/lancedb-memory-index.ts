@@ -30,9 +30,10 @@ export type LancedbMemoryIndexOptions = {
   tableName?: string;
   /**
    * Row count from which an ANN vector index (HNSW with scalar quantization, cosine) is built.
-   * Below it vector search is an exact flat scan, which stays fast to tens of thousands of rows.
-   * The index is rebuilt in the background whenever the table has doubled since the last build.
-   * @default 50000
+   * Below it vector search is an exact flat scan (about 10 ms at 10k rows of 384 dims on 2 cores,
+   * growing linearly: 50k rows already cost well over 50 ms). The index is rebuilt in the
+   * background whenever the table has doubled since the last build.
+   * @default 10000
    */
   annThreshold?: number;
   /**
@@ -100,8 +101,8 @@ const RECORD_COLUMNS = [
   'source_kind', 'thread_id', 'observation_id', 'turn_index', 'source_id', 'page', 'filename',
 ];
 
-/** ANN candidates re-ranked with the full vectors, per requested hit. */
-const REFINE_FACTOR = 4;
+/** Smallest HNSW search breadth (`ef`); the search uses at least twice the hits it asks for. */
+const ANN_MIN_EF = 100;
 
 const META_EMBEDDER_ID = 'memory_agents.embedder_id';
 const META_EMBEDDER_DIMENSIONS = 'memory_agents.embedder_dimensions';
@@ -156,20 +157,35 @@ function toRow(record: MemoryRecord): Row {
   };
 }
 
+/**
+ * A copy of a vector cell. Arrow hands out a `Vector` whose `toArray()` is a view of the column's
+ * own Float32Array (copied here in one step); iterating it element by element costs far more.
+ */
+function toFloat32(value: { toArray?: () => Float32Array } | Iterable<number> | null): Float32Array {
+  if (value === null || value === undefined) return new Float32Array(0);
+  if (value instanceof Float32Array) return value.slice();
+  if (typeof (value as { toArray?: unknown }).toArray === 'function') {
+    const array = (value as { toArray: () => unknown }).toArray();
+    if (array instanceof Float32Array) return array.slice();
+    return Float32Array.from(array as ArrayLike<number>);
+  }
+  return Float32Array.from(value as Iterable<number>);
+}
+
 function fromRow(row: Record<string, unknown>): MemoryRecord {
   const base = {
     threadId: String(row.thread_id),
     observationId: String(row.observation_id),
     turnIndex: Number(row.turn_index),
   };
-  const vectorValue = row.vector as Iterable<number> | null;
+  const vectorValue = row.vector as { toArray?: () => Float32Array } | Iterable<number> | null;
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),
     agentId: String(row.agent_id),
     text: String(row.text),
     keywords: String(row.keywords),
-    vector: Float32Array.from(vectorValue ?? []),
+    vector: toFloat32(vectorValue),
     speaker: (row.speaker as string | null) ?? null,
     occurredAt: (row.occurred_at as string | null) ?? null,
     source:
@@ -223,7 +239,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
   if (typeof options.uri !== 'string' || options.uri.length === 0) throw new TypeError('lancedbMemoryIndex: `uri` is required');
   const tableName = options.tableName ?? 'memories';
   if (!/^[A-Za-z0-9_.-]{1,128}$/.test(tableName)) throw new TypeError('lancedbMemoryIndex: `tableName` may hold letters, digits, `_`, `.`, `-`');
-  const annThreshold = options.annThreshold ?? 50_000;
+  const annThreshold = options.annThreshold ?? 10_000;
   const optimizeEveryWrites = options.optimizeEveryWrites ?? 200;
   const reindexEveryRows = options.reindexEveryRows ?? 5000;
   const retainVersionsMs = options.retainVersionsMs ?? 3_600_000;
@@ -312,8 +328,10 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
       void queue
         .run(async () => {
           const rows = await current.countRows();
-          const numPartitions = Math.max(1, Math.round(Math.sqrt(rows) / 4));
-          await current.createIndex('vector', { config: Index.hnswSq({ distanceType: 'cosine', numPartitions }), replace: true });
+          // LanceDB's advice for HNSW: few partitions (each one is a graph searched per query);
+          // one per million rows keeps the training memory bounded.
+          const numPartitions = Math.max(1, Math.ceil(rows / 1_000_000));
+          await current.createIndex('vector', { config: Index.hnswSq({ distanceType: 'cosine', numPartitions, efConstruction: 150 }), replace: true });
           hasVectorIndex = true;
           rowsAtVectorIndexBuild = rows;
         })
@@ -336,6 +354,31 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
     }
   }
 
+  /** Whether any of the rows' ids is in the table already (btree lookup on `id`). */
+  async function anyExists(current: Table, rows: readonly Row[]): Promise<boolean> {
+    for (let start = 0; start < rows.length; start += 1000) {
+      const list = rows.slice(start, start + 1000).map((row) => sqlString(row.id)).join(', ');
+      const found = await current.query().where(`id IN (${list})`).select(['id']).limit(1).toArray();
+      if (found.length > 0) return true;
+    }
+    return false;
+  }
+
+  /** The agent's records with these ids, by id (btree lookups on `id`, in bounded IN lists). */
+  async function recordsById(current: Table, agentId: string, ids: readonly string[]): Promise<Map<string, MemoryRecord>> {
+    const found = new Map<string, MemoryRecord>();
+    const unique = [...new Set(ids)];
+    for (let start = 0; start < unique.length; start += 1000) {
+      const list = unique.slice(start, start + 1000).map(sqlString).join(', ');
+      const rows = await current.query().where(`${agentFilter(agentId)} AND id IN (${list})`).select(RECORD_COLUMNS).toArray();
+      for (const row of rows) {
+        const record = fromRow(row);
+        found.set(record.id, record);
+      }
+    }
+    return found;
+  }
+
   const agentFilter = (agentId: string) => `agent_id = ${sqlString(agentId)}`;
 
   /**
@@ -343,7 +386,10 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
    * fetched, fetches more, so "ties ordered by id" holds exactly at the `limit` boundary.
    */
   async function ranked(limit: number, fetch: (count: number) => Promise<MemoryHit[]>): Promise<MemoryHit[]> {
-    let count = limit * 2 + 8;
+    // One row past the limit shows whether the tie at the cut continues; both channels come back
+    // in score order (BM25 top-k and the vector search are exact in their order, and re-scoring
+    // with exact cosine moves nothing but near-ties, which the check below catches).
+    let count = limit + 1;
     for (;;) {
       const hits = (await fetch(count)).sort(compareMemoryHits);
       if (hits.length < count || hits.length <= limit) return hits.slice(0, limit);
@@ -387,8 +433,15 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
           const schema = await current.schema();
           const rows = dedupeRecordsById(records).map(toRow);
           for (let start = 0; start < rows.length; start += batchSize) {
-            const batch = lancedb.makeArrowTable(rows.slice(start, start + batchSize), { schema });
-            await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
+            const slice = rows.slice(start, start + batchSize);
+            const batch = lancedb.makeArrowTable(slice, { schema });
+            // A batch of new ids (learning: fresh ids every time) is a plain append; a merge
+            // joins the batch against the whole table's ids and costs more as the table grows.
+            if (await anyExists(current, slice)) {
+              await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
+            } else {
+              await current.add(batch);
+            }
           }
           await ensureScalarIndexes(current);
           writesSinceOptimize++;
@@ -407,7 +460,13 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
         const filter = agentFilter(request.agentId);
         const terms = [...new Set(analyze(request.text))];
         const vector = request.vector;
+        if (vector && fingerprint && vector.length !== fingerprint.dimensions) {
+          throw new RangeError(`query vector has ${vector.length} dimensions, the index ${fingerprint.dimensions}`);
+        }
 
+        // Two steps per channel, both channels at once: the ranked query reads only ids and scores
+        // (no text, no vectors, from the indexes), then one lookup by id reads the full records of
+        // the few hits. Reading every column inside the ranked query costs several times more.
         const lexical =
           terms.length === 0
             ? Promise.resolve([])
@@ -416,24 +475,29 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
                   .query()
                   .fullTextSearch(new MatchQuery(terms.join(' '), 'terms', { operator: Operator.Or }))
                   .where(filter)
-                  .select([...RECORD_COLUMNS, '_score'])
+                  .select(['id', '_score'])
                   .limit(count)
                   .toArray();
-                return rows.map((row: Record<string, unknown>) => ({ record: fromRow(row), score: Number(row._score) }));
+                const records = await recordsById(current, request.agentId, rows.map((row: Record<string, unknown>) => String(row.id)));
+                return rows.flatMap((row: Record<string, unknown>) => {
+                  const record = records.get(String(row.id));
+                  return record ? [{ record, score: Number(row._score) }] : [];
+                });
               });
 
         const semantic =
           vector === null
             ? Promise.resolve([])
             : ranked(limit, async (count) => {
-                let query = current.vectorSearch(Array.from(vector)).column('vector').distanceType('cosine').where(filter);
-                // With an HNSW index: search wider and re-rank with full vectors for recall.
-                // (HNSW needs ef >= the refined k, i.e. count × refineFactor.)
-                if (hasVectorIndex) query = query.refineFactor(REFINE_FACTOR).ef(Math.max(64, count * REFINE_FACTOR * 2));
-                const rows = await query.select(RECORD_COLUMNS).limit(count).toArray();
-                return rows.map((row: Record<string, unknown>) => {
-                  const record = fromRow(row);
-                  return { record, score: cosineSimilarity(vector, record.vector) };
+                let query = current.vectorSearch(vector).column('vector').distanceType('cosine').where(filter);
+                // With an HNSW index: `ef` candidates per search (at least twice the hits asked for).
+                if (hasVectorIndex) query = query.ef(Math.max(ANN_MIN_EF, count * 2));
+                const rows = await query.select(['id', '_distance']).limit(count).toArray();
+                const records = await recordsById(current, request.agentId, rows.map((row: Record<string, unknown>) => String(row.id)));
+                // Exact cosine from the stored vectors, whatever scale the index reports distances in.
+                return rows.flatMap((row: Record<string, unknown>) => {
+                  const record = records.get(String(row.id));
+                  return record ? [{ record, score: cosineSimilarity(vector, record.vector) }] : [];
                 });
               });
 
@@ -446,15 +510,8 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
       await ready();
       return guard('get', async () => {
         const current = table;
-        const unique = [...new Set(ids)];
-        if (!current || unique.length === 0) return [];
-        const found: MemoryRecord[] = [];
-        for (let start = 0; start < unique.length; start += 1000) {
-          const list = unique.slice(start, start + 1000).map(sqlString).join(', ');
-          const rows = await current.query().where(`${agentFilter(agentId)} AND id IN (${list})`).select(RECORD_COLUMNS).toArray();
-          found.push(...rows.map(fromRow));
-        }
-        return found;
+        if (!current || ids.length === 0) return [];
+        return [...(await recordsById(current, agentId, ids)).values()];
       });
     },
 
@@ -497,8 +554,13 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
             ...toRow({ ...fromRow(row), id: newId(), agentId: toAgentId, organizationId: toOrganizationId }),
           }));
           for (let start = 0; start < copies.length; start += batchSize) {
-            const batch = lancedb.makeArrowTable(copies.slice(start, start + batchSize), { schema });
-            await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
+            const slice = copies.slice(start, start + batchSize);
+            const batch = lancedb.makeArrowTable(slice, { schema });
+            if (await anyExists(current, slice)) {
+              await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
+            } else {
+              await current.add(batch);
+            }
           }
           writesSinceOptimize++;
           rowsSinceReindex += copies.length;
