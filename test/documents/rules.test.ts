@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inMemoryStore } from '@memory-agents/core';
-import { agentWithThread, controllableWriter, failingBlobs, fakeOcr, fixture, postForm, settle, startInProcess, type InProcess } from './document-support.js';
+import { client } from '../support/client.js';
+import { GENEROUS_UPLOAD_RATES, agentWithThread, controllableWriter, failingBlobs, fakeOcr, fixture, postForm, settle, startInProcess, type InProcess } from './document-support.js';
 
 const text = (value: string) => new TextEncoder().encode(value);
 /** A Markdown document of several sections (several pieces at max_chars 300). */
@@ -266,6 +267,28 @@ describe('document failure paths (in-process server with failing ports)', () => 
       expect(accepted.body.source_id).toBe('');
       expect(await settle(app.api, paths.status(accepted.body.observation_id))).toMatchObject({ status: 'committed' });
       expect((await app.api.get(paths.sources)).body.sources[0]).toMatchObject({ source_id: '', can_finish: false, document_state: 'completed' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('an organization out of credit: 402 payment_required, nothing stored; with credit the upload is charged its words_total', async () => {
+    const app = await startInProcess();
+    try {
+      const broke = await app.service.admin.createOrganization({ name: 'broke', credits: '0', limits: { rateLimits: GENEROUS_UPLOAD_RATES } as never });
+      const { key } = await app.service.admin.createKey({ organizationId: broke.organizationId });
+      const api = client(app.url, key);
+      const { paths } = await agentWithThread(api);
+      const refused = await postForm(app.url, key, paths.observeFile, { data: sections('sigma'), filename: 'doc.md' });
+      expect([refused.status, refused.body.code]).toEqual([402, 'payment_required']);
+      expect((await api.get(paths.sources)).body.sources).toEqual([]);
+      await app.service.admin.addCredits({ organizationId: broke.organizationId, amount: '100' });
+      const accepted = await postForm(app.url, key, paths.observeFile, { data: sections('sigma'), filename: 'doc.md' });
+      expect(accepted.status, accepted.text).toBe(202);
+      await settle(api, paths.status(accepted.body.observation_id));
+      const billing = await api.get('/v1/billing');
+      const charged = billing.body.entries.filter((entry: { in_words: number; cost: string }) => Number(entry.cost) > 0);
+      expect(charged.reduce((sum: number, entry: { in_words: number }) => sum + entry.in_words, 0)).toBe(accepted.body.words_total);
     } finally {
       await app.close();
     }

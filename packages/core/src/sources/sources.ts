@@ -257,6 +257,8 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
     // 402 before anything is stored when billing is on and the balance cannot cover the words
     // (a deferred scan, whose words are not known yet, needs a balance above zero).
     await context.credits.requireFunds(caller.organizationId, read?.wordsTotal ?? 0);
+    // 402 before anything is stored, as for `observe` (a deferred upload's words are known later; it needs a positive balance).
+    await context.credits.requireFunds(caller.organizationId, read?.wordsTotal ?? 0);
     const stored = input.alreadyStored || (await storeOriginal(caller.organizationId, input.sourceId, input.bytes, inspection.mediaType));
     const { job, record } = await insertIngest(
       caller,
@@ -490,6 +492,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       if (turns === null) throw new ServiceError('conflict', 'The original of this source was not stored; upload the file again.');
       const resumedWords = turns.reduce((sum, turn) => sum + (turn.words ?? 0), 0);
       await precheckSlot(caller, agent.id);
+      await context.credits.requireFunds(caller.organizationId, resumedWords);
       const { job, record } = await insertIngest(
         caller,
         home,
