@@ -195,8 +195,6 @@ export async function startScriptedOpenaiServer(options: ScriptedOpenaiServerOpt
       case 'auto':
         if (route === 'embeddings') return sendJson(200, embeddings(body.input, body.dimensions ?? 4, false));
         return sendText(autoAnswer(body.messages));
-      case 'compute':
-        return sendJson(500, { error: { message: 'a computed reply may not compute again' } });
     }
   }
 
