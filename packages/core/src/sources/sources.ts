@@ -60,6 +60,12 @@ export const OCR_PAGES_IN_REQUEST = 4;
 export const MAX_FILES_LEARNING_PER_ORGANIZATION = 3;
 /** Seconds a caller waits when the organization's document work is full (spec "Limits / Documents"). */
 export const ORGANIZATION_BUSY_RETRY_AFTER = 90;
+/**
+ * Extra wall-clock budget of a background (deferred) conversion per scanned page, over the
+ * converter's own `timeoutMs`: tesseract reads a dense page in 5-15 s on two cores, so a long scan
+ * would otherwise pass the in-request budget meant for one upload.
+ */
+export const DEFERRED_MS_PER_SCANNED_PAGE = 60_000;
 /** How long an `Idempotency-Key` is kept (spec: 24 hours). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
@@ -112,6 +118,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
     turns: NewTurn[],
     record: Omit<DocumentIngestRecord, 'jobId' | 'createdAt'>,
     converting: boolean,
+    scannedPages = 0,
   ): Promise<{ job: JobRecord; record: DocumentIngestRecord }> {
     const now = context.nowIso();
     const id = context.ids('obs_');
@@ -133,7 +140,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
           queued: false,
           resumedAt: null,
           learning: null,
-          details: { sourceId: record.sourceId, filename: record.filename, converting },
+          details: { sourceId: record.sourceId, filename: record.filename, converting, ...(converting ? { scannedPages } : {}) },
           createdAt: now,
           updatedAt: now,
         },
@@ -202,7 +209,9 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       if (!data) throw new ServiceError('ingestion_failed', 'The stored original of this upload is gone; upload the file again.');
       let read: ReadDocument;
       try {
-        read = await readDocument(context, { organizationId: record.organizationId, sourceId: record.sourceId, bytes: data, filename: record.filename, chunking: record.chunking, limits: convertLimits });
+        const scannedPages = typeof job.details.scannedPages === 'number' ? job.details.scannedPages : 0;
+        const limits = { ...convertLimits, timeoutMs: convertLimits.timeoutMs + DEFERRED_MS_PER_SCANNED_PAGE * scannedPages };
+        read = await readDocument(context, { organizationId: record.organizationId, sourceId: record.sourceId, bytes: data, filename: record.filename, chunking: record.chunking, limits });
       } catch (error) {
         await failConversion(job, error);
         return;
@@ -283,6 +292,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
         resumes: null,
       },
       deferred,
+      scanned,
     );
     // The bytes stay in memory for the background conversion; a restart reads the stored copy.
     if (deferred) startDeferred(job, record, input.bytes);
