@@ -104,6 +104,9 @@ export async function startInProcess(options: Partial<MemoryServiceOptions> = {}
   const org = await service.admin.createOrganization({ name: 'docs', limits: { rateLimits: GENEROUS_UPLOAD_RATES, ...limits } as never });
   const { key } = await service.admin.createKey({ organizationId: org.organizationId });
   const server: Server = createServer(createHandler(service, { logger: SILENT }));
+  // Conversion runs in this process and blocks its event loop for seconds: a short keep-alive would let
+  // the server close a pooled socket the client (same loop) has not yet seen closed.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
