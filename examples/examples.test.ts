@@ -14,7 +14,7 @@ describe('examples', () => {
     try {
       const session = await fetch(`${running.url}/v1/session`, { headers: { authorization: `Bearer ${running.key}` } });
       expect(session.status).toBe(200);
-      expect((await session.json()).organization_name).toBe('Acme');
+      expect(((await session.json()) as { organization_name: string }).organization_name).toBe('Acme');
       const other = await fetch(`${running.url}/health`);
       expect(await other.text()).toBe('hello from the host application\n');
     } finally {
