@@ -141,6 +141,9 @@ function normalize(value: string): string {
   return trimmed === '-0' ? '0' : trimmed;
 }
 
+/** The longest request window an organization override may set (`rateLimitOverridesSchema`). */
+const MAX_WINDOW_MS = 86_400_000;
+
 /**
  * Rate windows and concurrency places on PostgreSQL, so limits hold across every process sharing
  * the database. Each call runs in one transaction that first takes a transaction-scoped advisory
@@ -148,6 +151,7 @@ function normalize(value: string): string {
  * cannot interleave with another process's.
  */
 export function postgresRateLimits(db: SqlClient): RateLimitStore {
+  let hits = 0;
   const lock = (tx: SqlClient, keys: string[]) =>
     tx.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM (SELECT DISTINCT unnest($1::text[]) AS k ORDER BY 1) AS sorted', [keys]);
   return {
@@ -173,6 +177,12 @@ export function postgresRateLimits(db: SqlClient): RateLimitStore {
           return { admitted: false, windows: states, refusedKey: refused.key };
         }
         await tx.query('INSERT INTO rate_limit_hits (key, at_ms) SELECT k, $2::bigint FROM unnest($1::text[]) AS k', [keys, now]);
+        // Now and then, rows of subjects that stopped calling go: nothing is older than the longest
+        // window an override may set (one day).
+        if (++hits % 1000 === 0) {
+          await tx.query('DELETE FROM rate_limit_hits WHERE at_ms <= $1', [now - MAX_WINDOW_MS]);
+          await tx.query('DELETE FROM concurrency_places WHERE expires_at <= $1', [now]);
+        }
         const states: RateWindowState[] = windows.map((window) => {
           const found = counted.get(window.key);
           return {

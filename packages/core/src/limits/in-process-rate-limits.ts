@@ -7,8 +7,21 @@ import type { RateLimitStore, RateWindowState } from '../ports/store.js';
  * not shared by several processes (the embedded default pays no database round trip per request).
  */
 export function inProcessRateLimits(): RateLimitStore {
+  const SWEEP_EVERY = 1000;
   /** Request times per window key, ascending. */
   const logs = new Map<string, number[]>();
+  /** Window length per key, so a sweep can drop the logs of subjects that stopped calling. */
+  const windowsMs = new Map<string, number>();
+  let hits = 0;
+
+  /** Every `SWEEP_EVERY` hits, forgets expired requests of every key (bounded memory). */
+  function sweep(now: number): void {
+    for (const [key, windowMs] of windowsMs) {
+      prune(key, windowMs, now);
+      if (!logs.has(key)) windowsMs.delete(key);
+    }
+    for (const key of [...places.keys()]) live(key, now);
+  }
   /** Place expiry per holder, per gate key. */
   const places = new Map<string, Map<string, number>>();
 
@@ -31,6 +44,8 @@ export function inProcessRateLimits(): RateLimitStore {
 
   return {
     async hit({ windows, now }) {
+      if (++hits % SWEEP_EVERY === 0) sweep(now);
+      for (const window of windows) windowsMs.set(window.key, window.windowMs);
       const current = windows.map((window) => ({ window, log: prune(window.key, window.windowMs, now) }));
       const refused = current.find(({ window, log }) => log.length >= window.limit);
       if (refused) {
