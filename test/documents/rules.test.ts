@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inMemoryStore } from '@memory-agents/core';
+import { inMemoryBlobs, inMemoryStore } from '@memory-agents/core';
 import { client } from '../support/client.js';
 import { GENEROUS_UPLOAD_RATES, agentWithThread, controllableWriter, failingBlobs, fakeOcr, fixture, postForm, settle, startInProcess, type InProcess } from './document-support.js';
 
@@ -343,6 +343,27 @@ describe('document failure paths (in-process server with failing ports)', () => 
     } finally {
       ocr.release();
       await app.close();
+    }
+  });
+
+  it('a deferred conversion left by a stopped process is resumed from the stored original by the next one', async () => {
+    const store = inMemoryStore();
+    const blobs = inMemoryBlobs();
+    const stuck = fakeOcr();
+    stuck.hold();
+    const first = await startInProcess({ store, blobs, ocr: stuck.ocr, documents: { ocrPagesInRequest: 0 } });
+    const { paths } = await agentWithThread(first.api);
+    const accepted = await postForm(first.url, first.key, paths.observeFile, { data: fixture('linn.pdf'), filename: 'linn.pdf' });
+    expect(accepted.body.deferred).toBe(true);
+    // The first process never finishes its conversion; a second one starts on the same state.
+    const second = await startInProcess({ store, blobs, ocr: fakeOcr().ocr, documents: { ocrPagesInRequest: 0 } });
+    try {
+      const api = client(second.url, first.key);
+      expect(await settle(api, paths.status(accepted.body.observation_id))).toMatchObject({ status: 'committed', turns_total: 1 });
+    } finally {
+      stuck.release();
+      await second.close();
+      await first.close();
     }
   });
 
