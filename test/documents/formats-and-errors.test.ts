@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertDocument, countWords, documentText, inMemoryBlobs, inMemoryStore, type Store } from '@memory-agents/core';
+import { circularPagesPdf } from '../../packages/core/src/documents/__fixtures__/generated-files.js';
 import { agentWithThread, fakeOcr, fixture, postForm, settle, startInProcess, type InProcess } from './document-support.js';
 
 const text = (value: string) => new TextEncoder().encode(value);
@@ -141,6 +142,7 @@ describe('observe-file over HTTP: formats, chunking, words and figures (in-proce
       ['blank.txt', () => text('   \n\n  \t\n'), 400, 'empty_document'],
       ['archive.bin', () => new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...Array.from({ length: 200 }, (_, i) => (i * 37) % 256)]), 400, 'unsupported_document'],
       ['noise.bin', () => new Uint8Array(Array.from({ length: 4096 }, (_, i) => (i * 131 + 7) % 256)), 400, 'unsupported_document'],
+      ['circular.pdf', () => circularPagesPdf(), 400, 'ingestion_failed'],
     ];
     for (const [name, data, status, code] of errors) {
       it(`${name} -> ${status} ${code}`, async () => {
