@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, readyAgent, type Client } from '../support/client.js';
-import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
+import { removeDataDir, runCli, startServerProcess, type ServerProcess } from '../support/server.js';
 import { as, rateHeaders } from './billing-support.js';
 
 /**
@@ -55,6 +55,26 @@ describe('request windows on the CLI server', () => {
     const bob = await api.post(`/v1/agents/${agentId}/threads/${bobThread}/chat`, { turn_id: 'b', message: 'hello' }, as('bob'));
     expect(bob.status).toBe(200);
     expect(rateHeaders(bob)).toMatchObject({ limit: 20, remaining: 19 });
+  });
+
+  it('applies an organization override of a window set with `orgs limits` through the running server', async () => {
+    const json = async (...args: string[]) => JSON.parse((await runCli([...args, '--data', server.dataDir, '--json'])).stdout);
+    const org = await json('orgs', 'create', '--name', 'Throttled');
+    const key = await json('keys', 'create', '--org', org.organization_id);
+    const set = await json('orgs', 'limits', '--org', org.organization_id, '--limits', JSON.stringify({ rateLimits: { thread_create: { subject: { limit: 2, windowSeconds: 600 } } } }));
+    expect(set).toEqual({ organization_id: org.organization_id, limits: { rateLimits: { thread_create: { subject: { limit: 2, windowSeconds: 600 } } } } });
+    const throttled = client(server.url, key.key);
+    const agent = await readyAgent(throttled);
+    const path = `/v1/agents/${agent.agent_id}/threads`;
+    expect(rateHeaders(await throttled.post(path, {}))).toMatchObject({ limit: 2, remaining: 1 });
+    expect((await throttled.post(path, {})).status).toBe(201);
+    const refused = await throttled.post(path, {});
+    expect(refused.status).toBe(429);
+    expect(refused.body.details).toBe('user');
+    expect(rateHeaders(refused)).toMatchObject({ limit: 2, remaining: 0 });
+    const invalid = await runCli(['orgs', 'limits', '--org', org.organization_id, '--limits', '{"rateLimits":{"chat":{"subject":{"limit":0,"windowSeconds":1}}}}', '--data', server.dataDir]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('(invalid_request)');
   });
 
   it('sends the headers on a stream, on an error of a limited route, and on routes without a window', async () => {

@@ -8,6 +8,7 @@ import type { BillingSummary, MemoryService } from '@memory-agents/core';
 export type AdminCommand =
   | 'orgs.create'
   | 'orgs.list'
+  | 'orgs.limits'
   | 'keys.create'
   | 'keys.revoke'
   | 'keys.list'
@@ -39,6 +40,12 @@ export async function runAdminCommand(service: MemoryService, command: AdminComm
     }
     case 'orgs.list':
       return (await service.admin.listOrganizations()).map((org) => ({ organization_id: org.organizationId, name: org.name, created_at: org.createdAt }));
+    case 'orgs.limits': {
+      // Replaces the organization's overrides whole (absent fields use the defaults), e.g.
+      // {"rateLimits":{"chat":{"subject":{"limit":50,"windowSeconds":60}}}}.
+      const org = await service.admin.setLimits({ organizationId: String(args.org ?? ''), limits: (args.limits ?? {}) as never });
+      return { organization_id: org.organizationId, limits: org.limits };
+    }
     case 'keys.create': {
       const key = await service.admin.createKey({ organizationId: String(args.org ?? '') });
       return { key: key.key, key_id: key.keyId, organization_id: key.organizationId, expires_at: key.expiresAt };
@@ -74,6 +81,7 @@ export async function runAdminCommand(service: MemoryService, command: AdminComm
 export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   'orgs.create',
   'orgs.list',
+  'orgs.limits',
   'keys.create',
   'keys.revoke',
   'keys.list',

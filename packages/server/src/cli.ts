@@ -13,6 +13,7 @@ const USAGE = `memory-agents: memory agents over HTTP on an embedded default
 Usage:
   memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL]
   memory-agents orgs create --name NAME [--credits DECIMAL] [--json]
+  memory-agents orgs limits --org ORG_ID --limits JSON [--json]   (replaces the overrides whole)
   memory-agents orgs list [--json]
   memory-agents keys create --org ORG_ID [--json]
   memory-agents keys revoke --key-id KEY_ID [--json]
@@ -40,6 +41,7 @@ const OPTIONS = {
   'key-id': { type: 'string' },
   credits: { type: 'string' },
   amount: { type: 'string' },
+  limits: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   ...MODEL_CLI_OPTIONS,
@@ -67,6 +69,15 @@ async function main(argv: string[]): Promise<number> {
       if (values.credits !== undefined) args.credits = values.credits;
       break;
     case 'orgs.list':
+      break;
+    case 'orgs.limits':
+      if (!values.org || values.limits === undefined) throw new UsageError('orgs limits needs --org ORG_ID --limits JSON');
+      args.org = values.org;
+      try {
+        args.limits = JSON.parse(values.limits) as unknown;
+      } catch {
+        throw new UsageError('--limits must be JSON, e.g. {"rateLimits":{"chat":{"subject":{"limit":50,"windowSeconds":60}}}}');
+      }
       break;
     case 'keys.create':
     case 'keys.list':
