@@ -1,5 +1,6 @@
 import type { DocumentIngestRecord, DocumentStore, IdempotencyRecord, IdempotencyStore, ImageRecord, ImageStore } from '@memory-agents/core';
 import type { SqlClient } from './sql-client.js';
+import { patchRow, type PatchColumn } from './patch-row.js';
 
 type Row = Record<string, unknown>;
 
@@ -52,14 +53,14 @@ function toImage(row: Row): ImageRecord {
   };
 }
 
-const INGEST_PATCH_COLUMNS: Record<string, string> = {
-  turnsTotal: 'turns_total',
-  figures: 'figures',
-  figuresDropped: 'figures_dropped',
-  wordsTotal: 'words_total',
-  deferred: 'deferred',
-  docFormat: 'doc_format',
-  mediaType: 'media_type',
+const INGEST_PATCH_COLUMNS: Record<string, PatchColumn> = {
+  turnsTotal: { column: 'turns_total' },
+  figures: { column: 'figures' },
+  figuresDropped: { column: 'figures_dropped' },
+  wordsTotal: { column: 'words_total' },
+  deferred: { column: 'deferred' },
+  docFormat: { column: 'doc_format' },
+  mediaType: { column: 'media_type' },
 };
 
 /** The document areas of the PostgreSQL store over one client (pool or transaction). */
@@ -83,19 +84,8 @@ export function postgresDocumentAreas(db: SqlClient): { documents: DocumentStore
         return rows[0] ? toIngest(rows[0]) : null;
       },
       async update({ jobId, patch }) {
-        const sets: string[] = [];
-        const params: unknown[] = [jobId];
-        for (const [field, value] of Object.entries(patch)) {
-          const column = INGEST_PATCH_COLUMNS[field];
-          if (!column || value === undefined) continue;
-          params.push(value);
-          sets.push(`${column} = $${params.length}`);
-        }
-        const { rows } =
-          sets.length === 0
-            ? await db.query('SELECT * FROM document_ingests WHERE job_id = $1', [jobId])
-            : await db.query(`UPDATE document_ingests SET ${sets.join(', ')} WHERE job_id = $1 RETURNING *`, params);
-        return rows[0] ? toIngest(rows[0]) : null;
+        const row = await patchRow(db, 'document_ingests', 'job_id', jobId, patch, INGEST_PATCH_COLUMNS);
+        return row ? toIngest(row) : null;
       },
       async listBySource({ agentId, sourceId }) {
         const { rows } = await db.query('SELECT * FROM document_ingests WHERE agent_id = $1 AND source_id = $2 ORDER BY created_at, job_id', [agentId, sourceId]);

@@ -13,6 +13,7 @@ import type {
   TurnState,
 } from '@memory-agents/core';
 import { migrate } from './migrate.js';
+import { patchRow, type PatchColumn } from './patch-row.js';
 import { postgresDocumentAreas } from './postgres-documents.js';
 import { postgresLedger, postgresRateLimits } from './postgres-ledger.js';
 import { STORE_MIGRATIONS } from './migrations/index.js';
@@ -160,7 +161,7 @@ function toLearning(row: Row): LearningRecord {
 }
 
 /** Column names of the job fields `update` may patch. */
-const JOB_COLUMNS: Record<string, { column: string; cast?: string; encode?: (value: unknown) => unknown }> = {
+const JOB_COLUMNS: Record<string, PatchColumn> = {
   endUserId: { column: 'end_user_id' },
   requestId: { column: 'request_id' },
   kind: { column: 'kind' },
@@ -460,20 +461,8 @@ function areas(db: SqlClient): StoreAreas {
         return rows[0] ? toJob(rows[0]) : null;
       },
       async update({ jobId, patch }) {
-        const sets: string[] = [];
-        const params: unknown[] = [jobId];
-        for (const [field, value] of Object.entries(patch)) {
-          const mapping = JOB_COLUMNS[field];
-          if (!mapping || value === undefined) continue;
-          params.push(mapping.encode ? mapping.encode(value) : value);
-          sets.push(`${mapping.column} = $${params.length}${mapping.cast ? `::${mapping.cast}` : ''}`);
-        }
-        if (sets.length === 0) {
-          const { rows } = await db.query('SELECT * FROM jobs WHERE id = $1', [jobId]);
-          return rows[0] ? toJob(rows[0]) : null;
-        }
-        const { rows } = await db.query(`UPDATE jobs SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
-        return rows[0] ? toJob(rows[0]) : null;
+        const row = await patchRow(db, 'jobs', 'id', jobId, patch, JOB_COLUMNS);
+        return row ? toJob(row) : null;
       },
       async nextForAgent({ agentId }) {
         const { rows } = await db.query(`SELECT * FROM jobs WHERE agent_id = $1 AND status NOT IN ${FINAL} ORDER BY seq LIMIT 1`, [agentId]);

@@ -13,6 +13,21 @@ import type { IngestionScheduler } from './ingestion.js';
 /** A turn to learn, before it is stored. */
 export type NewTurn = { speaker: string; text: string; timestamp: string; tags: string[]; details?: Record<string, unknown> };
 
+/** A stored, not yet read turn of job `jobId` at `turnIndex`. */
+export function toTurnRecord(jobId: string, turnIndex: number, turn: NewTurn): TurnRecord {
+  return {
+    jobId,
+    turnIndex,
+    speaker: turn.speaker,
+    text: turn.text,
+    timestamp: turn.timestamp,
+    tags: turn.tags,
+    state: 'pending',
+    failureReason: null,
+    details: turn.details ?? {},
+  };
+}
+
 /** Seconds a caller waits when the agent's single ingestion slot is taken (spec "Limits / Observations"). */
 export const AGENT_BUSY_RETRY_AFTER = 1;
 
@@ -29,17 +44,7 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
   ): Promise<JobRecord> {
     const now = context.nowIso();
     const id = context.ids('obs_');
-    const records: TurnRecord[] = turns.map((turn, turnIndex) => ({
-      jobId: id,
-      turnIndex,
-      speaker: turn.speaker,
-      text: turn.text,
-      timestamp: turn.timestamp,
-      tags: turn.tags,
-      state: 'pending',
-      failureReason: null,
-      details: turn.details ?? {},
-    }));
+    const records = turns.map((turn, turnIndex) => toTurnRecord(id, turnIndex, turn));
     const job = await context.store.jobs.insert({
       job: {
         id,

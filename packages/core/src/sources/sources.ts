@@ -7,7 +7,7 @@ import { resolveLimits as resolveConvertLimits, type ConvertDocumentLimits } fro
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { ID_PATTERNS, contentId } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
-import type { NewTurn } from '../observations/observations.js';
+import { toTurnRecord, type NewTurn } from '../observations/observations.js';
 import type { AgentRecord, JobRecord, ThreadRecord, TurnRecord } from '../ports/store.js';
 import type { ChunkingSettings, DocumentIngestRecord } from '../ports/store-documents.js';
 import { finishLearningBody, observeFileFields, type DocumentIngestBody } from '../schemas/documents.js';
@@ -555,20 +555,6 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       .filter((turn, index) => !learned.has(typeof turn.details?.piece === 'number' ? (turn.details.piece as number) : index))
       .map((turn) => ({ ...turn, words: countWords(turn.text) }));
   }
-}
-
-function toTurnRecord(jobId: string, turnIndex: number, turn: NewTurn): TurnRecord {
-  return {
-    jobId,
-    turnIndex,
-    speaker: turn.speaker,
-    text: turn.text,
-    timestamp: turn.timestamp,
-    tags: turn.tags,
-    state: 'pending',
-    failureReason: null,
-    details: turn.details ?? {},
-  };
 }
 
 /** The filename as a speaker: its last path segment, control characters removed, at most 255 chars. */
