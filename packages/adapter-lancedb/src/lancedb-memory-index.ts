@@ -522,6 +522,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
       await queue.run(() =>
         guard('deleteBy', async () => {
           if (!table) return;
+          const before = await table.countRows();
           const clauses = [agentFilter(agentId)];
           if (threadId !== undefined) clauses.push(`thread_id = ${sqlString(threadId)}`);
           if (observationId !== undefined) clauses.push(`observation_id = ${sqlString(observationId)}`);
@@ -537,6 +538,15 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): MemoryIn
             }
           }
           writesSinceOptimize++;
+          // Deleted rows keep counting in the full-text statistics until the index is rebuilt, which
+          // skews every agent's BM25 ranking; rebuild here once a deletion is a noticeable share.
+          const after = await table.countRows();
+          const deleted = before - after;
+          if (deleted > 0 && deleted >= Math.max(1, after / 100)) {
+            hasFullTextIndex = false;
+            rowsSinceReindex = 0;
+            if (after > 0) await ensureScalarIndexes(table);
+          }
         }),
       );
     },
