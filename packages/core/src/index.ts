@@ -102,4 +102,5 @@ export type { ChunkOptions, ChunkStrategy, Piece } from './chunking/index.js';
 export { IDEMPOTENCY_RETENTION_MS, MAX_FILES_LEARNING_PER_ORGANIZATION, OCR_PAGES_IN_REQUEST, ORGANIZATION_BUSY_RETRY_AFTER } from './sources/sources.js';
 export type { DocumentOptions, FileUpload, ObserveFileRequest } from './sources/sources.js';
 export { MAX_DOCUMENT_TURNS } from './sources/read-document.js';
+export { FIGURE_DESCRIPTION_CONCURRENCY, FIGURE_DESCRIPTION_TIMEOUT_MS, type FigureDescriberOptions } from './sources/describe-figures.js';
 export { readImageHeader, type ImageHeader, type ImageMediaType } from './images/image-header.js';

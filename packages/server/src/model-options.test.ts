@@ -52,6 +52,9 @@ describe('createServiceModels and describeModels', () => {
     expect(models.writer?.id).toMatch(/^llm-memory-writer:openai-compatible:llama3\.1:8b\+documents:verbatim-v\d+$/);
     expect(models.writer?.capabilities).toEqual({ reconciles: true });
     expect(models.embedder?.id).toBe('openai-compatible:nomic-embed-text:768');
+    // The chat model also describes document figures (its own instance); the offline default never does.
+    expect(models.documents?.describeFigures?.model.id).toBe('openai-compatible:llama3.1:8b');
+    expect(models.documents?.describeFigures?.model).not.toBe(models.model);
   });
 
   it('builds nothing for the offline defaults', () => {

@@ -1,4 +1,4 @@
-import { defaultMemoryWriter, type Embedder, type LanguageModel, type MemoryWriter } from '@memory-agents/core';
+import { defaultMemoryWriter, type DocumentOptions, type Embedder, type LanguageModel, type MemoryWriter } from '@memory-agents/core';
 import { llmMemoryWriter, openaiCompatibleEmbedder, openaiCompatibleLanguageModel } from '@memory-agents/models-openai';
 
 /** The environment variable holding the model provider's API key (never a flag, never printed). */
@@ -113,12 +113,14 @@ export function modelSettings(values: FlagValues, env: NodeJS.ProcessEnv): Model
 }
 
 /** The ports `createMemoryService` takes for these settings; absent ones keep core's offline defaults. */
-export type ServiceModels = { model?: LanguageModel; embedder?: Embedder; writer?: MemoryWriter };
+export type ServiceModels = { model?: LanguageModel; embedder?: Embedder; writer?: MemoryWriter; documents?: Pick<DocumentOptions, 'describeFigures'> };
 
 /**
  * Builds the model ports (no I/O). Answers and memory writing get separate instances, so each has
  * its own concurrency cap and a bulk ingest never holds the places answers need. With the LLM
- * writer, document pieces stay verbatim (citations verify against the stored file).
+ * writer, document pieces stay verbatim (citations verify against the stored file). A chat model
+ * also describes document figures (its own instance; one call per figure, failing soft to
+ * caption + OCR text, e.g. when the model cannot read images).
  */
 export function createServiceModels(settings: ModelSettings, env: NodeJS.ProcessEnv): ServiceModels {
   const apiKey = env[MODEL_API_KEY_ENV]?.trim() || undefined;
@@ -133,6 +135,7 @@ export function createServiceModels(settings: ModelSettings, env: NodeJS.Process
     const chatModel = () => openaiCompatibleLanguageModel({ ...settings.chat!, ...(apiKey ? { apiKey } : {}), ...common });
     models.model = chatModel();
     if (settings.memoryWriter === 'llm') models.writer = llmMemoryWriter({ model: chatModel(), documentWriter: defaultMemoryWriter() });
+    models.documents = { describeFigures: { model: chatModel() } };
   }
   if (settings.embedding) {
     const { sendDimensions, ...embedding } = settings.embedding;

@@ -6,6 +6,7 @@ import { ServiceError, isServiceError } from '../errors/index.js';
 import type { NewTurn } from '../observations/observations.js';
 import type { ChunkingSettings } from '../ports/store-documents.js';
 import type { ServiceContext } from '../service/context.js';
+import { describeFigures, type FigureDescriberOptions } from './describe-figures.js';
 
 /** Pieces one file may become (spec "Limits / Documents"). */
 export const MAX_DOCUMENT_TURNS = 2000;
@@ -40,6 +41,8 @@ export async function readDocument(
     chunking: ChunkingSettings;
     limits?: ConvertDocumentLimits;
     signal?: AbortSignal;
+    /** A vision-capable model describing each kept figure; without it figures keep caption + OCR text. */
+    describeFigures?: FigureDescriberOptions;
   },
 ): Promise<ReadDocument> {
   let document: ConvertedDocument;
@@ -56,6 +59,8 @@ export async function readDocument(
     context.logger.warn('document conversion failed', { filename: input.filename, error: String(error) });
     throw new ServiceError('ingestion_failed', 'The document could not be converted; export it again or send another format.', { cause: error });
   }
+  // Fails soft per figure (caption + OCR text kept); only an abort of the upload rejects.
+  if (input.describeFigures) document = await describeFigures(document, input.describeFigures, context.logger, input.signal);
   const pieces = chunkDocument(document.blocks, {
     strategy: input.chunking.strategy as ChunkStrategy,
     maxChars: input.chunking.maxChars,

@@ -13,6 +13,7 @@ import type { ChunkingSettings, DocumentIngestRecord } from '../ports/store-docu
 import { finishLearningBody, observeFileFields, type DocumentIngestBody } from '../schemas/documents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
+import type { FigureDescriberOptions } from './describe-figures.js';
 import { readDocument, sourceBlobKey, type ReadDocument } from './read-document.js';
 import { uploadStates, type UploadState } from './upload-state.js';
 
@@ -52,6 +53,11 @@ export type DocumentOptions = {
   maxFilesLearningPerOrganization?: number;
   /** Converter budgets (pages, OCR pages, figures, time). @default the converter's defaults */
   convertLimits?: ConvertDocumentLimits;
+  /**
+   * A vision-capable model that describes each kept figure (bounded, failing soft to caption +
+   * OCR text). The server sets it for a configured network model only. @default none
+   */
+  describeFigures?: FigureDescriberOptions;
 };
 
 /** Default {@link DocumentOptions.ocrPagesInRequest}: about 20 s of tesseract on two cores. */
@@ -75,6 +81,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
   const ocrPagesInRequest = options.ocrPagesInRequest ?? OCR_PAGES_IN_REQUEST;
   const maxLearning = options.maxFilesLearningPerOrganization ?? MAX_FILES_LEARNING_PER_ORGANIZATION;
   const convertLimits = resolveConvertLimits(options.convertLimits);
+  const describe = options.describeFigures ? { describeFigures: options.describeFigures } : {};
 
   // -------------------------------------------------------------------------------------------
   // The agent's single ingestion slot, for files
@@ -211,7 +218,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       try {
         const scannedPages = typeof job.details.scannedPages === 'number' ? job.details.scannedPages : 0;
         const limits = { ...convertLimits, timeoutMs: convertLimits.timeoutMs + DEFERRED_MS_PER_SCANNED_PAGE * scannedPages };
-        read = await readDocument(context, { organizationId: record.organizationId, sourceId: record.sourceId, bytes: data, filename: record.filename, chunking: record.chunking, limits });
+        read = await readDocument(context, { organizationId: record.organizationId, sourceId: record.sourceId, bytes: data, filename: record.filename, chunking: record.chunking, limits, ...describe });
       } catch (error) {
         await failConversion(job, error);
         return;
@@ -262,7 +269,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
     const deferred = scanned > ocrPagesInRequest;
     const read = deferred
       ? null
-      : await readDocument(context, { organizationId: caller.organizationId, sourceId: input.sourceId, bytes: input.bytes, filename: input.filename, chunking: input.chunking, limits: convertLimits, ...(signal ? { signal } : {}) });
+      : await readDocument(context, { organizationId: caller.organizationId, sourceId: input.sourceId, bytes: input.bytes, filename: input.filename, chunking: input.chunking, limits: convertLimits, ...(signal ? { signal } : {}), ...describe });
     // 402 before anything is stored when billing is on and the balance cannot cover the words
     // (a deferred scan, whose words are not known yet, needs a balance above zero).
     await context.credits.requireFunds(caller.organizationId, read?.wordsTotal ?? 0);
@@ -546,7 +553,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       // The root never got its turns (its deferred conversion failed): read the stored original.
       const bytes = await loadOriginal(root);
       if (!bytes) return null;
-      const read = await readDocument(context, { organizationId: root.organizationId, sourceId: root.sourceId, bytes, filename: root.filename, chunking: root.chunking, limits: convertLimits });
+      const read = await readDocument(context, { organizationId: root.organizationId, sourceId: root.sourceId, bytes, filename: root.filename, chunking: root.chunking, limits: convertLimits, ...describe });
       await context.store.documents.update({ jobId: root.jobId, patch: { turnsTotal: read.turns.length, figures: read.figures, figuresDropped: read.figuresDropped } });
       all.push(...read.turns);
       root.turnsTotal = read.turns.length;
