@@ -11,6 +11,8 @@ import {
   cosineSimilarity,
   dedupeRecordsById,
   indexedText,
+  memorySourceColumns,
+  memorySourceFromColumns,
   type EmbedderFingerprint,
   type MemoryHit,
   type MemoryIndex,
@@ -135,7 +137,6 @@ export function sqlString(value: string): string {
 }
 
 function toRow(record: MemoryRecord): Row {
-  const source = record.source;
   return {
     id: record.id,
     agent_id: record.agentId,
@@ -147,13 +148,7 @@ function toRow(record: MemoryRecord): Row {
     speaker: record.speaker,
     occurred_at: record.occurredAt,
     created_at: record.createdAt,
-    source_kind: source.kind,
-    thread_id: source.threadId,
-    observation_id: source.observationId,
-    turn_index: source.turnIndex,
-    source_id: source.kind === 'document' ? source.sourceId : null,
-    page: source.kind === 'document' ? source.page : null,
-    filename: source.kind === 'document' ? source.filename : null,
+    ...memorySourceColumns(record.source),
   };
 }
 
@@ -173,11 +168,6 @@ function toFloat32(value: { toArray?: () => Float32Array } | Iterable<number> | 
 }
 
 function fromRow(row: Record<string, unknown>): MemoryRecord {
-  const base = {
-    threadId: String(row.thread_id),
-    observationId: String(row.observation_id),
-    turnIndex: Number(row.turn_index),
-  };
   const vectorValue = row.vector as { toArray?: () => Float32Array } | Iterable<number> | null;
   return {
     id: String(row.id),
@@ -188,16 +178,7 @@ function fromRow(row: Record<string, unknown>): MemoryRecord {
     vector: toFloat32(vectorValue),
     speaker: (row.speaker as string | null) ?? null,
     occurredAt: (row.occurred_at as string | null) ?? null,
-    source:
-      row.source_kind === 'document'
-        ? {
-            kind: 'document',
-            ...base,
-            sourceId: String(row.source_id),
-            page: row.page === null || row.page === undefined ? null : Number(row.page),
-            filename: String(row.filename),
-          }
-        : { kind: 'turn', ...base },
+    source: memorySourceFromColumns(row),
     createdAt: String(row.created_at),
   };
 }

@@ -7,6 +7,7 @@ import {
   compareMemoryHits,
   dedupeRecordsById,
   indexedText,
+  memorySourceFromColumns,
   type EmbedderFingerprint,
   type MemoryHit,
   type MemoryIndex,
@@ -264,7 +265,6 @@ function parseVector(text: string): Float32Array {
 }
 
 function fromRow(row: RecordRow): MemoryRecord {
-  const base = { threadId: row.thread_id, observationId: row.observation_id, turnIndex: Number(row.turn_index) };
   return {
     id: row.id,
     organizationId: row.organization_id,
@@ -274,10 +274,7 @@ function fromRow(row: RecordRow): MemoryRecord {
     vector: parseVector(row.embedding_text),
     speaker: row.speaker,
     occurredAt: row.occurred_at,
-    source:
-      row.source_kind === 'document'
-        ? { kind: 'document', ...base, sourceId: row.source_id ?? '', page: row.page === null ? null : Number(row.page), filename: row.filename ?? '' }
-        : { kind: 'turn', ...base },
+    source: memorySourceFromColumns(row),
     createdAt: row.created_at,
   };
 }

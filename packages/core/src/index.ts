@@ -66,6 +66,9 @@ export {
   dedupeRecordsById,
   indexedText,
   matchesDeleteFilter,
+  memorySourceColumns,
+  memorySourceFromColumns,
+  type MemorySourceColumns,
 } from './embedding/memory-index-helpers.js';
 export { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
 

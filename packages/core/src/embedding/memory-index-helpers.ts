@@ -1,4 +1,4 @@
-import { EmbedderMismatchError, type EmbedderFingerprint, type MemoryHit, type MemoryRecord } from '../ports/memory-index.js';
+import { EmbedderMismatchError, type EmbedderFingerprint, type MemoryHit, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
 
 /**
  * Plumbing every `MemoryIndex` adapter shares, kept here once so backends agree on the details:
@@ -75,4 +75,41 @@ export function matchesDeleteFilter(
 /** A deep copy whose vector and source can be changed by the caller without touching the index. */
 export function cloneMemoryRecord(record: MemoryRecord): MemoryRecord {
   return { ...record, source: { ...record.source }, vector: new Float32Array(record.vector) };
+}
+
+/** A memory's source reference as flat columns, the way table-based indexes store it. */
+export type MemorySourceColumns = {
+  source_kind: 'turn' | 'document';
+  thread_id: string;
+  observation_id: string;
+  turn_index: number;
+  source_id: string | null;
+  page: number | null;
+  filename: string | null;
+};
+
+/** Flattens a source reference into columns (document fields null for a turn). */
+export function memorySourceColumns(source: MemorySourceRef): MemorySourceColumns {
+  return {
+    source_kind: source.kind,
+    thread_id: source.threadId,
+    observation_id: source.observationId,
+    turn_index: source.turnIndex,
+    source_id: source.kind === 'document' ? source.sourceId : null,
+    page: source.kind === 'document' ? source.page : null,
+    filename: source.kind === 'document' ? source.filename : null,
+  };
+}
+
+/** The source reference stored as columns by `memorySourceColumns` (values as a driver returns them). */
+export function memorySourceFromColumns(row: Record<string, unknown>): MemorySourceRef {
+  const base = { threadId: String(row.thread_id), observationId: String(row.observation_id), turnIndex: Number(row.turn_index) };
+  if (row.source_kind !== 'document') return { kind: 'turn', ...base };
+  return {
+    kind: 'document',
+    ...base,
+    sourceId: String(row.source_id ?? ''),
+    page: row.page === null || row.page === undefined ? null : Number(row.page),
+    filename: String(row.filename ?? ''),
+  };
 }
