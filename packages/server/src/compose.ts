@@ -64,7 +64,9 @@ export async function composeService(location: StateLocation, logger: Logger = s
   }
   const service = createMemoryService({
     store: postgresStore({ dataDir: paths.pgdata }),
-    index: lancedbMemoryIndex({ uri: paths.lancedb }),
+    // The server is the only process on its data dir (the pid file and control socket see to it),
+    // so reads need not check the directory for other writers' versions.
+    index: lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
     blobs,
     ocr,
     logger,
