@@ -20,6 +20,7 @@ import { postgresMemoryIndex } from '../packages/adapter-postgres/src/postgres-m
 import { hashedNgramEmbedder } from '../packages/core/src/embedding/hashed-ngram-embedder.js';
 import { inMemoryMemoryIndex } from '../packages/core/src/in-memory/in-memory-memory-index.js';
 import type { MemoryIndex, MemoryRecord } from '../packages/core/src/ports/memory-index.js';
+import { random } from '../packages/core/src/testing/conformance/memory-index/fixtures.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -45,17 +46,6 @@ const FIRST_NAMES = [
 ];
 const LAST_NAMES = ['Smith', 'Okafor', 'Nakamura', 'Garcia', 'Kowalski', 'Haddad', 'Larsen', 'Singh', 'Dubois', 'Moreau', 'Rossi', 'Ivanova'];
 const PLACES = ['Lisbon', 'Nairobi', 'Denver', 'Osaka', 'Krakow', 'Austin', 'Bergen', 'Cusco', 'Hanoi', 'Leeds', 'Tucson', 'Porto'];
-
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function loadLocomo(): Promise<{ turns: Turn[]; questions: string[]; speakers: string[] }> {
   const data = JSON.parse(await readFile(join(here, '../../shared/eval-data/locomo/locomo-dev.json'), 'utf8')) as Locomo;

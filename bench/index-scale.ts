@@ -30,6 +30,7 @@ import { hashedNgramEmbedder } from '../packages/core/src/embedding/hashed-ngram
 import { inMemoryMemoryIndex } from '../packages/core/src/in-memory/in-memory-memory-index.js';
 import type { MemoryIndex, MemoryRecord } from '../packages/core/src/ports/memory-index.js';
 import { CANDIDATES_PER_CHANNEL } from '../packages/core/src/retrieval/retrieve.js';
+import { random } from '../packages/core/src/testing/conformance/memory-index/fixtures.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -54,17 +55,6 @@ const FIRST_NAMES = [
 const LAST_NAMES = ['Smith', 'Okafor', 'Nakamura', 'Garcia', 'Kowalski', 'Haddad', 'Larsen', 'Singh', 'Dubois', 'Moreau', 'Rossi', 'Ivanova', 'Mensah', 'Tanaka'];
 const PLACES = ['Lisbon', 'Nairobi', 'Denver', 'Osaka', 'Krakow', 'Austin', 'Bergen', 'Cusco', 'Hanoi', 'Leeds', 'Tucson', 'Porto', 'Quito', 'Tallinn', 'Perth'];
 const THINGS = ['the pottery class', 'the marathon', 'the book club', 'the new job', 'the camping trip', 'the guitar lessons', 'the garden', 'the adoption agency', 'the photo exhibit', 'the bakery'];
-
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Corpus = { turns: { text: string; date: string }[]; questions: string[]; names: string[] };
 
