@@ -23,7 +23,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lancedbMemoryIndex } from '../packages/adapter-lancedb/src/index.js';
+import { lancedbMemoryIndex, type LancedbMemoryIndex } from '../packages/adapter-lancedb/src/index.js';
 import { openSqlClient } from '../packages/adapter-postgres/src/sql-client.js';
 import { postgresMemoryIndex } from '../packages/adapter-postgres/src/postgres-memory-index.js';
 import { hashedNgramEmbedder } from '../packages/core/src/embedding/hashed-ngram-embedder.js';
@@ -216,8 +216,11 @@ async function main() {
       }
     }
     const loadedRss = process.memoryUsage().rss;
-    // close() waits for background work (LanceDB ANN build / optimize); reopen as a restarted server would.
+    // What a server does once learning pauses: LanceDB settles its table (compaction, the rows
+    // written since the index builds folded in); close() waits for background work; then reopen
+    // as a restarted server would.
     const settleStarted = performance.now();
+    if ('settle' in index && typeof index.settle === 'function') await (index as LancedbMemoryIndex).settle();
     await index.close();
     const searchIndex = reopen();
     await searchIndex.init();

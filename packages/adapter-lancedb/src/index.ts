@@ -1,1 +1,1 @@
-export { lancedbMemoryIndex, type LancedbMemoryIndexOptions } from './lancedb-memory-index.js';
+export { lancedbMemoryIndex, type LancedbMemoryIndex, type LancedbMemoryIndexOptions } from './lancedb-memory-index.js';

@@ -1,0 +1,149 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import type { MemoryRecord } from '@memory-agents/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { lancedbMemoryIndex } from './lancedb-memory-index.js';
+
+const embedder = { id: 'test:8', dimensions: 8 };
+const WORDS = ['harbour', 'kayak', 'lantern', 'orchard', 'violin', 'glacier', 'saffron', 'meadow', 'quartz', 'falcon', 'cedar', 'pixel'];
+
+function records(from: number, count: number, agentId = 'agent_a'): MemoryRecord[] {
+  let seed = from + 7;
+  const next = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+  return Array.from({ length: count }, (_, k) => {
+    const i = from + k;
+    return {
+      id: `mem_${String(i).padStart(6, '0')}`,
+      organizationId: 'org_1',
+      agentId,
+      text: `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} note ${i}`,
+      keywords: '',
+      vector: Float32Array.from({ length: 8 }, next),
+      speaker: null,
+      occurredAt: null,
+      source: { kind: 'turn' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: 0 },
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+  });
+}
+
+/** What LanceDB itself reports about the table: fragments and rows outside each index. */
+async function tableState(directory: string) {
+  const connection = await lancedb.connect(directory);
+  try {
+    const table = await connection.openTable('memories');
+    const { fragmentStats } = await table.stats();
+    const unindexed: Record<string, number> = {};
+    for (const index of await table.listIndices()) unindexed[index.name] = (await table.indexStats(index.name))?.numUnindexedRows ?? -1;
+    table.close();
+    return { fragments: fragmentStats.numFragments, unindexed };
+  } finally {
+    connection.close();
+  }
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function temporaryDirectory(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'memory-agents-lancedb-settle-'));
+  cleanups.push(() => rm(directory, { recursive: true, force: true }));
+  return directory;
+}
+
+describe('lancedbMemoryIndex settling', () => {
+  it('settle() compacts many small writes and folds every row into the indexes: full text then ranks as a table written at once', async () => {
+    const directory = await temporaryDirectory();
+    const index = lancedbMemoryIndex({ uri: directory, annThreshold: 200, settleAfterIdleMs: null });
+    cleanups.unshift(() => index.close());
+    await index.init();
+    for (let batch = 0; batch < 30; batch++) await index.upsert({ records: records(batch * 20, 20), embedder });
+    await index.upsert({ records: records(10_000, 15, 'agent_b'), embedder });
+
+    const before = await tableState(directory);
+    expect(before.fragments).toBeGreaterThan(20);
+    expect(Math.max(...Object.values(before.unindexed))).toBeGreaterThan(0);
+    // The reference: the same records written at once into a table of their own (one fragment,
+    // every row in the full-text index from the start).
+    const referenceDirectory = await temporaryDirectory();
+    const reference = lancedbMemoryIndex({ uri: referenceDirectory, settleAfterIdleMs: null });
+    cleanups.unshift(() => reference.close());
+    await reference.upsert({ records: [...records(0, 600), ...records(10_000, 15, 'agent_b')], embedder });
+    const queries = ['harbour kayak', 'violin glacier note', 'saffron'];
+    const expected = [];
+    for (const text of queries) expected.push((await reference.search({ agentId: 'agent_a', text, vector: null, limit: 10 })).lexical.map((hit) => hit.record.id));
+
+    await index.settle();
+
+    const after = await tableState(directory);
+    // LanceDB compacts by groups (it may keep a few fragments apart), not always into one.
+    expect(after.fragments).toBeLessThanOrEqual(4);
+    expect(Object.keys(after.unindexed).sort()).toEqual(['agent_id_idx', 'id_idx', 'terms_idx', 'vector_idx']);
+    expect(Object.values(after.unindexed)).toEqual([0, 0, 0, 0]);
+    for (const [i, text] of queries.entries()) {
+      const { lexical } = await index.search({ agentId: 'agent_a', text, vector: null, limit: 10 });
+      expect(lexical.map((hit) => hit.record.id)).toEqual(expected[i]);
+    }
+    // A record's own vector still finds it first, with its exact cosine, through the ANN index.
+    const target = records(320, 20)[13]!; // mem_000333, as written
+    const { semantic } = await index.search({ agentId: 'agent_a', text: '', vector: target.vector, limit: 5 });
+    expect(semantic[0]?.record.id).toBe(target.id);
+    expect(semantic[0]?.score).toBeCloseTo(1, 5);
+    expect(semantic.every((hit) => hit.record.agentId === 'agent_a')).toBe(true);
+    expect((await index.stats({ agentId: 'agent_a' })).count).toBe(600);
+  });
+
+  it('settles by itself once writes pause for settleAfterIdleMs', async () => {
+    const directory = await temporaryDirectory();
+    const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: 200 });
+    cleanups.unshift(() => index.close());
+    await index.init();
+    for (let batch = 0; batch < 8; batch++) await index.upsert({ records: records(batch * 10, 10), embedder });
+    await vi.waitFor(
+      async () => {
+        const state = await tableState(directory);
+        expect(state.fragments).toBeLessThanOrEqual(4);
+        expect(Object.values(state.unindexed).every((rows) => rows === 0)).toBe(true);
+      },
+      { timeout: 60_000, interval: 200 },
+    );
+    expect((await index.search({ agentId: 'agent_a', text: 'harbour', vector: null, limit: 100 })).lexical.length).toBeGreaterThan(0);
+  });
+
+  it('does not settle while writes keep coming, and a closed index never settles', async () => {
+    const directory = await temporaryDirectory();
+    const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: 300 });
+    await index.init();
+    // Writes every ~100 ms for well past the quiet period: the table keeps its small fragments.
+    for (let batch = 0; batch < 10; batch++) {
+      await index.upsert({ records: records(batch * 5, 5), embedder });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await tableState(directory)).fragments).toBeGreaterThan(5);
+    await index.close();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect((await tableState(directory)).fragments).toBeGreaterThan(5);
+  });
+
+  it('settles a full-text tie at the cut by id even when the tied rows run far past the first fetch', async () => {
+    const directory = await temporaryDirectory();
+    const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
+    cleanups.unshift(() => index.close());
+    await index.init();
+    // 300 records with the same words (one BM25 score), written largest id first, so the smallest
+    // ids, which the cut must keep, are the ones LanceDB meets last; plus unrelated records.
+    const tied = records(0, 300)
+      .map((record) => ({ ...record, text: 'identical words about a red kayak' }))
+      .reverse();
+    for (let start = 0; start < tied.length; start += 50) await index.upsert({ records: tied.slice(start, start + 50), embedder });
+    await index.upsert({ records: records(1000, 100).map((record) => ({ ...record, text: `another note about meadows ${record.id}` })), embedder });
+    const { lexical } = await index.search({ agentId: 'agent_a', text: 'red kayak', vector: null, limit: 10 });
+    expect(lexical.map((hit) => hit.record.id)).toEqual(Array.from({ length: 10 }, (_, i) => `mem_${String(i).padStart(6, '0')}`));
+    expect(new Set(lexical.map((hit) => hit.score)).size).toBe(1);
+    expect(lexical.every((hit) => hit.record.text === 'identical words about a red kayak' && hit.record.vector.length === 8)).toBe(true);
+  });
+});
