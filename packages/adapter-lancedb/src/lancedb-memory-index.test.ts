@@ -29,6 +29,15 @@ describeMemoryIndexConformance({
   },
 });
 
+// The object-store code path (no local directory): LanceDB's in-process `memory://` store, with
+// storage options passed through. A second connection sees another store, so no `reopen` here.
+let memoryStores = 0;
+describeMemoryIndexConformance({
+  name: 'lancedb on an object-store URI (memory://)',
+  persistent: false,
+  create: async () => ({ port: lancedbMemoryIndex({ uri: `memory://conformance-${memoryStores++}`, storageOptions: { allow_http: 'true' } }) }),
+});
+
 describe('lancedbMemoryIndex', () => {
   it('quotes filter values so a quote cannot end the string', () => {
     expect(sqlString("agent_'; DROP")).toBe("'agent_''; DROP'");

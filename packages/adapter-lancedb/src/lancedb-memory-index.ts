@@ -23,8 +23,17 @@ import {
 
 /** Options of {@link lancedbMemoryIndex}. */
 export type LancedbMemoryIndexOptions = {
-  /** A local directory (created if missing) holding the LanceDB database. */
+  /**
+   * Where the LanceDB database lives: a local directory (created if missing), or an object-store
+   * URI LanceDB understands (`s3://bucket/prefix`, `gs://…`, `az://…`; `memory://name` is a
+   * store inside this process, gone when it exits), with `storageOptions` for its credentials.
+   */
   uri: string;
+  /**
+   * Object-store settings passed to `lancedb.connect` (region, endpoint, keys…; see
+   * https://docs.lancedb.com/storage/). Unused for a local directory.
+   */
+  storageOptions?: Record<string, string>;
   /**
    * Name of the one table holding every agent's memories.
    * @default 'memories'
@@ -291,7 +300,10 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
 
   async function start(): Promise<void> {
     const readConsistencySeconds = options.readConsistencySeconds === undefined ? 0 : options.readConsistencySeconds;
-    connection = await lancedb.connect(options.uri, readConsistencySeconds === null ? {} : { readConsistencyInterval: readConsistencySeconds });
+    connection = await lancedb.connect(options.uri, {
+      ...(readConsistencySeconds === null ? {} : { readConsistencyInterval: readConsistencySeconds }),
+      ...(options.storageOptions ? { storageOptions: options.storageOptions } : {}),
+    });
     if ((await connection.tableNames()).includes(tableName)) await adopt(await connection.openTable(tableName));
   }
 
