@@ -147,3 +147,50 @@ describe('lancedbMemoryIndex settling', () => {
     expect(lexical.every((hit) => hit.record.text === 'identical words about a red kayak' && hit.record.vector.length === 8)).toBe(true);
   });
 });
+
+describe('lancedbMemoryIndex vector search with the HNSW index', () => {
+  /** `count` records of `agentId` whose vectors lie around axis `axis` of 8. */
+  function around(axis: number, from: number, count: number, agentId: string): MemoryRecord[] {
+    return records(from, count, agentId).map((record) => {
+      const vector = Float32Array.from(record.vector, (value) => value * 0.3);
+      vector[axis] = 3;
+      return { ...record, vector };
+    });
+  }
+  const cosine = (a: Float32Array, b: Float32Array) => {
+    let dot = 0, na = 0, nb = 0;
+    for (let i = 0; i < a.length; i++) (dot += a[i]! * b[i]!), (na += a[i]! ** 2), (nb += b[i]! ** 2);
+    return dot / Math.sqrt(na * nb);
+  };
+
+  it('keeps the agent filter and the limit whether the agent holds most of the table or little of it', async () => {
+    const directory = await temporaryDirectory();
+    const index = lancedbMemoryIndex({ uri: directory, annThreshold: 200, settleAfterIdleMs: null });
+    cleanups.unshift(() => index.close());
+    const a = around(0, 0, 500, 'agent_a'); // 55% of the rows: searched unfiltered, its rows kept
+    const b = around(1, 1000, 400, 'agent_b'); // 44%: pre-filtered search
+    await index.upsert({ records: [...a, ...b], embedder });
+    await index.settle(); // the HNSW index over every row
+
+    const axis0 = Float32Array.from([1, 0, 0, 0, 0, 0, 0, 0]);
+    const axis1 = Float32Array.from([0, 1, 0, 0, 0, 0, 0, 0]);
+    for (const [agentId, own, query] of [['agent_a', a, axis0], ['agent_b', b, axis1]] as const) {
+      const { semantic } = await index.search({ agentId, text: '', vector: query, limit: 50 });
+      expect(semantic).toHaveLength(50);
+      expect(semantic.every((hit) => hit.record.agentId === agentId)).toBe(true);
+      const exact = [...own].sort((x, y) => cosine(query, y.vector) - cosine(query, x.vector)).slice(0, 50).map((record) => record.id);
+      const found = new Set(semantic.map((hit) => hit.record.id));
+      expect(exact.filter((id) => found.has(id)).length).toBeGreaterThanOrEqual(45);
+      expect(semantic[0]!.score).toBeCloseTo(cosine(query, own.find((record) => record.id === semantic[0]!.record.id)!.vector), 5);
+    }
+    // agent_a holds most rows, but the rows nearest this query are agent_b's: the unfiltered search
+    // finds too few of agent_a's, and the pre-filtered one still gives a full page of them.
+    const { semantic } = await index.search({ agentId: 'agent_a', text: '', vector: axis1, limit: 50 });
+    expect(semantic).toHaveLength(50);
+    expect(semantic.every((hit) => hit.record.agentId === 'agent_a')).toBe(true);
+    const { semantic: few } = await index.search({ agentId: 'agent_a', text: '', vector: axis1, limit: 3 });
+    expect(few).toHaveLength(3);
+    expect(few.every((hit) => hit.record.agentId === 'agent_a')).toBe(true);
+    expect(few.map((hit) => hit.score)).toEqual([...few.map((hit) => hit.score)].sort((x, y) => y - x));
+  });
+});
