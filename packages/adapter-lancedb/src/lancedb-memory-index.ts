@@ -56,9 +56,9 @@ export type LancedbMemoryIndexOptions = {
   /**
    * The full-text, `agent_id` and `id` indexes are rebuilt in the background once this many rows
    * were written since the last rebuild, or a twentieth of the table, whichever is more (a rebuild
-   * takes about 0.5 s at 100k rows). Rows not yet in
-   * the full-text index are scanned on every query, so a bulk load must not leave most of the
-   * table unindexed; rebuilding these two is much cheaper than a full `optimize()`.
+   * takes about 0.5 s at 100k rows). Rows not yet in the full-text index are scanned on every
+   * query, so a bulk load must not leave much of the table unindexed; rebuilding these three is
+   * much cheaper than an `optimize()` that compacts indexed fragments.
    * @default 5000
    */
   reindexEveryRows?: number;
