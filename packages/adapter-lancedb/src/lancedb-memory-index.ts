@@ -372,17 +372,26 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
     rowsAtVectorIndexBuild = rows;
   }
 
-  /** See {@link LancedbMemoryIndex.settle}; runs inside the write queue. */
-  async function settleTable(): Promise<void> {
+  /**
+   * See {@link LancedbMemoryIndex.settle}; runs inside the write queue. `settle()` folds in every
+   * row; the idle timer only acts once enough piled up (an `optimize()` that compacts indexed
+   * fragments costs about an HNSW rebuild, while a few hundred unindexed rows in a few fragments
+   * cost a query next to nothing).
+   */
+  async function settleTable(mode: 'now' | 'idle'): Promise<void> {
     const current = table;
     if (!current || isClosed) return;
-    const { fragmentStats } = await current.stats();
+    const { fragmentStats, numRows } = await current.stats();
     let unindexedRows = 0;
     for (const index of await current.listIndices()) {
       unindexedRows = Math.max(unindexedRows, (await current.indexStats(index.name))?.numUnindexedRows ?? 0);
     }
     // Compaction works in groups and may leave a few small fragments apart; more is worth a pass.
-    if (fragmentStats.numSmallFragments > 4 || unindexedRows > 0) {
+    const worthIt =
+      mode === 'now'
+        ? fragmentStats.numSmallFragments > 4 || unindexedRows > 0
+        : fragmentStats.numSmallFragments > 16 || unindexedRows >= Math.max(1000, numRows / 100);
+    if (worthIt) {
       await current.optimize({ cleanupOlderThan: new Date(Date.now() - retainVersionsMs) });
       writesSinceOptimize = 0;
       rowsSinceReindex = 0;
@@ -408,7 +417,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       }
       void queue
         .run(async () => {
-          if (queue.pendingWrites === 0) await settleTable();
+          if (queue.pendingWrites === 0) await settleTable('idle');
         })
         .catch((error: unknown) => onBackgroundError(error, 'settle'));
     }, delayMs);
@@ -736,7 +745,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       await ready();
       if (idleTimer) clearTimeout(idleTimer);
       idleTimer = null;
-      await queue.run(() => guard('settle', settleTable));
+      await queue.run(() => guard('settle', () => settleTable('now')));
     },
 
     async stats({ agentId }) {

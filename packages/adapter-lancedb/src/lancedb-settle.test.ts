@@ -97,12 +97,17 @@ describe('lancedbMemoryIndex settling', () => {
     expect((await index.stats({ agentId: 'agent_a' })).count).toBe(600);
   });
 
-  it('settles by itself once writes pause for settleAfterIdleMs', async () => {
+  it('settles by itself once writes pause for settleAfterIdleMs and enough piled up', async () => {
     const directory = await temporaryDirectory();
     const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: 200 });
     cleanups.unshift(() => index.close());
     await index.init();
-    for (let batch = 0; batch < 8; batch++) await index.upsert({ records: records(batch * 10, 10), embedder });
+    // A few small writes are cheap to scan and not worth a compaction: they stay as they are.
+    for (let batch = 0; batch < 3; batch++) await index.upsert({ records: records(batch * 10, 10), embedder });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect((await tableState(directory)).fragments).toBe(3);
+    // More than 16 small fragments are.
+    for (let batch = 3; batch < 20; batch++) await index.upsert({ records: records(batch * 10, 10), embedder });
     await vi.waitFor(
       async () => {
         const state = await tableState(directory);
@@ -118,15 +123,16 @@ describe('lancedbMemoryIndex settling', () => {
     const directory = await temporaryDirectory();
     const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: 300 });
     await index.init();
-    // Writes every ~100 ms for well past the quiet period: the table keeps its small fragments.
-    for (let batch = 0; batch < 10; batch++) {
+    // Writes every ~100 ms for well past the quiet period, enough of them to be worth settling:
+    // the table keeps its small fragments while they come.
+    for (let batch = 0; batch < 25; batch++) {
       await index.upsert({ records: records(batch * 5, 5), embedder });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect((await tableState(directory)).fragments).toBeGreaterThan(5);
+    expect((await tableState(directory)).fragments).toBe(25);
     await index.close();
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect((await tableState(directory)).fragments).toBeGreaterThan(5);
+    expect((await tableState(directory)).fragments).toBe(25);
   });
 
   it('settles a full-text tie at the cut by id even when the tied rows run far past the first fetch', async () => {
