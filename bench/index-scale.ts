@@ -23,6 +23,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as lancedb from '@lancedb/lancedb';
 import { lancedbMemoryIndex, type LancedbMemoryIndex } from '../packages/adapter-lancedb/src/index.js';
 import { openSqlClient } from '../packages/adapter-postgres/src/sql-client.js';
 import { postgresMemoryIndex } from '../packages/adapter-postgres/src/postgres-memory-index.js';
@@ -131,7 +132,25 @@ function makeBatch(from: number, count: number, corpus: Corpus, next: () => numb
   return records;
 }
 
-type Opened = { index: MemoryIndex; reopen: () => MemoryIndex; cleanup: () => Promise<void> };
+type Opened = { index: MemoryIndex; reopen: () => MemoryIndex; cleanup: () => Promise<void>; describe?: () => Promise<Record<string, unknown>> };
+
+/** What LanceDB reports about the settled table: fragments, and per index its deltas and unindexed rows. */
+async function describeLancedb(uri: string): Promise<Record<string, unknown>> {
+  const connection = await lancedb.connect(uri);
+  try {
+    const table = await connection.openTable('memories');
+    const indexes: Record<string, unknown> = {};
+    for (const index of await table.listIndices()) {
+      const stats = await table.indexStats(index.name);
+      indexes[index.name] = { indices: stats?.numIndices, unindexed: stats?.numUnindexedRows };
+    }
+    const fragments = (await table.stats()).fragmentStats.numFragments;
+    table.close();
+    return { fragments, indexes };
+  } finally {
+    connection.close();
+  }
+}
 
 async function open(): Promise<Opened> {
   switch (backend) {
@@ -144,7 +163,7 @@ async function open(): Promise<Opened> {
       const kept = argument('uri', '');
       const uri = kept || (await mkdtemp(join(process.env.BENCH_TMP ?? tmpdir(), 'bench-lancedb-')));
       const cleanup = kept ? async () => {} : () => rm(uri, { recursive: true, force: true });
-      return { index: lancedbMemoryIndex({ uri }), reopen: () => lancedbMemoryIndex({ uri }), cleanup };
+      return { index: lancedbMemoryIndex({ uri }), reopen: () => lancedbMemoryIndex({ uri }), cleanup, describe: () => describeLancedb(uri) };
     }
     case 'pglite': {
       const dataDir = await mkdtemp(join(process.env.BENCH_TMP ?? tmpdir(), 'bench-pglite-'));
@@ -192,7 +211,7 @@ async function main() {
   });
   console.log(`${backend} ${size}: ${corpus.turns.length} source turns, ${corpus.questions.length} questions; node ${process.version}; limit ${CANDIDATES_PER_CHANNEL}`);
 
-  const { index, reopen, cleanup } = await open();
+  const { index, reopen, cleanup, describe } = await open();
   const next = random(size);
   let upsertMs = 0;
   let embedMs = 0;
@@ -225,6 +244,7 @@ async function main() {
     const searchIndex = reopen();
     await searchIndex.init();
     const settleSeconds = (performance.now() - settleStarted) / 1000;
+    const settled = describe ? await describe() : undefined;
 
     for (const query of queries.slice(0, 5)) await searchIndex.search({ agentId: MAIN_AGENT, text: query.text, vector: query.vector, limit: CANDIDATES_PER_CHANNEL });
     const latencies: number[] = [];
@@ -260,6 +280,7 @@ async function main() {
       rssEndMb: mb(endRss),
       rssPeakMb: Math.round(process.resourceUsage().maxRSS / 1024),
       load: (await import('node:os')).loadavg()[0]!.toFixed(1),
+      ...(settled ? { settled } : {}),
     };
     console.log(JSON.stringify(result));
     await mkdir(dirname(out), { recursive: true });
