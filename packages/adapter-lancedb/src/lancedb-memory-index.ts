@@ -624,27 +624,36 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
         // One ranked query per channel, both channels at once, each reading the whole records of its
         // hits (on a settled 100k table: full text ~9 ms, vectors ~11 ms). Reading ids first and the
         // records by id after costs a second query per channel (~9 ms for 50 ids).
+
+        // Full text: for an agent holding most of the table, unfiltered with the agent's rows kept
+        // (pre-filtering first intersects the agent's bitmap: ~12 ms against ~8 ms at 900k of 1M
+        // rows), the pre-filtered query when too few of the best rows are the agent's. Lance's BM25
+        // statistics are table-wide, so both give the same scores.
+        const agentRows = async (count: number, columns: readonly string[]): Promise<Record<string, unknown>[]> => {
+          const match = () => current.query().fullTextSearch(new MatchQuery(terms.join(' '), 'terms', { operator: Operator.Or }));
+          const share = await agentShare(current, request.agentId);
+          if (share >= POSTFILTER_MIN_SHARE) {
+            const asked = Math.ceil((count / share) * 1.3) + 4;
+            const rows: Record<string, unknown>[] = await match()
+              .select([...new Set([...columns, 'agent_id', '_score'])])
+              .limit(asked)
+              .toArray();
+            const own = rows.filter((row) => row.agent_id === request.agentId);
+            if (own.length >= count || rows.length < asked) return own.sort((a, b) => Number(b._score) - Number(a._score)).slice(0, count);
+          }
+          return match().where(filter).select([...columns, '_score']).limit(count).toArray();
+        };
         const lexical =
           terms.length === 0
             ? Promise.resolve([])
-            : (() => {
-                const match = () =>
-                  current.query().fullTextSearch(new MatchQuery(terms.join(' '), 'terms', { operator: Operator.Or })).where(filter);
-                return ranked(
-                  limit,
-                  async (count) => {
-                    const rows = await match().select([...RECORD_COLUMNS, '_score']).limit(count).toArray();
-                    return rows.map((row: Record<string, unknown>) => ({ record: fromRow(row), score: Number(row._score) }));
-                  },
-                  {
-                    ids: async (count) => {
-                      const rows = await match().select(['id', '_score']).limit(count).toArray();
-                      return rows.map((row: Record<string, unknown>) => ({ id: String(row.id), score: Number(row._score) }));
-                    },
-                    records: (ids) => recordsById(current, request.agentId, ids),
-                  },
-                );
-              })();
+            : ranked(
+                limit,
+                async (count) => (await agentRows(count, RECORD_COLUMNS)).map((row) => ({ record: fromRow(row), score: Number(row._score) })),
+                {
+                  ids: async (count) => (await agentRows(count, ['id'])).map((row) => ({ id: String(row.id), score: Number(row._score) })),
+                  records: (ids) => recordsById(current, request.agentId, ids),
+                },
+              );
 
         const nearest = async (count: number, mode: 'exact' | 'prefilter' | 'postfilter') => {
           let query = current.vectorSearch(vector!).column('vector').distanceType('cosine').where(filter);

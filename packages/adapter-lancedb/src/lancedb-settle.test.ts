@@ -200,3 +200,23 @@ describe('lancedbMemoryIndex vector search with the HNSW index', () => {
     expect(few.map((hit) => hit.score)).toEqual([...few.map((hit) => hit.score)].sort((x, y) => y - x));
   });
 });
+
+describe('lancedbMemoryIndex full text for an agent holding most of the table', () => {
+  it("falls back to the filtered query when the best-scoring rows are another agent's", async () => {
+    const directory = await temporaryDirectory();
+    const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
+    cleanups.unshift(() => index.close());
+    // agent_a: 60% of the rows, 20 of them about kayaks; agent_b: fewer rows, all about kayaks
+    // twice over, so every best-scoring "kayak" row is agent_b's.
+    const a = records(0, 600, 'agent_a').map((record, i) => ({ ...record, text: i < 20 ? `a kayak trip number ${i} with friends and family` : `meadow walk ${i}` }));
+    const b = records(5000, 400, 'agent_b').map((record, i) => ({ ...record, text: `kayak kayak ${i}` }));
+    await index.upsert({ records: [...a, ...b], embedder });
+    const { lexical } = await index.search({ agentId: 'agent_a', text: 'kayak', vector: null, limit: 10 });
+    expect(lexical).toHaveLength(10);
+    expect(lexical.every((hit) => hit.record.agentId === 'agent_a' && hit.record.text.includes('kayak'))).toBe(true);
+    const all = await index.search({ agentId: 'agent_a', text: 'kayak', vector: null, limit: 50 });
+    expect(all.lexical.map((hit) => hit.record.id).sort()).toEqual(a.slice(0, 20).map((record) => record.id).sort());
+    const other = await index.search({ agentId: 'agent_b', text: 'kayak', vector: null, limit: 5 });
+    expect(other.lexical.every((hit) => hit.record.agentId === 'agent_b')).toBe(true);
+  });
+});
