@@ -2,7 +2,7 @@
  * Chat latency with 10,000 memories in one agent, through HTTP, on the embedded default (PGlite +
  * LanceDB in a fresh data dir), the default extractive model and hashed n-gram embedder.
  *
- *   npx tsx bench/chat-latency.ts [--memories 10000] [--chats 200] [--max-context-chars 4000]
+ *   npx tsx bench/chat-latency.ts [--memories 10000] [--chats 200] [--max-context-chars 4000] [--quiet-seconds 15]
  *
  * The server is `startServer` from packages/server (the same composition `memory-agents serve`
  * runs) listening on loopback in this process; the client is `fetch`, one chat at a time. The
@@ -29,6 +29,10 @@ function argument(name: string, fallback: string): string {
 const memories = Number(argument('memories', '10000'));
 const chats = Number(argument('chats', '200'));
 const maxContextChars = Number(argument('max-context-chars', '4000'));
+// The embedded default's memory index settles once learning pauses (LanceDB: 5 s after the last
+// write, then ~3 s of compaction and index work at 10k memories), as between a bulk import and
+// users chatting; 0 measures chats racing that work.
+const quietSeconds = Number(argument('quiet-seconds', '15'));
 
 const NAMES = ['Priya', 'Wei', 'Fatima', 'Olu', 'Ingrid', 'Mateo', 'Yuki', 'Aisha', 'Lars', 'Sofia', 'Ravi', 'Chen', 'Nate', 'Gina', 'Audrey', 'Calvin'];
 
@@ -102,6 +106,7 @@ async function main() {
       }
     }
     const loadSeconds = (performance.now() - loadStarted) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, quietSeconds * 1000));
 
     // Warm-up (not counted): first queries open files and fill caches.
     for (let i = 0; i < 10; i++) await call('POST', `${base}/chat`, { turn_id: `w${i}`, message: questions[i]! });
@@ -124,6 +129,7 @@ async function main() {
           machine: { cpus: cpus().length, node: process.version },
           memories: turns.length,
           load_seconds: Number(loadSeconds.toFixed(1)),
+          quiet_seconds: quietSeconds,
           chats,
           max_context_chars: maxContextChars,
           latency_ms: {
