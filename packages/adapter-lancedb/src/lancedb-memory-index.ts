@@ -144,6 +144,10 @@ const SCALAR_INDEXES = ['terms_idx', 'agent_id_idx', 'id_idx'];
  * agent's rows (asking for limit / share × 1.3 rows), instead of pre-filtering the HNSW search.
  */
 const POSTFILTER_MIN_SHARE = 0.5;
+/** Rows an unfiltered query asks for to keep `count` of an agent holding `share` of the table. */
+const unfilteredCount = (count: number, share: number) => Math.ceil((count / share) * 1.3) + 4;
+/** Scores tie within this distance (float noise across queries and index types). */
+const TIE = 1e-6;
 /** Delta ANN indexes (one per settle that found new rows) searched one by one before a rebuild. */
 const MAX_VECTOR_DELTAS = 8;
 
@@ -416,10 +420,10 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       rowsSinceReindex = 0;
       await prewarm(current);
     }
-    const rows = await current.countRows();
-    if (rows < annThreshold) return;
+    // Compaction and index work leave the row count as it was.
+    if (numRows < annThreshold) return;
     const vector = hasVectorIndex ? await current.indexStats(VECTOR_INDEX) : undefined;
-    if (!vector || (vector.numIndices ?? 1) > MAX_VECTOR_DELTAS || rows >= 2 * rowsAtVectorIndexBuild) await buildVectorIndex(current);
+    if (!vector || (vector.numIndices ?? 1) > MAX_VECTOR_DELTAS || numRows >= 2 * rowsAtVectorIndexBuild) await buildVectorIndex(current);
   }
 
   /** (Re)starts the quiet-period timer after a write. */
@@ -513,9 +517,6 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
     agentShares.set(agentId, { share, at: Date.now(), generation: queue.generation });
     return share;
   }
-
-  /** Scores tie within this distance (float noise across queries and index types). */
-  const TIE = 1e-6;
 
   /**
    * Runs a ranked query with room for ties: if the tie at the cut may continue past what was
@@ -615,6 +616,9 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
         const current = table;
         if (!current || limit === 0) return { lexical: [], semantic: [] };
         const filter = agentFilter(request.agentId);
+        // Counted at most once per search, and only if a channel asks for it.
+        let share: Promise<number> | undefined;
+        const agentShareOnce = () => (share ??= agentShare(current, request.agentId));
         const terms = [...new Set(analyze(request.text))];
         const vector = request.vector;
         if (vector && fingerprint && vector.length !== fingerprint.dimensions) {
@@ -631,9 +635,9 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
         // statistics are table-wide, so both give the same scores.
         const agentRows = async (count: number, columns: readonly string[]): Promise<Record<string, unknown>[]> => {
           const match = () => current.query().fullTextSearch(new MatchQuery(terms.join(' '), 'terms', { operator: Operator.Or }));
-          const share = await agentShare(current, request.agentId);
-          if (share >= POSTFILTER_MIN_SHARE) {
-            const asked = Math.ceil((count / share) * 1.3) + 4;
+          const agentShareOfRows = await agentShareOnce();
+          if (agentShareOfRows >= POSTFILTER_MIN_SHARE) {
+            const asked = unfilteredCount(count, agentShareOfRows);
             const rows: Record<string, unknown>[] = await match()
               .select([...new Set([...columns, 'agent_id', '_score'])])
               .limit(asked)
@@ -676,9 +680,9 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
         // rows against ~11 ms); if too few of the nearest rows are the agent's, the pre-filtered
         // search answers. The flat search is exact and settles ties at the cut like full text.
         const approximateSearch = async (): Promise<MemoryHit[]> => {
-          const share = await agentShare(current, request.agentId);
-          if (share >= POSTFILTER_MIN_SHARE) {
-            const hits = await nearest(Math.ceil((limit / share) * 1.3) + 4, 'postfilter');
+          const agentShareOfRows = await agentShareOnce();
+          if (agentShareOfRows >= POSTFILTER_MIN_SHARE) {
+            const hits = await nearest(unfilteredCount(limit, agentShareOfRows), 'postfilter');
             if (hits.length >= limit) return hits.slice(0, limit);
           }
           return (await nearest(limit, 'prefilter')).slice(0, limit);
