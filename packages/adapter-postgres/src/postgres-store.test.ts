@@ -1,8 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import { describeStoreConformance } from '@memory-agents/core/testing';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { postgresStore } from './postgres-store.js';
+
+describe('PGlite on disk', () => {
+  it('creates a data dir whose parents do not exist yet, and finds its state again', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ma-pgdir-'));
+    const dataDir = join(root, 'data', 'nested', 'pgdata');
+    try {
+      const store = postgresStore({ dataDir });
+      await store.init();
+      expect(await store.organizations.list()).toEqual([]);
+      await store.close();
+      expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+      const again = postgresStore({ dataDir });
+      await again.init();
+      expect(await again.organizations.list()).toEqual([]);
+      await again.close();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
 
 describeStoreConformance({
   name: 'PGlite (in memory)',

@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import pg from 'pg';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 
@@ -121,6 +122,9 @@ export async function openSqlClient(options: SqlConnectionOptions): Promise<SqlC
   const { PGlite } = await import('@electric-sql/pglite');
   const { vector } = await import('@electric-sql/pglite-pgvector');
   const dataDir = options.dataDir ?? 'memory://';
+  // A directory whose parents do not exist yet is created (PGlite itself refuses it), so
+  // `postgresStore({ dataDir: './data/pgdata' })` works on a fresh checkout.
+  if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create({ dataDir, extensions: { vector } });
   if (schema) await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
   return pgliteClient(db, true, db);
