@@ -1,14 +1,15 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEnvironment, type EvalEnvironment } from './harness.js';
 import { locomoEvidence, parseLocomoDate, runLocomo, summarizeLocomo, type LocomoSample } from './locomo.js';
 import { longMemEvalQuery, parseLongMemEvalDate, runLongMemEval, summarizeLongMemEval, type LongMemEvalQuestion } from './longmemeval.js';
+import { hasShared, sharedPath } from '../test/support/shared-data.js';
 import { formatTable, recallAllAt, recallAt, uniqueInOrder } from './metrics.js';
 
-const DATA = fileURLToPath(new URL('../../shared/eval-data/', import.meta.url));
+const DATA = sharedPath('eval-data/');
+const HAS_DATA = hasShared('eval-data', 'the evaluation harness smoke runs on LoCoMo and LongMemEval');
 
 describe('metrics', () => {
   it('scores recall@k over flattened turns and recall_all@k over sessions', () => {
@@ -30,7 +31,7 @@ describe('metrics', () => {
   });
 });
 
-describe('harness smoke run (in-memory index)', () => {
+describe.skipIf(!HAS_DATA)('harness smoke run (in-memory index)', () => {
   let env: EvalEnvironment;
   let dir: string;
   beforeAll(async () => {

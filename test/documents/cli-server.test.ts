@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, type Client } from '../support/client.js';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
-import { agentWithThread, fixture, postForm, settle } from './document-support.js';
+import { agentWithThread, fixture, postForm, settle, SHARED_DOCS } from './document-support.js';
 
 /**
  * The built CLI server (PGlite + LanceDB + disk blobs + tesseract OCR) with the real fixtures.
@@ -23,7 +23,7 @@ describe('documents against the built CLI server', () => {
     await removeDataDir(server.dataDir);
   });
 
-  it('tracemonkey.pdf: figures, committed, and chat cites it by src_ id and page with a working href', async () => {
+  it.skipIf(!SHARED_DOCS)('tracemonkey.pdf: figures, committed, and chat cites it by src_ id and page with a working href', async () => {
     const person = { 'x-sp-end-user': 'reader-1' };
     const { paths } = await agentWithThread(api, person);
     const accepted = await postForm(server.url, server.key!, paths.observeFile, { data: fixture('tracemonkey.pdf'), filename: 'tracemonkey.pdf' }, {}, person, { ownConnection: true });
@@ -49,7 +49,7 @@ describe('documents against the built CLI server', () => {
     ]);
   });
 
-  it('linn.pdf (a scan) is read by tesseract inside the request', async () => {
+  it.skipIf(!SHARED_DOCS)('linn.pdf (a scan) is read by tesseract inside the request', async () => {
     const person = { 'x-sp-end-user': 'reader-2' };
     const { paths } = await agentWithThread(api, person);
     const accepted = await postForm(server.url, server.key!, paths.observeFile, { data: fixture('linn.pdf'), filename: 'linn.pdf' }, {}, person, { ownConnection: true });

@@ -5,10 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createMemoryService, defaultMemoryWriter, inMemoryStore, type BlobStore, type MemoryServiceOptions, type MemoryWriter, type Ocr } from '@memory-agents/core';
 import { createHandler } from '@memory-agents/http';
+import { hasShared, sharedPath } from '../support/shared-data.js';
 import { client, readyAgent, type ApiResponse, type Client } from '../support/client.js';
 
-/** The shared real documents (`../shared/fixtures/docs/`, used in place). */
-export const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/docs/', import.meta.url));
+/** The shared real documents (`../shared/fixtures/docs/`, used in place; absent in a clone). */
+export const FIXTURES = sharedPath('fixtures/docs/');
+/** Whether the shared real documents are beside the repository (see `hasShared`). */
+export const SHARED_DOCS = hasShared('fixtures/docs', 'tests on the shared real documents');
+/** The files of `../shared/fixtures/docs/` the tests read. */
+export const SHARED_DOC_NAMES: ReadonlySet<string> = new Set(['TAMReview.pdf', 'bug1020226.pdf', 'empty_protected.pdf', 'invalid.pdf', 'issue6010_1.pdf', 'linn.pdf', 'tables.docx', 'tracemonkey.pdf', 'wikipedia-source.html']);
 export const fixture = (name: string): Uint8Array => new Uint8Array(readFileSync(`${FIXTURES}${name}`));
 
 /** Paths of one thread's document endpoints. */

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertDocument, countWords, documentText, inMemoryBlobs, inMemoryStore, type Store } from '@memory-agents/core';
 import { circularPagesPdf } from '../../packages/core/src/documents/__fixtures__/generated-files.js';
-import { agentWithThread, fakeOcr, fixture, postForm, settle, startInProcess, type InProcess } from './document-support.js';
+import { agentWithThread, fakeOcr, fixture, postForm, settle, SHARED_DOC_NAMES, SHARED_DOCS, startInProcess, type InProcess } from './document-support.js';
 
 const text = (value: string) => new TextEncoder().encode(value);
 
@@ -34,7 +34,7 @@ describe('observe-file over HTTP: formats, chunking, words and figures (in-proce
   ];
 
   for (const testCase of cases) {
-    it(`reads ${testCase.file} as ${testCase.format}: one turn per piece, speaker = filename, words_total = words of every turn`, async () => {
+    it.skipIf(!SHARED_DOCS && SHARED_DOC_NAMES.has(testCase.file))(`reads ${testCase.file} as ${testCase.format}: one turn per piece, speaker = filename, words_total = words of every turn`, async () => {
       const { paths } = await agentWithThread(app.api);
       const accepted = await postForm(app.url, app.key, paths.observeFile, { data: testCase.data(), filename: testCase.file });
       expect(accepted.status, accepted.text).toBe(202);
@@ -67,7 +67,7 @@ describe('observe-file over HTTP: formats, chunking, words and figures (in-proce
     expect(String.fromCharCode(...crop!.data.subarray(1, 4))).toBe('PNG');
   }
 
-  it('reads a scanned page through the OCR port inside the request (linn.pdf, one page)', async () => {
+  it.skipIf(!SHARED_DOCS)('reads a scanned page through the OCR port inside the request (linn.pdf, one page)', async () => {
     const { paths } = await agentWithThread(app.api);
     const accepted = await postForm(app.url, app.key, paths.observeFile, { data: fixture('linn.pdf'), filename: 'linn.pdf' });
     expect(accepted.status, accepted.text).toBe(202);
@@ -145,7 +145,7 @@ describe('observe-file over HTTP: formats, chunking, words and figures (in-proce
       ['circular.pdf', () => circularPagesPdf(), 400, 'ingestion_failed'],
     ];
     for (const [name, data, status, code] of errors) {
-      it(`${name} -> ${status} ${code}`, async () => {
+      it.skipIf(!SHARED_DOCS && SHARED_DOC_NAMES.has(name))(`${name} -> ${status} ${code}`, async () => {
         const { paths } = await agentWithThread(app.api);
         const refused = await postForm(app.url, app.key, paths.observeFile, { data: data(), filename: name });
         expect(refused.status, refused.text).toBe(status);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inMemoryBlobs, inMemoryStore } from '@memory-agents/core';
 import { client } from '../support/client.js';
-import { GENEROUS_UPLOAD_RATES, agentWithThread, controllableWriter, failingBlobs, fakeOcr, fixture, postForm, settle, startInProcess, type InProcess } from './document-support.js';
+import { GENEROUS_UPLOAD_RATES, agentWithThread, controllableWriter, failingBlobs, fakeOcr, fixture, postForm, settle, SHARED_DOCS, startInProcess, type InProcess } from './document-support.js';
 
 const text = (value: string) => new TextEncoder().encode(value);
 /** A Markdown document of several sections (several pieces at max_chars 300). */
@@ -217,7 +217,7 @@ describe('document rules over HTTP (in-process server)', () => {
       await settle(app.api, paths.status(afterExpiry.body.observation_id));
     });
 
-    it('a retry while the first request still runs: 409', async () => {
+    it.skipIf(!SHARED_DOCS)('a retry while the first request still runs: 409', async () => {
       const { paths } = await agentWithThread(app.api);
       const key = { 'idempotency-key': 'scan-1' };
       ocr.hold();
@@ -234,7 +234,7 @@ describe('document rules over HTTP (in-process server)', () => {
   });
 
   describe('chat cites document memory by src_ id and page, and the href serves the original', () => {
-    it('linn.pdf (OCR): answer cites "linn.pdf, page 1" with media_type application/pdf', async () => {
+    it.skipIf(!SHARED_DOCS)('linn.pdf (OCR): answer cites "linn.pdf, page 1" with media_type application/pdf', async () => {
       const { paths } = await agentWithThread(app.api);
       const accepted = await upload(paths.observeFile, fixture('linn.pdf'), 'linn.pdf', {});
       await settle(app.api, paths.status(accepted.body.observation_id));
@@ -294,7 +294,7 @@ describe('document failure paths (in-process server with failing ports)', () => 
     }
   });
 
-  it('OCR port failing: 502 ocr_failed; no OCR port: 400 document_needs_ocr', async () => {
+  it.skipIf(!SHARED_DOCS)('OCR port failing: 502 ocr_failed; no OCR port: 400 document_needs_ocr', async () => {
     const failing = await startInProcess({ ocr: fakeOcr({ fail: true }).ocr });
     const none = await startInProcess({ ocr: null });
     try {
@@ -309,7 +309,7 @@ describe('document failure paths (in-process server with failing ports)', () => 
     }
   });
 
-  it('converter budgets: document_too_many_pages, document_too_large_for_ocr, document_too_complex', async () => {
+  it.skipIf(!SHARED_DOCS)('converter budgets: document_too_many_pages, document_too_large_for_ocr, document_too_complex', async () => {
     const cases = [
       [{ maxOcrPages: 0 }, 'linn.pdf', 'document_too_many_pages'],
       [{ maxOcrBytes: 1000 }, 'linn.pdf', 'document_too_large_for_ocr'],
@@ -327,7 +327,7 @@ describe('document failure paths (in-process server with failing ports)', () => 
     }
   });
 
-  it('beyond the in-request OCR budget: deferred (turns_total 0, status converting), then the real count', async () => {
+  it.skipIf(!SHARED_DOCS)('beyond the in-request OCR budget: deferred (turns_total 0, status converting), then the real count', async () => {
     const ocr = fakeOcr();
     const app = await startInProcess({ ocr: ocr.ocr, documents: { ocrPagesInRequest: 0 } });
     try {
@@ -346,7 +346,7 @@ describe('document failure paths (in-process server with failing ports)', () => 
     }
   });
 
-  it('a deferred conversion left by a stopped process is resumed from the stored original by the next one', async () => {
+  it.skipIf(!SHARED_DOCS)('a deferred conversion left by a stopped process is resumed from the stored original by the next one', async () => {
     const store = inMemoryStore();
     const blobs = inMemoryBlobs();
     const stuck = fakeOcr();
@@ -367,7 +367,7 @@ describe('document failure paths (in-process server with failing ports)', () => 
     }
   });
 
-  it('a deferred conversion that fails ends the job failed with the document code', async () => {
+  it.skipIf(!SHARED_DOCS)('a deferred conversion that fails ends the job failed with the document code', async () => {
     const app = await startInProcess({ ocr: fakeOcr({ fail: true }).ocr, documents: { ocrPagesInRequest: 0 } });
     try {
       const { paths } = await agentWithThread(app.api);

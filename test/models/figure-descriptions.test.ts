@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, type Client } from '../support/client.js';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
-import { agentWithThread, fixture, postForm, settle } from '../documents/document-support.js';
+import { agentWithThread, fixture, postForm, settle, SHARED_DOCS } from '../documents/document-support.js';
 import { API_KEY, chatRequests, modelArgs, obedientModel, startScriptedOpenaiServer, systemPrompt, userPrompt, type ScriptedOpenaiServer } from './model-support.js';
 
 /**
@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 describe('figure descriptions by the configured model', () => {
-  it('describes each kept figure of tracemonkey.pdf (image parts, one call each); a failed call falls back and the upload still commits', async () => {
+  it.skipIf(!SHARED_DOCS)('describes each kept figure of tracemonkey.pdf (image parts, one call each); a failed call falls back and the upload still commits', async () => {
     const person = { 'x-sp-end-user': 'figure-reader' };
     const { paths } = await agentWithThread(api, person);
     const accepted = await postForm(server.url, server.key!, paths.observeFile, { data: fixture('tracemonkey.pdf'), filename: 'tracemonkey.pdf' }, {}, person, { ownConnection: true });

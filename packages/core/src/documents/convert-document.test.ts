@@ -3,7 +3,7 @@ import { countWords, documentText } from '../chunking/document-text.js';
 import { chunkDocument } from '../chunking/chunk-document.js';
 import type { ErrorCode } from '../errors/index.js';
 import { isServiceError } from '../errors/index.js';
-import { failingOcr, fixture, scriptedOcr } from './__fixtures__/fixture-path.js';
+import { failingOcr, fixture, scriptedOcr, SHARED_DOCS } from './__fixtures__/fixture-path.js';
 import { buildDocx, buildPdf, buildZip, circularPagesPdf, docxImage, docxParagraph, textImage, textPng } from './__fixtures__/generated-files.js';
 import { convertDocument, inspectDocument } from './convert-document.js';
 import type { ConvertedDocument } from './types.js';
@@ -31,7 +31,7 @@ async function scannedPdf(pages: number): Promise<Uint8Array> {
 }
 
 describe('convertDocument: PDF', () => {
-  it('reads a born-digital paper page by page, with headings and inline figures', async () => {
+  it.skipIf(!SHARED_DOCS)('reads a born-digital paper page by page, with headings and inline figures', async () => {
     const doc = await convertTracemonkey();
     expect(doc).toMatchObject({ format: 'pdf', mediaType: 'application/pdf', pageCount: 14, ocrPages: [] });
     expect(new Set(doc.blocks.map((block) => block.page))).toEqual(new Set(Array.from({ length: 14 }, (_, index) => index + 1)));
@@ -60,7 +60,7 @@ describe('convertDocument: PDF', () => {
     );
   });
 
-  it('reads text inside figures with the OCR port and drops figures over the budget', async () => {
+  it.skipIf(!SHARED_DOCS)('reads text inside figures with the OCR port and drops figures over the budget', async () => {
     const ocr = scriptedOcr('Interpret Bytecodes Monitor');
     const doc = await convertDocument(fixture('tracemonkey.pdf'), { filename: 'paper.pdf', ocr, limits: { maxFigures: 1 } });
     expect(doc.figures).toHaveLength(1);
@@ -72,7 +72,7 @@ describe('convertDocument: PDF', () => {
     expect(doc.blocks.filter((block) => block.kind === 'figure')).toHaveLength(1);
   });
 
-  it('OCRs a scanned page when an OCR port is given', async () => {
+  it.skipIf(!SHARED_DOCS)('OCRs a scanned page when an OCR port is given', async () => {
     const ocr = scriptedOcr('Linn ground truth line one\nline two\n\nSecond paragraph.');
     const doc = await convertDocument(fixture('linn.pdf'), { filename: 'linn.pdf', ocr });
     expect(doc.ocrPages).toEqual([1]);
@@ -85,14 +85,14 @@ describe('convertDocument: PDF', () => {
     expect(Array.from(ocr.calls[0]?.subarray(0, 4) ?? [])).toEqual([0x89, 0x50, 0x4e, 0x47]);
   });
 
-  it('reports scanned pages cheaply with inspectDocument', async () => {
+  it.skipIf(!SHARED_DOCS)('reports scanned pages cheaply with inspectDocument', async () => {
     expect(await inspectDocument(fixture('linn.pdf'), 'linn.pdf')).toEqual({ format: 'pdf', mediaType: 'application/pdf', pageCount: 1, pagesNeedingOcr: [1] });
     expect(await inspectDocument(fixture('tracemonkey.pdf'), 'x.pdf')).toMatchObject({ pageCount: 14, pagesNeedingOcr: [] });
     expect(await inspectDocument(new TextEncoder().encode('# hi'), 'a.md')).toEqual({ format: 'markdown', mediaType: 'text/markdown', pageCount: null, pagesNeedingOcr: [] });
     expect((await failure(inspectDocument(fixture('issue6010_1.pdf'), 'x.pdf'))).code).toBe('encrypted_document');
   });
 
-  it('treats a text layer of unmapped glyphs as needing OCR', async () => {
+  it.skipIf(!SHARED_DOCS)('treats a text layer of unmapped glyphs as needing OCR', async () => {
     const inspection = await inspectDocument(fixture('TAMReview.pdf'), 'tam.pdf');
     expect(inspection.pageCount).toBe(23);
     expect(inspection.pagesNeedingOcr.length).toBeGreaterThan(15);
@@ -127,7 +127,7 @@ describe('convertDocument: PDF', () => {
     expect(doc.blocks.map((block) => block.page)).toEqual([1, 2, 3, 4]);
   });
 
-  it('maps every PDF failure to its document code', async () => {
+  it.skipIf(!SHARED_DOCS)('maps every PDF failure to its document code', async () => {
     const scan3 = await scannedPdf(3);
     const cases: Array<[string, () => Promise<ConvertedDocument>, ErrorCode]> = [
       ['user password', () => convertDocument(fixture('issue6010_1.pdf'), { filename: 'a.pdf' }), 'encrypted_document'],
@@ -149,7 +149,7 @@ describe('convertDocument: PDF', () => {
     }
   });
 
-  it('stops when the signal aborts', async () => {
+  it.skipIf(!SHARED_DOCS)('stops when the signal aborts', async () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));
     await expect(convertDocument(fixture('tracemonkey.pdf'), { filename: 'a.pdf', signal: controller.signal })).rejects.toThrow('stop');
@@ -159,7 +159,7 @@ describe('convertDocument: PDF', () => {
     await expect(pending).rejects.toThrow('cancelled');
   });
 
-  it('is deterministic', async () => {
+  it.skipIf(!SHARED_DOCS)('is deterministic', async () => {
     const first = await convertTracemonkey();
     const second = await convertDocument(fixture('tracemonkey.pdf'), { filename: 'a.pdf' });
     expect(second.blocks).toEqual(first.blocks);
@@ -168,7 +168,7 @@ describe('convertDocument: PDF', () => {
 });
 
 describe('convertDocument: DOCX', () => {
-  it('keeps paragraphs and turns a table into rows', async () => {
+  it.skipIf(!SHARED_DOCS)('keeps paragraphs and turns a table into rows', async () => {
     const doc = await convertDocument(fixture('tables.docx'), { filename: 'tables.docx' });
     expect(doc).toMatchObject({ format: 'docx', pageCount: null, figures: [], figuresDropped: 0 });
     expect(doc.blocks).toEqual([
@@ -224,7 +224,7 @@ describe('convertDocument: DOCX', () => {
     expect(budget.blocks.filter((block) => block.kind === 'figure')).toEqual([{ kind: 'figure', text: '[Figure: Figure 1. Sales by region]', page: null }]);
   });
 
-  it('maps broken and oversized Word files to document codes', async () => {
+  it.skipIf(!SHARED_DOCS)('maps broken and oversized Word files to document codes', async () => {
     const broken = buildZip({ 'word/document.xml': '<w:document><w:body><w:p>' });
     expect((await failure(convertDocument(broken, { filename: 'a.docx' }))).code).toBe('malformed_document');
     expect((await failure(convertDocument(fixture('tables.docx'), { filename: 'a.docx', limits: { maxUncompressedBytes: 1000 } }))).code).toBe('document_too_complex');
@@ -260,7 +260,7 @@ describe('convertDocument: text formats', () => {
     expect((await failure(convertDocument(buildZip({ 'a.txt': 'x' }), { filename: 'a.docx' }))).code).toBe('unsupported_document');
   });
 
-  it('feeds chunking: pieces cover the document and words are countable', async () => {
+  it.skipIf(!SHARED_DOCS)('feeds chunking: pieces cover the document and words are countable', async () => {
     const doc = await convertTracemonkey();
     const pieces = chunkDocument(doc.blocks, { strategy: 'auto', maxChars: 2000, overlapChars: 0 });
     expect(pieces.map((piece) => piece.text).join('')).toBe(documentText(doc.blocks));

@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { hasShared, sharedPath } from '../../../../../test/support/shared-data.js';
 import type { Ocr } from '../../ports/ocr.js';
 
-/** Bytes of a shared real test file (`shared/fixtures/docs/<name>`, beside the repository). */
+/** Whether the shared real documents are beside the repository (absent in a clone; see `hasShared`). */
+export const SHARED_DOCS = hasShared('fixtures/docs', 'tests on the shared real documents');
+
+/** Bytes of a shared real test file (`../shared/fixtures/docs/<name>`, beside the repository). */
 export function fixture(name: string): Uint8Array {
-  return new Uint8Array(readFileSync(fileURLToPath(new URL(`../../../../../../shared/fixtures/docs/${name}`, import.meta.url))));
+  return new Uint8Array(readFileSync(sharedPath(`fixtures/docs/${name}`)));
 }
 
 /** An OCR port that answers every image with `text` and records the calls. */
