@@ -1,4 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,8 +18,8 @@ describe('memory-agents CLI', () => {
       const thread = await api.post(`/v1/agents/${agent.agent_id}/threads`, { title: 'kept' });
 
       const second = await runCli(['serve', '--port', '0', '--data', first.dataDir]);
-      expect(second.code).toBe(2);
-      expect(second.stderr).toContain('already runs');
+      expect(second.code).toBe(1);
+      expect(second.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^memory-agents: a server \(pid \d+\) already runs on .*\(data_dir_locked\)$/)]);
 
       expect(await first.stop('SIGTERM')).toBe(0);
       expect(first.output()).toContain('shutting down');
@@ -57,14 +60,77 @@ describe('memory-agents CLI', () => {
     }
   });
 
-  it('exits 2 with usage on bad arguments', async () => {
-    expect((await runCli(['frobnicate'])).code).toBe(2);
-    expect((await runCli(['orgs', 'create'])).code).toBe(2);
-    expect((await runCli(['keys', 'create', '--bogus'])).code).toBe(2);
-    expect((await runCli(['serve', '--port', '70000'])).code).toBe(2);
+  it('exits 2 with a short usage error on bad arguments, naming where to read more', async () => {
+    for (const args of [['frobnicate'], ['orgs', 'create'], ['keys', 'create', '--bogus'], ['serve', '--port', '70000'], ['serve', '--port', '12ab'], ['credits', 'add', '--org', 'org_x', '--amount', 'abc'], ['orgs', 'create', '--name', 'A', '--credits', '-1'], ['keys']]) {
+      const run = await runCli(args);
+      expect(run.code, args.join(' ')).toBe(2);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines, args.join(' ')).toHaveLength(2);
+      expect(lines[0]).toMatch(/^memory-agents: /);
+      expect(lines[1]).toMatch(/^Run "memory-agents help( [a-z ]+)?" for usage\.$/);
+    }
+    expect((await runCli(['credits', 'add', '--org', 'org_x', '--amount', 'abc'])).stderr).toContain('--amount must be a decimal number');
+    expect((await runCli(['keys'])).stderr).toContain('keys needs one of: create, list, revoke');
+    const json = await runCli(['credits', 'add', '--org', 'org_x', '--amount', 'abc', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr)).toEqual({ error: expect.stringContaining('--amount'), code: 'usage' });
+    const bare = await runCli([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('memory-agents serve');
+  });
+
+  it('answers --version, help, help COMMAND and COMMAND --help', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../../packages/server/package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(await runCli(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('memory-agents serve');
+    expect(help.stdout).toContain('memory-agents keys revoke');
+    expect((await runCli(['help'])).stdout).toBe(help.stdout);
+    const serveHelp = await runCli(['help', 'serve']);
+    expect(serveHelp.code).toBe(0);
+    expect(serveHelp.stdout).toMatch(/^Usage: memory-agents serve /);
+    expect(serveHelp.stdout).toContain('--model-url');
+    expect((await runCli(['serve', '--help'])).stdout).toBe(serveHelp.stdout);
+    const keys = await runCli(['help', 'keys']);
+    expect(keys.stdout.match(/^Usage: /gm)).toHaveLength(3);
+    const create = await runCli(['keys', 'create', '--help']);
+    expect(create.stdout).toMatch(/^Usage: memory-agents keys create --org ORG_ID/);
+    expect(create.stdout.match(/^Usage: /gm)).toHaveLength(1);
+    const unknown = await runCli(['help', 'frobnicate']);
+    expect(unknown.code).toBe(2);
+  });
+
+  it('exits 1 with one line when the port is in use, leaving the data dir free, and says when it creates a data dir', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as AddressInfo).port;
+    const dataDir = await mkdtemp(join(tmpdir(), 'ma-cli-port-'));
+    try {
+      const refused = await runCli(['serve', '--port', String(port), '--data', dataDir]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toBe(`memory-agents: port ${port} on 127.0.0.1 is already in use; stop the program holding it or pass --port (address_in_use)`);
+      expect(existsSync(join(dataDir, 'server.pid'))).toBe(false);
+      // Refused before any state was opened: the first key is still to be made and shown.
+      const started = await startServerProcess({ dataDir });
+      try {
+        expect(started.output()).toContain(`Creating a new data dir in ${dataDir}`);
+        expect(started.key).toMatch(/^sp_k/);
+        expect((await client(started.url, started.key).get('/v1/session')).status).toBe(200);
+      } finally {
+        await started.stop();
+      }
+      const again = await startServerProcess({ dataDir });
+      try {
+        expect(again.output()).not.toContain('Creating a new data dir');
+        expect(again.key).toBeNull();
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      blocker.close();
+      await removeDataDir(dataDir);
+    }
   });
 
   it.runIf(process.env.DATABASE_URL)('serves on PostgreSQL with --database-url', async () => {

@@ -1,35 +1,70 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { isServiceError, silentLogger } from '@memory-agents/core';
-import { runAdminCommand, type AdminCommand } from './admin-commands.js';
-import { composeService, dataPaths, DEFAULT_DATA_DIR, type StateLocation } from './compose.js';
+import type { AdminCommand } from './admin-commands.js';
 import { sendControlCommand } from './control-socket.js';
-import { startServer } from './start-server.js';
-import { createServiceModels, describeModels, MODEL_CLI_OPTIONS, MODEL_USAGE, modelSettings, ModelSettingsError, type ModelSettings } from './model-options.js';
+import { MODEL_CLI_OPTIONS, MODEL_USAGE, modelSettings, ModelSettingsError, type ModelSettings } from './model-options.js';
+import { dataPaths, DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
+// The server, the adapters and the admin commands are imported when a command needs them, so
+// `--version`, `help` and usage errors answer without loading the database and index adapters.
+
+/** One command's usage: the line(s) `help COMMAND` and `COMMAND --help` print. */
+const COMMANDS: Record<string, string> = {
+  serve: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [model options]
+  Serves the /v1 API. On an empty data dir (or database) it creates an organization and prints its
+  first API key once. Exits 1 with one line when the port is in use or a server already runs on DIR.`,
+  'orgs create': `memory-agents orgs create --name NAME [--credits DECIMAL] [--json]
+  --credits enables billing with that starting balance (--credits 0: billing on, no credit).`,
+  'orgs list': `memory-agents orgs list [--json]`,
+  'orgs limits': `memory-agents orgs limits --org ORG_ID --limits JSON [--json]
+  Replaces the organization's limit overrides whole, e.g.
+  --limits '{"rateLimits":{"chat":{"subject":{"limit":50,"windowSeconds":60}}}}'`,
+  'keys create': `memory-agents keys create --org ORG_ID [--json]   (the key is shown once)`,
+  'keys list': `memory-agents keys list --org ORG_ID [--json]`,
+  'keys revoke': `memory-agents keys revoke --key-id KEY_ID [--json]   (effective on the very next request)`,
+  'credits add': `memory-agents credits add --org ORG_ID --amount DECIMAL [--json]   (a grant, e.g. 25.5)`,
+  'billing show': `memory-agents billing show --org ORG_ID [--json]`,
+  'billing enable': `memory-agents billing enable --org ORG_ID [--json]`,
+  'billing disable': `memory-agents billing disable --org ORG_ID [--json]`,
+  'billing threshold': `memory-agents billing threshold --org ORG_ID --amount DECIMAL [--json]`,
+};
+
+const COMMON = `Every command takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
+Admin commands work while a server runs on the same data dir: they go through its control socket.
+With --json, results and errors are printed as JSON (errors on stderr: {"error", "code"}).`;
 
 const USAGE = `memory-agents: memory agents over HTTP on an embedded default
 
 Usage:
-  memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL]
-  memory-agents orgs create --name NAME [--credits DECIMAL] [--json]
-  memory-agents orgs limits --org ORG_ID --limits JSON [--json]   (replaces the overrides whole)
-  memory-agents orgs list [--json]
-  memory-agents keys create --org ORG_ID [--json]
-  memory-agents keys revoke --key-id KEY_ID [--json]
-  memory-agents keys list --org ORG_ID [--json]
-  memory-agents credits add --org ORG_ID --amount DECIMAL [--json]
-  memory-agents billing show|enable|disable --org ORG_ID [--json]
-  memory-agents billing threshold --org ORG_ID --amount DECIMAL [--json]
+${Object.values(COMMANDS)
+  .map((text) => `  ${text.split('\n')[0]}`)
+  .join('\n')}
+  memory-agents help [COMMAND]    memory-agents --version
 
---credits enables billing with that starting balance (--credits 0: billing on, no credit).
-
-Every command takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
-Admin commands work while a server runs on the same data dir: they go through its control socket.
+${COMMON}
 
 ${MODEL_USAGE}`;
 
-class UsageError extends Error {}
+/** The usage of `words` (a command, or a group such as `keys`), or null when it names none. */
+function commandUsage(words: string[]): string | null {
+  const name = words.join(' ');
+  const matching = Object.entries(COMMANDS).filter(([command]) => command === name || command.startsWith(`${name} `));
+  if (name === '' || matching.length === 0) return null;
+  const extra = name === 'serve' ? `\n\n${MODEL_USAGE}` : '';
+  return `${matching.map(([, text]) => `Usage: ${text}`).join('\n')}\n\n${COMMON}${extra}\n`;
+}
+
+/** A mistake in the command line: exit 2 with one line and where to read more. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command = '',
+  ) {
+    super(message);
+  }
+}
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -44,64 +79,117 @@ const OPTIONS = {
   limits: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', default: false },
   ...MODEL_CLI_OPTIONS,
 } as const;
 
+/** The version of this package, read from its package.json (next to src/ and dist/). */
+async function packageVersion(): Promise<string> {
+  const text = await readFile(new URL('../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
+}
+
+/** A decimal the credit ledger accepts (>= 0, like 100 or 2.5). */
+function decimal(value: string, flag: string, command: string): string {
+  if (!/^\d+(\.\d+)?$/.test(value.trim())) throw new UsageError(`${flag} must be a decimal number >= 0, like 100 or 2.5, not "${value}"`, command);
+  return value.trim();
+}
+
+let jsonErrors = process.argv.includes('--json');
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  if (values.help || positionals.length === 0) {
-    process.stdout.write(USAGE);
-    return values.help ? 0 : 2;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    const words = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2);
+    throw new UsageError((error as Error).message.split('\n')[0]!.split('. ')[0]!, commandUsage(words) ? words.join(' ') : commandUsage(words.slice(0, 1)) ? words[0] : '');
   }
-  if (values.data !== undefined && values['database-url'] !== undefined) throw new UsageError('pass either --data or --database-url, not both');
+  const { values, positionals } = parsed;
+  jsonErrors = values.json;
+  if (values.version) {
+    process.stdout.write(`${await packageVersion()}\n`);
+    return 0;
+  }
+  if (positionals[0] === 'help') {
+    const topic = positionals.slice(1);
+    if (topic.length === 0) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    const usage = commandUsage(topic);
+    if (usage === null) throw new UsageError(`no command "${topic.join(' ')}"`);
+    process.stdout.write(usage);
+    return 0;
+  }
+  if (positionals.length === 0) {
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  if (values.help) {
+    const usage = commandUsage(positionals.slice(0, 2)) ?? commandUsage(positionals.slice(0, 1));
+    if (usage === null) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+    process.stdout.write(usage);
+    return 0;
+  }
+  const [group, action] = positionals;
+  const name = group === 'serve' ? 'serve' : `${group} ${action ?? ''}`.trim();
+  if (COMMANDS[name] === undefined) {
+    throw new UsageError(
+      commandUsage([group!]) ? `${group} needs one of: ${Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `)).map((c) => c.split(' ')[1]).join(', ')}` : `unknown command: ${positionals.join(' ')}`,
+      commandUsage([group!]) ? group : '',
+    );
+  }
+  if (values.data !== undefined && values['database-url'] !== undefined) throw new UsageError('pass either --data or --database-url, not both', name);
   const location: StateLocation =
     values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : { dataDir: values.data ?? DEFAULT_DATA_DIR };
 
-  const [group, action] = positionals;
   if (group === 'serve') return serve(location, values.port, values.host, modelSettings(values, process.env));
 
   const command = `${group}.${action}` as AdminCommand;
   const args: Record<string, unknown> = {};
+  const need = (ok: unknown, flags: string) => {
+    if (!ok) throw new UsageError(`${name} needs ${flags}`, name);
+  };
   switch (command) {
     case 'orgs.create':
-      if (!values.name) throw new UsageError('orgs create needs --name NAME');
+      need(values.name, '--name NAME');
       args.name = values.name;
-      if (values.credits !== undefined) args.credits = values.credits;
+      if (values.credits !== undefined) args.credits = decimal(values.credits, '--credits', name);
       break;
     case 'orgs.list':
       break;
     case 'orgs.limits':
-      if (!values.org || values.limits === undefined) throw new UsageError('orgs limits needs --org ORG_ID --limits JSON');
+      need(values.org && values.limits !== undefined, '--org ORG_ID --limits JSON');
       args.org = values.org;
       try {
-        args.limits = JSON.parse(values.limits) as unknown;
+        args.limits = JSON.parse(values.limits!) as unknown;
       } catch {
-        throw new UsageError('--limits must be JSON, e.g. {"rateLimits":{"chat":{"subject":{"limit":50,"windowSeconds":60}}}}');
+        throw new UsageError('--limits must be JSON, e.g. {"rateLimits":{"chat":{"subject":{"limit":50,"windowSeconds":60}}}}', name);
       }
       break;
     case 'keys.create':
     case 'keys.list':
-      if (!values.org) throw new UsageError(`${group} ${action} needs --org ORG_ID`);
+    case 'billing.show':
+    case 'billing.enable':
+    case 'billing.disable':
+      need(values.org, '--org ORG_ID');
       args.org = values.org;
       break;
     case 'credits.add':
     case 'billing.threshold':
-      if (!values.org || values.amount === undefined) throw new UsageError(`${group} ${action} needs --org ORG_ID --amount DECIMAL`);
+      need(values.org && values.amount !== undefined, '--org ORG_ID --amount DECIMAL');
       args.org = values.org;
-      args.amount = values.amount;
-      break;
-    case 'billing.show':
-    case 'billing.enable':
-    case 'billing.disable':
-      if (!values.org) throw new UsageError(`${group} ${action} needs --org ORG_ID`);
-      args.org = values.org;
+      args.amount = decimal(values.amount!, '--amount', name);
       break;
     case 'keys.revoke':
-      if (!values['key-id']) throw new UsageError('keys revoke needs --key-id KEY_ID');
+      need(values['key-id'], '--key-id KEY_ID');
       args.keyId = values['key-id'];
       break;
-    default:
-      throw new UsageError(`unknown command: ${positionals.join(' ')}`);
   }
   const result = await runAdmin(location, command, args);
   print(result, values.json);
@@ -110,12 +198,19 @@ async function main(argv: string[]): Promise<number> {
 
 async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings): Promise<number> {
   const portNumber = port === undefined ? 8787 : Number(port);
-  if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`);
+  if (!/^\d+$/.test(port ?? '8787') || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`, 'serve');
   if (location.databaseUrl === undefined) {
     const owner = await runningServerPid(location.dataDir);
-    if (owner !== null) throw new UsageError(`a server (pid ${owner}) already runs on ${dataPaths(location.dataDir).root}`);
+    if (owner !== null) throw new CliError('data_dir_locked', `a server (pid ${owner}) already runs on ${dataPaths(location.dataDir).root}; stop it or pass another --data`);
+    if (!existsSync(dataPaths(location.dataDir).pgdata)) {
+      process.stdout.write(`Creating a new data dir in ${dataPaths(location.dataDir).root} (the first start takes a few seconds)...\n`);
+    }
+  } else {
+    process.stdout.write('Connecting to PostgreSQL and applying migrations...\n');
   }
   // The key is read from the environment here and goes only into the adapters' Authorization header.
+  const { startServer } = await import('./start-server.js');
+  const { createServiceModels, describeModels } = await import('./model-options.js');
   const server = await startServer({ ...location, port: portNumber, ...(host === undefined ? {} : { host }), models: createServiceModels(models, process.env) });
   if (server.firstKey) {
     process.stdout.write(`Created organization ${server.firstKey.organizationId} and its first API key. It is shown once; store it now:\n`);
@@ -157,23 +252,26 @@ async function runAdmin(location: StateLocation, command: AdminCommand, args: Re
       const reply = await sendControlCommand(paths.controlSocket, command, args).catch((error: unknown) => {
         throw new Error(`a server (pid ${pid}) runs on ${paths.root} but its control socket did not answer (${String(error)}); retry in a moment`);
       });
-      if (!reply.ok) throw new AdminError(reply.code, reply.error);
+      if (!reply.ok) throw new CliError(reply.code, reply.error);
       return reply.result;
     }
   }
+  const { composeService } = await import('./compose.js');
+  const { runAdminCommand } = await import('./admin-commands.js');
   const composed = await composeService(location, silentLogger);
   await composed.service.start();
   try {
     return await runAdminCommand(composed.service, command, args);
   } catch (error) {
-    if (isServiceError(error)) throw new AdminError(error.code, error.message);
+    if (isServiceError(error)) throw new CliError(error.code, error.message);
     throw error;
   } finally {
     await composed.close();
   }
 }
 
-class AdminError extends Error {
+/** A refusal with a stable code: a service error, or a server that cannot start. Exit 1. */
+class CliError extends Error {
   constructor(
     readonly code: string,
     message: string,
@@ -194,19 +292,26 @@ function print(result: unknown, json: boolean): void {
   }
 }
 
+/** Prints one error line (or a JSON object under --json) on stderr. */
+function fail(message: string, code: string, hint?: string): void {
+  if (jsonErrors) process.stderr.write(`${JSON.stringify({ error: message, code })}\n`);
+  else process.stderr.write(`memory-agents: ${message}${code === 'usage' || code === 'internal' ? '' : ` (${code})`}\n${hint ? `${hint}\n` : ''}`);
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError || error instanceof ModelSettingsError || (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      process.stderr.write(`memory-agents: ${(error as Error).message}\n\n${USAGE}`);
+    if (error instanceof UsageError || error instanceof ModelSettingsError) {
+      const command = error instanceof UsageError ? error.command : 'serve';
+      fail(error.message, 'usage', `Run "memory-agents help${command ? ` ${command}` : ''}" for usage.`);
       process.exitCode = 2;
-    } else if (error instanceof AdminError) {
-      process.stderr.write(`memory-agents: ${error.message} (${error.code})\n`);
+    } else if (error instanceof CliError || (error instanceof Error && error.name === 'StartError')) {
+      fail(error.message, (error as CliError).code);
       process.exitCode = 1;
     } else {
-      process.stderr.write(`memory-agents: ${error instanceof Error ? error.message : String(error)}\n`);
+      fail(error instanceof Error ? error.message : String(error), 'internal');
       process.exitCode = 1;
     }
   },

@@ -1,29 +1,12 @@
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
 import { tesseractOcr } from '@memory-agents/ocr-tesseract';
+import { DEFAULT_DATA_DIR, dataPaths, type StateLocation } from './paths.js';
 import type { ServiceModels } from './model-options.js';
 
-/** Where the server keeps its state: one data dir (embedded default) or a PostgreSQL database. */
-export type StateLocation = { dataDir: string; databaseUrl?: undefined } | { databaseUrl: string; dataDir?: string };
-
-/** Default data dir of the CLI, relative to the working directory. */
-export const DEFAULT_DATA_DIR = './.memory-agents';
-
-/** Paths inside a data dir. */
-export function dataPaths(dataDir: string) {
-  const root = resolve(dataDir);
-  return {
-    root,
-    pgdata: join(root, 'pgdata'),
-    lancedb: join(root, 'lancedb'),
-    blobs: join(root, 'blobs'),
-    controlSocket: join(root, 'control.sock'),
-    pidFile: join(root, 'server.pid'),
-  };
-}
+export { DEFAULT_DATA_DIR, dataPaths, type StateLocation } from './paths.js';
 
 /** A composed service and what closes everything it opened. */
 export type ComposedService = { service: MemoryService; close(): Promise<void> };

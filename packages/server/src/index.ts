@@ -1,4 +1,4 @@
-export { startServer, type RunningServer, type StartServerOptions } from './start-server.js';
+export { startServer, StartError, type RunningServer, type StartServerOptions } from './start-server.js';
 export { composeService, dataPaths, DEFAULT_DATA_DIR, type ComposedService, type StateLocation } from './compose.js';
 export { runAdminCommand, type AdminCommand } from './admin-commands.js';
 export { createServiceModels, describeModels, modelSettings, ModelSettingsError, MODEL_API_KEY_ENV, EMBEDDING_API_KEY_ENV, type ModelSettings, type ServiceModels } from './model-options.js';

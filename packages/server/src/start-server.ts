@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as NetServer } from 'node:net';
 import { rm, writeFile } from 'node:fs/promises';
@@ -27,36 +28,75 @@ export type RunningServer = {
   close(): Promise<void>;
 };
 
+/** Why the server could not start, as one line for a person (`code` names the condition). */
+export class StartError extends Error {
+  constructor(
+    readonly code: 'address_in_use' | 'address_unavailable' | 'listen_failed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StartError';
+  }
+}
+
 /**
- * Starts the HTTP server on the embedded default or on PostgreSQL. On a state with no
- * organization, creates one and its first key (returned once in `firstKey`).
+ * Starts the HTTP server on the embedded default or on PostgreSQL, in an order that never leaves
+ * half a server behind: the port is bound first (a port in use fails in milliseconds with a
+ * `StartError`, before any state is opened); requests arriving while the state opens are answered
+ * 503 `service_unavailable`; then the service starts, the control socket and pid file are written
+ * and, on a state with no organization, the first organization and key are created (returned once
+ * in `firstKey`): only once the server can be reached. A failure at any step closes what the
+ * earlier steps opened.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const logger = options.logger ?? stderrLogger;
-  const composed = await composeService(options, logger, options.models);
-  const service = composed.service;
-  await service.start();
+  const port = options.port ?? 8787;
+  const hostname = options.host ?? '127.0.0.1';
 
-  let firstKey: RunningServer['firstKey'] = null;
-  if ((await service.admin.listOrganizations()).length === 0) {
-    const org = await service.admin.createOrganization({ name: 'Default organization' });
-    const key = await service.admin.createKey({ organizationId: org.organizationId });
-    firstKey = { organizationId: org.organizationId, key: key.key, keyId: key.keyId };
-  }
-
-  let control: NetServer | null = null;
-  const paths = options.databaseUrl === undefined ? dataPaths(options.dataDir) : null;
-  if (paths) {
-    control = await listenControlSocket(paths.controlSocket, service);
-    await writeFile(paths.pidFile, String(process.pid), { mode: 0o600 });
-  }
-
-  const server: Server = createServer(createHandler(service, { logger }));
+  let handler: ((request: IncomingMessage, response: ServerResponse) => void) | null = null;
+  const server: Server = createServer((request, response) => {
+    if (handler) return handler(request, response);
+    startingResponse(response);
+  });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => resolve());
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, hostname, port)));
+    server.listen(port, hostname, () => resolve());
   });
+  const closeHttp = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+
+  let composed: Awaited<ReturnType<typeof composeService>> | null = null;
+  let control: NetServer | null = null;
+  const paths = options.databaseUrl === undefined ? dataPaths(options.dataDir) : null;
+  let firstKey: RunningServer['firstKey'] = null;
+  try {
+    composed = await composeService(options, logger, options.models);
+    await composed.service.start();
+    if (paths) {
+      control = await listenControlSocket(paths.controlSocket, composed.service);
+      await writeFile(paths.pidFile, String(process.pid), { mode: 0o600 });
+    }
+    if ((await composed.service.admin.listOrganizations()).length === 0) {
+      const org = await composed.service.admin.createOrganization({ name: 'Default organization' });
+      const key = await composed.service.admin.createKey({ organizationId: org.organizationId });
+      firstKey = { organizationId: org.organizationId, key: key.key, keyId: key.keyId };
+    }
+  } catch (error) {
+    await closeHttp();
+    if (control) await new Promise<void>((resolve) => control!.close(() => resolve()));
+    await composed?.close().catch(() => undefined);
+    // Only files this start wrote: another server's pid file is never touched.
+    if (paths && control) await removeServerFiles(paths);
+    throw error;
+  }
+  const service = composed.service;
+  const api = createHandler(service, { logger });
+  handler = (request, response) => void api(request, response);
+
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
@@ -72,13 +112,28 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           server.closeIdleConnections();
         });
         if (control) await new Promise<void>((resolve) => control!.close(() => resolve()));
-        await composed.close();
-        if (paths) {
-          await rm(paths.controlSocket, { force: true });
-          await rm(paths.pidFile, { force: true });
-        }
+        await composed!.close();
+        if (paths) await removeServerFiles(paths);
       })();
       return closing;
     },
   };
+}
+
+/** The answer to a request that arrives while the state is still opening. */
+function startingResponse(response: ServerResponse): void {
+  const requestId = `req_${randomUUID().replaceAll('-', '')}`;
+  response.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '2', 'X-Request-Id': requestId });
+  response.end(JSON.stringify({ error: 'The server is starting; send the request again in a few seconds.', code: 'service_unavailable', request_id: requestId }));
+}
+
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (error.code === 'EADDRINUSE') return new StartError('address_in_use', `port ${port} on ${host} is already in use; stop the program holding it or pass --port`);
+  if (error.code === 'EADDRNOTAVAIL') return new StartError('address_unavailable', `${host} is not an address of this machine; pass --host`);
+  return new StartError('listen_failed', `cannot listen on ${host}:${port}: ${error.message}`);
+}
+
+async function removeServerFiles(paths: ReturnType<typeof dataPaths>): Promise<void> {
+  await rm(paths.controlSocket, { force: true });
+  await rm(paths.pidFile, { force: true });
 }
