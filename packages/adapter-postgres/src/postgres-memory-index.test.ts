@@ -35,8 +35,20 @@ conformanceOn('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory://' })
 conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => openSqlClient({ dataDir: 'memory://' }), { annThreshold: 1000 });
 
 const databaseUrl = process.env.DATABASE_URL;
+/**
+ * A PostgreSQL server without the pgvector extension (many self-hosted ones): the adapter stores
+ * vectors as arrays and ranks them exactly in the process. CI installs pgvector, so this path is
+ * kept under test by hiding the extension from the client.
+ */
+async function withoutPgvector(open: () => Promise<SqlClient>): Promise<SqlClient> {
+  const client = await open();
+  client.hasVector = false;
+  return client;
+}
+
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL)', () => {
   conformanceOn('PostgreSQL', () => openSqlClient({ connectionString: databaseUrl! }));
+  conformanceOn('PostgreSQL without pgvector (exact vectors in the process)', () => withoutPgvector(() => openSqlClient({ connectionString: databaseUrl! })));
 });
 
 /**
@@ -98,4 +110,5 @@ function crossInstanceCases(name: string, open: () => Promise<SqlClient>) {
 crossInstanceCases('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory://' }));
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), across instances', () => {
   crossInstanceCases('PostgreSQL', () => openSqlClient({ connectionString: databaseUrl! }));
+  crossInstanceCases('PostgreSQL without pgvector', () => withoutPgvector(() => openSqlClient({ connectionString: databaseUrl! })));
 });
