@@ -22,6 +22,36 @@ const auth = (key: string, extra: { endUser?: string } = {}) => ({
 });
 
 describe('createMemoryService', () => {
+  it('acts for an organization in process with service.as: no key, the same tenancy, end-user narrowing and limits', async () => {
+    const { service } = setup();
+    await service.start();
+    const acme = await service.admin.createOrganization({ name: 'Acme' });
+    const other = await service.admin.createOrganization({ name: 'Other' });
+    await service.admin.setLimits({ organizationId: acme.organizationId, limits: { maxAgents: 1 } });
+
+    const org = await service.as(acme.organizationId);
+    expect(org).toMatchObject({ organizationId: acme.organizationId, organizationName: 'Acme', endUserId: null, subjectId: acme.organizationId, keyId: 'in_process' });
+    expect(org.limits.maxAgents).toBe(1);
+    const agent = await service.agents.create(org, { agent_config: { role: 'assistant', objective: 'remember' } });
+    await service.idle();
+    await expect(service.agents.create(org, { agent_config: { role: 'assistant', objective: 'a second one' } })).rejects.toMatchObject({ code: 'agent_quota_exceeded' });
+
+    const alice = await service.as(acme.organizationId, { endUser: 'alice@example.com' });
+    const bob = await service.as(acme.organizationId, { endUser: 'bob@example.com' });
+    expect(alice.endUserId).toMatch(/^eu_/);
+    expect(alice.subjectId).toBe(alice.endUserId);
+    const thread = await service.threads.create(alice, agent.agent_id, { title: 'Alice only' });
+    await expect(service.threads.get(alice, agent.agent_id, thread.thread_id)).resolves.toMatchObject({ title: 'Alice only' });
+    await expect(service.threads.get(bob, agent.agent_id, thread.thread_id)).rejects.toMatchObject({ code: 'thread_not_found' });
+    await expect(service.agents.get(await service.as(other.organizationId), agent.agent_id)).rejects.toMatchObject({ code: 'agent_not_found' });
+
+    await expect(service.as('org_missing')).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    await expect(service.as(acme.organizationId, { endUser: '  ' })).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+    await expect(service.as(acme.organizationId, { endUser: 'x'.repeat(256) })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(service.as(acme.organizationId, { endUser: 'x'.repeat(255) })).resolves.toBeDefined();
+    await service.stop();
+  });
+
   it('expires keys after one year (then 401) and marks them expiring during the last month', async () => {
     const { service, advance } = setup();
     await service.start();

@@ -14,7 +14,7 @@ import type { LanguageModel } from './ports/language-model.js';
 import type { MemoryIndex } from './ports/memory-index.js';
 import type { MemoryWriter } from './ports/memory-writer.js';
 import type { Ocr } from './ports/ocr.js';
-import { authenticate, type AuthenticateRequest } from './auth/authenticate.js';
+import { actAs, authenticate, type ActAsOptions, type AuthenticateRequest } from './auth/authenticate.js';
 import type { Caller } from './auth/caller.js';
 import { describeSession } from './auth/session.js';
 import { createIdGenerator, type IdGenerator } from './ids/index.js';
@@ -189,6 +189,15 @@ export function createMemoryService(options: MemoryServiceOptions) {
 
     /** Resolves the caller of a request; throws 401/400 per the spec's Authentication rules. */
     authenticate: (request: AuthenticateRequest): Promise<Caller> => authenticate(context, request),
+    /**
+     * Acts for an organization in process, without minting a key or parsing a bearer string:
+     * the caller every other method takes. `endUser` works as `X-SP-End-User` does.
+     *
+     * @example
+     * const alice = await service.as(org.organizationId, { endUser: 'alice@example.com' });
+     * const agent = await service.agents.create(alice, { agent_config: { role: 'assistant', objective: 'remember' } });
+     */
+    as: (organizationId: string, options?: ActAsOptions): Promise<Caller> => actAs(context, organizationId, options),
     /** `GET /v1/session`. */
     session: async (caller: Caller) => describeSession(caller),
     /** `GET /v1/billing`: readable even with no credit left. */

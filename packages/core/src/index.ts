@@ -4,7 +4,7 @@
 export { createMemoryService, type MemoryService, type MemoryServiceOptions } from './create-memory-service.js';
 export type { Caller } from './auth/caller.js';
 export type { AuthenticateRequest } from './auth/authenticate.js';
-export { MAX_END_USER_LENGTH } from './auth/authenticate.js';
+export { IN_PROCESS_KEY_ID, MAX_END_USER_LENGTH, type ActAsOptions } from './auth/authenticate.js';
 export { KEY_LIFETIME_MS, type CreatedKey, type KeySummary, type OrganizationSummary } from './organizations/admin.js';
 export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits/index.js';
 export { stderrLogger, silentLogger, type Logger } from './service/logger.js';

@@ -43,7 +43,41 @@ export async function authenticate(context: ServiceContext, request: Authenticat
   }
   const organization = await context.store.organizations.get({ id: key.organizationId });
   if (!organization) throw new ServiceError('unauthorized', 'The API key is missing, malformed, unknown, revoked or expired.');
+  return callerOf(context, organization, key.keyId, request.endUser, request.requestId);
+}
 
+/** Options of `service.as`: the person of yours the calls act for, and a request id for logs. */
+export type ActAsOptions = {
+  /** Same as the `X-SP-End-User` header: narrows which threads the calls reach. */
+  endUser?: string;
+  /** @default `inproc_` + a counter */
+  requestId?: string;
+};
+
+/** The key id recorded for calls made in process through `service.as` (no key was presented). */
+export const IN_PROCESS_KEY_ID = 'in_process';
+
+let inProcessRequests = 0;
+
+/**
+ * A caller acting for an organization in process, without minting a key: what an embedding app
+ * uses instead of `authenticate`. Resolves the organization's limits now, like a request would;
+ * throws 404 `not_found` for an unknown organization and 400 for a bad `endUser`.
+ */
+export async function actAs(context: ServiceContext, organizationId: string, options: ActAsOptions = {}): Promise<Caller> {
+  const organization = await context.store.organizations.get({ id: organizationId });
+  if (!organization) throw new ServiceError('not_found', `No organization ${organizationId}.`);
+  return callerOf(context, organization, IN_PROCESS_KEY_ID, options.endUser, options.requestId ?? `inproc_${++inProcessRequests}`);
+}
+
+function callerOf(
+  context: ServiceContext,
+  organization: NonNullable<Awaited<ReturnType<ServiceContext['store']['organizations']['get']>>>,
+  keyId: string,
+  endUser: string | undefined,
+  requestId: string,
+): Caller {
+  const request = { endUser, requestId };
   let endUserId: string | null = null;
   if (request.endUser !== undefined) {
     if (request.endUser.length > MAX_END_USER_LENGTH) {
@@ -57,7 +91,7 @@ export async function authenticate(context: ServiceContext, request: Authenticat
     organizationId: organization.id,
     organizationName: organization.name,
     limits: resolveLimits(organization.limits, context.defaultLimits),
-    keyId: key.keyId,
+    keyId,
     endUserId,
     subjectId: endUserId ?? organization.id,
     rateLimits: resolveRateLimits(organization.limits.rateLimits),
