@@ -123,8 +123,13 @@ describe('credits and billing over the CLI server', () => {
       entries: [],
       next_cursor: null,
     });
+    // A negative grant is a usage mistake, caught before the server is asked (exit 2).
     const refused = await runCli(['credits', 'add', '--org', id, '--amount=-1', '--data', server.dataDir]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('(invalid_request)');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--amount must be a decimal number >= 0');
+    // A grant of 0 is a decimal but not a grant: the service refuses it (exit 1, its code).
+    const zero = await runCli(['credits', 'add', '--org', id, '--amount', '0', '--data', server.dataDir]);
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toContain('(invalid_request)');
   });
 });

@@ -72,7 +72,7 @@ describe('authentication', () => {
     }
     const sixth = await runCli(['keys', 'create', '--org', org.organization_id, '--data', server.dataDir, '--json']);
     expect(sixth.code).toBe(1);
-    expect(sixth.stderr).toContain('(conflict)');
+    expect(JSON.parse(sixth.stderr)).toEqual({ error: expect.stringContaining('5 live keys'), code: 'conflict' });
     await runCli(['keys', 'revoke', '--key-id', keys[0].key_id, '--data', server.dataDir]);
     expect((await runCli(['keys', 'create', '--org', org.organization_id, '--data', server.dataDir, '--json'])).code).toBe(0);
     const listed = JSON.parse((await runCli(['keys', 'list', '--org', org.organization_id, '--data', server.dataDir, '--json'])).stdout);
