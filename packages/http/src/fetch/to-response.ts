@@ -24,17 +24,21 @@ export function toWebResponse(result: ApiResponse, signal: AbortSignal, logger: 
 
 function eventStream(chunks: SseChunks, signal: AbortSignal, logger: Logger): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
+  let cancelled = false;
   const close = () => chunks.close();
   signal.addEventListener('abort', close, { once: true });
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const next = await chunks.next();
+        // Cancelled while the next event was awaited: the controller is closed already.
+        if (cancelled) return;
         if (next.done) {
           signal.removeEventListener('abort', close);
           controller.close();
         } else controller.enqueue(encoder.encode(next.value));
       } catch (error) {
+        if (cancelled) return;
         // An event source that failed after the headers: the stream ends, as the node handler ends its response.
         logger.error('response failed while streaming', { error: error instanceof Error ? error.message : String(error) });
         signal.removeEventListener('abort', close);
@@ -43,6 +47,7 @@ function eventStream(chunks: SseChunks, signal: AbortSignal, logger: Logger): Re
       }
     },
     cancel() {
+      cancelled = true;
       signal.removeEventListener('abort', close);
       chunks.close();
     },
