@@ -31,7 +31,13 @@ export async function readWebJsonBody(request: Request, limit: number): Promise<
     }
     chunks.push(value);
   }
-  return parseJsonText(Buffer.concat(chunks, size).toString('utf8'));
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return parseJsonText(new TextDecoder().decode(bytes));
 }
 
 /**
