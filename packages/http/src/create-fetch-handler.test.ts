@@ -16,12 +16,12 @@ const GENEROUS_RATES = Object.fromEntries(
 );
 
 /** A service with an organization and its key, and the fetch handler over it (no sockets). */
-async function setup(options: FetchHandlerOptions & { model?: LanguageModel } = {}) {
-  const { model, ...handlerOptions } = options;
+async function setup(options: FetchHandlerOptions & { model?: LanguageModel; maxUploadBytes?: number } = {}) {
+  const { model, maxUploadBytes, ...handlerOptions } = options;
   const service = createMemoryService({ store: inMemoryStore(), logger: silentLogger, ...(model ? { model } : {}) });
   services.push(service);
   await service.start();
-  const org = await service.admin.createOrganization({ name: 'Acme', limits: { rateLimits: GENEROUS_RATES } as never });
+  const org = await service.admin.createOrganization({ name: 'Acme', limits: { rateLimits: GENEROUS_RATES, ...(maxUploadBytes ? { maxUploadBytes } : {}) } as never });
   const { key } = await service.admin.createKey({ organizationId: org.organizationId });
   const api = createFetchHandler(service, { logger: silentLogger, ...handlerOptions });
   const prefix = (handlerOptions.basePath ?? '').replace(/\/$/, '');
@@ -166,6 +166,33 @@ describe('createFetchHandler', () => {
     const refused = await context.api(new Request(`http://host${base}/observe-file`, { method: 'POST', headers: { authorization: `Bearer ${context.key}` }, body: form }));
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as any).error).toContain('Unknown form field `colour`');
+  });
+
+  it('refuses an upload over the caller\'s limit with 413 while it streams (no Content-Length)', async () => {
+    const context = await setup({ maxUploadBytes: 1000 });
+    const { base } = await thread(context);
+    const boundary = 'b0undary';
+    const encoder = new TextEncoder();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\n`));
+      },
+      pull(controller) {
+        if (sent >= 200_000) {
+          controller.enqueue(encoder.encode(`\r\n--${boundary}--\r\n`));
+          controller.close();
+          return;
+        }
+        sent += 10_000;
+        controller.enqueue(new Uint8Array(10_000).fill(0x61));
+      },
+    });
+    const response = await context.api(
+      new Request(`http://host${base}/observe-file`, { method: 'POST', headers: { authorization: `Bearer ${context.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body, duplex: 'half' } as RequestInit),
+    );
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as any).code).toBe('document_too_large');
   });
 
   it('streams chat as server-sent events in a ReadableStream', async () => {
