@@ -36,7 +36,8 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
   return async (request, response, next) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     // Express strips the prefix of `app.use('/prefix', handler)` from `req.url` and keeps it in `baseUrl`.
-    const mountedAt = normalizeBasePath((request as { baseUrl?: unknown }).baseUrl === undefined ? '' : String((request as { baseUrl?: unknown }).baseUrl));
+    const baseUrl = (request as { baseUrl?: unknown }).baseUrl;
+    const mountedAt = typeof baseUrl === 'string' ? normalizeBasePath(baseUrl) : '';
     let path = url.pathname;
     if (basePath !== '') {
       if (path !== basePath && !path.startsWith(`${basePath}/`)) {
