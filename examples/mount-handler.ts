@@ -1,7 +1,7 @@
 /**
  * Serving the /v1 API from your own node:http server next to your own routes: the handler passes
- * paths outside the API to `next`. The same handler mounts in express (`app.use(handler)`) or
- * fastify (via middie) unchanged.
+ * paths outside the API to `next`. The same handler mounts in Express (express-app.ts) and
+ * Fastify (fastify-app.ts); Hono, Next.js, Bun and Deno take `createFetchHandler` (hono-app.ts).
  * Run: npx tsx examples/mount-handler.ts
  */
 import http from 'node:http';

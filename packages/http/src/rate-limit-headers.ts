@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { RateLimitStatus } from '@memory-agents/core';
 
 /**
@@ -23,26 +22,21 @@ export function unmeteredStatus(now: number): RateLimitStatus {
 }
 
 /**
- * Tracks the rate-limit status of one response and writes it as headers before the body. A 429
- * sets `X-RateLimit-Reset` to the moment `Retry-After` names (spec "Rate-limit headers on a 429").
+ * Tracks the rate-limit status of one response; `headers()` gives its three headers when the
+ * response is written. A 429 sets `X-RateLimit-Reset` to the moment `Retry-After` names (spec
+ * "Rate-limit headers on a 429").
  */
-export function rateLimitTracker(response: ServerResponse, now: () => number) {
+export function rateLimitTracker(now: () => number) {
   let status = unmeteredStatus(now());
-  const apply = () => {
-    if (response.headersSent) return;
-    for (const [name, value] of Object.entries(rateLimitHeaders(status))) response.setHeader(name, value);
-  };
-  apply();
   return {
     /** A window's status for this request (from the limiter). */
     set(next: RateLimitStatus) {
       status = next;
-      apply();
     },
     /** The response is a 429 asking to wait `retryAfter` seconds. */
     refused(retryAfter: number) {
       status = { ...status, remaining: 0, resetAt: now() + retryAfter * 1000 };
-      apply();
     },
+    headers: () => rateLimitHeaders(status),
   };
 }

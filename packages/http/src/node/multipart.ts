@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { ServiceError, type FileUpload } from '@memory-agents/core';
 import type { ParsedUpload } from '../route.js';
@@ -11,6 +12,12 @@ export type ReadMultipartOptions = {
   /** Names of the text fields allowed besides `file`. */
   fields: readonly string[];
 };
+
+/**
+ * What a multipart body is read from: a node `IncomingMessage`, or a `Readable` made from a Web
+ * request's body (`Readable.fromWeb`) carrying that request's headers.
+ */
+export type MultipartSource = Readable & { headers: IncomingHttpHeaders; socket?: { destroy(): void } | null };
 
 /** Bytes a form may carry besides its file: boundaries, part headers and the few short fields. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
@@ -28,7 +35,7 @@ const invalid = (message: string) => new ServiceError('invalid_request', message
  * memory. After a refusal the rest of the body is drained (not buffered) so the client reads the
  * error response instead of a reset connection.
  */
-export function readMultipart(request: IncomingMessage, options: ReadMultipartOptions): Promise<ParsedUpload> {
+export function readMultipart(request: MultipartSource, options: ReadMultipartOptions): Promise<ParsedUpload> {
   const tooLarge = () =>
     new ServiceError(
       options.tooLargeCode,
@@ -121,17 +128,20 @@ export function readMultipart(request: IncomingMessage, options: ReadMultipartOp
       finish();
     });
     request.on('aborted', () => fail(invalid('The upload was aborted by the client.')));
+    // A Web body that errors (the client went away) errors its Readable instead.
+    request.on('error', () => fail(invalid('The upload was aborted by the client.')));
     request.pipe(parser);
   });
 }
 
 /** Reads and drops the rest of a refused body (bounded), so the response is read, not reset. */
-function drain(request: IncomingMessage): void {
+function drain(request: MultipartSource): void {
   if (request.readableEnded) return;
   let dropped = 0;
+  request.on('error', () => undefined);
   request.on('data', (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped > MAX_DRAIN_BYTES) request.socket.destroy();
+    if (dropped > MAX_DRAIN_BYTES) (request.socket ?? request).destroy();
   });
   request.resume();
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ServiceError } from '@memory-agents/core';
+import { jsonBodyTooLarge as tooLarge, parseJsonText } from '../json-body.js';
 
 /**
  * Reads a JSON body, refusing more than `limit` bytes while it streams (413) and malformed JSON
@@ -15,17 +15,7 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
     if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
-  if (size === 0) return undefined;
-  const text = Buffer.concat(chunks, size).toString('utf8');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ServiceError('invalid_request', 'The request body is not valid JSON.', { status: 400 });
-  }
-}
-
-function tooLarge(limit: number): ServiceError {
-  return new ServiceError('payload_too_large', `The JSON request body is larger than ${limit} bytes.`);
+  return parseJsonText(Buffer.concat(chunks, size).toString('utf8'));
 }
 
 /** Lower-cased single-valued headers (repeated headers are joined by ", " as Node does). */

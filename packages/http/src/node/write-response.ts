@@ -1,35 +1,49 @@
 import type { ServerResponse } from 'node:http';
-import type { BinaryResult, JsonResult } from '../route.js';
+import type { ApiResponse } from '../api-handler.js';
+import type { SseChunks } from '../sse.js';
 
-/** Writes a JSON result. No CORS headers are ever sent (spec "Authentication" 9). */
-export function writeJson(response: ServerResponse, result: JsonResult, requestId: string): void {
-  if (response.headersSent) {
-    response.end();
+/**
+ * Writes the core's answer to a node:http response. No CORS headers are ever sent (spec
+ * "Authentication" 9). An aborted request (the client went away) only ends the response.
+ */
+export async function writeApiResponse(response: ServerResponse, result: ApiResponse): Promise<void> {
+  if (response.headersSent || result.kind === 'aborted') {
+    if (!response.writableEnded) response.end();
     return;
   }
-  const payload = result.status === 204 ? '' : JSON.stringify(result.body);
   response.statusCode = result.status;
-  response.setHeader('X-Request-Id', requestId);
-  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, value);
-  if (payload !== '') {
-    response.setHeader('Content-Type', 'application/json; charset=utf-8');
-    response.setHeader('Content-Length', Buffer.byteLength(payload));
+  for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
+  if (result.kind === 'json') {
+    if (result.text !== '') response.setHeader('Content-Length', Buffer.byteLength(result.text));
+    response.end(result.text);
+  } else if (result.kind === 'binary') {
+    response.end(Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength));
+  } else {
+    await writeEvents(response, result.chunks);
   }
-  response.setHeader('Cache-Control', 'no-store');
-  response.end(payload);
 }
 
-/** Writes raw bytes (a stored original) with the result's headers. */
-export function writeBinary(response: ServerResponse, result: BinaryResult, requestId: string): void {
-  if (response.headersSent) {
-    response.end();
-    return;
+/**
+ * Writes an event stream as it comes. When the client disconnects the chunks are closed at once,
+ * so whatever the event source holds (an answer place) is released.
+ */
+export async function writeEvents(response: ServerResponse, chunks: SseChunks): Promise<void> {
+  response.flushHeaders();
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+    chunks.close();
+  };
+  response.on('close', onClose);
+  try {
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done || closed) break;
+      response.write(next.value);
+    }
+  } finally {
+    response.off('close', onClose);
+    chunks.close();
+    if (!closed) response.end();
   }
-  response.statusCode = result.status;
-  response.setHeader('X-Request-Id', requestId);
-  for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
-  response.setHeader('Content-Length', result.binary.byteLength);
-  response.setHeader('Cache-Control', 'private, no-store');
-  response.setHeader('X-Content-Type-Options', 'nosniff');
-  response.end(Buffer.from(result.binary.buffer, result.binary.byteOffset, result.binary.byteLength));
 }

@@ -1,0 +1,183 @@
+import { ServiceError, isServiceError, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
+import { mountCitationHrefs } from './citation-hrefs.js';
+import { createRouter, dispatch, routeNotFound } from './dispatch.js';
+import { errorResponse } from './error-response.js';
+import type { ReadMultipartOptions } from './node/multipart.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { rateLimitTracker } from './rate-limit-headers.js';
+import type { JsonResult, ParsedUpload, RouteResult } from './route.js';
+import { ROUTES } from './routes/index.js';
+import { SSE_HEADERS, SSE_KEEP_ALIVE_MS, sseChunks, type SseChunks } from './sse.js';
+
+/** Options both handlers share (`createHandler`, `createFetchHandler`). */
+export type ApiHandlerOptions = {
+  /**
+   * Largest JSON request body in bytes; a larger one is refused with 413 while it streams.
+   * @default 33554432 (32 MiB: room for a full `observe` of 100 long observations)
+   */
+  maxJsonBytes?: number;
+  /**
+   * The path prefix the API is served under, e.g. `/api/memory`: the handler then answers
+   * `/api/memory/v1/...` and the citation links it hands out start with the prefix. A prefix a
+   * framework already strips (Express `app.use('/api/memory', handler)`) is not repeated here:
+   * the node handler reads it from `req.baseUrl`.
+   * @default '' (the API at `/v1`)
+   */
+  basePath?: string;
+  /** @default stderrLogger */
+  logger?: Logger;
+  /** Makes the `X-Request-Id` of each request. @default `req_` + a random UUID */
+  requestId?: () => string;
+};
+
+/** Default `maxJsonBytes`. */
+export const DEFAULT_MAX_JSON_BYTES = 32 * 1024 * 1024;
+
+/** One request as a bridge hands it to the shared core: no sockets, bodies read on demand. */
+export type ApiRequest = {
+  method: string;
+  /** The path below the mount prefix, e.g. `/v1/session`. */
+  path: string;
+  query: Record<string, string>;
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  /** The prefix the client reached the API under ('' at the root), for the links in responses. */
+  basePath: string;
+  /** The JSON body, refused with 413 while it streams past `limit` bytes; `undefined` when empty. */
+  readJson(limit: number): Promise<unknown>;
+  /** The multipart body under the route's limits. */
+  readUpload(options: ReadMultipartOptions): Promise<ParsedUpload>;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+};
+
+/** What a bridge writes: status, every header, and one of the three body kinds. */
+export type ApiResponse = { status: number; headers: Record<string, string> } & (
+  | { kind: 'json'; text: string }
+  | { kind: 'binary'; bytes: Uint8Array }
+  | { kind: 'events'; chunks: SseChunks }
+  /** The client went away before an answer existed; nobody reads a reply. */
+  | { kind: 'aborted' }
+);
+
+/**
+ * The runtime-neutral core of both handlers: routing, the OpenAPI document, 404/405, dispatch,
+ * the error mapper, `X-Request-Id`, rate-limit headers and citation links under the mount prefix.
+ * Returns null for a path outside the API (the node handler then calls `next`). The returned
+ * promise never rejects.
+ */
+export function createApiHandler(service: MemoryService, options: ApiHandlerOptions = {}) {
+  const maxJsonBytes = options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
+  const logger = options.logger ?? stderrLogger;
+  const makeRequestId = options.requestId ?? (() => `req_${globalThis.crypto.randomUUID().replaceAll('-', '')}`);
+  const router = createRouter(ROUTES);
+  let openApi: Record<string, unknown> | null = null;
+
+  const openApiText = (basePath: string) => {
+    openApi ??= buildOpenApiDocument(ROUTES, { version: '0.1.0' });
+    return JSON.stringify(basePath === '' ? openApi : { ...openApi, servers: [{ url: basePath }] });
+  };
+
+  return async function handle(request: ApiRequest, { passThrough = false }: { passThrough?: boolean } = {}): Promise<ApiResponse | null> {
+    const requestId = makeRequestId();
+    const { method, path } = request;
+    const rateLimit = rateLimitTracker(service.limits.now);
+    const json = (result: JsonResult): ApiResponse => {
+      const text = result.status === 204 ? '' : JSON.stringify(mountCitationHrefs(result.body, request.basePath));
+      const headers: Record<string, string> = { ...rateLimit.headers(), 'X-Request-Id': requestId, ...result.headers };
+      if (text !== '') headers['Content-Type'] = 'application/json; charset=utf-8';
+      headers['Cache-Control'] = 'no-store';
+      return { status: result.status, headers, kind: 'json', text };
+    };
+    const answer = (result: RouteResult): ApiResponse => {
+      if ('stream' in result) {
+        const basePath = request.basePath;
+        const events = basePath === '' ? result.stream : mapEvents(result.stream, (event) => ({ ...event, data: mountCitationHrefs(event.data, basePath) }));
+        return {
+          status: result.status,
+          headers: { ...rateLimit.headers(), 'X-Request-Id': requestId, ...result.headers, ...SSE_HEADERS },
+          kind: 'events',
+          chunks: sseChunks(events, SSE_KEEP_ALIVE_MS),
+        };
+      }
+      if ('binary' in result) {
+        return {
+          status: result.status,
+          headers: {
+            ...rateLimit.headers(),
+            'X-Request-Id': requestId,
+            ...result.headers,
+            'Content-Length': String(result.binary.byteLength),
+            'Cache-Control': 'private, no-store',
+            'X-Content-Type-Options': 'nosniff',
+          },
+          kind: 'binary',
+          bytes: result.binary,
+        };
+      }
+      return json(result);
+    };
+
+    try {
+      if (path === '/v1/openapi.json' && method === 'GET') {
+        const text = openApiText(request.basePath);
+        return { status: 200, headers: { ...rateLimit.headers(), 'X-Request-Id': requestId, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }, kind: 'json', text };
+      }
+      const match = router.match(method, path);
+      if (match === null) {
+        if (passThrough) return null;
+        throw routeNotFound();
+      }
+      if ('allowed' in match) {
+        const result = errorResponse(
+          new ServiceError('invalid_request', `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, { status: 400 }),
+          requestId,
+          logger,
+          405,
+        );
+        return json({ ...result, headers: { ...result.headers, Allow: match.allowed.join(', ') } });
+      }
+      const result = await dispatch(service, match, {
+        requestId,
+        headers: request.headers,
+        query: request.query,
+        readBody: () => request.readJson(maxJsonBytes),
+        readUpload: (spec, caller) => request.readUpload({ maxFileBytes: spec.maxFileBytes(caller), tooLargeCode: spec.tooLargeCode, fields: spec.fields }),
+        signal: request.signal,
+        onRateLimit: rateLimit.set,
+      });
+      return answer(result);
+    } catch (error) {
+      // The client went away mid-request (an answer honoured the abort): nobody reads a reply, and
+      // it is not a defect of the service, so it is not logged as one.
+      if (request.signal.aborted && !isServiceError(error)) {
+        logger.debug('request aborted by the client', { requestId });
+        return { status: 499, headers: { 'X-Request-Id': requestId }, kind: 'aborted' };
+      }
+      const result = errorResponse(error, requestId, logger);
+      if (result.status === 429 && isServiceError(error) && error.retryAfter !== undefined) rateLimit.refused(error.retryAfter);
+      return json(result);
+    }
+  };
+}
+
+export type ApiHandle = ReturnType<typeof createApiHandler>;
+
+/** The same events with `map` applied; closing the result closes the source. */
+function mapEvents<T, U>(source: AsyncIterable<T>, map: (value: T) => U): AsyncIterable<U> {
+  return {
+    [Symbol.asyncIterator]() {
+      const iterator = source[Symbol.asyncIterator]();
+      return {
+        async next() {
+          const next = await iterator.next();
+          return next.done ? next : { done: false, value: map(next.value) };
+        },
+        async return() {
+          await iterator.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}

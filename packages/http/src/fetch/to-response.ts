@@ -1,0 +1,55 @@
+import type { Logger } from '@memory-agents/core';
+import type { ApiResponse } from '../api-handler.js';
+import type { SseChunks } from '../sse.js';
+
+/**
+ * The core's answer as a Web `Response`. An event stream becomes a `ReadableStream` that pulls
+ * one chunk at a time; cancelling it (the client went away) or `signal` aborting closes the event
+ * source at once. `Connection` is left to the runtime (HTTP/2 forbids it).
+ */
+export function toWebResponse(result: ApiResponse, signal: AbortSignal, logger: Logger): Response {
+  const headers = new Headers(result.headers);
+  switch (result.kind) {
+    case 'json':
+      return new Response(result.text === '' ? null : result.text, { status: result.status, headers });
+    case 'binary':
+      return new Response(result.bytes as Uint8Array<ArrayBuffer>, { status: result.status, headers });
+    case 'aborted':
+      return new Response(null, { status: result.status, headers });
+    case 'events':
+      headers.delete('Connection');
+      return new Response(eventStream(result.chunks, signal, logger), { status: result.status, headers });
+  }
+}
+
+function eventStream(chunks: SseChunks, signal: AbortSignal, logger: Logger): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let cancelled = false;
+  const close = () => chunks.close();
+  signal.addEventListener('abort', close, { once: true });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await chunks.next();
+        // Cancelled while the next event was awaited: the controller is closed already.
+        if (cancelled) return;
+        if (next.done) {
+          signal.removeEventListener('abort', close);
+          controller.close();
+        } else controller.enqueue(encoder.encode(next.value));
+      } catch (error) {
+        if (cancelled) return;
+        // An event source that failed after the headers: the stream ends, as the node handler ends its response.
+        logger.error('response failed while streaming', { error: error instanceof Error ? error.message : String(error) });
+        signal.removeEventListener('abort', close);
+        chunks.close();
+        controller.close();
+      }
+    },
+    cancel() {
+      cancelled = true;
+      signal.removeEventListener('abort', close);
+      chunks.close();
+    },
+  });
+}
