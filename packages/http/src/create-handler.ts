@@ -57,7 +57,7 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
     });
     try {
       if (url.pathname === '/v1/openapi.json' && method === 'GET') {
-        openApi ??= JSON.stringify(buildOpenApiDocument(ROUTES, { version: '0.1.0' }));
+        openApi ??= JSON.stringify(buildOpenApiDocument(ROUTES));
         writeJson(response, { status: 200, body: JSON.parse(openApi) }, requestId);
         return;
       }
