@@ -112,6 +112,48 @@ describe('createClient requests', () => {
     expect(requests[0]!.body).toContain('# hi');
     expect(requests[0]!.body).toMatch(/name="strategy"\r\n\r\nstructure/);
   });
+
+  it('uploads bytes and a ReadableStream under the given filename, with the idempotency key', async () => {
+    const { url, requests } = await stub((_request, response) => response.writeHead(202, { 'content-type': 'application/json' }).end('{}'));
+    const client = createClient({ baseUrl: url, apiKey: 'k' });
+    await client.threads.observeFile('agent_a', 'thread_t', new TextEncoder().encode('bytes body'), { filename: 'a.txt', maxChars: 500 });
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('streamed '));
+        controller.enqueue(new TextEncoder().encode('body'));
+        controller.close();
+      },
+    });
+    await client.threads.observeFile('agent_a', 'thread_t', stream, { filename: 'b.md', mediaType: 'text/markdown', idempotencyKey: 'upload-2' });
+    expect(requests[0]!.body).toMatch(/filename="a\.txt"[\s\S]*bytes body/);
+    expect(requests[0]!.body).toMatch(/name="max_chars"\r\n\r\n500/);
+    expect(requests[1]!.body).toMatch(/filename="b\.md"\r\nContent-Type: text\/markdown\r\n\r\nstreamed body/);
+    expect(requests[1]!.headers['idempotency-key']).toBe('upload-2');
+  });
+});
+
+describe('waitForObservation', () => {
+  const status = (value: string) => ({ agent_id: 'a', thread_id: 't', observation_id: 'obs_1', status: value, turns_total: 1, turns_processed: 0 });
+
+  it('polls past running and interrupted states until a final one', async () => {
+    const states = ['queued', 'processing', 'interrupted', 'failed'];
+    const { url, requests } = await stub((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(status(states.shift() ?? 'committed')));
+    });
+    const final = await createClient({ baseUrl: url, apiKey: 'k' }).waitForObservation('a', 't', 'obs_1', { intervalMs: 1 });
+    expect(final.status).toBe('failed');
+    expect(requests.map((request) => request.url)).toEqual(Array(4).fill('/v1/agents/a/threads/t/observe/obs_1/status'));
+  });
+
+  it('gives up at the timeout and stops on abort', async () => {
+    const { url } = await stub((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(status('processing'))));
+    const client = createClient({ baseUrl: url, apiKey: 'k' });
+    await expect(client.waitForObservation('a', 't', 'obs_1', { timeoutMs: 50, intervalMs: 10 })).rejects.toThrow(/Timed out waiting for observation obs_1/);
+    const controller = new AbortController();
+    const waiting = client.waitForObservation('a', 't', 'obs_1', { intervalMs: 1_000, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('stopped')), 20);
+    await expect(waiting).rejects.toThrow('stopped');
+  });
 });
 
 describe('chatStream', () => {
