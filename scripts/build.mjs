@@ -9,6 +9,7 @@ const order = [
   'packages/ocr-tesseract',
   'packages/models-openai',
   'packages/http',
+  'packages/client',
   'packages/server',
 ];
 for (const dir of order) {

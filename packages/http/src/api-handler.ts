@@ -74,7 +74,7 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
   let openApi: Record<string, unknown> | null = null;
 
   const openApiText = (basePath: string) => {
-    openApi ??= buildOpenApiDocument(ROUTES, { version: '0.1.0' });
+    openApi ??= buildOpenApiDocument(ROUTES);
     return JSON.stringify(basePath === '' ? openApi : { ...openApi, servers: [{ url: basePath }] });
   };
 

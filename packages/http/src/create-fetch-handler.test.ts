@@ -90,7 +90,7 @@ describe('createFetchHandler', () => {
     const openApi = await call('GET', '/v1/openapi.json');
     expect(openApi.status).toBe(200);
     expect(openApi.body.openapi).toBe('3.1.0');
-    expect(openApi.body.servers).toBeUndefined();
+    expect(openApi.body.servers).toEqual([expect.objectContaining({ url: '/' })]);
   });
 
   it('answers 404 and 405 with the spec error body', async () => {

@@ -1,7 +1,10 @@
-import type { Caller, FileUpload, MemoryService, RateLimitedOperation } from '@memory-agents/core';
+import type { Caller, ErrorCode, FileUpload, MemoryService, RateLimitedOperation } from '@memory-agents/core';
 import type { z } from 'zod';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** The OpenAPI tag (route group) of a route; their descriptions are in openapi.ts. */
+export type RouteTag = 'Session' | 'Agents' | 'Threads' | 'Learning' | 'Chat' | 'Documents' | 'Images' | 'Billing';
 
 /** What a route handler receives: the authenticated caller and the request's parts. */
 export type RouteInput = {
@@ -59,6 +62,8 @@ export type Route = {
   path: string;
   operationId: string;
   summary: string;
+  /** The route group, for OpenAPI. */
+  tag: RouteTag;
   /** Success status. */
   status: number;
   /** Request body schema (JSON), for validation by the service and for OpenAPI. */
@@ -71,10 +76,17 @@ export type Route = {
   response: z.ZodType;
   /** True when the success response is `text/event-stream`. */
   streams?: boolean;
+  /** True when the success response is raw bytes of a stored media type (not JSON). */
+  binary?: boolean;
   /** Headers the operation reads besides `Authorization`, for OpenAPI. */
   headers?: readonly ('X-SP-End-User' | 'Idempotency-Key')[];
-  /** Error statuses documented for the operation (401 and 503 are on every route). */
-  errors: readonly number[];
+  /**
+   * The error codes this operation can answer besides the ones OpenAPI adds by itself: those of
+   * every route (`invalid_request` 400, `unauthorized`, `internal_error`, `service_unavailable`)
+   * and those the route's shape implies (`invalid_request` 422 and `payload_too_large` with a JSON
+   * body, `invalid_request` 422 with an upload, `rate_limit_exceeded` with a `rateLimit`).
+   */
+  codes: readonly ErrorCode[];
   /**
    * The request-rate window the route spends from (spec "Limits / Request rates"): counted after
    * authentication and before the body is read; a refused request (429) does no work. Routes

@@ -5,3 +5,4 @@ export * from './session.js';
 export * from './observations.js';
 export * from './billing.js';
 export * from './documents.js';
+export * from './chat-stream.js';

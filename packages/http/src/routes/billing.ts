@@ -6,11 +6,12 @@ export const billingRoutes = [
     method: 'GET',
     path: '/v1/billing',
     operationId: 'getBilling',
+    tag: 'Billing',
     summary: 'Credit balance, billing settings and ledger entries (newest first); readable with no credit left',
     status: 200,
     query: schemas.billingQuery,
     response: schemas.billing,
-    errors: [400],
+    codes: [],
     handler: async ({ service, caller, query }) => ({ status: 200, body: await service.billing(caller, query) }),
   }),
 ];

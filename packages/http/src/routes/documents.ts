@@ -1,7 +1,14 @@
-import { schemas } from '@memory-agents/core';
+import { schemas, type ErrorCode } from '@memory-agents/core';
 import { route } from '../route.js';
 
 const THREAD = '/v1/agents/{agent_id}/threads/{thread_id}';
+
+/** What reading a file can answer (spec "Errors / Codes"), on upload and when finishing one. */
+const CONVERSION_CODES: readonly ErrorCode[] = [
+  'unsupported_document', 'empty_document', 'encrypted_document', 'malformed_document', 'document_needs_ocr', 'ingestion_failed',
+  'document_too_complex', 'document_too_many_turns', 'document_too_many_pages', 'document_too_large_for_ocr',
+  'document_service_unavailable', 'ocr_failed', 'document_pages_unexpected', 'ocr_busy',
+];
 
 /** Content-Disposition with the original filename (ASCII fallback plus RFC 5987 UTF-8 form). */
 function disposition(filename: string): string {
@@ -14,6 +21,7 @@ export const documentRoutes = [
     method: 'POST',
     path: `${THREAD}/observe-file`,
     operationId: 'observeFile',
+    tag: 'Documents',
     rateLimit: 'observe_file',
     summary: 'Upload a document to learn (multipart/form-data; 202 once its turns are stored)',
     status: 202,
@@ -25,7 +33,11 @@ export const documentRoutes = [
     },
     response: schemas.documentIngestResponse,
     headers: ['X-SP-End-User', 'Idempotency-Key'],
-    errors: [400, 404, 409, 413, 422, 429, 502],
+    codes: [
+      'agent_not_found', 'agent_not_ready', 'thread_not_found', 'payment_required', 'conflict', 'duplicate_upload_in_progress',
+      'document_already_ingested', 'document_uploaded_elsewhere', 'document_too_large',
+      ...CONVERSION_CODES,
+    ],
     handler: async ({ service, caller, params, headers, upload, signal }) => ({
       status: 202,
       body: await service.observeFile(caller, params.agent_id!, params.thread_id!, {
@@ -40,11 +52,12 @@ export const documentRoutes = [
     method: 'GET',
     path: `${THREAD}/sources`,
     operationId: 'listThreadSources',
+    tag: 'Documents',
     summary: 'Documents uploaded in this thread, with their state and whether finish-learning can resume them',
     status: 200,
     response: schemas.sourcesResponse,
     headers: ['X-SP-End-User'],
-    errors: [400, 404],
+    codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params }) => ({
       status: 200,
       body: await service.sources.list(caller, params.agent_id!, params.thread_id!),
@@ -54,12 +67,16 @@ export const documentRoutes = [
     method: 'POST',
     path: `${THREAD}/sources/{source_id}/finish-learning`,
     operationId: 'finishLearning',
+    tag: 'Documents',
     summary: 'Resume a stopped or failed upload from its stored copy (or read it again here)',
     status: 202,
     body: schemas.finishLearningBody,
     response: schemas.documentIngestResponse,
     headers: ['X-SP-End-User'],
-    errors: [400, 404, 409, 413, 422, 429, 502],
+    codes: [
+      'agent_not_found', 'agent_not_ready', 'thread_not_found', 'not_found', 'payment_required', 'conflict', 'duplicate_upload_in_progress',
+      ...CONVERSION_CODES,
+    ],
     handler: async ({ service, caller, params, body }) => ({
       status: 202,
       body: await service.sources.finishLearning(caller, params.agent_id!, params.thread_id!, params.source_id!, body),
@@ -69,10 +86,12 @@ export const documentRoutes = [
     method: 'GET',
     path: '/v1/agents/{agent_id}/sources/{source_id}',
     operationId: 'getSource',
+    tag: 'Documents',
     summary: 'The stored original of a document (what document citations link to)',
     status: 200,
     response: schemas.sourceBytes,
-    errors: [404],
+    binary: true,
+    codes: ['agent_not_found', 'not_found'],
     handler: async ({ service, caller, params }) => {
       const source = await service.sources.get(caller, params.agent_id!, params.source_id!);
       return { status: 200, binary: source.data, headers: { 'Content-Type': source.mediaType, 'Content-Disposition': disposition(source.filename) } };

@@ -6,6 +6,7 @@ export const imageRoutes = [
     method: 'POST',
     path: '/v1/images',
     operationId: 'uploadImage',
+    tag: 'Images',
     rateLimit: 'image_upload',
     summary: 'Upload an image (PNG, JPEG or WebP) for chat `images`; 201 with its img_ id',
     status: 201,
@@ -16,7 +17,7 @@ export const imageRoutes = [
       form: schemas.imageUploadForm,
     },
     response: schemas.imageUploaded,
-    errors: [400, 413, 422, 429],
+    codes: ['payload_too_large'],
     handler: async ({ service, caller, upload }) => ({
       status: 201,
       body: await service.images.upload(caller, upload?.file ?? null),

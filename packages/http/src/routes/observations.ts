@@ -1,20 +1,26 @@
-import { schemas } from '@memory-agents/core';
+import { schemas, type ErrorCode } from '@memory-agents/core';
 import { route } from '../route.js';
 
 const THREAD = '/v1/agents/{agent_id}/threads/{thread_id}';
+
+/** What an answering call can answer besides the common codes (images: 404 unknown id, 413 over the turn limits). */
+const ANSWER_CODES: readonly ErrorCode[] = [
+  'agent_not_found', 'agent_not_ready', 'thread_not_found', 'not_found', 'payload_too_large', 'payment_required', 'answer_model_unavailable',
+];
 
 export const observationRoutes = [
   route({
     method: 'POST',
     path: `${THREAD}/observe`,
     operationId: 'observe',
+    tag: 'Learning',
     rateLimit: 'observe',
     summary: 'Send observations to learn (202 once stored; poll the status)',
     status: 202,
     body: schemas.observeBody,
     response: schemas.observeAccepted,
-    headers: ['X-SP-End-User'],
-    errors: [400, 404, 409, 422, 429],
+    headers: ['X-SP-End-User', 'Idempotency-Key'],
+    codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'conflict', 'payment_required'],
     handler: async ({ service, caller, params, body }) => ({
       status: 202,
       body: await service.observe(caller, params.agent_id!, params.thread_id!, body),
@@ -24,11 +30,12 @@ export const observationRoutes = [
     method: 'GET',
     path: `${THREAD}/observe/{observation_id}/status`,
     operationId: 'getObservationStatus',
+    tag: 'Learning',
     summary: 'Progress of an observation job',
     status: 200,
     response: schemas.observationStatus,
     headers: ['X-SP-End-User'],
-    errors: [400, 404],
+    codes: ['agent_not_found', 'thread_not_found', 'not_found'],
     handler: async ({ service, caller, params }) => ({
       status: 200,
       body: await service.observationStatus(caller, params.agent_id!, params.thread_id!, params.observation_id!),
@@ -38,12 +45,13 @@ export const observationRoutes = [
     method: 'GET',
     path: `${THREAD}/learning`,
     operationId: 'getThreadLearning',
+    tag: 'Learning',
     summary: 'Every turn of the thread that was not learned, newest first',
     status: 200,
     query: schemas.learningQuery,
     response: schemas.learningRecordResponse,
     headers: ['X-SP-End-User'],
-    errors: [400, 404],
+    codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params, query }) => ({
       status: 200,
       body: await service.threads.learning(caller, params.agent_id!, params.thread_id!, query),
@@ -53,13 +61,14 @@ export const observationRoutes = [
     method: 'POST',
     path: `${THREAD}/chat`,
     operationId: 'chat',
+    tag: 'Chat',
     rateLimit: 'chat',
     summary: 'Answer a message from memory, with citations',
     status: 200,
     body: schemas.chatBody,
     response: schemas.chatResponse,
     headers: ['X-SP-End-User'],
-    errors: [400, 404, 409, 413, 422, 429],
+    codes: ANSWER_CODES,
     handler: async ({ service, caller, params, body, signal }) => ({
       status: 200,
       body: await service.chat(caller, params.agent_id!, params.thread_id!, body, signal),
@@ -69,6 +78,7 @@ export const observationRoutes = [
     method: 'POST',
     path: `${THREAD}/chat/stream`,
     operationId: 'chatStream',
+    tag: 'Chat',
     rateLimit: 'chat',
     summary: 'Chat as server-sent events: context, delta..., done (or error)',
     status: 200,
@@ -76,7 +86,7 @@ export const observationRoutes = [
     response: schemas.chatResponse,
     streams: true,
     headers: ['X-SP-End-User'],
-    errors: [400, 404, 409, 413, 422, 429],
+    codes: ANSWER_CODES,
     handler: async ({ service, caller, params, body, signal }) => ({
       status: 200,
       stream: await service.chatStream(caller, params.agent_id!, params.thread_id!, body, signal),
@@ -86,13 +96,14 @@ export const observationRoutes = [
     method: 'POST',
     path: `${THREAD}/observe-and-respond`,
     operationId: 'observeAndRespond',
+    tag: 'Chat',
     rateLimit: 'observe_respond',
     summary: 'Answer like chat and learn the message and the answer',
     status: 200,
     body: schemas.chatBody,
     response: schemas.observeAndRespondResponse,
     headers: ['X-SP-End-User'],
-    errors: [400, 404, 409, 413, 422, 429],
+    codes: ANSWER_CODES,
     handler: async ({ service, caller, params, body, signal }) => ({
       status: 200,
       body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body, signal),
@@ -102,13 +113,14 @@ export const observationRoutes = [
     method: 'POST',
     path: `${THREAD}/observe-and-enrich`,
     operationId: 'observeAndEnrich',
+    tag: 'Chat',
     rateLimit: 'observe_respond',
     summary: 'Learn the message and return memory context without an answer',
     status: 200,
     body: schemas.observeAndEnrichBody,
     response: schemas.observeAndEnrichResponse,
     headers: ['X-SP-End-User'],
-    errors: [400, 404, 409, 422, 429],
+    codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'payment_required'],
     handler: async ({ service, caller, params, body }) => ({
       status: 200,
       body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body),

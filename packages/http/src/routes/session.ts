@@ -6,11 +6,12 @@ export const sessionRoutes = [
     method: 'GET',
     path: '/v1/session',
     operationId: 'getSession',
+    tag: 'Session',
     summary: 'Which organization the key resolves to, and its upload limits',
     status: 200,
     response: schemas.session,
     headers: ['X-SP-End-User'],
-    errors: [400],
+    codes: [],
     handler: async ({ service, caller }) => ({ status: 200, body: await service.session(caller) }),
   }),
 ];

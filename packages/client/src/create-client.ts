@@ -1,0 +1,349 @@
+import { MemoryAgentsError, errorFromResponse } from './errors.js';
+import { readChatStream } from './chat-stream.js';
+import { toUploadBlob, type UploadInput } from './uploads.js';
+import type {
+  Agent,
+  ChatStreamEvent,
+  ObservationStatus,
+  QueryParameters,
+  RequestBody,
+  ResponseBody,
+} from './types.js';
+
+/** Options of `createClient`. */
+export type ClientOptions = {
+  /** Where the server listens, e.g. `http://127.0.0.1:8787` (paths start with `/v1`). */
+  baseUrl: string;
+  /** An API key, `sp_<key_id>_<secret>`; keys belong on a server, never in a browser. */
+  apiKey: string;
+  /**
+   * Acts for one person of your customer on every call (the `X-SP-End-User` header); a call's
+   * own `endUser` overrides it, `null` acts as the organization.
+   * @default undefined (the organization)
+   */
+  endUser?: string;
+  /** The fetch to use (a test double, a proxy-aware fetch). @default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+  /**
+   * Opt-in retries of 429 and 503 answers. A number is the most retries; `Retry-After` is
+   * honoured, and without one the wait doubles from 1 s. A wait longer than `maxDelayMs` is not
+   * made: the error is thrown instead.
+   * @default 0 (no retry)
+   */
+  retries?: number | RetryOptions;
+  /** Headers sent on every call (tracing ids). */
+  headers?: Record<string, string>;
+};
+
+export type RetryOptions = {
+  /** Most retries of one call. */
+  max: number;
+  /** Longest single wait in ms; a `Retry-After` above it ends the retries. @default 60000 */
+  maxDelayMs?: number;
+};
+
+/** Options every call takes. */
+export type RequestOptions = {
+  /** Aborts the request (and any retry wait). */
+  signal?: AbortSignal;
+  /** `X-SP-End-User` for this call; `null` acts as the organization even when the client has one. */
+  endUser?: string | null;
+  /** Overrides the client's `retries` for this call. */
+  retries?: number | RetryOptions;
+  /** Extra headers for this call. */
+  headers?: Record<string, string>;
+};
+
+/** Options of calls that accept an `Idempotency-Key` (observe, observe-file). */
+export type IdempotentRequestOptions = RequestOptions & {
+  /**
+   * Marks one intended request: a retry with the same key replays the first answer without
+   * learning or billing twice. Use a new key for a new request; keys are kept 24 hours.
+   */
+  idempotencyKey?: string;
+};
+
+/** Options of `threads.observeFile`. */
+export type ObserveFileOptions = IdempotentRequestOptions & {
+  /** The file's name (the speaker of its turns, and a format hint). Required unless the input is a `File`. */
+  filename?: string;
+  /** Media type of the upload part. @default the File's type, else application/octet-stream */
+  mediaType?: string;
+  /** Read the file again though the agent already read these bytes in another thread. */
+  allowDuplicate?: boolean;
+  /** Ceiling on each turn's characters, 200 to 4000. */
+  maxChars?: number;
+  /** Characters repeated from the previous piece, under half of `maxChars`. */
+  overlapChars?: number;
+  strategy?: 'auto' | 'length' | 'sentence' | 'code' | 'structure';
+};
+
+/** Options of `waitForObservation` and `agents.waitUntilReady`. */
+export type WaitOptions = {
+  /** Gives up with an error after this long. @default 300000 (5 minutes) */
+  timeoutMs?: number;
+  /** Stops waiting (rejects with the signal's reason). */
+  signal?: AbortSignal;
+  /** First poll delay; it grows by half each poll up to 5 s. @default 100 */
+  intervalMs?: number;
+  /** `X-SP-End-User` of the polls. */
+  endUser?: string | null;
+};
+
+/** The stored original of a document. */
+export type SourceFile = { blob: Blob; mediaType: string; filename: string | null };
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+type CallOptions = RequestOptions & {
+  query?: Record<string, string | number | boolean | undefined>;
+  json?: unknown;
+  form?: FormData;
+  idempotencyKey?: string;
+  accept?: string;
+};
+
+const FINAL_OBSERVATION_STATES: ReadonlySet<ObservationStatus['status']> = new Set(['committed', 'failed', 'cancelled']);
+
+/**
+ * A typed client of the memory-agents `/v1` API. It uses only `fetch`, web streams and `Blob`,
+ * so it runs on Node 20+, Bun, Deno and edge runtimes. Every non-2xx answer is thrown as a
+ * `MemoryAgentsError`.
+ *
+ * @example
+ * const client = createClient({ baseUrl: 'http://127.0.0.1:8787', apiKey: process.env.MEMORY_AGENTS_API_KEY! });
+ * const agent = await client.agents.waitUntilReady((await client.agents.create({ agent_config: { role: 'assistant', objective: 'remember' } })).agent_id);
+ */
+export function createClient(options: ClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+
+  async function send(method: Method, path: string, call: CallOptions = {}): Promise<Response> {
+    const url = new URL(`${baseUrl}${path}`);
+    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers = new Headers({ ...options.headers, ...call.headers });
+    headers.set('authorization', `Bearer ${options.apiKey}`);
+    headers.set('accept', call.accept ?? 'application/json');
+    const endUser = call.endUser === undefined ? options.endUser : call.endUser;
+    if (endUser !== undefined && endUser !== null) headers.set('x-sp-end-user', endUser);
+    if (call.idempotencyKey !== undefined) headers.set('idempotency-key', call.idempotencyKey);
+    let body: string | FormData | undefined;
+    if (call.json !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = JSON.stringify(call.json);
+    } else if (call.form) body = call.form;
+
+    const retry = normalizeRetries(call.retries ?? options.retries);
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetchImpl(url, { method, headers, ...(body === undefined ? {} : { body }), ...(call.signal ? { signal: call.signal } : {}) });
+      if (response.ok) return response;
+      const error = await errorFromResponse(response);
+      const delay = attempt < retry.max && (response.status === 429 || response.status === 503) ? retryDelay(error, attempt) : null;
+      if (delay === null || delay > retry.maxDelayMs) throw error;
+      await sleep(delay, call.signal);
+    }
+  }
+
+  async function json<T>(method: Method, path: string, call?: CallOptions): Promise<T> {
+    const response = await send(method, path, call);
+    return (await response.json()) as T;
+  }
+
+  const agentPath = (agentId: string) => `/v1/agents/${encodeURIComponent(agentId)}`;
+  const threadPath = (agentId: string, threadId: string) => `${agentPath(agentId)}/threads/${encodeURIComponent(threadId)}`;
+
+  const session = {
+    /** `GET /v1/session`: the organization the key resolves to, and its upload limits. */
+    get: (request?: RequestOptions) => json<ResponseBody<'getSession'>>('GET', '/v1/session', request),
+  };
+
+  const agents = {
+    /** `POST /v1/agents` (202): the agent starts `initializing`; see `waitUntilReady`. */
+    create: (body: RequestBody<'createAgent'>, request?: RequestOptions) => json<ResponseBody<'createAgent'>>('POST', '/v1/agents', { ...request, json: body }),
+    /** `GET /v1/agents`: every live agent, newest first. */
+    list: (request?: RequestOptions) => json<ResponseBody<'listAgents'>>('GET', '/v1/agents', request),
+    /** `GET /v1/agents/{agent_id}`, with the threads the caller reaches. */
+    get: (agentId: string, request?: RequestOptions) => json<ResponseBody<'getAgent'>>('GET', agentPath(agentId), request),
+    /** `PATCH /v1/agents/{agent_id}`: supplied fields change; `agent_config` is replaced whole. */
+    update: (agentId: string, body: RequestBody<'updateAgent'>, request?: RequestOptions) =>
+      json<ResponseBody<'updateAgent'>>('PATCH', agentPath(agentId), { ...request, json: body }),
+    /** `DELETE /v1/agents/{agent_id}` (202). */
+    delete: (agentId: string, request?: RequestOptions) => json<ResponseBody<'deleteAgent'>>('DELETE', agentPath(agentId), request),
+    /** `GET /v1/agents/{agent_id}/logs`: who used the agent, where and when. */
+    logs: (agentId: string, query: QueryParameters<'listAgentLogs'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'listAgentLogs'>>('GET', `${agentPath(agentId)}/logs`, { ...request, query }),
+    /**
+     * Polls `GET /v1/agents/{agent_id}` until the agent is `ready`; a `failed` agent throws
+     * (`agent_not_ready`: delete it and create a new one).
+     */
+    async waitUntilReady(agentId: string, wait: WaitOptions = {}): Promise<Agent> {
+      return poll(wait, async () => {
+        const agent = await agents.get(agentId, { ...(wait.signal ? { signal: wait.signal } : {}), ...endUserOf(wait) });
+        if (agent.status === 'ready') return agent;
+        if (agent.status === 'failed') {
+          throw new MemoryAgentsError({ status: 409, code: 'agent_not_ready', requestId: null, message: `Agent ${agentId} failed to initialize; delete it and create a new one.` });
+        }
+        return null;
+      }, `agent ${agentId} to be ready`);
+    },
+  };
+
+  const threads = {
+    /** `POST /v1/agents/{agent_id}/threads` (201), recorded against `endUser` when set. */
+    create: (agentId: string, body: RequestBody<'createThread'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'createThread'>>('POST', `${agentPath(agentId)}/threads`, { ...request, json: body }),
+    /** `GET …/threads/{thread_id}`, with up to 200 recent messages. */
+    get: (agentId: string, threadId: string, request?: RequestOptions) => json<ResponseBody<'getThread'>>('GET', threadPath(agentId, threadId), request),
+    /** `DELETE …/threads/{thread_id}` (202). */
+    delete: (agentId: string, threadId: string, request?: RequestOptions) =>
+      json<ResponseBody<'deleteThread'>>('DELETE', threadPath(agentId, threadId), request),
+    /** `POST …/observe` (202): observations to learn; follow the job with `waitForObservation`. */
+    observe: (agentId: string, threadId: string, body: RequestBody<'observe'>, request?: IdempotentRequestOptions) =>
+      json<ResponseBody<'observe'>>('POST', `${threadPath(agentId, threadId)}/observe`, { ...request, json: body }),
+    /** `GET …/observe/{observation_id}/status`. */
+    observationStatus: (agentId: string, threadId: string, observationId: string, request?: RequestOptions) =>
+      json<ResponseBody<'getObservationStatus'>>('GET', `${threadPath(agentId, threadId)}/observe/${encodeURIComponent(observationId)}/status`, request),
+    /** `GET …/learning`: every turn of the thread that was not learned. */
+    learning: (agentId: string, threadId: string, query: QueryParameters<'getThreadLearning'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'getThreadLearning'>>('GET', `${threadPath(agentId, threadId)}/learning`, { ...request, query }),
+    /** `POST …/chat`: an answer from memory, with citations. */
+    chat: (agentId: string, threadId: string, body: RequestBody<'chat'>, request?: RequestOptions) =>
+      json<ResponseBody<'chat'>>('POST', `${threadPath(agentId, threadId)}/chat`, { ...request, json: body }),
+    /**
+     * `POST …/chat/stream`: the answer as typed server-sent events, `context`, `delta`…, then
+     * `done` or `error`. Refusals before the stream starts throw; breaking out of the loop closes
+     * the stream (and frees the answer place on the server).
+     */
+    async *chatStream(agentId: string, threadId: string, body: RequestBody<'chatStream'>, request?: RequestOptions): AsyncGenerator<ChatStreamEvent, void, undefined> {
+      const response = await send('POST', `${threadPath(agentId, threadId)}/chat/stream`, { ...request, json: body, accept: 'text/event-stream' });
+      yield* readChatStream(response);
+    },
+    /** `POST …/observe-and-respond`: answers like chat and learns the message and the answer. */
+    observeAndRespond: (agentId: string, threadId: string, body: RequestBody<'observeAndRespond'>, request?: RequestOptions) =>
+      json<ResponseBody<'observeAndRespond'>>('POST', `${threadPath(agentId, threadId)}/observe-and-respond`, { ...request, json: body }),
+    /** `POST …/observe-and-enrich`: learns the message and returns memory context, no answer. */
+    observeAndEnrich: (agentId: string, threadId: string, body: RequestBody<'observeAndEnrich'>, request?: RequestOptions) =>
+      json<ResponseBody<'observeAndEnrich'>>('POST', `${threadPath(agentId, threadId)}/observe-and-enrich`, { ...request, json: body }),
+    /**
+     * `POST …/observe-file` (202): uploads a document from a `Blob`/`File`, bytes or a
+     * `ReadableStream` (read into memory first, so a retry can send it again). On Node,
+     * `fileFromPath` from `@memory-agents/client/node` makes a `File` from a path.
+     */
+    async observeFile(agentId: string, threadId: string, file: UploadInput, upload: ObserveFileOptions = {}): Promise<ResponseBody<'observeFile'>> {
+      const { filename, mediaType, allowDuplicate, maxChars, overlapChars, strategy, ...request } = upload;
+      const blob = await toUploadBlob(file, mediaType);
+      const name = filename ?? fileName(file);
+      if (!name) throw new TypeError('observeFile needs a filename when the input is not a File: pass { filename }.');
+      const form = new FormData();
+      form.append('file', blob, name);
+      if (allowDuplicate !== undefined) form.append('allow_duplicate', String(allowDuplicate));
+      if (maxChars !== undefined) form.append('max_chars', String(maxChars));
+      if (overlapChars !== undefined) form.append('overlap_chars', String(overlapChars));
+      if (strategy !== undefined) form.append('strategy', strategy);
+      return json<ResponseBody<'observeFile'>>('POST', `${threadPath(agentId, threadId)}/observe-file`, { ...request, form });
+    },
+  };
+
+  const sources = {
+    /** `GET …/threads/{thread_id}/sources`: uploads of the thread and whether they can be finished. */
+    list: (agentId: string, threadId: string, request?: RequestOptions) =>
+      json<ResponseBody<'listThreadSources'>>('GET', `${threadPath(agentId, threadId)}/sources`, request),
+    /** `POST …/sources/{source_id}/finish-learning` (202): resume a stopped or failed upload. */
+    finishLearning: (agentId: string, threadId: string, sourceId: string, body: RequestBody<'finishLearning'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'finishLearning'>>('POST', `${threadPath(agentId, threadId)}/sources/${encodeURIComponent(sourceId)}/finish-learning`, {
+        ...request,
+        json: body,
+      }),
+    /** `GET /v1/agents/{agent_id}/sources/{source_id}`: the stored original (what citations link to). */
+    async get(agentId: string, sourceId: string, request?: RequestOptions): Promise<SourceFile> {
+      const response = await send('GET', `${agentPath(agentId)}/sources/${encodeURIComponent(sourceId)}`, { ...request, accept: '*/*' });
+      const disposition = response.headers.get('content-disposition') ?? '';
+      const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+      const plain = /filename="([^"]*)"/i.exec(disposition)?.[1];
+      return {
+        blob: await response.blob(),
+        mediaType: response.headers.get('content-type') ?? 'application/octet-stream',
+        filename: encoded !== undefined ? decodeURIComponent(encoded) : (plain ?? null),
+      };
+    },
+  };
+
+  const images = {
+    /** `POST /v1/images` (201): an image (PNG, JPEG or WebP) for chat `images`. */
+    async upload(file: UploadInput, upload: RequestOptions & { filename?: string; mediaType?: string } = {}): Promise<ResponseBody<'uploadImage'>> {
+      const { filename, mediaType, ...request } = upload;
+      const form = new FormData();
+      form.append('file', await toUploadBlob(file, mediaType), filename ?? fileName(file) ?? 'image');
+      return json<ResponseBody<'uploadImage'>>('POST', '/v1/images', { ...request, form });
+    },
+  };
+
+  const billing = {
+    /** `GET /v1/billing`: balance, settings and ledger entries, newest first. */
+    get: (query: QueryParameters<'getBilling'> = {}, request?: RequestOptions) => json<ResponseBody<'getBilling'>>('GET', '/v1/billing', { ...request, query }),
+  };
+
+  /**
+   * Polls an observation job until it is final (`committed`, `failed` or `cancelled`) and
+   * returns its last status; `interrupted` jobs resume by themselves, so polling goes on. The
+   * delay starts at `intervalMs` and grows by half per poll, up to 5 s.
+   */
+  function waitForObservation(agentId: string, threadId: string, observationId: string, wait: WaitOptions = {}): Promise<ObservationStatus> {
+    return poll(wait, async () => {
+      const status = await threads.observationStatus(agentId, threadId, observationId, { ...(wait.signal ? { signal: wait.signal } : {}), ...endUserOf(wait) });
+      return FINAL_OBSERVATION_STATES.has(status.status) ? status : null;
+    }, `observation ${observationId}`);
+  }
+
+  return { session, agents, threads, sources, images, billing, waitForObservation };
+}
+
+/** The client `createClient` returns. */
+export type MemoryAgentsClient = ReturnType<typeof createClient>;
+
+function endUserOf(wait: WaitOptions): { endUser?: string | null } {
+  return wait.endUser === undefined ? {} : { endUser: wait.endUser };
+}
+
+function fileName(file: UploadInput): string | undefined {
+  const name = (file as { name?: unknown }).name;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+function normalizeRetries(retries: number | RetryOptions | undefined): Required<RetryOptions> {
+  if (retries === undefined) return { max: 0, maxDelayMs: 60_000 };
+  if (typeof retries === 'number') return { max: Math.max(0, Math.floor(retries)), maxDelayMs: 60_000 };
+  return { max: Math.max(0, Math.floor(retries.max)), maxDelayMs: retries.maxDelayMs ?? 60_000 };
+}
+
+/** ms before the next try: `Retry-After` when sent (spec "Retry rules" 2), else 1 s doubling (rule 1). */
+function retryDelay(error: MemoryAgentsError, attempt: number): number {
+  return error.retryAfter !== undefined ? error.retryAfter * 1000 : 1000 * 2 ** attempt;
+}
+
+async function poll<T>(wait: WaitOptions, check: () => Promise<T | null>, what: string): Promise<T> {
+  const deadline = Date.now() + (wait.timeoutMs ?? 300_000);
+  let delay = wait.intervalMs ?? 100;
+  for (;;) {
+    const result = await check();
+    if (result !== null) return result;
+    if (Date.now() + delay > deadline) throw new Error(`Timed out waiting for ${what} after ${wait.timeoutMs ?? 300_000} ms.`);
+    await sleep(delay, wait.signal);
+    delay = Math.min(5_000, Math.ceil(delay * 1.5));
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
