@@ -72,6 +72,11 @@ describe('request windows on the CLI server', () => {
     expect(refused.status).toBe(429);
     expect(refused.body.details).toBe('user');
     expect(rateHeaders(refused)).toMatchObject({ limit: 2, remaining: 0 });
+    // The organization is now held in the server's cache: a change still counts on the next request.
+    await json('orgs', 'limits', '--org', org.organization_id, '--limits', JSON.stringify({ rateLimits: { thread_create: { subject: { limit: 3, windowSeconds: 600 } } } }));
+    const raised = await throttled.post(path, {});
+    expect(raised.status).toBe(201);
+    expect(rateHeaders(raised)).toMatchObject({ limit: 3, remaining: 0 });
     const invalid = await runCli(['orgs', 'limits', '--org', org.organization_id, '--limits', '{"rateLimits":{"chat":{"subject":{"limit":0,"windowSeconds":1}}}}', '--data', server.dataDir]);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('(invalid_request)');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { cachingStore } from '@memory-agents/core';
 import { describeStoreConformance } from '@memory-agents/core/testing';
 import pg from 'pg';
 import { existsSync } from 'node:fs';
@@ -26,6 +27,15 @@ describe('PGlite on disk', () => {
       await rm(root, { recursive: true, force: true });
     }
   });
+});
+
+describeStoreConformance({
+  name: 'PGlite (in memory) behind cachingStore, as the embedded default runs it',
+  create: async () => {
+    const store = cachingStore(postgresStore({ dataDir: 'memory://' }));
+    await store.init();
+    return { store };
+  },
 });
 
 describeStoreConformance({

@@ -14,6 +14,7 @@ import type { LanguageModel } from './ports/language-model.js';
 import type { MemoryIndex } from './ports/memory-index.js';
 import type { MemoryWriter } from './ports/memory-writer.js';
 import type { Ocr } from './ports/ocr.js';
+import { cachingStore } from './store/caching-store.js';
 import { actAs, authenticate, type ActAsOptions, type AuthenticateRequest } from './auth/authenticate.js';
 import type { Caller } from './auth/caller.js';
 import { describeSession } from './auth/session.js';
@@ -66,6 +67,13 @@ export type MemoryServiceOptions = {
    * @default DEFAULT_PRICES ({ inputWord: '0.001', outputWord: '0.002' })
    */
   pricing?: Partial<Prices>;
+  /**
+   * Keep the API keys, organizations and agents that requests read in process (`cachingStore`),
+   * so authentication and the agent lookup cost no database round trip. Only correct when no
+   * other process writes the store.
+   * @default true for a persistent store no other process shares (the embedded default), else false
+   */
+  cacheRecords?: boolean;
 };
 
 /**
@@ -93,8 +101,11 @@ export function createMemoryService(options: MemoryServiceOptions) {
         release: (request) => options.store.rateLimits.release(request),
       }
     : inProcessRateLimits();
+  // Keys, organizations and agents every request reads stay in process when no other process
+  // writes the store (exact invalidation: every write goes through this wrapper).
+  const store = (options.cacheRecords ?? (options.store.capabilities.persistent && !options.store.capabilities.shared)) ? cachingStore(options.store) : options.store;
   const context: ServiceContext = {
-    store: options.store,
+    store,
     index: options.index ?? inMemoryMemoryIndex(),
     blobs: options.blobs ?? inMemoryBlobs(),
     embedder: options.embedder ?? hashedNgramEmbedder(),
@@ -107,7 +118,7 @@ export function createMemoryService(options: MemoryServiceOptions) {
     defaultLimits: { ...DEFAULT_LIMITS, ...options.limits },
     logger,
     background: new BackgroundTasks(logger),
-    credits: createCredits({ store: options.store, clock, ...(options.pricing ? { prices: options.pricing } : {}) }),
+    credits: createCredits({ store, clock, ...(options.pricing ? { prices: options.pricing } : {}) }),
     limiter: createRateLimiter(rateLimitStore, clock, instanceId),
     nowIso: () => new Date(clock.now()).toISOString(),
   };

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import type { AgentRecord, KeyRecord, Store } from '../ports/store.js';
+import { describeStoreConformance } from '../testing/conformance/store/index.js';
+import { cachingStore } from './caching-store.js';
+
+// The wrapper keeps the Store contract whole (copies in and out, transactions, every area).
+describeStoreConformance({
+  name: 'cachingStore over in-memory',
+  create: async () => {
+    const store = cachingStore(inMemoryStore());
+    await store.init();
+    return { store };
+  },
+});
+
+/** An in-memory store that counts the reads of the cached kinds and can hold one read. */
+function countingStore() {
+  const inner = inMemoryStore();
+  const reads = { keys: 0, organizations: 0, agents: 0 };
+  let hold: Promise<void> | null = null;
+  const counted: Store = Object.create(inner) as Store;
+  Object.defineProperties(counted, {
+    keys: {
+      get: () => ({
+        ...inner.keys,
+        get: async (r: { keyId: string }) => {
+          reads.keys++;
+          const record = await inner.keys.get(r);
+          await hold; // the row was read; the answer is held on its way back
+          return record;
+        },
+      }),
+    },
+    organizations: { get: () => ({ ...inner.organizations, get: async (r: { id: string }) => (reads.organizations++, inner.organizations.get(r)) }) },
+    agents: { get: () => ({ ...inner.agents, get: async (r: { organizationId: string; agentId: string }) => (reads.agents++, inner.agents.get(r)) }) },
+  });
+  return { inner, counted, reads, holdReads: (until: Promise<void> | null) => (hold = until) };
+}
+
+const key = (keyId: string): KeyRecord => ({ keyId, organizationId: 'org_1', secretHash: 'h', createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2027-01-01T00:00:00.000Z', revokedAt: null });
+const agent = (id: string): AgentRecord => ({
+  id,
+  organizationId: 'org_1',
+  status: 'ready',
+  config: { role: 'r', objective: 'o' } as AgentRecord['config'],
+  visibility: 'external',
+  resumedFromTurn: 0,
+  restoreFrom: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+});
+
+describe('cachingStore', () => {
+  it('reads a key, an organization and an agent once, then answers from memory with copies', async () => {
+    const { counted, reads } = countingStore();
+    const store = cachingStore(counted);
+    await store.init();
+    await store.organizations.insert({ organization: { id: 'org_1', name: 'Acme', limits: {}, createdAt: '2026-01-01T00:00:00.000Z' } });
+    await store.keys.insert({ key: key('k1'), maxLive: 5, now: '2026-01-01T00:00:00.000Z' });
+    await store.agents.insert({ agent: agent('agent_1'), maxLive: 10 });
+    for (let i = 0; i < 3; i++) {
+      expect((await store.keys.get({ keyId: 'k1' }))?.organizationId).toBe('org_1');
+      expect((await store.organizations.get({ id: 'org_1' }))?.name).toBe('Acme');
+      expect((await store.agents.get({ organizationId: 'org_1', agentId: 'agent_1' }))?.status).toBe('ready');
+    }
+    expect(reads).toEqual({ keys: 1, organizations: 1, agents: 1 });
+    const copy = (await store.organizations.get({ id: 'org_1' }))!;
+    copy.name = 'mutated';
+    expect((await store.organizations.get({ id: 'org_1' }))?.name).toBe('Acme');
+    // Misses are not cached: an unknown id goes to the store every time.
+    await store.keys.get({ keyId: 'nope' });
+    await store.keys.get({ keyId: 'nope' });
+    expect(reads.keys).toBe(3);
+  });
+
+  it('sees a revocation, a limits change and agent updates and deletions on the very next read', async () => {
+    const { counted } = countingStore();
+    const store = cachingStore(counted);
+    await store.init();
+    await store.organizations.insert({ organization: { id: 'org_1', name: 'Acme', limits: {}, createdAt: '2026-01-01T00:00:00.000Z' } });
+    await store.keys.insert({ key: key('k1'), maxLive: 5, now: '2026-01-01T00:00:00.000Z' });
+    await store.agents.insert({ agent: agent('agent_1'), maxLive: 10 });
+    await store.keys.get({ keyId: 'k1' });
+    await store.organizations.get({ id: 'org_1' });
+    await store.agents.get({ organizationId: 'org_1', agentId: 'agent_1' });
+
+    await store.keys.revoke({ keyId: 'k1', at: '2026-02-01T00:00:00.000Z' });
+    expect((await store.keys.get({ keyId: 'k1' }))?.revokedAt).toBe('2026-02-01T00:00:00.000Z');
+    await store.organizations.updateLimits({ id: 'org_1', limits: { maxAgents: 3 } });
+    expect((await store.organizations.get({ id: 'org_1' }))?.limits).toEqual({ maxAgents: 3 });
+    await store.agents.update({ organizationId: 'org_1', agentId: 'agent_1', patch: { status: 'deleting' }, updatedAt: '2026-02-01T00:00:00.000Z' });
+    expect((await store.agents.get({ organizationId: 'org_1', agentId: 'agent_1' }))?.status).toBe('deleting');
+    await store.agents.delete({ organizationId: 'org_1', agentId: 'agent_1' });
+    expect(await store.agents.get({ organizationId: 'org_1', agentId: 'agent_1' })).toBeNull();
+  });
+
+  it('does not cache a read that raced with a write, nor rows read inside a transaction', async () => {
+    const { counted, holdReads } = countingStore();
+    const store = cachingStore(counted);
+    await store.init();
+    await store.keys.insert({ key: key('k1'), maxLive: 5, now: '2026-01-01T00:00:00.000Z' });
+    // A read starts (and is held inside the store) before a revocation lands, and finishes after it.
+    let release!: () => void;
+    holdReads(new Promise<void>((resolve) => (release = resolve)));
+    const slow = store.keys.get({ keyId: 'k1' });
+    await store.keys.revoke({ keyId: 'k1', at: '2026-02-01T00:00:00.000Z' });
+    holdReads(null);
+    release();
+    await slow;
+    expect((await store.keys.get({ keyId: 'k1' }))?.revokedAt).toBe('2026-02-01T00:00:00.000Z');
+
+    // A transaction that reads and then rolls back leaves nothing behind in the cache.
+    await store.agents.insert({ agent: agent('agent_2'), maxLive: 10 });
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.agents.update({ organizationId: 'org_1', agentId: 'agent_2', patch: { status: 'deleting' }, updatedAt: '2026-02-01T00:00:00.000Z' });
+        expect((await tx.agents.get({ organizationId: 'org_1', agentId: 'agent_2' }))?.status).toBe('deleting');
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect((await store.agents.get({ organizationId: 'org_1', agentId: 'agent_2' }))?.status).toBe('ready');
+    // A committed transaction's write is seen next.
+    await store.agents.get({ organizationId: 'org_1', agentId: 'agent_2' });
+    await store.transaction((tx) => tx.agents.update({ organizationId: 'org_1', agentId: 'agent_2', patch: { status: 'deleting' }, updatedAt: '2026-02-01T00:00:00.000Z' }));
+    expect((await store.agents.get({ organizationId: 'org_1', agentId: 'agent_2' }))?.status).toBe('deleting');
+  });
+});

@@ -1,0 +1,117 @@
+import { LRUCache } from 'lru-cache';
+import type { AgentRecord, KeyRecord, OrganizationRecord, Store, StoreAreas } from '../ports/store.js';
+
+/** Options of `cachingStore`. */
+export type CachingStoreOptions = {
+  /**
+   * Most records kept per kind (API keys, organizations, agents), least recently used evicted.
+   * @default 10000
+   */
+  maxEntries?: number;
+};
+
+type Cached = KeyRecord | OrganizationRecord | AgentRecord;
+
+/**
+ * Keeps the records every authenticated request reads (its API key, its organization and, on agent
+ * routes, the agent) in process, so a request on a store only this process writes does not go to
+ * the database for them.
+ *
+ * Exact because every write to those records goes through this object: a key insert or revocation,
+ * an organization's limits, an agent's insert, update or delete drop the cached record before the
+ * write and again after it (inside a transaction: after the commit), and a read that raced with a
+ * write is not cached. Revocation, expiry (checked against the clock on every request), limit
+ * changes and agent status changes therefore take effect on the very next request. Only for a
+ * store no other process writes (`capabilities.shared === false`; `createMemoryService` applies it
+ * then); misses are not cached, so unknown ids cannot crowd out real ones. Records are copied in
+ * and out, as the port requires.
+ */
+export function cachingStore(store: Store, options: CachingStoreOptions = {}): Store {
+  const max = options.maxEntries ?? 10_000;
+  const cache = new LRUCache<string, Cached>({ max: max * 3 });
+  // Bumped by every invalidation: a read that started before one is not cached.
+  let epoch = 0;
+
+  const invalidate = (ids: Iterable<string>) => {
+    epoch++;
+    for (const id of ids) cache.delete(id);
+  };
+  async function cached<T extends Cached>(id: string, read: () => Promise<T | null>): Promise<T | null> {
+    const hit = cache.get(id);
+    if (hit !== undefined) return structuredClone(hit) as T;
+    const started = epoch;
+    const record = await read();
+    if (record !== null && started === epoch) cache.set(id, structuredClone(record));
+    return record;
+  }
+
+  const keyId = (id: string) => `key:${id}`;
+  const orgId = (id: string) => `org:${id}`;
+  const agentId = (organizationId: string, id: string) => `agent:${organizationId}:${id}`;
+
+  /**
+   * The areas with the three record kinds cached. Inside a transaction (`touched` set) reads go to
+   * the store (uncommitted rows are never cached) and touched ids are dropped again after commit.
+   * `areas` is read at each call: adapters may bind their areas only in `init()`.
+   */
+  function wrap(areas: () => StoreAreas, touched: Set<string> | null): StoreAreas {
+    async function write<T>(ids: string[], run: () => Promise<T>): Promise<T> {
+      invalidate(ids);
+      for (const id of ids) touched?.add(id);
+      try {
+        return await run();
+      } finally {
+        invalidate(ids);
+      }
+    }
+    const organizations: StoreAreas['organizations'] = {
+      insert: (request) => write([orgId(request.organization.id)], () => areas().organizations.insert(request)),
+      get: (request) => (touched ? areas().organizations.get(request) : cached(orgId(request.id), () => areas().organizations.get(request))),
+      list: () => areas().organizations.list(),
+      updateLimits: (request) => write([orgId(request.id)], () => areas().organizations.updateLimits(request)),
+    };
+    const keys: StoreAreas['keys'] = {
+      insert: (request) => write([keyId(request.key.keyId)], () => areas().keys.insert(request)),
+      get: (request) => (touched ? areas().keys.get(request) : cached(keyId(request.keyId), () => areas().keys.get(request))),
+      list: (request) => areas().keys.list(request),
+      revoke: (request) => write([keyId(request.keyId)], () => areas().keys.revoke(request)),
+    };
+    const agents: StoreAreas['agents'] = {
+      insert: (request) => write([agentId(request.agent.organizationId, request.agent.id)], () => areas().agents.insert(request)),
+      get: (request) =>
+        touched
+          ? areas().agents.get(request)
+          : cached(agentId(request.organizationId, request.agentId), () => areas().agents.get(request)),
+      list: (request) => areas().agents.list(request),
+      listByStatus: (request) => areas().agents.listByStatus(request),
+      update: (request) => write([agentId(request.organizationId, request.agentId)], () => areas().agents.update(request)),
+      delete: (request) => write([agentId(request.organizationId, request.agentId)], () => areas().agents.delete(request)),
+    };
+    const wrapped = { organizations, keys, agents } as Record<string, unknown>;
+    for (const name of PASSED_THROUGH) Object.defineProperty(wrapped, name, { enumerable: true, get: () => areas()[name] });
+    return wrapped as StoreAreas;
+  }
+
+  const outside = wrap(() => store, null);
+  const methods = {
+    specificationVersion: store.specificationVersion,
+    id: store.id,
+    capabilities: store.capabilities,
+    init: () => store.init(),
+    async close() {
+      cache.clear();
+      await store.close();
+    },
+    transaction<T>(fn: (areas: StoreAreas) => Promise<T>): Promise<T> {
+      const touched = new Set<string>();
+      return store.transaction((tx) => fn(wrap(() => tx, touched))).finally(() => {
+        if (touched.size > 0) invalidate(touched);
+      });
+    },
+  };
+  // The areas keep their getters (an adapter's areas may exist only after init()).
+  return Object.defineProperties(methods, Object.getOwnPropertyDescriptors(outside)) as unknown as Store;
+}
+
+/** The areas `cachingStore` hands through untouched. */
+const PASSED_THROUGH = ['threads', 'messages', 'logs', 'leases', 'jobs', 'learning', 'ledger', 'rateLimits', 'documents', 'idempotency', 'images'] as const satisfies readonly (keyof StoreAreas)[];
