@@ -410,7 +410,10 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
     if (client.hasVector) {
       try {
         await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
-        wantsVector = true;
+        // The extension lives in one schema of the database; a connection whose search_path leaves
+        // that schema out cannot name its type or operators: exact search then, not a failed start.
+        const { rows } = await client.query<{ visible: boolean }>("SELECT to_regtype('vector') IS NOT NULL AS visible");
+        wantsVector = rows[0]?.visible === true;
       } catch {
         // Available but not installable by this role: fall back to bytea (exact, slower).
       }
