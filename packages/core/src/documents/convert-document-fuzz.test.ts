@@ -12,6 +12,9 @@ const markdownPiece = fc.constantFrom('# ', '## ', '```', '~~~', '- ', '1. ', '>
 
 describe('converters under random input', () => {
   it('turn any HTML-ish or Markdown-ish text into non-empty blocks without throwing', () => {
+    // Found by this property: a pipe table of rule lines only gave an empty table block.
+    expect(markdownToBlocks('|---|---|\n|---|---|')).toEqual([]);
+    expect(markdownToBlocks('| a | b |\n|---|---|\n|---|---|')).toEqual([{ kind: 'table', text: 'a | b', page: null }]);
     fc.assert(
       fc.property(fc.array(htmlPiece, { maxLength: 200, size: 'max' }), (pieces) => {
         for (const block of htmlToBlocks(pieces.join(''))) expect(block.text.trim()).not.toBe('');

@@ -75,7 +75,8 @@ export function markdownToBlocks(source: string): DocumentBlock[] {
         }
         index++;
       }
-      blocks.push({ kind: 'table', text: rows.join('\n'), page: null });
+      // A "table" of rule lines only has no text: nothing to keep.
+      if (rows.some((row) => row.replaceAll('|', '').trim() !== '')) blocks.push({ kind: 'table', text: rows.join('\n'), page: null });
       continue;
     }
     if (LIST_ITEM.test(line)) {
