@@ -2,3 +2,4 @@ export { createHandler, DEFAULT_MAX_JSON_BYTES, type HandlerOptions, type NodeHa
 export { buildOpenApiDocument } from './openapi.js';
 export { ROUTES } from './routes/index.js';
 export type { Route, RouteInput, RouteResult, HttpMethod } from './route.js';
+export { createClientErrorHandler, handleClientError, type ClientErrorHandlerOptions } from './node/client-error.js';
