@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServiceError, isServiceError, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { createRouter, dispatch, routeNotFound } from './dispatch.js';
 import { errorResponse } from './error-response.js';
+import { discardBody } from './node/discard-body.js';
 import { headerRecord, readJsonBody } from './node/read-request.js';
 import { readMultipart } from './node/multipart.js';
 import { writeSse } from './node/sse.js';
@@ -67,6 +68,7 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
         throw routeNotFound();
       }
       if ('allowed' in match) {
+        discardBody(request);
         const result = errorResponse(
           new ServiceError('invalid_request', `${method} is not allowed on ${url.pathname}; use ${match.allowed.join(', ')}.`, { status: 400 }),
           requestId,
@@ -81,15 +83,7 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
         headers: headerRecord(request),
         query: Object.fromEntries(url.searchParams),
         readBody: () => readJsonBody(request, maxJsonBytes),
-        readUpload: async (spec, caller) => {
-          try {
-            return await readMultipart(request, { maxFileBytes: spec.maxFileBytes(caller), tooLargeCode: spec.tooLargeCode, fields: spec.fields });
-          } catch (error) {
-            // The refused rest of the body is being drained; the connection is not reused after the answer.
-            if (!request.complete) response.setHeader('Connection', 'close');
-            throw error;
-          }
-        },
+        readUpload: (spec, caller) => readMultipart(request, { maxFileBytes: spec.maxFileBytes(caller), tooLargeCode: spec.tooLargeCode, fields: spec.fields }),
         signal: abort.signal,
         onRateLimit: rateLimit.set,
       });
@@ -104,6 +98,9 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
         if (!response.writableEnded) response.end();
         return;
       }
+      // Refused before its body was read (401, 429, 413 ...): the client is still sending; it must
+      // read this answer, not a reset (see discardBody).
+      discardBody(request);
       const result = errorResponse(error, requestId, logger);
       if (result.status === 429 && isServiceError(error) && error.retryAfter !== undefined) rateLimit.refused(error.retryAfter);
       writeJson(response, result, requestId);
