@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as NetServer } from 'node:net';
 import { rm, writeFile } from 'node:fs/promises';
@@ -6,6 +6,7 @@ import { stderrLogger, type Logger, type MemoryService } from '@memory-agents/co
 import { createHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
+import { createNodeServer, type ServerLimits } from './create-node-server.js';
 import type { ServiceModels } from './model-options.js';
 
 export type StartServerOptions = StateLocation & {
@@ -16,6 +17,14 @@ export type StartServerOptions = StateLocation & {
   logger?: Logger;
   /** Model ports replacing the offline defaults (see `createServiceModels`). @default the offline defaults */
   models?: ServiceModels;
+  /**
+   * Timeouts and the connection cap of the HTTP server (see `ServerLimits` for each default):
+   * headers 10 s, whole request 120 s, keep-alive 5 s, 1024 connections, bodies slower than
+   * 1 KiB/s cut off after 10 s.
+   */
+  limits?: ServerLimits;
+  /** Largest JSON request body in bytes (`createHandler`'s `maxJsonBytes`). @default 33554432 */
+  maxJsonBytes?: number;
 };
 
 export type RunningServer = {
@@ -51,8 +60,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await writeFile(paths.pidFile, String(process.pid), { mode: 0o600 });
   }
 
-  const server: Server = createServer(createHandler(service, { logger }));
-  server.keepAliveTimeout = 5_000;
+  const handler = createHandler(service, { logger, ...(options.maxJsonBytes === undefined ? {} : { maxJsonBytes: options.maxJsonBytes }) });
+  const server: Server = createNodeServer(handler, options.limits, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => resolve());
