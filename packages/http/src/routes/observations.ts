@@ -13,11 +13,11 @@ export const observationRoutes = [
     status: 202,
     body: schemas.observeBody,
     response: schemas.observeAccepted,
-    headers: ['X-SP-End-User'],
+    headers: ['X-SP-End-User', 'Idempotency-Key'],
     errors: [400, 404, 409, 422, 429],
-    handler: async ({ service, caller, params, body }) => ({
+    handler: async ({ service, caller, params, body, headers }) => ({
       status: 202,
-      body: await service.observe(caller, params.agent_id!, params.thread_id!, body),
+      body: await service.observe(caller, params.agent_id!, params.thread_id!, body, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
   route({
@@ -91,11 +91,11 @@ export const observationRoutes = [
     status: 200,
     body: schemas.chatBody,
     response: schemas.observeAndRespondResponse,
-    headers: ['X-SP-End-User'],
+    headers: ['X-SP-End-User', 'Idempotency-Key'],
     errors: [400, 404, 409, 413, 422, 429],
-    handler: async ({ service, caller, params, body, signal }) => ({
+    handler: async ({ service, caller, params, body, signal, headers }) => ({
       status: 200,
-      body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body, signal),
+      body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body, signal, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
   route({
@@ -107,11 +107,11 @@ export const observationRoutes = [
     status: 200,
     body: schemas.observeAndEnrichBody,
     response: schemas.observeAndEnrichResponse,
-    headers: ['X-SP-End-User'],
+    headers: ['X-SP-End-User', 'Idempotency-Key'],
     errors: [400, 404, 409, 422, 429],
-    handler: async ({ service, caller, params, body }) => ({
+    handler: async ({ service, caller, params, body, headers }) => ({
       status: 200,
-      body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body),
+      body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
 ];
