@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
+import { inMemoryStore } from '../in-memory/in-memory-store.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
 import { learningService, turns } from './__fixtures__/learning-service.js';
 
@@ -79,6 +80,20 @@ describe('observe with an Idempotency-Key', () => {
       code: 'invalid_request',
       status: 400,
     });
+  });
+
+  it('takes over a key a stopped process left in flight, and refuses one a running request holds with 409', async () => {
+    const store = inMemoryStore();
+    const { service, caller, organizationId, agentId, threadId } = await learningService({ store });
+    const claim = (key: string, at: number) =>
+      store.idempotency.claim({ record: { organizationId, key, fingerprint: 'of a request that never answered', createdAt: new Date(at).toISOString() }, notBefore: new Date(0).toISOString() });
+    // Claimed before this service started (its store is not shared): that process is gone.
+    await claim('left-behind', Date.now() - 60_000);
+    const accepted = await service.observe(await caller(), agentId, threadId, { observations: turns(1) }, { idempotencyKey: 'left-behind' });
+    expect(accepted.accepted).toBe(true);
+    // Claimed now: a request of this process is still running it.
+    await claim('running', Date.now());
+    expect(await refusal(service.observe(await caller(), agentId, threadId, { observations: turns(1) }, { idempotencyKey: 'running' }))).toMatchObject({ code: 'conflict', status: 409 });
   });
 
   it('replays observe-and-enrich verbatim and stores its turn once', async () => {
