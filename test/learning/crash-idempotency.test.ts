@@ -104,3 +104,42 @@ describe('a kill between the store write and the 202, then a resend with the sam
     expect(memories.total).toBe(memories.ofJob);
   });
 });
+
+describe('an upload killed (SIGKILL) while it is being learned', () => {
+  it('resumes after the restart, is learned once, and its Idempotency-Key still replays the first 202', { timeout: 180_000 }, async () => {
+    const first = await startServerProcess();
+    servers.push(first);
+    const api = client(first.url, first.key);
+    const agentId = (await readyAgent(api)).agent_id as string;
+    const threadId = await newThread(api, agentId);
+    const paths = documentPaths(agentId, threadId);
+    // Long enough that the kill lands while its turns are being learned.
+    const text = Array.from({ length: 400 }, (_, i) => `Part ${i + 1}. ${filler(3_800, i)}`).join('\n\n');
+    const file = { data: new TextEncoder().encode(text), filename: 'long-notes.txt', type: 'text/plain' };
+    const headers = { 'idempotency-key': 'learning-upload-1' };
+    const accepted = await postForm(first.url, first.key!, paths.observeFile, file, { max_chars: '4000', overlap_chars: '0' }, headers);
+    expect(accepted.status).toBe(202);
+    const observationId: string = accepted.body.observation_id;
+    const midway = await pollStatus(api, paths.status(observationId), (status) => status.turns_processed >= 20 || !['processing', 'queued', 'converting'].includes(status.status), { tries: 5_000 });
+    expect(midway.status).toBe('processing');
+    expect(await first.stop('SIGKILL')).toBeNull();
+
+    const second = await startServerProcess({ dataDir: first.dataDir });
+    servers.push(second);
+    const again = client(second.url, first.key);
+    // The retry of the upload replays its 202 and starts nothing new.
+    const resent = await postForm(second.url, first.key!, paths.observeFile, file, { max_chars: '4000', overlap_chars: '0' }, headers);
+    expect(resent.status).toBe(202);
+    expect(resent.body).toEqual(accepted.body);
+    const done = await pollStatus(again, paths.status(observationId), undefined, { tries: 6_000 });
+    expect(done).toMatchObject({ status: 'committed', learning: null });
+    expect(done.resumed_at).not.toBeNull();
+    const sources = await again.get(paths.sources);
+    expect(sources.body.sources).toHaveLength(1);
+    await second.stop();
+
+    const memories = await memoriesOf(first.dataDir, agentId, observationId, done.turns_total);
+    expect(memories.turnsWithMemories).toBe(done.turns_total);
+    expect(memories.total).toBe(memories.ofJob);
+  });
+});
