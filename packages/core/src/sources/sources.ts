@@ -73,8 +73,6 @@ export const ORGANIZATION_BUSY_RETRY_AFTER = 90;
  * would otherwise pass the in-request budget meant for one upload.
  */
 export const DEFERRED_MS_PER_SCANNED_PAGE = 60_000;
-export { IDEMPOTENCY_RETENTION_MS } from '../idempotency/idempotency.js';
-
 type Slot = { queued: boolean };
 
 export function createSources(context: ServiceContext, kick: (agentId: string) => void, options: DocumentOptions = {}) {
