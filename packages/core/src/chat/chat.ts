@@ -7,7 +7,7 @@ import { createIdempotency, requestFingerprint, type BindResponse } from '../ide
 import { activityEntry } from '../logs/activity.js';
 import type { NewTurn, Observations } from '../observations/observations.js';
 import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
-import type { AgentRecord, ThreadRecord } from '../ports/store.js';
+import type { AgentRecord, JobRecord, StoreAreas, ThreadRecord } from '../ports/store.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult } from '../retrieval/retrieve.js';
 import { chatBody, observeAndEnrichBody, observeAndEnrichResponse, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
@@ -204,7 +204,7 @@ export function createChat(context: ServiceContext, observations: Observations) 
   }
 
   /** `observe-and-enrich` after validation: learns the message, returns memory context, no answer. */
-  async function enrich(caller: Caller, agent: AgentRecord, thread: ThreadRecord, input: ObserveAndEnrichInput, bind: BindResponse<EnrichResponse>): Promise<EnrichResponse> {
+  async function enrich(caller: Caller, agent: AgentRecord, thread: ThreadRecord, input: ObserveAndEnrichInput, bind: BindResponse<EnrichResponse> | null): Promise<EnrichResponse> {
     // No answer is written: the message is charged when its job reads it; refuse now if it cannot be.
     const release = await context.limiter.acquireAnswer(caller);
     try {
@@ -214,25 +214,27 @@ export function createChat(context: ServiceContext, observations: Observations) 
       const citations = await contextCitations(retrieval);
       let result: EnrichResponse | null = null;
       const recordStart = performance.now();
-      await observations.enqueue(caller, thread, [{ speaker: 'user', text: input.message, timestamp: context.nowIso(), tags: [] }], {
+      const record = async (store: StoreAreas, job: JobRecord) => {
+        await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe_and_enrich' })] });
+        // The `record` stage ends here, so a replay of the recorded body equals this answer.
+        stages.push({ name: 'record', duration_ms: Math.max(0, Math.round(performance.now() - recordStart)) });
+        result = {
+          agent_id: agent.id,
+          thread_id: thread.id,
+          turn_id: input.turn_id,
+          memory_context: retrieval.memoryContext,
+          citations,
+          stages,
+          observation_id: job.id,
+        };
+        if (bind) await bind(store, result);
+      };
+      const job = await observations.enqueue(caller, thread, [{ speaker: 'user', text: input.message, timestamp: context.nowIso(), tags: [] }], {
         kind: 'respond',
         onlyIfIdle: false,
-        within: async (store, job) => {
-          await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe_and_enrich' })] });
-          // The `record` stage ends here, so a replay of the recorded body equals this answer.
-          stages.push({ name: 'record', duration_ms: Math.max(0, Math.round(performance.now() - recordStart)) });
-          result = {
-            agent_id: agent.id,
-            thread_id: thread.id,
-            turn_id: input.turn_id,
-            memory_context: retrieval.memoryContext,
-            citations,
-            stages,
-            observation_id: job.id,
-          };
-          await bind(store, result);
-        },
+        ...(bind ? { within: record } : {}),
       });
+      if (!bind) await record(context.store, job);
       return result!;
     } finally {
       release();
@@ -332,15 +334,13 @@ export function createChat(context: ServiceContext, observations: Observations) 
             { speaker: 'agent', text: response.message, timestamp: now, tags: [] },
           ];
           let result: Respond | null = null;
+          const record = async (store: StoreAreas, job: JobRecord) => {
+            result = { ...response, observation_id: job.id };
+            if (bind) await bind(store, result);
+          };
           // Answering calls run while the agent learns something else: this job queues behind it.
-          await observations.enqueue(caller, opened.thread, turns, {
-            kind: 'respond',
-            onlyIfIdle: false,
-            within: async (store, job) => {
-              result = { ...response, observation_id: job.id };
-              await bind(store, result);
-            },
-          });
+          const job = await observations.enqueue(caller, opened.thread, turns, { kind: 'respond', onlyIfIdle: false, ...(bind ? { within: record } : {}) });
+          if (!bind) await record(context.store, job);
           return result!;
         } finally {
           await place.release();

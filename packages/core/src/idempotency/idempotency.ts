@@ -42,12 +42,13 @@ export function createIdempotency(context: ServiceContext) {
 
   return {
     /**
-     * Runs `run` once per key. `run` receives `bind`; a run that calls it inside its transaction
-     * records the response atomically with its work. A run that does not is recorded after it
-     * resolves.
+     * Runs `run` once per key. With a key, `run` receives `bind`; a run that calls it inside its
+     * transaction records the response atomically with its work, and a run that does not is
+     * recorded after it resolves. Without a key `bind` is null and nothing is recorded (no
+     * transaction is needed then).
      */
-    async run<T>(caller: Caller, key: string | undefined, fingerprint: string, operation: IdempotentOperation, run: (bind: BindResponse<T>) => Promise<T>): Promise<T> {
-      if (key === undefined) return run(async () => undefined);
+    async run<T>(caller: Caller, key: string | undefined, fingerprint: string, operation: IdempotentOperation, run: (bind: BindResponse<T> | null) => Promise<T>): Promise<T> {
+      if (key === undefined) return run(null);
       if (key.length === 0 || key.length > 255) throw new ServiceError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', { status: 400 });
       const now = context.clock.now();
       const staleBefore = now - IDEMPOTENCY_IN_FLIGHT_MS;

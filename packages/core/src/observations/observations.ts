@@ -152,15 +152,14 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
         // 402 before anything is stored when billing is on and the balance cannot cover the input words.
         await context.credits.requireFunds(caller.organizationId, turns.reduce((words, turn) => words + billedWords(turn.text), 0));
         let accepted: ObserveAcceptedBody | null = null;
-        await enqueue(caller, thread, turns, {
-          kind: 'observe',
-          onlyIfIdle: true,
-          within: async (store, job) => {
-            accepted = { agent_id: agent.id, thread_id: thread.id, observation_id: job.id, accepted: true };
-            await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe' })] });
-            await bind(store, accepted);
-          },
-        });
+        const record = async (store: StoreAreas, job: JobRecord) => {
+          accepted = { agent_id: agent.id, thread_id: thread.id, observation_id: job.id, accepted: true };
+          await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe' })] });
+          if (bind) await bind(store, accepted);
+        };
+        // With a key, the job, its log entry and the recorded 202 commit in one transaction.
+        const job = await enqueue(caller, thread, turns, { kind: 'observe', onlyIfIdle: true, ...(bind ? { within: record } : {}) });
+        if (!bind) await record(context.store, job);
         return accepted!;
       });
     },
