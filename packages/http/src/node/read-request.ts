@@ -17,6 +17,7 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
     discardBody(request);
     throw error;
   }
+  if (request.readableEnded) return undefined;
   const text = await new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -40,14 +41,21 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
       stop();
       reject(error);
     };
+    // The client went away mid-body: the handler sees its abort signal and answers nobody.
+    const onClose = () => {
+      stop();
+      if (!request.complete) reject(new Error('the request body was not received to its end'));
+    };
     const stop = () => {
       request.off('data', onData);
       request.off('end', onEnd);
       request.off('error', onError);
+      request.off('close', onClose);
     };
     request.on('data', onData);
     request.on('end', onEnd);
     request.on('error', onError);
+    request.on('close', onClose);
   });
   if (text.length === 0) return undefined;
   try {
