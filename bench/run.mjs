@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const DEFAULT = ['learning-throughput', 'chat-latency', 'rate-limit-overhead', 'index-latency', 'ocr-accuracy', 'document-ingest'];
+const DEFAULT = ['learning-throughput', 'chat-latency', 'rate-limit-overhead', 'index-latency', 'ocr-accuracy', 'document-ingest', 'reliability-fuzz'];
 // Heavy runs (minutes, GBs): only when named. index-scale takes `--backend` and `--size`.
 const ON_REQUEST = ['index-scale'];
 

@@ -107,16 +107,17 @@ export function postgresDocumentAreas(db: SqlClient): { documents: DocumentStore
       },
     },
     idempotency: {
-      async claim({ record, notBefore }) {
-        // One statement: the insert wins, or an expired row is replaced, or the live row is returned.
+      async claim({ record, notBefore, inFlightNotBefore }) {
+        // One statement: the insert wins, or an expired or abandoned row is replaced, or the live row is returned.
         const { rows } = await db.query(
           `INSERT INTO idempotency_keys (organization_id, key, fingerprint, state, status, response, created_at)
            VALUES ($1, $2, $3, 'in_flight', NULL, NULL, $4)
            ON CONFLICT (organization_id, key) DO UPDATE
              SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', status = NULL, response = NULL, created_at = EXCLUDED.created_at
              WHERE idempotency_keys.created_at < $5
+                OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.created_at < $6::timestamptz)
            RETURNING organization_id`,
-          [record.organizationId, record.key, record.fingerprint, record.createdAt, notBefore],
+          [record.organizationId, record.key, record.fingerprint, record.createdAt, notBefore, inFlightNotBefore ?? null],
         );
         if (rows.length > 0) return null;
         const { rows: existing } = await db.query('SELECT * FROM idempotency_keys WHERE organization_id = $1 AND key = $2', [record.organizationId, record.key]);

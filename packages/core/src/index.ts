@@ -103,7 +103,11 @@ export { DEFAULT_CHUNK_STRATEGY, DEFAULT_MAX_CHARS, DEFAULT_OVERLAP_CHARS, MAX_M
 export type { ChunkOptions, ChunkStrategy, Piece } from './chunking/index.js';
 
 // Document ingest (observe-file, sources, finish-learning) and uploaded images
-export { IDEMPOTENCY_RETENTION_MS, MAX_FILES_LEARNING_PER_ORGANIZATION, OCR_PAGES_IN_REQUEST, ORGANIZATION_BUSY_RETRY_AFTER } from './sources/sources.js';
+export { MAX_FILES_LEARNING_PER_ORGANIZATION, OCR_PAGES_IN_REQUEST, ORGANIZATION_BUSY_RETRY_AFTER } from './sources/sources.js';
+
+// Idempotency-Key (observe, observe-and-respond, observe-and-enrich, observe-file)
+export { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_RETENTION_MS } from './idempotency/idempotency.js';
+export type { ObserveAcceptedBody, ObserveOptions } from './observations/observations.js';
 export type { DocumentOptions, FileUpload, ObserveFileRequest } from './sources/sources.js';
 export { MAX_DOCUMENT_TURNS } from './sources/read-document.js';
 export { FIGURE_DESCRIPTION_CONCURRENCY, FIGURE_DESCRIPTION_TIMEOUT_MS, type FigureDescriberOptions } from './sources/describe-figures.js';

@@ -134,8 +134,13 @@ describe('createFetchHandler', () => {
     expect(pulled).toBeLessThan(20);
 
     // A declared Content-Length over the limit is refused before reading.
-    const declared = await api(new Request('http://host/v1/agents', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-length': '5000' }, body: ' '.repeat(5000) }));
+    const declared = await api(new Request('http://host/v1/agents', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '5000' }, body: ' '.repeat(5000) }));
     expect(declared.status).toBe(413);
+
+    // A body not declared as JSON (a string body defaults to text/plain in fetch) is refused by type.
+    const plain = await api(new Request('http://host/v1/agents', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: '{}' }));
+    expect(plain.status).toBe(400);
+    expect(((await plain.json()) as any).error).toContain('Content-Type: application/json');
   });
 
   it('refuses a body something already read, saying what to change', async () => {
@@ -200,7 +205,7 @@ describe('createFetchHandler', () => {
     const { base } = await thread(context);
     await learnDocument(context, base);
     const response = await context.api(
-      new Request(`http://host${base}/chat/stream`, { method: 'POST', headers: { authorization: `Bearer ${context.key}` }, body: JSON.stringify({ turn_id: 't1', message: 'Where do invoices go?' }) }),
+      new Request(`http://host${base}/chat/stream`, { method: 'POST', headers: { authorization: `Bearer ${context.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ turn_id: 't1', message: 'Where do invoices go?' }) }),
     );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -235,7 +240,7 @@ describe('createFetchHandler', () => {
     const logger: Logger = { debug() {}, info() {}, warn: (message) => logged.push(message), error: (message) => logged.push(message) };
     const context = await setup({ model, logger });
     const { base } = await thread(context);
-    const headers = { authorization: `Bearer ${context.key}` };
+    const headers = { authorization: `Bearer ${context.key}`, 'content-type': 'application/json' };
     const open = async (turn: string) => {
       const response = await context.api(new Request(`http://host${base}/chat/stream`, { method: 'POST', headers, body: JSON.stringify({ turn_id: turn, message: 'hello' }) }));
       if (response.status !== 200) return { status: response.status, reader: null };
@@ -288,7 +293,7 @@ describe('createFetchHandler', () => {
     expect(original.status).toBe(200);
 
     const streamed = await context.api(
-      new Request(`http://host/api/memory${base}/chat/stream`, { method: 'POST', headers: { authorization: `Bearer ${context.key}` }, body: JSON.stringify({ turn_id: 't2', message: 'Where do invoices go?' }) }),
+      new Request(`http://host/api/memory${base}/chat/stream`, { method: 'POST', headers: { authorization: `Bearer ${context.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ turn_id: 't2', message: 'Where do invoices go?' }) }),
     );
     const events = parseEvents(await streamed.text());
     for (const event of events.filter((e) => e.event === 'context' || e.event === 'done')) {

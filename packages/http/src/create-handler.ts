@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stderrLogger, type MemoryService } from '@memory-agents/core';
 import { createApiHandler, type ApiHandlerOptions } from './api-handler.js';
 import { normalizeBasePath } from './citation-hrefs.js';
+import { discardBody } from './node/discard-body.js';
 import { readMultipart } from './node/multipart.js';
 import { readNodeJsonBody, refuseConsumedUpload } from './node/parsed-body.js';
 import { headerRecord } from './node/read-request.js';
@@ -60,19 +61,16 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
           readJson: (limit) => readNodeJsonBody(request, limit),
           readUpload: async (upload) => {
             refuseConsumedUpload(request);
-            try {
-              return await readMultipart(request, upload);
-            } catch (error) {
-              // The refused rest of the body is being drained; the connection is not reused after the answer.
-              if (!request.complete) response.setHeader('Connection', 'close');
-              throw error;
-            }
+            return readMultipart(request, upload);
           },
           signal: abort.signal,
         },
         { passThrough: next !== undefined },
       );
       if (result === null) return next?.();
+      // Refused before (or while) its body was read (401, 405, 413, 429 ...): the client may still
+      // be sending; it must read this answer, not a reset connection (see discardBody).
+      if (result.status >= 400) discardBody(request);
       await writeApiResponse(response, result);
     } catch (error) {
       // The core never throws: this is an event source that failed mid-stream, after the headers.

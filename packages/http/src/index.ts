@@ -3,3 +3,4 @@ export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from 
 export { buildOpenApiDocument } from './openapi.js';
 export { ROUTES } from './routes/index.js';
 export type { Route, RouteInput, RouteResult, HttpMethod } from './route.js';
+export { createClientErrorHandler, handleClientError, type ClientErrorHandlerOptions } from './node/client-error.js';

@@ -14,3 +14,23 @@ export function parseJsonText(text: string): unknown {
     throw new ServiceError('invalid_request', 'The request body is not valid JSON.', { status: 400 });
   }
 }
+
+/**
+ * A body sent to a JSON route must be declared `application/json` (parameters allowed, charset
+ * only utf-8) or a `+json` type; anything else (text/plain, a form, multipart) is 400
+ * `invalid_request` naming the type to send, instead of being read as JSON. A request without a
+ * body needs no Content-Type. Both bridges call it before reading.
+ */
+export function checkJsonContentType(header: string | undefined, hasBody: boolean): void {
+  if (!hasBody) return;
+  if (header === undefined) throw wrongType('no Content-Type');
+  const [type = '', ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
+  const isJson = type === 'application/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(type);
+  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length).replace(/^"|"$/g, '');
+  if (!isJson) throw wrongType(`Content-Type ${JSON.stringify(header.slice(0, 100))}`);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw wrongType(`charset ${JSON.stringify(charset.slice(0, 40))}`);
+}
+
+function wrongType(sent: string): ServiceError {
+  return new ServiceError('invalid_request', `This endpoint takes a JSON body: send it as Content-Type: application/json (UTF-8); the request had ${sent}.`, { status: 400 });
+}

@@ -120,13 +120,13 @@ describe('buildOpenApiDocument', () => {
     }
   });
 
-  it('documents Idempotency-Key on observe and observe-file only', () => {
+  it('documents Idempotency-Key on the learning routes only (observe, observe-and-respond, observe-and-enrich, observe-file)', () => {
     const accepting = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods)
         .filter(([, op]) => op.parameters?.some((parameter) => parameter.$ref === '#/components/parameters/Idempotency-Key'))
         .map(([method]) => `${method} ${path}`),
     );
-    expect(accepting.sort()).toEqual([`post ${THREAD}/observe`, `post ${THREAD}/observe-file`]);
+    expect(accepting.sort()).toEqual([`post ${THREAD}/observe`, `post ${THREAD}/observe-and-enrich`, `post ${THREAD}/observe-and-respond`, `post ${THREAD}/observe-file`]);
   });
 
   it('types the chat stream as context, delta, done and error events', () => {

@@ -52,7 +52,7 @@ const REQUEST_HEADERS = {
     in: 'header',
     required: false,
     description:
-      'Marks one intended request: a retry with the same key replays the first answer without doing or billing the work again; a retry while the first still runs, or the same key on a different request, answers 409 `conflict`. Keys are kept for 24 hours.',
+      'Marks one intended request: a retry with the same key and body replays the first answer verbatim without doing or billing the work again (on observe also while the agent is still learning it, instead of a 429); the same key with a different body answers 409 `conflict` (observe-file also while the first upload is still being read). Keys are kept 24 hours per organization.',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
   },
 } as const;

@@ -2,3 +2,4 @@ export { startServer, StartError, type RunningServer, type StartServerOptions } 
 export { composeService, dataPaths, DEFAULT_DATA_DIR, type ComposedService, type StateLocation } from './compose.js';
 export { runAdminCommand, type AdminCommand } from './admin-commands.js';
 export { createServiceModels, describeModels, modelSettings, ModelSettingsError, MODEL_API_KEY_ENV, EMBEDDING_API_KEY_ENV, type ModelSettings, type ServiceModels } from './model-options.js';
+export { createNodeServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from './create-node-server.js';

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as NetServer } from 'node:net';
 import { rm, writeFile } from 'node:fs/promises';
 import { stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
-import { createHandler } from '@memory-agents/http';
+import { createHandler, type NodeHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
+import { createNodeServer, type ServerLimits } from './create-node-server.js';
 import type { ServiceModels } from './model-options.js';
 
 export type StartServerOptions = StateLocation & {
@@ -17,6 +18,14 @@ export type StartServerOptions = StateLocation & {
   logger?: Logger;
   /** Model ports replacing the offline defaults (see `createServiceModels`). @default the offline defaults */
   models?: ServiceModels;
+  /**
+   * Timeouts and the connection cap of the HTTP server (see `ServerLimits` for each default):
+   * headers 10 s, whole request 120 s, keep-alive 5 s, 1024 connections, bodies slower than
+   * 1 KiB/s cut off after 10 s.
+   */
+  limits?: ServerLimits;
+  /** Largest JSON request body in bytes (`createHandler`'s `maxJsonBytes`). @default 33554432 */
+  maxJsonBytes?: number;
 };
 
 export type RunningServer = {
@@ -53,12 +62,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const port = options.port ?? 8787;
   const hostname = options.host ?? '127.0.0.1';
 
-  let handler: ((request: IncomingMessage, response: ServerResponse) => void) | null = null;
-  const server: Server = createServer((request, response) => {
-    if (handler) return handler(request, response);
-    startingResponse(response);
-  });
-  server.keepAliveTimeout = 5_000;
+  let api: NodeHandler | null = null;
+  const server: Server = createNodeServer(
+    async (request, response) => {
+      if (api) return api(request, response);
+      startingResponse(response);
+    },
+    options.limits,
+    logger,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, hostname, port)));
     server.listen(port, hostname, () => resolve());
@@ -94,8 +106,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     throw error;
   }
   const service = composed.service;
-  const api = createHandler(service, { logger });
-  handler = (request, response) => void api(request, response);
+  api = createHandler(service, { logger, ...(options.maxJsonBytes === undefined ? {} : { maxJsonBytes: options.maxJsonBytes }) });
 
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

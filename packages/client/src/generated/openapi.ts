@@ -727,7 +727,7 @@ export interface components {
     parameters: {
         /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
         "X-SP-End-User": string;
-        /** @description Marks one intended request: a retry with the same key replays the first answer without doing or billing the work again; a retry while the first still runs, or the same key on a different request, answers 409 `conflict`. Keys are kept for 24 hours. */
+        /** @description Marks one intended request: a retry with the same key and body replays the first answer verbatim without doing or billing the work again (on observe also while the agent is still learning it, instead of a 429); the same key with a different body answers 409 `conflict` (observe-file also while the first upload is still being read). Keys are kept 24 hours per organization. */
         "Idempotency-Key": string;
     };
     requestBodies: never;
@@ -1974,7 +1974,7 @@ export interface operations {
             header?: {
                 /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
                 "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
-                /** @description Marks one intended request: a retry with the same key replays the first answer without doing or billing the work again; a retry while the first still runs, or the same key on a different request, answers 409 `conflict`. Keys are kept for 24 hours. */
+                /** @description Marks one intended request: a retry with the same key and body replays the first answer verbatim without doing or billing the work again (on observe also while the agent is still learning it, instead of a 429); the same key with a different body answers 409 `conflict` (observe-file also while the first upload is still being read). Keys are kept 24 hours per organization. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -2806,6 +2806,8 @@ export interface operations {
             header?: {
                 /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
                 "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
+                /** @description Marks one intended request: a retry with the same key and body replays the first answer verbatim without doing or billing the work again (on observe also while the agent is still learning it, instead of a 429); the same key with a different body answers 409 `conflict` (observe-file also while the first upload is still being read). Keys are kept 24 hours per organization. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
                 agent_id: string;
@@ -2901,6 +2903,7 @@ export interface operations {
             /**
              * @description One of these error codes:
              *     - `agent_not_ready`: The agent is not ready.
+             *     - `conflict`: The request does not fit the current state.
              */
             409: {
                 headers: {
@@ -3006,6 +3009,8 @@ export interface operations {
             header?: {
                 /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
                 "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
+                /** @description Marks one intended request: a retry with the same key and body replays the first answer verbatim without doing or billing the work again (on observe also while the agent is still learning it, instead of a 429); the same key with a different body answers 409 `conflict` (observe-file also while the first upload is still being read). Keys are kept 24 hours per organization. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
                 agent_id: string;
@@ -3100,6 +3105,7 @@ export interface operations {
             /**
              * @description One of these error codes:
              *     - `agent_not_ready`: The agent is not ready.
+             *     - `conflict`: The request does not fit the current state.
              */
             409: {
                 headers: {
@@ -3297,7 +3303,7 @@ export interface operations {
             header?: {
                 /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
                 "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
-                /** @description Marks one intended request: a retry with the same key replays the first answer without doing or billing the work again; a retry while the first still runs, or the same key on a different request, answers 409 `conflict`. Keys are kept for 24 hours. */
+                /** @description Marks one intended request: a retry with the same key and body replays the first answer verbatim without doing or billing the work again (on observe also while the agent is still learning it, instead of a 429); the same key with a different body answers 409 `conflict` (observe-file also while the first upload is still being read). Keys are kept 24 hours per organization. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {

@@ -2,12 +2,14 @@ import { findReadyAgent, findThread } from '../agents/lookup.js';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { billedWords, type AnswerHold } from '../credits/index.js';
+import type { z } from 'zod';
+import { createIdempotency, requestFingerprint, type BindResponse } from '../idempotency/idempotency.js';
 import { activityEntry } from '../logs/activity.js';
 import type { NewTurn, Observations } from '../observations/observations.js';
 import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
-import type { AgentRecord, ThreadRecord } from '../ports/store.js';
+import type { AgentRecord, JobRecord, StoreAreas, ThreadRecord } from '../ports/store.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult } from '../retrieval/retrieve.js';
-import { chatBody, observeAndEnrichBody, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
+import { chatBody, observeAndEnrichBody, observeAndEnrichResponse, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer-prompt.js';
@@ -34,8 +36,13 @@ async function timed<T>(stages: Stage[], name: string, work: () => Promise<T>): 
   }
 }
 
+type ObserveAndEnrichInput = z.output<typeof observeAndEnrichBody>;
+type EnrichResponse = z.output<typeof observeAndEnrichResponse>;
+
 export function createChat(context: ServiceContext, observations: Observations) {
   const imageStore = createImages(context);
+  const idempotency = createIdempotency(context);
+
   /**
    * Takes an answer place (429 past 2 per subject / 4 per organization), then charges the
    * answer's credits (402 when they are not covered), both before any work. `release` gives back
@@ -196,6 +203,44 @@ export function createChat(context: ServiceContext, observations: Observations) 
     };
   }
 
+  /** `observe-and-enrich` after validation: learns the message, returns memory context, no answer. */
+  async function enrich(caller: Caller, agent: AgentRecord, thread: ThreadRecord, input: ObserveAndEnrichInput, bind: BindResponse<EnrichResponse> | null): Promise<EnrichResponse> {
+    // No answer is written: the message is charged when its job reads it; refuse now if it cannot be.
+    const release = await context.limiter.acquireAnswer(caller);
+    try {
+      await context.credits.requireFunds(caller.organizationId, billedWords(input.message));
+      const stages: Stage[] = [];
+      const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
+      const citations = await contextCitations(retrieval);
+      let result: EnrichResponse | null = null;
+      const recordStart = performance.now();
+      const record = async (store: StoreAreas, job: JobRecord) => {
+        await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe_and_enrich' })] });
+        // The `record` stage ends here, so a replay of the recorded body equals this answer.
+        stages.push({ name: 'record', duration_ms: Math.max(0, Math.round(performance.now() - recordStart)) });
+        result = {
+          agent_id: agent.id,
+          thread_id: thread.id,
+          turn_id: input.turn_id,
+          memory_context: retrieval.memoryContext,
+          citations,
+          stages,
+          observation_id: job.id,
+        };
+        if (bind) await bind(store, result);
+      };
+      const job = await observations.enqueue(caller, thread, [{ speaker: 'user', text: input.message, timestamp: context.nowIso(), tags: [] }], {
+        kind: 'respond',
+        onlyIfIdle: false,
+        ...(bind ? { within: record } : {}),
+      });
+      if (!bind) await record(context.store, job);
+      return result!;
+    } finally {
+      release();
+    }
+  }
+
   return {
     /** `POST .../chat`: retrieve, generate, record, cite: one operation. */
     async chat(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<ChatResponseBody> {
@@ -273,57 +318,43 @@ export function createChat(context: ServiceContext, observations: Observations) 
     },
 
     /** `POST .../observe-and-respond`: answers like chat and learns the message and the answer. */
-    async observeAndRespond(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal) {
+    async observeAndRespond(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal, options: { idempotencyKey?: string | undefined } = {}) {
       const opened = await open(caller, agentId, threadId, body);
-      const place = await admit(caller, opened.input, 'observe_and_respond');
-      try {
-        const response = await answer(caller, opened, 'observe_and_respond', signal);
-        await place.hold.settle(response.message);
-        const now = context.nowIso();
-        const turns: NewTurn[] = [
-          { speaker: 'user', text: opened.input.message, timestamp: now, tags: [] },
-          { speaker: 'agent', text: response.message, timestamp: now, tags: [] },
-        ];
-        // Answering calls run while the agent learns something else: this job queues behind it.
-        const job = await observations.enqueue(caller, opened.thread, turns, { kind: 'respond', onlyIfIdle: false });
-        return { ...response, observation_id: job.id };
-      } finally {
-        await place.release();
-      }
+      const fingerprint = requestFingerprint(['observe_and_respond', opened.agent.id, opened.thread.id, opened.input]);
+      type Respond = Awaited<ReturnType<typeof answer>> & { observation_id: string };
+      // With an Idempotency-Key: a retry of the same request replays the first answer, learned once.
+      return idempotency.run<Respond>(caller, options.idempotencyKey, fingerprint, { what: 'request', status: 200 }, async (bind) => {
+        const place = await admit(caller, opened.input, 'observe_and_respond');
+        try {
+          const response = await answer(caller, opened, 'observe_and_respond', signal);
+          await place.hold.settle(response.message);
+          const now = context.nowIso();
+          const turns: NewTurn[] = [
+            { speaker: 'user', text: opened.input.message, timestamp: now, tags: [] },
+            { speaker: 'agent', text: response.message, timestamp: now, tags: [] },
+          ];
+          let result: Respond | null = null;
+          const record = async (store: StoreAreas, job: JobRecord) => {
+            result = { ...response, observation_id: job.id };
+            if (bind) await bind(store, result);
+          };
+          // Answering calls run while the agent learns something else: this job queues behind it.
+          const job = await observations.enqueue(caller, opened.thread, turns, { kind: 'respond', onlyIfIdle: false, ...(bind ? { within: record } : {}) });
+          if (!bind) await record(context.store, job);
+          return result!;
+        } finally {
+          await place.release();
+        }
+      });
     },
 
     /** `POST .../observe-and-enrich`: learns the message and returns memory context, no answer. */
-    async observeAndEnrich(caller: Caller, agentId: string, threadId: string, body: unknown) {
+    async observeAndEnrich(caller: Caller, agentId: string, threadId: string, body: unknown, options: { idempotencyKey?: string | undefined } = {}) {
       const input = parseBody(observeAndEnrichBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
-      // No answer is written: the message is charged when its job reads it; refuse now if it cannot be.
-      const release = await context.limiter.acquireAnswer(caller);
-      try {
-        await context.credits.requireFunds(caller.organizationId, billedWords(input.message));
-        const stages: Stage[] = [];
-        const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
-        const citations = await contextCitations(retrieval);
-        const job = await timed(stages, 'record', async () => {
-          const created = await observations.enqueue(caller, thread, [{ speaker: 'user', text: input.message, timestamp: context.nowIso(), tags: [] }], {
-            kind: 'respond',
-            onlyIfIdle: false,
-          });
-          await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe_and_enrich' })] });
-          return created;
-        });
-        return {
-          agent_id: agent.id,
-          thread_id: thread.id,
-          turn_id: input.turn_id,
-          memory_context: retrieval.memoryContext,
-          citations,
-          stages,
-          observation_id: job.id,
-        };
-      } finally {
-        release();
-      }
+      const fingerprint = requestFingerprint(['observe_and_enrich', agent.id, thread.id, input]);
+      return idempotency.run(caller, options.idempotencyKey, fingerprint, { what: 'request', status: 200 }, (bind) => enrich(caller, agent, thread, input, bind));
     },
 
     /** The retrieval chat uses, for callers (and the evaluation harness) that score it directly. */

@@ -59,11 +59,12 @@ export function inMemoryDocumentAreas(get: () => DocumentsState): { documents: D
       },
     },
     idempotency: {
-      async claim({ record, notBefore }) {
+      async claim({ record, notBefore, inFlightNotBefore }) {
         const records = get().idempotency;
         const id = idempotencyKey(record.organizationId, record.key);
         const existing = records.get(id);
-        if (existing && existing.createdAt >= notBefore) return copy(existing);
+        const abandoned = existing?.state === 'in_flight' && inFlightNotBefore !== undefined && existing.createdAt < inFlightNotBefore;
+        if (existing && existing.createdAt >= notBefore && !abandoned) return copy(existing);
         records.set(id, { ...copy(record), state: 'in_flight', status: null, response: null });
         return null;
       },

@@ -4,7 +4,8 @@ import { billedWords } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
-import type { JobKind, JobRecord, ThreadRecord, TurnRecord } from '../ports/store.js';
+import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
+import type { JobKind, JobRecord, StoreAreas, ThreadRecord, TurnRecord } from '../ports/store.js';
 import { learningQuery, observeBody, type ObservationStatusBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
@@ -31,7 +32,18 @@ export function toTurnRecord(jobId: string, turnIndex: number, turn: NewTurn): T
 /** Seconds a caller waits when the agent's single ingestion slot is taken (spec "Limits / Observations"). */
 export const AGENT_BUSY_RETRY_AFTER = 1;
 
+/** Options of `observe`. */
+export type ObserveOptions = {
+  /** The `Idempotency-Key` header, if sent (1 to 255 characters). */
+  idempotencyKey?: string | undefined;
+};
+
+/** The 202 body of `observe`. */
+export type ObserveAcceptedBody = { agent_id: string; thread_id: string; observation_id: string; accepted: true };
+
 export function createObservations(context: ServiceContext, scheduler: IngestionScheduler) {
+  const idempotency = createIdempotency(context);
+
   /**
    * Stores a job and all its turns before answering. With `onlyIfIdle` the agent's single
    * ingestion slot must be free (else 429, `Retry-After: 1`); answering calls queue behind it.
@@ -40,12 +52,48 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
     caller: Caller,
     thread: ThreadRecord,
     turns: NewTurn[],
-    options: { kind: JobKind; onlyIfIdle: boolean; details?: Record<string, unknown>; status?: JobRecord['status']; queued?: boolean },
+    options: {
+      kind: JobKind;
+      onlyIfIdle: boolean;
+      details?: Record<string, unknown>;
+      status?: JobRecord['status'];
+      queued?: boolean;
+      /**
+       * Runs in the transaction that stores the job (recording an Idempotency-Key's response, the
+       * activity log): it commits with the job or not at all.
+       */
+      within?: (store: StoreAreas, job: JobRecord) => Promise<void>;
+    },
   ): Promise<JobRecord> {
+    const job = options.within
+      ? await context.store.transaction(async (store) => {
+          const inserted = await insertJob(store, caller, thread, turns, options);
+          if (inserted) await options.within!(store, inserted);
+          return inserted;
+        })
+      : await insertJob(context.store, caller, thread, turns, options);
+    if (!job) {
+      throw new ServiceError('rate_limit_exceeded', 'The agent is already learning something; it learns one thing at a time. Retry after the Retry-After delay.', {
+        retryAfter: AGENT_BUSY_RETRY_AFTER,
+        details: 'capacity',
+      });
+    }
+    // After the commit, so the worker finds the job.
+    scheduler.kick(job.agentId);
+    return job;
+  }
+
+  function insertJob(
+    store: StoreAreas,
+    caller: Caller,
+    thread: ThreadRecord,
+    turns: NewTurn[],
+    options: { kind: JobKind; onlyIfIdle: boolean; details?: Record<string, unknown>; status?: JobRecord['status']; queued?: boolean },
+  ): Promise<JobRecord | null> {
     const now = context.nowIso();
     const id = context.ids('obs_');
     const records = turns.map((turn, turnIndex) => toTurnRecord(id, turnIndex, turn));
-    const job = await context.store.jobs.insert({
+    return store.jobs.insert({
       job: {
         id,
         organizationId: caller.organizationId,
@@ -68,14 +116,6 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
       turns: records,
       onlyIfIdle: options.onlyIfIdle,
     });
-    if (!job) {
-      throw new ServiceError('rate_limit_exceeded', 'The agent is already learning something; it learns one thing at a time. Retry after the Retry-After delay.', {
-        retryAfter: AGENT_BUSY_RETRY_AFTER,
-        details: 'capacity',
-      });
-    }
-    scheduler.kick(job.agentId);
-    return job;
   }
 
   async function findJob(caller: Caller, agentId: string, threadId: string, observationId: string): Promise<JobRecord> {
@@ -90,23 +130,38 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
     enqueue,
     findJob,
 
-    /** `POST .../observe` -> 202 once the job and all its turns are stored. */
-    async observe(caller: Caller, agentId: string, threadId: string, body: unknown) {
+    /**
+     * `POST .../observe` -> 202 once the job and all its turns are stored. With an
+     * `Idempotency-Key`, the job, its activity entry and the recorded 202 commit in one
+     * transaction; the same key and body replay that 202 (even while the agent is busy learning
+     * it), another body with the key is 409.
+     */
+    async observe(caller: Caller, agentId: string, threadId: string, body: unknown, options: ObserveOptions = {}): Promise<ObserveAcceptedBody> {
       const input = parseBody(observeBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
-      const now = context.nowIso();
-      const turns: NewTurn[] = input.observations.map((observation) => ({
-        speaker: observation.speaker ?? 'user',
-        text: observation.content.map((block) => block.text).join('\n\n'),
-        timestamp: observation.timestamp === undefined ? now : new Date(observation.timestamp).toISOString(),
-        tags: observation.tags ?? [],
-      }));
-      // 402 before anything is stored when billing is on and the balance cannot cover the input words.
-      await context.credits.requireFunds(caller.organizationId, turns.reduce((words, turn) => words + billedWords(turn.text), 0));
-      const job = await enqueue(caller, thread, turns, { kind: 'observe', onlyIfIdle: true });
-      await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe' })] });
-      return { agent_id: agent.id, thread_id: thread.id, observation_id: job.id, accepted: true as const };
+      const fingerprint = requestFingerprint(['observe', agent.id, thread.id, input]);
+      return idempotency.run<ObserveAcceptedBody>(caller, options.idempotencyKey, fingerprint, { what: 'observation request', status: 202 }, async (bind) => {
+        const now = context.nowIso();
+        const turns: NewTurn[] = input.observations.map((observation) => ({
+          speaker: observation.speaker ?? 'user',
+          text: observation.content.map((block) => block.text).join('\n\n'),
+          timestamp: observation.timestamp === undefined ? now : new Date(observation.timestamp).toISOString(),
+          tags: observation.tags ?? [],
+        }));
+        // 402 before anything is stored when billing is on and the balance cannot cover the input words.
+        await context.credits.requireFunds(caller.organizationId, turns.reduce((words, turn) => words + billedWords(turn.text), 0));
+        let accepted: ObserveAcceptedBody | null = null;
+        const record = async (store: StoreAreas, job: JobRecord) => {
+          accepted = { agent_id: agent.id, thread_id: thread.id, observation_id: job.id, accepted: true };
+          await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe' })] });
+          if (bind) await bind(store, accepted);
+        };
+        // With a key, the job, its log entry and the recorded 202 commit in one transaction.
+        const job = await enqueue(caller, thread, turns, { kind: 'observe', onlyIfIdle: true, ...(bind ? { within: record } : {}) });
+        if (!bind) await record(context.store, job);
+        return accepted!;
+      });
     },
 
     /** `GET .../observe/{observation_id}/status`: exactly the spec's properties. */

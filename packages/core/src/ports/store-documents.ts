@@ -75,10 +75,16 @@ export type IdempotencyStore = {
   /**
    * Claims `key` for a new request: when the organization holds no record for it created at or
    * after `notBefore` (older ones are expired and replaced), inserts `record` (`in_flight`) and
-   * resolves null. Otherwise resolves the live record untouched. Of N concurrent claims of one
-   * key exactly one MUST resolve null.
+   * resolves null. An `in_flight` record created before `inFlightNotBefore` (when given) was left
+   * by a request that can no longer be running (its process stopped) and MUST be replaced the same
+   * way; a `completed` record is never replaced before `notBefore`. Otherwise resolves the live
+   * record untouched. Of N concurrent claims of one key exactly one MUST resolve null.
    */
-  claim(request: { record: Omit<IdempotencyRecord, 'state' | 'status' | 'response'>; notBefore: string }): Promise<IdempotencyRecord | null>;
+  claim(request: {
+    record: Omit<IdempotencyRecord, 'state' | 'status' | 'response'>;
+    notBefore: string;
+    inFlightNotBefore?: string | undefined;
+  }): Promise<IdempotencyRecord | null>;
   /** Records the response of an in-flight key. */
   complete(request: { organizationId: string; key: string; status: number; response: string }): Promise<void>;
   /** Forgets a key (its request failed, so a retry runs afresh); a no-op when absent. */

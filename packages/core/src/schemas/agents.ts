@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { agentId, dateTime, metadataObject } from './common.js';
+import { agentId, dateTime, metadataObject, text } from './common.js';
 import { thread } from './threads.js';
 
 export const agentConfig = z
   .object({
-    role: z.string().min(1).max(200),
-    objective: z.string().min(1).max(2000),
+    role: text().min(1).max(200),
+    objective: text().min(1).max(2000),
     metadata: metadataObject.optional(),
   })
   .strict()

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { agentId, dateTime, decimalString, imageId, observationId, threadId } from './common.js';
+import { agentId, dateTime, decimalString, imageId, observationId, text, threadId } from './common.js';
 
 export const contentBlock = z
   .object({
     type: z.literal('text'),
-    text: z.string().max(100_000),
-    img_url: z.string().max(2048).optional(),
+    text: text().max(100_000),
+    img_url: text().max(2048).optional(),
   })
   .strict()
   .meta({ id: 'ContentBlock' });
@@ -14,8 +14,8 @@ export const observation = z
   .object({
     content: z.array(contentBlock).min(1).max(20),
     timestamp: dateTime.optional(),
-    tags: z.array(z.string().max(200)).max(50).optional(),
-    speaker: z.string().min(1).max(200).optional(),
+    tags: z.array(text().max(200)).max(50).optional(),
+    speaker: text().min(1).max(200).optional(),
   })
   .strict()
   .meta({ id: 'Observation' });
@@ -63,8 +63,8 @@ export const observationStatus = z
 
 export const chatBody = z
   .object({
-    turn_id: z.string().min(1).max(200),
-    message: z.string().min(1).max(2000),
+    turn_id: text().min(1).max(200),
+    message: text().min(1).max(2000),
     // The count of distinct images is a limit of the organization (413 when over), not a schema rule.
     images: z.array(imageId).max(1000).optional(),
     answer_length: z.enum(['brief', 'standard', 'detailed']).default('standard'),
@@ -110,8 +110,8 @@ export const chatResponse = z
 
 export const observeAndEnrichBody = z
   .object({
-    turn_id: z.string().min(1).max(200),
-    message: z.string().min(1).max(2000),
+    turn_id: text().min(1).max(200),
+    message: text().min(1).max(2000),
     max_context_chars: z.number().int().min(100).max(100_000).optional(),
   })
   .strict()

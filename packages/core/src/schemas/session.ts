@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentId, dateTime, threadId } from './common.js';
+import { agentId, dateTime, text, threadId } from './common.js';
 
 export const session = z
   .object({
@@ -46,7 +46,7 @@ export const logEntry = z
 export const logsQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(100).default(50),
-    cursor: z.string().max(2048).optional(),
+    cursor: text().max(2048).optional(),
   })
   .strict();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentId, dateTime, metadataObject, threadId } from './common.js';
+import { agentId, dateTime, metadataObject, text, threadId } from './common.js';
 
 export const message = z
   .object({
@@ -28,7 +28,7 @@ export const thread = z
 /** `POST /v1/agents/{agent_id}/threads` (DESIGN "Decisions"; title defaults to "Untitled"). */
 export const createThreadBody = z
   .object({
-    title: z.string().min(1).max(200).optional(),
+    title: text().min(1).max(200).optional(),
     metadata: metadataObject.optional(),
   })
   .strict()

@@ -5,6 +5,7 @@ import { countWords, resolveChunkOptions, type ChunkStrategy } from '../chunking
 import { inspectDocument } from '../documents/convert-document.js';
 import { resolveLimits as resolveConvertLimits, type ConvertDocumentLimits } from '../documents/limits.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
+import { createIdempotency } from '../idempotency/idempotency.js';
 import { ID_PATTERNS, contentId } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
 import { toTurnRecord, type NewTurn } from '../observations/observations.js';
@@ -72,15 +73,13 @@ export const ORGANIZATION_BUSY_RETRY_AFTER = 90;
  * would otherwise pass the in-request budget meant for one upload.
  */
 export const DEFERRED_MS_PER_SCANNED_PAGE = 60_000;
-/** How long an `Idempotency-Key` is kept (spec: 24 hours). */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-
 type Slot = { queued: boolean };
 
 export function createSources(context: ServiceContext, kick: (agentId: string) => void, options: DocumentOptions = {}) {
   const ocrPagesInRequest = options.ocrPagesInRequest ?? OCR_PAGES_IN_REQUEST;
   const maxLearning = options.maxFilesLearningPerOrganization ?? MAX_FILES_LEARNING_PER_ORGANIZATION;
   const convertLimits = resolveConvertLimits(options.convertLimits);
+  const idempotency = createIdempotency(context);
   const describe = options.describeFigures ? { describeFigures: options.describeFigures } : {};
 
   // -------------------------------------------------------------------------------------------
@@ -328,43 +327,6 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
   }
 
   // -------------------------------------------------------------------------------------------
-  // Idempotency-Key
-
-  async function withIdempotency(
-    caller: Caller,
-    key: string | undefined,
-    fingerprint: string,
-    run: () => Promise<DocumentIngestBody>,
-  ): Promise<DocumentIngestBody> {
-    if (key === undefined) return run();
-    if (key.length === 0 || key.length > 255) throw new ServiceError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', { status: 400 });
-    const now = context.clock.now();
-    const existing = await context.store.idempotency.claim({
-      record: { organizationId: caller.organizationId, key, fingerprint, createdAt: new Date(now).toISOString() },
-      notBefore: new Date(now - IDEMPOTENCY_RETENTION_MS).toISOString(),
-    });
-    if (existing) {
-      if (existing.fingerprint !== fingerprint) {
-        throw new ServiceError('conflict', 'This Idempotency-Key was used for a different upload (other bytes, chunking or path); use a new key for a new upload.');
-      }
-      if (existing.state !== 'completed' || existing.response === null) {
-        throw new ServiceError('conflict', 'The upload sent with this Idempotency-Key is still being processed; retry once it has answered.');
-      }
-      // Replays the original 202 verbatim: nothing is read or billed again.
-      return JSON.parse(existing.response) as DocumentIngestBody;
-    }
-    try {
-      const body = await run();
-      await context.store.idempotency.complete({ organizationId: caller.organizationId, key, status: 202, response: JSON.stringify(body) });
-      return body;
-    } catch (error) {
-      // A refused request binds nothing: the same key may be retried once the cause is fixed.
-      await context.store.idempotency.release({ organizationId: caller.organizationId, key }).catch(() => undefined);
-      throw error;
-    }
-  }
-
-  // -------------------------------------------------------------------------------------------
   // Duplicates (spec "observe-file": duplicate rules)
 
   /** Resolves a `duplicate: true` body, throws the 409 that applies, or resolves null to read the file. */
@@ -423,7 +385,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       const fingerprint = createHash('sha256')
         .update(JSON.stringify([agent.id, thread.id, sourceId, filename, chunking.strategy, chunking.maxChars, chunking.overlapChars, allowDuplicate]))
         .digest('hex');
-      return withIdempotency(caller, request.idempotencyKey, fingerprint, async () => {
+      return idempotency.run(caller, request.idempotencyKey, fingerprint, { what: 'upload', status: 202 }, async () => {
         const duplicate = await checkDuplicates(agent, thread, sourceId, allowDuplicate);
         if (duplicate) return duplicate;
         return ingestBytes(caller, thread, { bytes: file.data, filename, declaredMediaType: file.mediaType, chunking, sourceId, alreadyStored: false }, request.signal);

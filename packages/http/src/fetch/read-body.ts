@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { ServiceError } from '@memory-agents/core';
-import { jsonBodyTooLarge, parseJsonText } from '../json-body.js';
+import { checkJsonContentType, jsonBodyTooLarge, parseJsonText } from '../json-body.js';
 import { readMultipart, type ReadMultipartOptions } from '../node/multipart.js';
 import type { ParsedUpload } from '../route.js';
 
@@ -12,6 +12,12 @@ import type { ParsedUpload } from '../route.js';
  */
 export async function readWebJsonBody(request: Request, limit: number): Promise<unknown> {
   refuseUsedBody(request);
+  try {
+    checkJsonContentType(request.headers.get('content-type') ?? undefined, request.body !== null);
+  } catch (error) {
+    void request.body?.cancel().catch(() => undefined);
+    throw error;
+  }
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) {
     void request.body?.cancel().catch(() => undefined);

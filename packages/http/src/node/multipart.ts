@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { ServiceError, type FileUpload } from '@memory-agents/core';
 import type { ParsedUpload } from '../route.js';
+import { discardBody } from './discard-body.js';
 
 /** Options of {@link readMultipart}. */
 export type ReadMultipartOptions = {
@@ -23,8 +24,6 @@ export type MultipartSource = Readable & { headers: IncomingHttpHeaders; socket?
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 /** Longest text field value. */
 export const MAX_FIELD_BYTES = 1024;
-/** After a refusal, the rest of a body is read and dropped up to this many bytes, then the socket closes. */
-export const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 
 const invalid = (message: string) => new ServiceError('invalid_request', message, { status: 400 });
 
@@ -45,7 +44,7 @@ export function readMultipart(request: MultipartSource, options: ReadMultipartOp
     );
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > options.maxFileBytes + MULTIPART_OVERHEAD_BYTES) {
-    drain(request);
+    discardBody(request);
     return Promise.reject(tooLarge());
   }
   let parser: busboy.Busboy;
@@ -65,7 +64,7 @@ export function readMultipart(request: MultipartSource, options: ReadMultipartOp
       },
     });
   } catch {
-    drain(request);
+    discardBody(request);
     return Promise.reject(invalid('The body must be multipart/form-data with a boundary, holding the file as the `file` field.'));
   }
 
@@ -82,7 +81,7 @@ export function readMultipart(request: MultipartSource, options: ReadMultipartOp
       request.unpipe(parser);
       parser.removeAllListeners();
       parser.on('error', () => undefined);
-      drain(request);
+      discardBody(request);
       reject(error);
     };
     const finish = () => {
@@ -132,16 +131,4 @@ export function readMultipart(request: MultipartSource, options: ReadMultipartOp
     request.on('error', () => fail(invalid('The upload was aborted by the client.')));
     request.pipe(parser);
   });
-}
-
-/** Reads and drops the rest of a refused body (bounded), so the response is read, not reset. */
-function drain(request: MultipartSource): void {
-  if (request.readableEnded) return;
-  let dropped = 0;
-  request.on('error', () => undefined);
-  request.on('data', (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > MAX_DRAIN_BYTES) (request.socket ?? request).destroy();
-  });
-  request.resume();
 }

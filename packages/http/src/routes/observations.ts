@@ -21,9 +21,9 @@ export const observationRoutes = [
     response: schemas.observeAccepted,
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'conflict', 'payment_required'],
-    handler: async ({ service, caller, params, body }) => ({
+    handler: async ({ service, caller, params, body, headers }) => ({
       status: 202,
-      body: await service.observe(caller, params.agent_id!, params.thread_id!, body),
+      body: await service.observe(caller, params.agent_id!, params.thread_id!, body, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
   route({
@@ -102,11 +102,11 @@ export const observationRoutes = [
     status: 200,
     body: schemas.chatBody,
     response: schemas.observeAndRespondResponse,
-    headers: ['X-SP-End-User'],
-    codes: ANSWER_CODES,
-    handler: async ({ service, caller, params, body, signal }) => ({
+    headers: ['X-SP-End-User', 'Idempotency-Key'],
+    codes: [...ANSWER_CODES, 'conflict'],
+    handler: async ({ service, caller, params, body, signal, headers }) => ({
       status: 200,
-      body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body, signal),
+      body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body, signal, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
   route({
@@ -119,11 +119,11 @@ export const observationRoutes = [
     status: 200,
     body: schemas.observeAndEnrichBody,
     response: schemas.observeAndEnrichResponse,
-    headers: ['X-SP-End-User'],
-    codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'payment_required'],
-    handler: async ({ service, caller, params, body }) => ({
+    headers: ['X-SP-End-User', 'Idempotency-Key'],
+    codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'payment_required', 'conflict'],
+    handler: async ({ service, caller, params, body, headers }) => ({
       status: 200,
-      body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body),
+      body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
 ];
