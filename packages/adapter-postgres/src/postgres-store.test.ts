@@ -8,8 +8,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { postgresStore } from './postgres-store.js';
+import { openSqlClient } from './sql-client.js';
 
 describe('PGlite on disk', () => {
+  it('opens with 32 MB of shared buffers unless told otherwise', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ma-pgconf-'));
+    try {
+      const byDefault = await openSqlClient({ dataDir: join(root, 'a') });
+      expect((await byDefault.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]?.shared_buffers).toBe('32MB');
+      await byDefault.close();
+      const tuned = await openSqlClient({ dataDir: join(root, 'b'), pgliteSettings: ['shared_buffers = 64MB', 'work_mem = 8MB'] });
+      expect((await tuned.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]?.shared_buffers).toBe('64MB');
+      expect((await tuned.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem).toBe('8MB');
+      await tuned.close();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   it('creates a data dir whose parents do not exist yet, and finds its state again', async () => {
     const root = await mkdtemp(join(tmpdir(), 'ma-pgdir-'));
     const dataDir = join(root, 'data', 'nested', 'pgdata');
