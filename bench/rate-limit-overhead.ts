@@ -147,6 +147,26 @@ async function authRate(name: string, store: Store, calls: number): Promise<void
   }
 }
 
+/** The baseline of `authRate` on a shared store: the two reads authentication made before it had one. */
+async function twoReadsRate(name: string, store: Store, calls: number): Promise<void> {
+  await store.init();
+  try {
+    const [org] = await store.organizations.list();
+    const [key] = await store.keys.list({ organizationId: org!.id });
+    const read = async () => {
+      const found = await store.keys.get({ keyId: key!.keyId });
+      await store.organizations.get({ id: found!.organizationId });
+    };
+    for (let i = 0; i < 100; i++) await read();
+    const started = performance.now();
+    for (let i = 0; i < calls; i++) await read();
+    const elapsed = performance.now() - started;
+    console.log(`${name.padEnd(34)} ${((calls / elapsed) * 1000).toFixed(0).padStart(7)} auth/s  ${((elapsed / calls) * 1000).toFixed(1)} µs per call  (${calls} calls, the two reads of before)`);
+  } finally {
+    await store.close();
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`node ${process.version}, ${connections} connections, up to ${requests} requests or ${seconds} s per run\n`);
   const bare = await startChild(['-e', BARE]);
@@ -171,6 +191,8 @@ async function main(): Promise<void> {
   if (process.env.DATABASE_URL) {
     const schema = `ma_bench_${Date.now()}`;
     await limiterRate('limits.take(), PostgreSQL windows', postgresStore({ connectionString: process.env.DATABASE_URL, schema }), 2_000);
+    await authRate('authenticate(), PostgreSQL', postgresStore({ connectionString: process.env.DATABASE_URL, schema }), 2_000);
+    await twoReadsRate('key then organization, PostgreSQL', postgresStore({ connectionString: process.env.DATABASE_URL, schema }), 2_000);
     const pg = (await import('pg')).default;
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();

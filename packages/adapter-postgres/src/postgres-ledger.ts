@@ -155,45 +155,39 @@ export function postgresRateLimits(db: SqlClient): RateLimitStore {
   const lock = (tx: SqlClient, keys: string[]) =>
     tx.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM (SELECT DISTINCT unnest($1::text[]) AS k ORDER BY 1) AS sorted', [keys]);
   return {
-    hit({ windows, now }) {
-      return db.transaction(async (tx) => {
-        const keys = windows.map((window) => window.key);
-        await lock(tx, keys);
-        await tx.query(
-          'DELETE FROM rate_limit_hits h USING unnest($1::text[], $2::bigint[]) AS w(k, since) WHERE h.key = w.k AND h.at_ms <= w.since',
-          [keys, windows.map((window) => now - window.windowMs)],
-        );
-        const { rows } = await tx.query<{ key: string; n: string; oldest: string | null }>(
-          'SELECT key, count(*) AS n, min(at_ms) AS oldest FROM rate_limit_hits WHERE key = ANY($1::text[]) GROUP BY key',
-          [keys],
-        );
-        const counted = new Map(rows.map((row) => [row.key, { count: Number(row.n), oldest: row.oldest === null ? null : Number(row.oldest) }]));
-        const refused = windows.find((window) => (counted.get(window.key)?.count ?? 0) >= window.limit);
-        if (refused) {
-          const states: RateWindowState[] = windows.map((window) => {
-            const found = counted.get(window.key);
-            return { key: window.key, limit: window.limit, count: found?.count ?? 0, resetAt: found?.oldest != null ? found.oldest + window.windowMs : now };
-          });
-          return { admitted: false, windows: states, refusedKey: refused.key };
-        }
-        await tx.query('INSERT INTO rate_limit_hits (key, at_ms) SELECT k, $2::bigint FROM unnest($1::text[]) AS k', [keys, now]);
-        // Now and then, rows of subjects that stopped calling go: nothing is older than the longest
-        // window an override may set (one day).
-        if (++hits % 1000 === 0) {
-          await tx.query('DELETE FROM rate_limit_hits WHERE at_ms <= $1', [now - MAX_WINDOW_MS]);
-          await tx.query('DELETE FROM concurrency_places WHERE expires_at <= $1', [now]);
-        }
+    async hit({ windows, now }) {
+      // One statement (the rate_limit_hit function of migration 5): lock, forget old hits, count,
+      // and record this hit only when every window has room.
+      const { rows } = await db.query<{ key: string; n: string; oldest: string | null; admitted: boolean }>(
+        'SELECT key, n, oldest, admitted FROM rate_limit_hit($1::text[], $2::integer[], $3::bigint[], $4::bigint)',
+        [windows.map((window) => window.key), windows.map((window) => window.limit), windows.map((window) => now - window.windowMs), now],
+      );
+      const counted = new Map(rows.map((row) => [row.key, { count: Number(row.n), oldest: row.oldest === null ? null : Number(row.oldest) }]));
+      const admitted = rows[0]?.admitted ?? true;
+      if (!admitted) {
+        const refused = windows.find((window) => (counted.get(window.key)?.count ?? 0) >= window.limit)!;
         const states: RateWindowState[] = windows.map((window) => {
           const found = counted.get(window.key);
-          return {
-            key: window.key,
-            limit: window.limit,
-            count: (found?.count ?? 0) + 1,
-            resetAt: (found?.oldest != null ? found.oldest : now) + window.windowMs,
-          };
+          return { key: window.key, limit: window.limit, count: found?.count ?? 0, resetAt: found?.oldest != null ? found.oldest + window.windowMs : now };
         });
-        return { admitted: true, windows: states, refusedKey: null };
+        return { admitted: false, windows: states, refusedKey: refused.key };
+      }
+      // Now and then, rows of subjects that stopped calling go: nothing is older than the longest
+      // window an override may set (one day).
+      if (++hits % 1000 === 0) {
+        await db.query('DELETE FROM rate_limit_hits WHERE at_ms <= $1', [now - MAX_WINDOW_MS]);
+        await db.query('DELETE FROM concurrency_places WHERE expires_at <= $1', [now]);
+      }
+      const states: RateWindowState[] = windows.map((window) => {
+        const found = counted.get(window.key);
+        return {
+          key: window.key,
+          limit: window.limit,
+          count: (found?.count ?? 0) + 1,
+          resetAt: (found?.oldest != null ? found.oldest : now) + window.windowMs,
+        };
       });
+      return { admitted: true, windows: states, refusedKey: null };
     },
     acquire({ gates, holder, ttlMs, now }) {
       return db.transaction(async (tx) => {

@@ -227,6 +227,17 @@ function areas(db: SqlClient): StoreAreas {
         const { rows } = await db.query('SELECT * FROM api_keys WHERE key_id = $1', [keyId]);
         return rows[0] ? toKey(rows[0]) : null;
       },
+      async getWithOrganization({ keyId }) {
+        // One indexed statement per authenticated request on a shared database.
+        const { rows } = await db.query(
+          `SELECT k.key_id, k.organization_id, k.secret_hash, k.created_at, k.expires_at, k.revoked_at,
+                  o.id, o.name, o.limits, o.created_at AS organization_created_at
+             FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.key_id = $1`,
+          [keyId],
+        );
+        const row = rows[0];
+        return row ? { key: toKey(row), organization: toOrganization({ ...row, created_at: row.organization_created_at }) } : null;
+      },
       async list({ organizationId }) {
         const { rows } = await db.query('SELECT * FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, key_id DESC', [organizationId]);
         return rows.map(toKey);

@@ -2,6 +2,7 @@ import { storeMigration0001 } from './0001-store.js';
 import { storeMigration0002 } from './0002-jobs.js';
 import { storeMigration0003 } from './0003-credits.js';
 import { storeMigration0004 } from './0004-documents.js';
+import { storeMigration0005 } from './0005-rate-limit-function.js';
 
 /**
  * The store's versioned migrations, applied in order by `migrate()`. Never edit a released one;
@@ -12,4 +13,5 @@ export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: st
   { version: 2, name: 'jobs', sql: storeMigration0002 },
   { version: 3, name: 'credits', sql: storeMigration0003 },
   { version: 4, name: 'documents', sql: storeMigration0004 },
+  { version: 5, name: 'rate-limit-function', sql: storeMigration0005 },
 ];

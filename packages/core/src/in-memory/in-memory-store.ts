@@ -118,6 +118,11 @@ function areas(get: () => State, rateLimits: RateLimitStore): StoreAreas {
         const record = get().keys.get(keyId);
         return record ? copy(record) : null;
       },
+      async getWithOrganization({ keyId }) {
+        const key = get().keys.get(keyId);
+        const organization = key ? get().organizations.get(key.organizationId) : undefined;
+        return key && organization ? { key: copy(key), organization: copy(organization) } : null;
+      },
       async list({ organizationId }) {
         return [...get().keys.values()]
           .filter((k) => k.organizationId === organizationId)

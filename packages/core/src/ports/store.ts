@@ -100,6 +100,11 @@ export type KeyStore = {
    */
   insert(request: { key: KeyRecord; maxLive: number; now: string }): Promise<boolean>;
   get(request: { keyId: string }): Promise<KeyRecord | null>;
+  /**
+   * The key and its organization in one read: what authentication needs per request (a shared
+   * database answers it in one round trip). Null when the key, or its organization, is absent.
+   */
+  getWithOrganization(request: { keyId: string }): Promise<{ key: KeyRecord; organization: OrganizationRecord } | null>;
   /** Every key of the organization, newest first, revoked and expired included. */
   list(request: { organizationId: string }): Promise<KeyRecord[]>;
   /** Sets `revokedAt` once; resolves the record (null when absent). Revoking twice keeps the first time. */

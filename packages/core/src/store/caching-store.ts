@@ -73,6 +73,12 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
     const keys: StoreAreas['keys'] = {
       insert: (request) => write([keyId(request.key.keyId)], () => areas().keys.insert(request)),
       get: (request) => (touched ? areas().keys.get(request) : cached(keyId(request.keyId), () => areas().keys.get(request))),
+      // From the two cached kinds: no round trip at all once both are held.
+      getWithOrganization: async (request) => {
+        const key = await keys.get(request);
+        const organization = key ? await organizations.get({ id: key.organizationId }) : null;
+        return key && organization ? { key, organization } : null;
+      },
       list: (request) => areas().keys.list(request),
       revoke: (request) => write([keyId(request.keyId)], () => areas().keys.revoke(request)),
     };

@@ -46,10 +46,13 @@ export function organizationAndKeyCases(test: ReturnType<typeof storeCase>) {
     await store.keys.insert({ key: newer, maxLive: 5, now: iso(T0) });
     expect(await store.keys.get({ keyId: older.keyId })).toEqual(older);
     expect(await store.keys.get({ keyId: 'kmissing' })).toBeNull();
+    expect(await store.keys.getWithOrganization({ keyId: older.keyId })).toEqual({ key: older, organization: org });
+    expect(await store.keys.getWithOrganization({ keyId: 'kmissing' })).toBeNull();
     expect((await store.keys.list({ organizationId: org.id })).map((k) => k.keyId)).toEqual([newer.keyId, older.keyId]);
     expect((await store.keys.revoke({ keyId: older.keyId, at: iso(T0 + 10) }))?.revokedAt).toBe(iso(T0 + 10));
     expect((await store.keys.revoke({ keyId: older.keyId, at: iso(T0 + 20) }))?.revokedAt).toBe(iso(T0 + 10));
     expect(await store.keys.revoke({ keyId: 'kmissing', at: iso(T0) })).toBeNull();
+    expect((await store.keys.getWithOrganization({ keyId: older.keyId }))?.key.revokedAt).toBe(iso(T0 + 10));
     if (reopen) expect((await (await reopen()).keys.get({ keyId: older.keyId }))?.revokedAt).toBe(iso(T0 + 10));
   });
 }
