@@ -7,7 +7,7 @@ import type { NewTurn, Observations } from '../observations/observations.js';
 import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
 import type { AgentRecord, ThreadRecord } from '../ports/store.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult } from '../retrieval/retrieve.js';
-import { chatBody, observeAndEnrichBody, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
+import { chatBody, observeAndEnrichBody, recallBody, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer-prompt.js';
@@ -324,6 +324,20 @@ export function createChat(context: ServiceContext, observations: Observations) 
       } finally {
         release();
       }
+    },
+
+    /**
+     * `POST /v1/agents/{agent_id}/recall`: the memory context retrieval builds for a query, with
+     * its citations, as chat would use it. Nothing is learned, recorded or charged: the query is
+     * not an observation (observe-and-enrich is the call that also learns the message).
+     */
+    async recall(caller: Caller, agentId: string, body: unknown) {
+      const input = parseBody(recallBody, body);
+      const agent = await findReadyAgent(context, caller, agentId);
+      const stages: Stage[] = [];
+      const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.query, input.max_context_chars));
+      const citations = await contextCitations(retrieval);
+      return { agent_id: agent.id, memory_context: retrieval.memoryContext, citations, stages };
     },
 
     /** The retrieval chat uses, for callers (and the evaluation harness) that score it directly. */
