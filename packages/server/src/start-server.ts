@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as NetServer } from 'node:net';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { createHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
+import { createMcpHttpHandler } from './mcp/http-transport.js';
 import type { ServiceModels } from './model-options.js';
 
 export type StartServerOptions = StateLocation & {
@@ -94,19 +95,27 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     throw error;
   }
   const service = composed.service;
-  const api = createHandler(service, { logger });
-  handler = (request, response) => void api(request, response);
-
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+
+  const api = createHandler(service, { logger });
+  // MCP over Streamable HTTP at /mcp, beside /v1: its tools call the /v1 handler in process.
+  const mcp = createMcpHttpHandler(service, { logger, publicUrl: () => url, version: await serverVersion() });
+  handler = (request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path === '/mcp' || path === '/mcp/') return void mcp.handle(request, response);
+    void api(request, response);
+  };
 
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     service,
     firstKey,
     close() {
       closing ??= (async () => {
+        await mcp.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -118,6 +127,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       return closing;
     },
   };
+}
+
+/** The version in this package's package.json (next to src/ and dist/), announced to MCP clients. */
+async function serverVersion(): Promise<string> {
+  const text = await readFile(new URL('../package.json', import.meta.url), 'utf8').catch(() => '{"version":"0.0.0"}');
+  return (JSON.parse(text) as { version: string }).version;
 }
 
 /** The answer to a request that arrives while the state is still opening. */
