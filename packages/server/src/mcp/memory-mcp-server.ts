@@ -27,6 +27,13 @@ export type MemoryMcpServerOptions = {
 
 type ToolResult = CallToolResult;
 
+/**
+ * The agent learns one thing at a time: an observation sent while it learns another answers 429
+ * with `Retry-After: 1`. Those short waits are retried (the idempotency key makes it safe); a rate
+ * window's longer wait is not, and becomes the tool error.
+ */
+const BUSY_RETRIES = { max: 20, maxDelayMs: 2_000 };
+
 const agentIdArg = z
   .string()
   .min(1)
@@ -96,7 +103,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         const agentId = agentOf(args.agent_id);
         const threadId = await threadFor(agentId);
         const observation = { content: [{ type: 'text' as const, text: args.text }], ...(args.speaker ? { speaker: args.speaker } : {}), ...(args.timestamp ? { timestamp: args.timestamp } : {}) };
-        const accepted = await client.threads.observe(agentId, threadId, { observations: [observation] }, { idempotencyKey: randomUUID() });
+        const accepted = await client.threads.observe(agentId, threadId, { observations: [observation] }, { idempotencyKey: randomUUID(), retries: BUSY_RETRIES });
         return learned(agentId, threadId, accepted.observation_id, 'Remembered.');
       }),
   );
@@ -166,7 +173,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
             throw new ToolInputError(`Cannot read ${args.path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
           });
           const threadId = await threadFor(agentId);
-          const accepted = await client.threads.observeFile(agentId, threadId, file, { idempotencyKey: randomUUID() });
+          const accepted = await client.threads.observeFile(agentId, threadId, file, { idempotencyKey: randomUUID(), retries: BUSY_RETRIES });
           return learned(agentId, threadId, accepted.observation_id, `Uploaded ${file.name}.`);
         }),
     );
