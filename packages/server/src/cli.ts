@@ -37,7 +37,7 @@ const COMMANDS: Record<string, string> = {
   'billing threshold': `memory-agents billing threshold --org ORG_ID --amount DECIMAL [--json]`,
 };
 
-const COMMON = `Every command takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
+const COMMON = `Every command but mcp takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
 Admin commands work while a server runs on the same data dir: they go through its control socket.
 With --json, results and errors are printed as JSON (errors on stderr: {"error", "code"}).`;
 
