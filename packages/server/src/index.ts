@@ -2,3 +2,5 @@ export { startServer, StartError, type RunningServer, type StartServerOptions } 
 export { composeService, dataPaths, DEFAULT_DATA_DIR, type ComposedService, type StateLocation } from './compose.js';
 export { runAdminCommand, type AdminCommand } from './admin-commands.js';
 export { createServiceModels, describeModels, modelSettings, ModelSettingsError, MODEL_API_KEY_ENV, EMBEDDING_API_KEY_ENV, type ModelSettings, type ServiceModels } from './model-options.js';
+export { createMemoryMcpServer, type MemoryMcpServerOptions } from './mcp/memory-mcp-server.js';
+export { createMcpHttpHandler, type McpHttpHandlerOptions } from './mcp/http-transport.js';
