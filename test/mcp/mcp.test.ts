@@ -204,6 +204,27 @@ describe('MCP edges', () => {
     expect(usage.stderr).toContain('--agent');
   });
 
+  it('`mcp` answers the requests already sent when its input ends right after them, then exits 0', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [CLI, 'mcp', '--url', server.url, '--agent', agentId], {
+      env: { ...process.env, MEMORY_AGENTS_API_KEY: server.key! },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'remember', arguments: { text: 'The boiler code is 4471.' } } },
+    ];
+    child.stdin.end(messages.map((message) => JSON.stringify(message)).join('\n') + '\n');
+    expect(await exited).toBe(0);
+    const replies = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: { status: string } } });
+    expect(replies.map((reply) => reply.id)).toEqual([1, 2]);
+    expect(replies[1]!.result.structuredContent).toMatchObject({ status: 'committed' });
+  });
+
   it('/mcp answers 401 without a valid key, and a session opened by one key is unknown to another', async () => {
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
     const post = (headers: Record<string, string>, body: unknown = initialize) =>

@@ -1,4 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createClient } from '@memory-agents/client';
 import { createMemoryMcpServer } from './memory-mcp-server.js';
 
@@ -29,11 +30,28 @@ export async function runMcpStdio(options: McpStdioOptions): Promise<void> {
     ...(options.threadId === undefined ? {} : { threadId: options.threadId }),
   });
   const transport = new StdioServerTransport();
+  await server.connect(transport);
+  // Requests not answered yet, so a client that closes its end right after its last request still
+  // gets the replies: when the input ends, the answers already being worked on are sent, then it stops.
+  const pending = new Set<string | number>();
+  let settled: (() => void) | null = null;
+  const receive = transport.onmessage!;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('method' in message && 'id' in message) pending.add(message.id);
+    receive(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    await send(message);
+    if (!('method' in message) && 'id' in message && message.id !== undefined && pending.delete(message.id) && pending.size === 0) settled?.();
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
+    process.stdin.once('end', () => {
+      if (pending.size === 0) resolve();
+      else settled = resolve;
+    });
   });
-  await server.connect(transport);
   process.stderr.write(`memory-agents mcp: agent ${options.agentId} on ${options.url}, serving MCP over stdio\n`);
   await closed;
   await server.close().catch(() => undefined);
