@@ -15,6 +15,7 @@ const alias = [
   { find: /^@memory-agents\/adapter-lancedb$/, replacement: src('./packages/adapter-lancedb/src/index.ts') },
   { find: /^@memory-agents\/ocr-tesseract$/, replacement: src('./packages/ocr-tesseract/src/index.ts') },
   { find: /^@memory-agents\/models-openai$/, replacement: src('./packages/models-openai/src/index.ts') },
+  { find: /^@memory-agents\/ai-sdk$/, replacement: src('./packages/ai-sdk/src/index.ts') },
   { find: /^@memory-agents\/server$/, replacement: src('./packages/server/src/index.ts') },
 ];
 
@@ -39,6 +40,7 @@ export default defineConfig({
       project('http', 'packages/http/src'),
       project('client', 'packages/client/src'),
       project('server', 'packages/server/src'),
+      project('ai-sdk', 'packages/ai-sdk/src'),
       project('e2e', 'test'),
       project('examples', 'examples'),
       project('eval', 'eval'),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { main as aiSdkChat } from './ai-sdk-chat.js';
 import { main as embedCore } from './embed-core.js';
 import { main as expressApp } from './express-app.js';
 import { main as fastifyApp } from './fastify-app.js';
@@ -112,5 +113,16 @@ describe('examples', () => {
     } finally {
       await running.close();
     }
+  });
+
+  it('ai-sdk-chat answers a fresh prompt from what the first exchange taught (scripted model, in-process server)', async () => {
+    const { output, prompts } = await aiSdkChat({});
+    expect(prompts).toHaveLength(2);
+    expect(prompts[0]!.filter((message) => message.role === 'system')).toEqual([]);
+    const system = prompts[1]!.filter((message) => message.role === 'system').map((message) => String(message.content));
+    expect(system[0]).toBe('Answer in one sentence.');
+    expect(system[1]).toMatch(/^Memory:/);
+    expect(system[1]).toContain('Lisbon');
+    expect(output.split('\n').at(-1)).toMatch(/^model: From memory \[1\].*Lisbon/);
   });
 });

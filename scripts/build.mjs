@@ -10,6 +10,7 @@ const order = [
   'packages/models-openai',
   'packages/http',
   'packages/client',
+  'packages/ai-sdk',
   'packages/server',
 ];
 for (const dir of order) {

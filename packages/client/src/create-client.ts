@@ -173,6 +173,12 @@ export function createClient(options: ClientOptions) {
     logs: (agentId: string, query: QueryParameters<'listAgentLogs'> = {}, request?: RequestOptions) =>
       json<ResponseBody<'listAgentLogs'>>('GET', `${agentPath(agentId)}/logs`, { ...request, query }),
     /**
+     * `POST /v1/agents/{agent_id}/recall`: the memory context and citations retrieval builds for
+     * a query, as chat would use them; nothing is learned (observe-and-enrich also learns).
+     */
+    recall: (agentId: string, body: RequestBody<'recall'>, request?: RequestOptions) =>
+      json<ResponseBody<'recall'>>('POST', `${agentPath(agentId)}/recall`, { ...request, json: body }),
+    /**
      * Polls `GET /v1/agents/{agent_id}` until the agent is `ready`; a `failed` agent throws
      * (`agent_not_ready`: delete it and create a new one).
      */

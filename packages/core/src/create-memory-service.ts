@@ -181,6 +181,8 @@ export function createMemoryService(options: MemoryServiceOptions) {
     observeAndRespond: chat.observeAndRespond,
     /** `POST .../observe-and-enrich`. */
     observeAndEnrich: chat.observeAndEnrich,
+    /** `POST /v1/agents/{agent_id}/recall`: memory context and citations for a query; learns nothing. */
+    recall: chat.recall,
     /** The hybrid retrieval chat uses, scored directly (evaluation, custom answerers). */
     retrieve: chat.retrieve,
     /** `POST .../observe-file` (202): a document, converted and split into turns of one job. */

@@ -15,6 +15,12 @@ const COMMANDS: Record<string, string> = {
   serve: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [model options]
   Serves the /v1 API. On an empty data dir (or database) it creates an organization and prints its
   first API key once. Exits 1 with one line when the port is in use or a server already runs on DIR.`,
+  mcp: `memory-agents mcp --url URL --agent AGENT_ID [--end-user NAME] [--thread THREAD_ID]
+  Serves the memory tools (remember, recall, ask, upload, list_agents) over MCP on stdio, for
+  desktop clients (Claude Desktop, Cursor), talking to the server running at --url. The API key
+  comes from the environment variable MEMORY_AGENTS_API_KEY (never a flag). Without --thread, each
+  MCP session writes to a thread of its own, created on first use and titled by the client's name.
+  The same tools are served over Streamable HTTP at /mcp by \`serve\` (bearer = an API key).`,
   'orgs create': `memory-agents orgs create --name NAME [--credits DECIMAL] [--json]
   --credits enables billing with that starting balance (--credits 0: billing on, no credit).`,
   'orgs list': `memory-agents orgs list [--json]`,
@@ -31,7 +37,7 @@ const COMMANDS: Record<string, string> = {
   'billing threshold': `memory-agents billing threshold --org ORG_ID --amount DECIMAL [--json]`,
 };
 
-const COMMON = `Every command takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
+const COMMON = `Every command but mcp takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
 Admin commands work while a server runs on the same data dir: they go through its control socket.
 With --json, results and errors are printed as JSON (errors on stderr: {"error", "code"}).`;
 
@@ -53,6 +59,7 @@ function commandUsage(words: string[]): string | null {
   const matching = Object.entries(COMMANDS).filter(([command]) => command === name || command.startsWith(`${name} `));
   if (name === '' || matching.length === 0) return null;
   const extra = name === 'serve' ? `\n\n${MODEL_USAGE}` : '';
+  if (name === 'mcp') return `${matching.map(([, text]) => `Usage: ${text}`).join('\n')}\n`;
   return `${matching.map(([, text]) => `Usage: ${text}`).join('\n')}\n\n${COMMON}${extra}\n`;
 }
 
@@ -77,6 +84,10 @@ const OPTIONS = {
   credits: { type: 'string' },
   amount: { type: 'string' },
   limits: { type: 'string' },
+  url: { type: 'string' },
+  agent: { type: 'string' },
+  'end-user': { type: 'string' },
+  thread: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', default: false },
@@ -137,13 +148,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [group, action] = positionals;
-  const name = group === 'serve' ? 'serve' : `${group} ${action ?? ''}`.trim();
+  const name = group === 'serve' || group === 'mcp' ? group : `${group} ${action ?? ''}`.trim();
   if (COMMANDS[name] === undefined) {
     throw new UsageError(
       commandUsage([group!]) ? `${group} needs one of: ${Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `)).map((c) => c.split(' ')[1]).join(', ')}` : `unknown command: ${positionals.join(' ')}`,
       commandUsage([group!]) ? group : '',
     );
   }
+  if (group === 'mcp') return mcp(values);
   if (values.data !== undefined && values['database-url'] !== undefined) throw new UsageError('pass either --data or --database-url, not both', name);
   const location: StateLocation =
     values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : { dataDir: values.data ?? DEFAULT_DATA_DIR };
@@ -227,6 +239,30 @@ async function serve(location: StateLocation, port: string | undefined, host: st
     process.once('SIGINT', stop);
   });
   await server.close();
+  return 0;
+}
+
+/** `memory-agents mcp`: the MCP server over stdio, in front of a running server. */
+async function mcp(values: { url?: string | undefined; agent?: string | undefined; 'end-user'?: string | undefined; thread?: string | undefined }): Promise<number> {
+  if (!values.agent) throw new UsageError('mcp needs --agent AGENT_ID (see GET /v1/agents, or the list_agents tool)', 'mcp');
+  const url = values.url ?? 'http://127.0.0.1:8787';
+  if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be the http(s) URL of a running server, like http://127.0.0.1:8787, not "${url}"`, 'mcp');
+  const apiKey = process.env.MEMORY_AGENTS_API_KEY?.trim();
+  if (!apiKey) {
+    throw new CliError(
+      'missing_api_key',
+      'set MEMORY_AGENTS_API_KEY to an API key (sp_...) in the environment of this command (in Claude Desktop or Cursor: the "env" of the server entry); keys are never passed as flags',
+    );
+  }
+  const { runMcpStdio } = await import('./mcp/stdio.js');
+  await runMcpStdio({
+    url,
+    apiKey,
+    agentId: values.agent,
+    version: await packageVersion(),
+    ...(values['end-user'] === undefined ? {} : { endUser: values['end-user'] }),
+    ...(values.thread === undefined ? {} : { threadId: values.thread }),
+  });
   return 0;
 }
 

@@ -3,3 +3,5 @@ export { composeService, dataPaths, DEFAULT_DATA_DIR, type ComposedService, type
 export { runAdminCommand, type AdminCommand } from './admin-commands.js';
 export { createServiceModels, describeModels, modelSettings, ModelSettingsError, MODEL_API_KEY_ENV, EMBEDDING_API_KEY_ENV, type ModelSettings, type ServiceModels } from './model-options.js';
 export { createNodeServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from './create-node-server.js';
+export { createMemoryMcpServer, type MemoryMcpServerOptions } from './mcp/memory-mcp-server.js';
+export { createMcpHttpHandler, type McpHttpHandlerOptions } from './mcp/http-transport.js';

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as NetServer } from 'node:net';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { createHandler, type NodeHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
 import { createNodeServer, type ServerLimits } from './create-node-server.js';
+import { createMcpHttpHandler } from './mcp/http-transport.js';
 import type { ServiceModels } from './model-options.js';
 
 export type StartServerOptions = StateLocation & {
@@ -106,18 +107,27 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     throw error;
   }
   const service = composed.service;
-  api = createHandler(service, { logger, ...(options.maxJsonBytes === undefined ? {} : { maxJsonBytes: options.maxJsonBytes }) });
-
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+
+  const v1 = createHandler(service, { logger, ...(options.maxJsonBytes === undefined ? {} : { maxJsonBytes: options.maxJsonBytes }) });
+  // MCP over Streamable HTTP at /mcp, beside /v1: its tools call the /v1 handler in process.
+  const mcp = createMcpHttpHandler(service, { logger, publicUrl: () => url, version: await serverVersion() });
+  api = async (request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path === '/mcp' || path === '/mcp/') return mcp.handle(request, response);
+    return v1(request, response);
+  };
 
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     service,
     firstKey,
     close() {
       closing ??= (async () => {
+        await mcp.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -129,6 +139,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       return closing;
     },
   };
+}
+
+/** The version in this package's package.json (next to src/ and dist/), announced to MCP clients. */
+async function serverVersion(): Promise<string> {
+  const text = await readFile(new URL('../package.json', import.meta.url), 'utf8').catch(() => '{"version":"0.0.0"}');
+  return (JSON.parse(text) as { version: string }).version;
 }
 
 /** The answer to a request that arrives while the state is still opening. */

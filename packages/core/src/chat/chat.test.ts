@@ -169,3 +169,25 @@ describe('chat: model failures', () => {
     await service.stop();
   });
 });
+
+describe('recall', () => {
+  it('returns the memory context and citations for a query, and learns, records and charges nothing', async () => {
+    const { service, owner, agentId, threadId, observeSettled } = await learningService();
+    await observeSettled([{ content: [{ type: 'text', text: 'The staging database lives on host pg-staging-3.' }] }]);
+    const before = await service.threads.get(owner, agentId, threadId);
+    const recalled = await service.recall(owner, agentId, { query: 'Where does the staging database live?', max_context_chars: 500 });
+    expect(recalled.agent_id).toBe(agentId);
+    expect(recalled.memory_context).toContain('pg-staging-3');
+    expect(recalled.memory_context.length).toBeLessThanOrEqual(500);
+    expect(recalled.citations.length).toBeGreaterThan(0);
+    expect(recalled.stages.map((stage) => stage.name)).toEqual(['memory_context']);
+    await service.idle();
+    // The query became no memory and no message.
+    const again = await service.recall(owner, agentId, { query: 'Where does the staging database live?' });
+    expect(again.memory_context).not.toContain('Where does the staging database live?');
+    expect((await service.threads.get(owner, agentId, threadId)).messages).toEqual(before.messages);
+    await expect(service.recall(owner, agentId, { query: '' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(service.recall(owner, 'agent_00000000000000000000000000', { query: 'x' })).rejects.toMatchObject({ code: 'agent_not_found' });
+    await service.stop();
+  });
+});

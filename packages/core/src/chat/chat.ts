@@ -9,7 +9,7 @@ import type { NewTurn, Observations } from '../observations/observations.js';
 import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
 import type { AgentRecord, JobRecord, StoreAreas, ThreadRecord } from '../ports/store.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult } from '../retrieval/retrieve.js';
-import { chatBody, observeAndEnrichBody, observeAndEnrichResponse, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
+import { chatBody, observeAndEnrichBody, observeAndEnrichResponse, recallBody, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer-prompt.js';
@@ -355,6 +355,20 @@ export function createChat(context: ServiceContext, observations: Observations) 
       const thread = await findThread(context, caller, agent, threadId);
       const fingerprint = requestFingerprint(['observe_and_enrich', agent.id, thread.id, input]);
       return idempotency.run(caller, options.idempotencyKey, fingerprint, { what: 'request', status: 200 }, (bind) => enrich(caller, agent, thread, input, bind));
+    },
+
+    /**
+     * `POST /v1/agents/{agent_id}/recall`: the memory context retrieval builds for a query, with
+     * its citations, as chat would use it. Nothing is learned, recorded or charged: the query is
+     * not an observation (observe-and-enrich is the call that also learns the message).
+     */
+    async recall(caller: Caller, agentId: string, body: unknown) {
+      const input = parseBody(recallBody, body);
+      const agent = await findReadyAgent(context, caller, agentId);
+      const stages: Stage[] = [];
+      const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.query, input.max_context_chars));
+      const citations = await contextCitations(retrieval);
+      return { agent_id: agent.id, memory_context: retrieval.memoryContext, citations, stages };
     },
 
     /** The retrieval chat uses, for callers (and the evaluation harness) that score it directly. */

@@ -166,5 +166,24 @@ export const observeAndEnrichResponse = z
   .strict()
   .meta({ id: 'ObserveAndEnrichResponse' });
 
+/** `POST /v1/agents/{agent_id}/recall`: the memory context for a query, learning nothing. */
+export const recallBody = z
+  .object({
+    query: text().min(1).max(2000),
+    max_context_chars: z.number().int().min(100).max(100_000).optional(),
+  })
+  .strict()
+  .meta({ id: 'RecallRequest' });
+
+export const recallResponse = z
+  .object({
+    agent_id: agentId,
+    memory_context: z.string(),
+    citations: z.array(citation),
+    stages: z.array(stage),
+  })
+  .strict()
+  .meta({ id: 'RecallResponse' });
+
 export type ChatLearningItem = z.infer<typeof chatLearningItem>;
 export type CitationBody = z.infer<typeof citation>;

@@ -126,4 +126,21 @@ export const observationRoutes = [
       body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
+  route({
+    method: 'POST',
+    path: '/v1/agents/{agent_id}/recall',
+    operationId: 'recall',
+    tag: 'Chat',
+    rateLimit: 'chat',
+    summary: 'Return the memory context and citations retrieval builds for a query, learning nothing',
+    status: 200,
+    body: schemas.recallBody,
+    response: schemas.recallResponse,
+    headers: ['X-SP-End-User'],
+    codes: ['agent_not_found', 'agent_not_ready'],
+    handler: async ({ service, caller, params, body }) => ({
+      status: 200,
+      body: await service.recall(caller, params.agent_id!, body),
+    }),
+  }),
 ];

@@ -1,0 +1,171 @@
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3Message,
+  LanguageModelV3Middleware,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
+import { memoryTarget, type MemoryTarget } from './memory-client.js';
+
+/** Options of `memoryMiddleware`. */
+export type MemoryMiddlewareOptions = MemoryTarget & {
+  /**
+   * Learn each exchange (the last user message and the answer) in the thread after the answer,
+   * without making the answer wait. `false` only reads memory.
+   * @default true
+   */
+  observe?: boolean;
+  /** Speaker names of the observed turns. @default { user: 'user', assistant: 'agent' } */
+  speakers?: { user?: string; assistant?: string };
+  /**
+   * Called when learning an exchange failed (the answer was already returned).
+   * @default a console.warn line
+   */
+  onObserveError?: (error: unknown) => void;
+};
+
+/** The middleware, plus `flush()` to await the exchanges still being sent (serverless `waitUntil`). */
+export type MemoryMiddleware = LanguageModelV3Middleware & {
+  /** Resolves when every exchange sent so far reached the service (202) or failed. */
+  flush(): Promise<void>;
+};
+
+/** How long a recall is reused for the same message (the steps of one multi-step call). */
+const RECALL_REUSE_MS = 30_000;
+
+/**
+ * A language-model middleware for `wrapLanguageModel` that gives the model the agent's memory.
+ * Per call it recalls the memory context for the last user message (`POST …/recall`, which learns
+ * nothing) and adds it, with its sources, as a system message after the call's own system
+ * messages. After the answer (for a stream: when it finishes) it observes the exchange, the user
+ * message and the answer, in the thread, without blocking the answer on learning. Steps that end
+ * in tool calls are not observed; the step that answers is.
+ *
+ * @example
+ * const model = wrapLanguageModel({
+ *   model: openai('gpt-4o-mini'),
+ *   middleware: memoryMiddleware({ baseUrl: 'http://127.0.0.1:8787', apiKey: process.env.MEMORY_AGENTS_API_KEY!, agentId, threadId }),
+ * });
+ * const { text } = await generateText({ model, prompt: 'Where does my sister live?' });
+ */
+export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddleware {
+  const target = memoryTarget(options);
+  const observing = options.observe ?? true;
+  const speakers = { user: options.speakers?.user ?? 'user', assistant: options.speakers?.assistant ?? 'agent' };
+  const onObserveError = options.onObserveError ?? ((error: unknown) => console.warn(`@memory-agents/ai-sdk: learning an exchange failed: ${error instanceof Error ? error.message : String(error)}`));
+  const inFlight = new Set<Promise<void>>();
+  let lastRecall: { query: string; at: number; result: Promise<string | null> } | null = null;
+
+  /** The system text of the memory for `query`, or null when memory holds nothing about it. */
+  function memoryFor(query: string): Promise<string | null> {
+    if (lastRecall && lastRecall.query === query && Date.now() - lastRecall.at < RECALL_REUSE_MS) return lastRecall.result;
+    const result = target.recall(query).then((recalled) => {
+      if (recalled.memory_context.trim() === '') return null;
+      const sources = recalled.citations.map((citation, i) => `[S${i + 1}] ${citation.label} (${citation.href})`).join('\n');
+      return (
+        'Memory: what you learned earlier that may bear on the last user message. Each item is numbered; ' +
+        'when you rely on one, cite it as [n]. Ignore items that do not apply.\n\n' +
+        `${recalled.memory_context}${sources ? `\n\nSources of these items:\n${sources}` : ''}`
+      );
+    });
+    lastRecall = { query, at: Date.now(), result };
+    result.catch(() => {
+      if (lastRecall?.result === result) lastRecall = null;
+    });
+    return result;
+  }
+
+  function observeExchange(params: LanguageModelV3CallOptions, answer: string): void {
+    const message = lastUserText(params.prompt);
+    if (!observing || message === null || answer.trim() === '') return;
+    const timestamp = new Date().toISOString();
+    const sending = (async () => {
+      const threadId = await target.thread();
+      await target.client.threads.observe(
+        options.agentId,
+        threadId,
+        {
+          observations: [
+            { speaker: speakers.user, content: [{ type: 'text', text: message }], timestamp },
+            { speaker: speakers.assistant, content: [{ type: 'text', text: answer }], timestamp },
+          ],
+        },
+        // The agent learns one thing at a time (429, Retry-After: 1 while busy): wait for it.
+        { ...target.request, idempotencyKey: globalThis.crypto.randomUUID(), retries: { max: 60, maxDelayMs: 5_000 } },
+      );
+    })().catch(onObserveError);
+    inFlight.add(sending);
+    void sending.finally(() => inFlight.delete(sending));
+  }
+
+  return {
+    specificationVersion: 'v3',
+
+    async transformParams({ params }) {
+      const query = lastUserText(params.prompt);
+      if (query === null) return params;
+      const memory = await memoryFor(query);
+      return memory === null ? params : { ...params, prompt: withSystemMessage(params.prompt, memory) };
+    },
+
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await doGenerate();
+      if (result.finishReason.unified !== 'tool-calls') observeExchange(params, textOf(result.content));
+      return result;
+    },
+
+    async wrapStream({ doStream, params }) {
+      const { stream, ...rest } = await doStream();
+      let answer = '';
+      let toolCalls = false;
+      const watched = stream.pipeThrough(
+        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+          transform(part, controller) {
+            if (part.type === 'text-delta') answer += part.delta;
+            if (part.type === 'finish' && part.finishReason.unified === 'tool-calls') toolCalls = true;
+            controller.enqueue(part);
+          },
+          // Only a stream that finished: an aborted or failed one is not learned.
+          flush() {
+            if (!toolCalls) observeExchange(params, answer);
+          },
+        }),
+      );
+      return { stream: watched, ...rest };
+    },
+
+    async flush() {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+  };
+}
+
+/** The text of the last user message, or null when the prompt has none. */
+export function lastUserText(prompt: LanguageModelV3Prompt): string | null {
+  for (let i = prompt.length - 1; i >= 0; i--) {
+    const message = prompt[i]!;
+    if (message.role !== 'user') continue;
+    const text = message.content
+      .map((part) => (part.type === 'text' ? part.text : ''))
+      .join('\n')
+      .trim();
+    return text === '' ? null : text;
+  }
+  return null;
+}
+
+/** The prompt with `text` as a system message after its leading system messages. */
+function withSystemMessage(prompt: LanguageModelV3Prompt, text: string): LanguageModelV3Prompt {
+  let at = 0;
+  while (at < prompt.length && prompt[at]!.role === 'system') at++;
+  const memory: LanguageModelV3Message = { role: 'system', content: text };
+  return [...prompt.slice(0, at), memory, ...prompt.slice(at)];
+}
+
+function textOf(content: LanguageModelV3Content[]): string {
+  return content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('')
+    .trim();
+}

@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MemoryAgentsError, type MemoryAgentsClient } from '@memory-agents/client';
+import { z } from 'zod';
+
+/** Options of `createMemoryMcpServer`. */
+export type MemoryMcpServerOptions = {
+  /** The typed client every tool calls: the same auth, tenancy, limits and credits as `/v1`. */
+  client: MemoryAgentsClient;
+  /** The agent the tools use when a call names none (`--agent`). @default none: tools need `agent_id` */
+  agentId?: string;
+  /**
+   * The thread `remember`, `ask` and `upload` use with the default agent (`--thread`). Without it
+   * the session creates one thread per agent on first use, titled by the MCP client's name.
+   */
+  threadId?: string;
+  /** Offer `upload {path}` (reads a local file: the stdio mode only, never over HTTP). @default false */
+  allowUpload?: boolean;
+  /** Makes the relative citation links absolute (the server's URL). */
+  publicUrl?: string;
+  /** How long `remember` and `upload` wait for learning before answering "still learning". @default 30000 */
+  waitTimeoutMs?: number;
+  /** The package version announced to MCP clients. */
+  version: string;
+};
+
+type ToolResult = CallToolResult;
+
+/**
+ * The agent learns one thing at a time: an observation sent while it learns another answers 429
+ * with `Retry-After: 1`. Those short waits are retried (the idempotency key makes it safe); a rate
+ * window's longer wait is not, and becomes the tool error.
+ */
+const BUSY_RETRIES = { max: 20, maxDelayMs: 2_000 };
+
+const agentIdArg = z
+  .string()
+  .min(1)
+  .optional()
+  .describe('The agent to use (an id from list_agents). Defaults to the agent this MCP server was configured with.');
+
+/**
+ * The memory-agents MCP server: tools `remember`, `recall`, `ask`, `list_agents` (and `upload` in
+ * the stdio mode), and a resource per recent thread of the agent. One instance serves one MCP
+ * session; every tool goes through the typed client, so a refusal of the service becomes a tool
+ * error (`isError`) carrying the service's `code`.
+ */
+export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServer {
+  const { client } = options;
+  const waitTimeoutMs = options.waitTimeoutMs ?? 30_000;
+  const server = new McpServer(
+    { name: 'memory-agents', version: options.version },
+    {
+      instructions:
+        'Long-term memory for this conversation. Call recall before answering questions that may depend on what the user told you earlier; ' +
+        'call remember for facts worth keeping (one fact or turn per call); ask answers a question from memory with citations.',
+    },
+  );
+
+  // One thread per agent and session, created on first use (unless --thread names one).
+  const threads = new Map<string, Promise<string>>();
+  if (options.agentId !== undefined && options.threadId !== undefined) threads.set(options.agentId, Promise.resolve(options.threadId));
+  const sessionTitle = () => {
+    const info = server.server.getClientVersion();
+    return (info ? `MCP: ${info.name}` : 'MCP session').slice(0, 200);
+  };
+  function threadFor(agentId: string): Promise<string> {
+    let thread = threads.get(agentId);
+    if (!thread) {
+      thread = client.threads.create(agentId, { title: sessionTitle(), metadata: { source: 'mcp' } }).then((created) => created.thread_id);
+      // A failed creation (unknown agent, 429) is not remembered: the next call tries again.
+      thread.catch(() => threads.delete(agentId));
+      threads.set(agentId, thread);
+    }
+    return thread;
+  }
+  function agentOf(agentId: string | undefined): string {
+    const id = agentId ?? options.agentId;
+    if (id === undefined) throw new ToolInputError('No agent: pass agent_id (see list_agents), or start the server with --agent.');
+    return id;
+  }
+  const absolute = (href: string) => (options.publicUrl ? new URL(href, options.publicUrl).href : href);
+  const citationLines = (citations: { label: string; href: string }[]) =>
+    citations.length === 0 ? '' : `\n\nSources:\n${citations.map((c, i) => `[${i + 1}] ${c.label} ${absolute(c.href)}`).join('\n')}`;
+
+  server.registerTool(
+    'remember',
+    {
+      title: 'Remember',
+      description:
+        'Store one turn of the conversation (a fact, a preference, something said) in long-term memory. ' +
+        'Waits until it is learned (up to 30 s) and returns the observation id and its status ("committed" once learned).',
+      inputSchema: {
+        text: z.string().min(1).describe('What to remember, as said or as a short statement of fact.'),
+        speaker: z.string().min(1).max(200).optional().describe('Who said it, e.g. a person\'s name. Defaults to "user".'),
+        timestamp: z.string().datetime({ offset: true }).optional().describe('When it was said (ISO 8601). Defaults to now.'),
+        agent_id: agentIdArg,
+      },
+    },
+    (args) =>
+      run(async () => {
+        const agentId = agentOf(args.agent_id);
+        const threadId = await threadFor(agentId);
+        const observation = { content: [{ type: 'text' as const, text: args.text }], ...(args.speaker ? { speaker: args.speaker } : {}), ...(args.timestamp ? { timestamp: args.timestamp } : {}) };
+        const accepted = await client.threads.observe(agentId, threadId, { observations: [observation] }, { idempotencyKey: randomUUID(), retries: BUSY_RETRIES });
+        return learned(agentId, threadId, accepted.observation_id, 'Remembered.');
+      }),
+  );
+
+  server.registerTool(
+    'recall',
+    {
+      title: 'Recall',
+      description:
+        'Look up what memory holds about a query: returns the memory context (the most relevant remembered turns and document passages, ' +
+        'numbered) with their sources. Nothing is stored; use it before answering from what the user said earlier.',
+      inputSchema: {
+        query: z.string().min(1).max(2000).describe('What to look up, e.g. a question or a topic.'),
+        max_chars: z.number().int().min(100).max(100_000).optional().describe('Most characters of memory context to return. Defaults to 4000.'),
+        agent_id: agentIdArg,
+      },
+    },
+    (args) =>
+      run(async () => {
+        const agentId = agentOf(args.agent_id);
+        const result = await client.agents.recall(agentId, { query: args.query, ...(args.max_chars === undefined ? {} : { max_context_chars: args.max_chars }) });
+        const text = result.memory_context.trim() === '' ? 'Memory holds nothing about this yet.' : `${result.memory_context}${citationLines(result.citations)}`;
+        return { content: [{ type: 'text', text }], structuredContent: { memory_context: result.memory_context, citations: result.citations.map((c) => ({ ...c, href: absolute(c.href) })) } };
+      }),
+  );
+
+  server.registerTool(
+    'ask',
+    {
+      title: 'Ask memory',
+      description:
+        "Ask the memory agent a question: it answers from memory with citations, and the turn is recorded in this session's thread.",
+      inputSchema: {
+        question: z.string().min(1).max(2000).describe('The question.'),
+        answer_length: z.enum(['brief', 'standard', 'detailed']).optional().describe('How long the answer should be. Defaults to "standard".'),
+        agent_id: agentIdArg,
+      },
+    },
+    (args) =>
+      run(async () => {
+        const agentId = agentOf(args.agent_id);
+        const threadId = await threadFor(agentId);
+        const answer = await client.threads.chat(agentId, threadId, { turn_id: randomUUID(), message: args.question, ...(args.answer_length ? { answer_length: args.answer_length } : {}) });
+        const citations = answer.citations.map((c) => ({ ...c, href: absolute(c.href) }));
+        return { content: [{ type: 'text', text: `${answer.message}${citationLines(citations)}` }], structuredContent: { answer: answer.message, citations, thread_id: threadId } };
+      }),
+  );
+
+  if (options.allowUpload) {
+    server.registerTool(
+      'upload',
+      {
+        title: 'Upload a document',
+        description:
+          'Learn a local document (PDF, Word, Markdown, text, code, CSV, JSON, HTML, images) by its file path on this computer. ' +
+          'Waits up to 30 s for learning and returns the observation id and status; long documents keep learning afterwards.',
+        inputSchema: {
+          path: z.string().min(1).describe('Absolute path of the file to learn.'),
+          agent_id: agentIdArg,
+        },
+      },
+      (args) =>
+        run(async () => {
+          const agentId = agentOf(args.agent_id);
+          const { fileFromPath } = await import('@memory-agents/client/node');
+          const file = await fileFromPath(args.path).catch((error: NodeJS.ErrnoException) => {
+            throw new ToolInputError(`Cannot read ${args.path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+          });
+          const threadId = await threadFor(agentId);
+          const accepted = await client.threads.observeFile(agentId, threadId, file, { idempotencyKey: randomUUID(), retries: BUSY_RETRIES });
+          return learned(agentId, threadId, accepted.observation_id, `Uploaded ${file.name}.`);
+        }),
+    );
+  }
+
+  server.registerTool(
+    'list_agents',
+    {
+      title: 'List agents',
+      description: 'List the memory agents this API key reaches: id, role, objective and status. Pass an id as agent_id to the other tools.',
+      inputSchema: {},
+    },
+    () =>
+      run(async () => {
+        const agents = (await client.agents.list()).map((agent) => ({
+          agent_id: agent.agent_id,
+          role: agent.agent_config.role,
+          objective: agent.agent_config.objective,
+          status: agent.status,
+          default: agent.agent_id === options.agentId,
+        }));
+        const text = agents.length === 0 ? 'No agents.' : agents.map((a) => `${a.agent_id}${a.default ? ' (default)' : ''}: ${a.role}: ${a.objective} [${a.status}]`).join('\n');
+        return { content: [{ type: 'text', text }], structuredContent: { agents } };
+      }),
+  );
+
+  if (options.agentId !== undefined) {
+    const agentId = options.agentId;
+    server.registerResource(
+      'thread',
+      new ResourceTemplate('memory-agents://agents/{agent_id}/threads/{thread_id}', {
+        list: async () => {
+          const agent = await client.agents.get(agentId);
+          const recent = [...agent.threads].sort((a, b) => b.updated_at.localeCompare(a.updated_at)).slice(0, 20);
+          return {
+            resources: recent.map((thread) => ({
+              uri: `memory-agents://agents/${agentId}/threads/${thread.thread_id}`,
+              name: thread.title,
+              description: `Thread ${thread.thread_id} of agent ${agentId}, updated ${thread.updated_at}`,
+              mimeType: 'text/plain',
+            })),
+          };
+        },
+      }),
+      { title: 'Recent threads', description: "The agent's recent threads with their latest messages.", mimeType: 'text/plain' },
+      async (uri, variables) => {
+        const thread = await client.threads.get(String(variables.agent_id), String(variables.thread_id));
+        const lines = (thread.messages ?? []).map((m) => `[${m.timestamp}] ${m.speaker}: ${m.text}`);
+        return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: `${thread.title}\n\n${lines.join('\n') || '(no messages)'}` }] };
+      },
+    );
+  }
+
+  /** Waits for an observation to be learned (up to `waitTimeoutMs`); a failed one is a tool error. */
+  async function learned(agentId: string, threadId: string, observationId: string, done: string): Promise<ToolResult> {
+    let status: { status: string; [key: string]: unknown };
+    try {
+      status = await client.waitForObservation(agentId, threadId, observationId, { timeoutMs: waitTimeoutMs });
+    } catch (error) {
+      if (MemoryAgentsError.isInstance(error)) throw error;
+      status = await client.threads.observationStatus(agentId, threadId, observationId);
+    }
+    const result = { observation_id: observationId, thread_id: threadId, status: status.status };
+    if (status.status === 'committed') return { content: [{ type: 'text', text: `${done} (observation ${observationId}, committed)` }], structuredContent: result };
+    if (status.status === 'failed' || status.status === 'cancelled') {
+      return { isError: true, content: [{ type: 'text', text: `Learning ${status.status} (observation ${observationId}).` }], structuredContent: result };
+    }
+    return {
+      content: [{ type: 'text', text: `Accepted, still learning after ${Math.round(waitTimeoutMs / 1000)} s (observation ${observationId}, ${status.status}).` }],
+      structuredContent: result,
+    };
+  }
+
+  return server;
+}
+
+/** A mistake in a tool's arguments that the service never saw. */
+class ToolInputError extends Error {}
+
+/** Runs a tool; a refusal of the service or a bad argument becomes a tool error with its code. */
+async function run(work: () => Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await work();
+  } catch (error) {
+    if (MemoryAgentsError.isInstance(error)) {
+      const body = { error: error.message, code: error.code, status: error.status, request_id: error.requestId, ...(error.retryAfter === undefined ? {} : { retry_after: error.retryAfter }) };
+      const retry = error.retryAfter === undefined ? '' : ` Retry after ${error.retryAfter} s.`;
+      return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}${retry}` }], structuredContent: body };
+    }
+    if (error instanceof ToolInputError) return { isError: true, content: [{ type: 'text', text: `invalid_request: ${error.message}` }], structuredContent: { error: error.message, code: 'invalid_request' } };
+    throw error;
+  }
+}
