@@ -45,6 +45,12 @@ describe('createMemoryService', () => {
     await expect(service.threads.get(bob, agent.agent_id, thread.thread_id)).rejects.toMatchObject({ code: 'thread_not_found' });
     await expect(service.agents.get(await service.as(other.organizationId), agent.agent_id)).rejects.toMatchObject({ code: 'agent_not_found' });
 
+    // The public surface is typed (a wrong shape does not compile) and still validated at run time.
+    // @ts-expect-error role and objective are required
+    await expect(service.agents.create(org, { agent_config: {} })).rejects.toMatchObject({ code: 'invalid_request', status: 422 });
+    // @ts-expect-error observations must be a list of turns
+    await expect(service.observe(org, agent.agent_id, thread.thread_id, { observations: 'hello' })).rejects.toMatchObject({ code: 'invalid_request' });
+
     await expect(service.as('org_missing')).rejects.toMatchObject({ code: 'not_found', status: 404 });
     await expect(service.as(acme.organizationId, { endUser: '  ' })).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
     await expect(service.as(acme.organizationId, { endUser: 'x'.repeat(256) })).rejects.toMatchObject({ code: 'invalid_request' });

@@ -15,6 +15,8 @@ import type { MemoryIndex } from './ports/memory-index.js';
 import type { MemoryWriter } from './ports/memory-writer.js';
 import type { Ocr } from './ports/ocr.js';
 import { cachingStore } from './store/caching-store.js';
+import type { ObserveOptions } from './observations/observations.js';
+import type { BillingQuery, ChatInput, CreateAgentInput, CreateThreadInput, FinishLearningInput, LearningQuery, LogsQuery, ObserveAndEnrichInput, ObserveInput, RecallInput, UpdateAgentInput } from './schemas/inputs.js';
 import { actAs, authenticate, type ActAsOptions, type AuthenticateRequest } from './auth/authenticate.js';
 import type { Caller } from './auth/caller.js';
 import { describeSession } from './auth/session.js';
@@ -162,27 +164,34 @@ export function createMemoryService(options: MemoryServiceOptions) {
       configureBilling: billingAdmin.configureBilling,
     },
     agents: {
-      create: agents.create,
+      create: (caller: Caller, body: CreateAgentInput) => agents.create(caller, body),
       list: agents.list,
       get: agents.get,
-      update: agents.update,
+      update: (caller: Caller, agentId: string, body: UpdateAgentInput) => agents.update(caller, agentId, body),
       delete: agents.delete,
     },
-    threads: { create: threads.create, get: threads.get, delete: threads.delete, learning: observations.learningRecord },
+    threads: {
+      create: (caller: Caller, agentId: string, body?: CreateThreadInput) => threads.create(caller, agentId, body),
+      get: threads.get,
+      delete: threads.delete,
+      learning: (caller: Caller, agentId: string, threadId: string, query: LearningQuery = {}) => observations.learningRecord(caller, agentId, threadId, query),
+    },
     /** `POST .../observe` (202). */
-    observe: observations.observe,
+    observe: (caller: Caller, agentId: string, threadId: string, body: ObserveInput, options?: ObserveOptions) => observations.observe(caller, agentId, threadId, body, options),
     /** `GET .../observe/{observation_id}/status`. */
     observationStatus: observations.status,
     /** `POST .../chat`. */
-    chat: chat.chat,
+    chat: (caller: Caller, agentId: string, threadId: string, body: ChatInput, signal?: AbortSignal) => chat.chat(caller, agentId, threadId, body, signal),
     /** `POST .../chat/stream`: an async iterable of stream events. */
-    chatStream: chat.chatStream,
+    chatStream: (caller: Caller, agentId: string, threadId: string, body: ChatInput, signal?: AbortSignal) => chat.chatStream(caller, agentId, threadId, body, signal),
     /** `POST .../observe-and-respond`. */
-    observeAndRespond: chat.observeAndRespond,
+    observeAndRespond: (caller: Caller, agentId: string, threadId: string, body: ChatInput, signal?: AbortSignal, options?: { idempotencyKey?: string | undefined }) =>
+      chat.observeAndRespond(caller, agentId, threadId, body, signal, options),
     /** `POST .../observe-and-enrich`. */
-    observeAndEnrich: chat.observeAndEnrich,
+    observeAndEnrich: (caller: Caller, agentId: string, threadId: string, body: ObserveAndEnrichInput, options?: { idempotencyKey?: string | undefined }) =>
+      chat.observeAndEnrich(caller, agentId, threadId, body, options),
     /** `POST /v1/agents/{agent_id}/recall`: memory context and citations for a query; learns nothing. */
-    recall: chat.recall,
+    recall: (caller: Caller, agentId: string, body: RecallInput) => chat.recall(caller, agentId, body),
     /** The hybrid retrieval chat uses, scored directly (evaluation, custom answerers). */
     retrieve: chat.retrieve,
     /** `POST .../observe-file` (202): a document, converted and split into turns of one job. */
@@ -191,7 +200,7 @@ export function createMemoryService(options: MemoryServiceOptions) {
       /** `GET .../threads/{thread_id}/sources`. */
       list: sources.listSources,
       /** `POST .../sources/{source_id}/finish-learning` (202). */
-      finishLearning: sources.finishLearning,
+      finishLearning: (caller: Caller, agentId: string, threadId: string, sourceId: string, body?: FinishLearningInput) => sources.finishLearning(caller, agentId, threadId, sourceId, body),
       /** `GET /v1/agents/{agent_id}/sources/{source_id}`: the stored original bytes. */
       get: sources.getSource,
     },
@@ -214,7 +223,7 @@ export function createMemoryService(options: MemoryServiceOptions) {
     /** `GET /v1/session`. */
     session: async (caller: Caller) => describeSession(caller),
     /** `GET /v1/billing`: readable even with no credit left. */
-    billing: (caller: Caller, query: unknown) => context.credits.billing(caller, query),
+    billing: (caller: Caller, query: BillingQuery = {}) => context.credits.billing(caller, query),
     /**
      * Request-rate windows (spec "Limits / Request rates"). `take` counts a request of a limited
      * operation or refuses it (429) without counting; the HTTP layer calls it before any work.
@@ -225,7 +234,7 @@ export function createMemoryService(options: MemoryServiceOptions) {
       now: () => clock.now(),
     },
     /** `GET /v1/agents/{agent_id}/logs`. */
-    logs: (caller: Caller, agentId: string, query: unknown) => listLogs(context, caller, agentId, query),
+    logs: (caller: Caller, agentId: string, query: LogsQuery = {}) => listLogs(context, caller, agentId, query),
 
     /**
      * Opens the ports and resumes work a previous process left: agents still initializing are

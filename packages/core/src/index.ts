@@ -38,6 +38,19 @@ export { ID_PATTERNS, contentId, createIdGenerator, endUserId, type IdGenerator,
 
 // Wire schemas (zod), shared with the HTTP layer and the OpenAPI document
 export * as schemas from './schemas/index.js';
+export type {
+  BillingQuery,
+  ChatInput,
+  CreateAgentInput,
+  CreateThreadInput,
+  FinishLearningInput,
+  LearningQuery,
+  LogsQuery,
+  ObserveAndEnrichInput,
+  ObserveInput,
+  RecallInput,
+  UpdateAgentInput,
+} from './schemas/inputs.js';
 export { parseBody, parseQuery } from './validation/parse.js';
 
 // Ports

@@ -13,7 +13,11 @@ export type RouteInput = {
   params: Record<string, string>;
   query: Record<string, string>;
   headers: Record<string, string | undefined>;
-  /** Parsed JSON body (undefined when the request had none). */
+  /**
+   * Parsed JSON body (undefined when the request had none), not validated here: the core validates
+   * every body (422 `invalid_request` on a wrong shape), so handlers pass it on typed as the core
+   * call's input (`body as schemas.ChatInput`).
+   */
   body: unknown;
   /** The parsed multipart form, on routes with `upload`. */
   upload?: ParsedUpload;

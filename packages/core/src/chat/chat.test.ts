@@ -173,7 +173,7 @@ describe('chat: model failures', () => {
 describe('recall', () => {
   it('returns the memory context and citations for a query, and learns, records and charges nothing', async () => {
     const { service, owner, agentId, threadId, observeSettled } = await learningService();
-    await observeSettled([{ content: [{ type: 'text', text: 'The staging database lives on host pg-staging-3.' }] }]);
+    await observeSettled([{ content: [{ type: 'text' as const, text: 'The staging database lives on host pg-staging-3.' }] }]);
     const before = await service.threads.get(owner, agentId, threadId);
     const recalled = await service.recall(owner, agentId, { query: 'Where does the staging database live?', max_context_chars: 500 });
     expect(recalled.agent_id).toBe(agentId);

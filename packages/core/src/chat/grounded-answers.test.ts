@@ -4,7 +4,7 @@ import { learningService } from '../observations/__fixtures__/learning-service.j
 import { LanguageModelError, type GenerateRequest, type LanguageModel } from '../ports/language-model.js';
 import { mockLanguageModel } from '../testing/mocks/mock-language-model.js';
 
-const said = (text: string) => ({ content: [{ type: 'text', text }], speaker: 'Ana', timestamp: '2026-03-02T10:00:00Z' });
+const said = (text: string) => ({ content: [{ type: 'text' as const, text }], speaker: 'Ana', timestamp: '2026-03-02T10:00:00Z' });
 
 async function learned(model: LanguageModel) {
   const setup = await learningService({ model });

@@ -36,7 +36,7 @@ async function setup(credits?: string) {
   return { store, service, org, caller, agentId: agent.agent_id, threadId: thread.thread_id };
 }
 
-const said = (text: string) => ({ content: [{ type: 'text', text }] });
+const said = (text: string) => ({ content: [{ type: 'text' as const, text }] });
 
 describe('credits', () => {
   it('charges an answer its input words and its real output words, and records the entry', async () => {

@@ -32,7 +32,7 @@ function supersedingWriter(): MemoryWriter & { requests: MemoryWriteRequest[] } 
   };
 }
 
-const say = (...texts: string[]) => texts.map((text) => ({ content: [{ type: 'text', text }] }));
+const say = (...texts: string[]) => texts.map((text) => ({ content: [{ type: 'text' as const, text }] }));
 
 describe('observation jobs with a reconciling memory writer', () => {
   it('deletes the memories a batch supersedes once the batch is committed', async () => {
@@ -86,7 +86,7 @@ describe('observation jobs with a reconciling memory writer', () => {
     };
     const { service, observeSettled } = await learningService({ writer });
     // Long turns make one ingestion batch each (at most 256,000 characters per batch).
-    const long = Array.from({ length: 4 }, (_, i) => ({ content: [{ type: 'text', text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
+    const long = Array.from({ length: 4 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
     const status = await observeSettled(long);
     expect(status.status).toBe('failed');
     expect(status.learning).toMatchObject({ not_learned_turns: [{ first: 2, last: 4 }], reason: 'model_unavailable', message: LEARNING_MESSAGES.model_unavailable });
@@ -108,7 +108,7 @@ describe('observation jobs with a reconciling memory writer', () => {
       },
     };
     const { service, observeSettled } = await learningService({ writer });
-    const long = Array.from({ length: 4 }, (_, i) => ({ content: [{ type: 'text', text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
+    const long = Array.from({ length: 4 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
     const status = await observeSettled(long);
     expect(status.learning).toMatchObject({ not_learned_turns: [{ first: 1, last: 2 }], reason: 'generation_failed' });
     await service.stop();

@@ -153,7 +153,7 @@ describe('observation jobs: failure accounting', () => {
     expect((await observeSettled(turns(2))).status).toBe('committed');
     current = other;
     // Long turns: several batches; the first fails on the index and the rest are not tried.
-    const long = Array.from({ length: 6 }, (_, i) => ({ content: [{ type: 'text', text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
+    const long = Array.from({ length: 6 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
     const status = await observeSettled(long);
     expect(status).toMatchObject({ status: 'failed', turns_total: 6, learning: learning([{ first: 1, last: 6 }], 'embedder_mismatch') });
     await service.stop();
@@ -326,7 +326,7 @@ describe('observation jobs: deletion while learning', () => {
   it('leaves no memory of an agent deleted while it was learning', async () => {
     const index = inMemoryMemoryIndex();
     const { service, owner, agentId, threadId } = await learningService({ index });
-    const long = Array.from({ length: 20 }, (_, i) => ({ content: [{ type: 'text', text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
+    const long = Array.from({ length: 20 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
     await service.observe(owner, agentId, threadId, { observations: long });
     await service.agents.delete(owner, agentId);
     await service.idle();

@@ -6,3 +6,4 @@ export * from './observations.js';
 export * from './billing.js';
 export * from './documents.js';
 export * from './chat-stream.js';
+export * from './inputs.js';

@@ -33,8 +33,8 @@ describe('storable text', () => {
     expect(agent.message).toContain('agent_config.role');
     expect(refused(() => parseBody(createAgentBody, { agent_config: { role: 'r', objective: '\uD800' } })).message).toContain('agent_config.objective');
     expect(refused(() => parseBody(createThreadBody, { title: '\uDC00' })).message).toContain('title');
-    expect(refused(() => parseBody(observeBody, { observations: [{ content: [{ type: 'text', text: 'a\u0000' }] }] })).message).toContain('observations.0.content.0.text');
-    expect(refused(() => parseBody(observeBody, { observations: [{ content: [{ type: 'text', text: 'a' }], speaker: '\uD800' }] })).message).toContain('speaker');
+    expect(refused(() => parseBody(observeBody, { observations: [{ content: [{ type: 'text' as const, text: 'a\u0000' }] }] })).message).toContain('observations.0.content.0.text');
+    expect(refused(() => parseBody(observeBody, { observations: [{ content: [{ type: 'text' as const, text: 'a' }], speaker: '\uD800' }] })).message).toContain('speaker');
     expect(refused(() => parseBody(chatBody, { turn_id: 't\u0000', message: 'm' })).message).toContain('turn_id');
     expect(refused(() => parseBody(chatBody, { turn_id: 't', message: '\uD800' })).message).toContain('message');
   });

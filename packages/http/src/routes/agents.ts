@@ -12,7 +12,7 @@ export const agentRoutes = [
     body: schemas.createAgentBody,
     response: schemas.agent,
     codes: ['agent_not_found', 'agent_quota_exceeded'],
-    handler: async ({ service, caller, body }) => ({ status: 202, body: await service.agents.create(caller, body) }),
+    handler: async ({ service, caller, body }) => ({ status: 202, body: await service.agents.create(caller, body as schemas.CreateAgentInput) }),
   }),
   route({
     method: 'GET',
@@ -49,7 +49,7 @@ export const agentRoutes = [
     codes: ['agent_not_found'],
     handler: async ({ service, caller, params, body }) => ({
       status: 200,
-      body: await service.agents.update(caller, params.agent_id!, body),
+      body: await service.agents.update(caller, params.agent_id!, body as schemas.UpdateAgentInput),
     }),
   }),
   route({

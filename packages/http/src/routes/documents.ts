@@ -79,7 +79,7 @@ export const documentRoutes = [
     ],
     handler: async ({ service, caller, params, body }) => ({
       status: 202,
-      body: await service.sources.finishLearning(caller, params.agent_id!, params.thread_id!, params.source_id!, body),
+      body: await service.sources.finishLearning(caller, params.agent_id!, params.thread_id!, params.source_id!, body as schemas.FinishLearningInput),
     }),
   }),
   route({

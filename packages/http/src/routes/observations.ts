@@ -23,7 +23,7 @@ export const observationRoutes = [
     codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'conflict', 'payment_required'],
     handler: async ({ service, caller, params, body, headers }) => ({
       status: 202,
-      body: await service.observe(caller, params.agent_id!, params.thread_id!, body, { idempotencyKey: headers['idempotency-key'] }),
+      body: await service.observe(caller, params.agent_id!, params.thread_id!, body as schemas.ObserveInput, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
   route({
@@ -71,7 +71,7 @@ export const observationRoutes = [
     codes: ANSWER_CODES,
     handler: async ({ service, caller, params, body, signal }) => ({
       status: 200,
-      body: await service.chat(caller, params.agent_id!, params.thread_id!, body, signal),
+      body: await service.chat(caller, params.agent_id!, params.thread_id!, body as schemas.ChatInput, signal),
     }),
   }),
   route({
@@ -89,7 +89,7 @@ export const observationRoutes = [
     codes: ANSWER_CODES,
     handler: async ({ service, caller, params, body, signal }) => ({
       status: 200,
-      stream: await service.chatStream(caller, params.agent_id!, params.thread_id!, body, signal),
+      stream: await service.chatStream(caller, params.agent_id!, params.thread_id!, body as schemas.ChatInput, signal),
     }),
   }),
   route({
@@ -106,7 +106,7 @@ export const observationRoutes = [
     codes: [...ANSWER_CODES, 'conflict'],
     handler: async ({ service, caller, params, body, signal, headers }) => ({
       status: 200,
-      body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body, signal, { idempotencyKey: headers['idempotency-key'] }),
+      body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body as schemas.ChatInput, signal, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
   route({
@@ -123,7 +123,7 @@ export const observationRoutes = [
     codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'payment_required', 'conflict'],
     handler: async ({ service, caller, params, body, headers }) => ({
       status: 200,
-      body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body, { idempotencyKey: headers['idempotency-key'] }),
+      body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body as schemas.ObserveAndEnrichInput, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
   route({
@@ -140,7 +140,7 @@ export const observationRoutes = [
     codes: ['agent_not_found', 'agent_not_ready'],
     handler: async ({ service, caller, params, body }) => ({
       status: 200,
-      body: await service.recall(caller, params.agent_id!, body),
+      body: await service.recall(caller, params.agent_id!, body as schemas.RecallInput),
     }),
   }),
 ];

@@ -16,7 +16,7 @@ export const threadRoutes = [
     codes: ['agent_not_found', 'agent_not_ready'],
     handler: async ({ service, caller, params, body }) => ({
       status: 201,
-      body: await service.threads.create(caller, params.agent_id!, body),
+      body: await service.threads.create(caller, params.agent_id!, body as schemas.CreateThreadInput),
     }),
   }),
   route({

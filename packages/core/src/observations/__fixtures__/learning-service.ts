@@ -2,6 +2,7 @@ import type { Caller } from '../../auth/caller.js';
 import { createMemoryService, type MemoryService, type MemoryServiceOptions } from '../../create-memory-service.js';
 import { inMemoryStore } from '../../in-memory/in-memory-store.js';
 import { silentLogger } from '../../service/logger.js';
+import type { ObserveInput } from '../../schemas/inputs.js';
 
 /** A started service on the in-memory store with one organization, a ready agent and a thread. */
 export async function learningService(options: Partial<MemoryServiceOptions> = {}) {
@@ -20,7 +21,7 @@ export async function learningService(options: Partial<MemoryServiceOptions> = {
   const threadId = thread.thread_id;
 
   /** Observes and waits until the job settles; resolves the final status. */
-  async function observeSettled(observations: unknown[], options: { caller?: Caller; threadId?: string } = {}) {
+  async function observeSettled(observations: ObserveInput['observations'], options: { caller?: Caller; threadId?: string } = {}) {
     const who = options.caller ?? (await caller());
     const accepted = await service.observe(who, agentId, options.threadId ?? threadId, { observations });
     await service.idle();
@@ -32,4 +33,4 @@ export async function learningService(options: Partial<MemoryServiceOptions> = {
 
 /** `n` observations `turn 1` … `turn n`, each a distinct sentence. */
 export const turns = (n: number, prefix = 'turn') =>
-  Array.from({ length: n }, (_, i) => ({ content: [{ type: 'text', text: `This is ${prefix} ${i + 1} about item${i + 1}.` }] }));
+  Array.from({ length: n }, (_, i) => ({ content: [{ type: 'text' as const, text: `This is ${prefix} ${i + 1} about item${i + 1}.` }] }));

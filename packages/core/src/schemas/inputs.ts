@@ -1,0 +1,34 @@
+import type { z } from 'zod';
+import type { createAgentBody, patchAgentBody } from './agents.js';
+import type { billingQuery } from './billing.js';
+import type { finishLearningBody } from './documents.js';
+import type { chatBody, learningQuery, observeAndEnrichBody, observeBody, recallBody } from './observations.js';
+import type { logsQuery } from './session.js';
+import type { createThreadBody } from './threads.js';
+
+// What each core call accepts, as its wire schema's input type (defaults optional). The core
+// validates every body and query itself (a wrong shape is 422 `invalid_request`), so these types
+// are for callers' editors and compilers; HTTP passes the parsed JSON through unchanged.
+
+/** `service.agents.create` (POST /v1/agents). */
+export type CreateAgentInput = z.input<typeof createAgentBody>;
+/** `service.agents.update` (PATCH /v1/agents/{agent_id}): `agent_config` is replaced whole. */
+export type UpdateAgentInput = z.input<typeof patchAgentBody>;
+/** `service.threads.create`; optional (an empty thread). */
+export type CreateThreadInput = z.input<typeof createThreadBody> | undefined;
+/** `service.observe`: up to 100 observations. */
+export type ObserveInput = z.input<typeof observeBody>;
+/** `service.chat`, `service.chatStream`, `service.observeAndRespond`. */
+export type ChatInput = z.input<typeof chatBody>;
+/** `service.observeAndEnrich`. */
+export type ObserveAndEnrichInput = z.input<typeof observeAndEnrichBody>;
+/** `service.recall`. */
+export type RecallInput = z.input<typeof recallBody>;
+/** `service.sources.finishLearning`; optional. */
+export type FinishLearningInput = z.input<typeof finishLearningBody> | undefined;
+/** `service.threads.learning`: `limit` and `cursor`, as query-string values or numbers. */
+export type LearningQuery = z.input<typeof learningQuery>;
+/** `service.logs`. */
+export type LogsQuery = z.input<typeof logsQuery>;
+/** `service.billing`. */
+export type BillingQuery = z.input<typeof billingQuery>;
