@@ -34,7 +34,8 @@ import { createBillingAdmin } from './credits/billing-admin.js';
 import { createCredits } from './credits/credits.js';
 import type { Prices } from './credits/pricing.js';
 import { inProcessRateLimits } from './limits/in-process-rate-limits.js';
-import { createRateLimiter, type RateLimitedOperation } from './limits/rate-limits.js';
+import { createRateLimiter } from './limits/rate-limiter.js';
+import type { RateLimitedOperation } from './ports/limit-overrides.js';
 
 /** Options of `createMemoryService`. */
 export type MemoryServiceOptions = {

@@ -18,16 +18,11 @@ export {
   ANSWER_RETRY_AFTER,
   ANSWERS_PER_ORGANIZATION,
   ANSWERS_PER_SUBJECT,
-  DEFAULT_RATE_LIMITS,
-  RATE_LIMITED_OPERATIONS,
-  resolveRateLimits,
   type RateLimitDecision,
-  type RateLimitedOperation,
-  type RateLimitOverrides,
   type RateLimitStatus,
-  type RateLimitTable,
-  type WindowLimit,
-} from './limits/rate-limits.js';
+} from './limits/rate-limiter.js';
+export { DEFAULT_RATE_LIMITS, resolveRateLimits, type RateLimitTable } from './limits/rate-limits.js';
+export { RATE_LIMITED_OPERATIONS, type RateLimitedOperation, type RateLimitOverrides, type WindowLimit } from './ports/limit-overrides.js';
 export { inProcessRateLimits } from './limits/in-process-rate-limits.js';
 
 // Errors

@@ -1,5 +1,4 @@
-import type { RateLimitOverrides } from '../limits/rate-limits.js';
-
+import type { LimitOverrides } from './limit-overrides.js';
 import type { DocumentStore, IdempotencyStore, ImageStore } from './store-documents.js';
 
 /**
@@ -50,18 +49,6 @@ export type StoreAreas = {
 
 // ---------------------------------------------------------------------------------------------
 // Organizations
-
-/** Per-organization overrides of the spec's default limits; absent fields use the defaults. */
-export type LimitOverrides = Partial<{
-  maxUploadBytes: number;
-  maxImageBytes: number;
-  maxImagesPerTurn: number;
-  maxImageBytesPerTurn: number;
-  maxAgents: number;
-  maxLiveKeys: number;
-  /** Request-rate windows that differ from the spec's table. */
-  rateLimits: RateLimitOverrides;
-}>;
 
 export type OrganizationRecord = {
   id: string;
