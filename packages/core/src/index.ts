@@ -10,7 +10,7 @@ export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits/index.js';
 export { stderrLogger, silentLogger, type Logger } from './service/logger.js';
 
 // Credits and limits
-export { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, priceOf, resolvePrices, type Prices } from './credits/pricing.js';
+export { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, countWords, priceOf, resolvePrices, type Prices } from './credits/pricing.js';
 export { CREDITS_EXHAUSTED_REASON } from './credits/credits.js';
 export type { BillingSummary } from './credits/billing-admin.js';
 export {
@@ -93,7 +93,8 @@ export type {
   DocumentFigure,
   DocumentInspection,
 } from './documents/index.js';
-export { chunkDocument, countWords, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
+export { chunkDocument, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
+export { CHUNK_STRATEGIES } from './ports/store-documents.js';
 export { DEFAULT_CHUNK_STRATEGY, DEFAULT_MAX_CHARS, DEFAULT_OVERLAP_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS } from './chunking/index.js';
 export type { ChunkOptions, ChunkStrategy, Piece } from './chunking/index.js';
 

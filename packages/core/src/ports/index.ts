@@ -13,3 +13,4 @@ export { LanguageModelError } from './language-model.js';
 export { systemClock } from './clock.js';
 export { FINAL_JOB_STATUSES } from './store.js';
 export { RATE_LIMITED_OPERATIONS } from './limit-overrides.js';
+export { CHUNK_STRATEGIES } from './store-documents.js';

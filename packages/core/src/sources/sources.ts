@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import type { Caller } from '../auth/caller.js';
-import { countWords, resolveChunkOptions, type ChunkStrategy } from '../chunking/index.js';
+import { resolveChunkOptions, type ChunkStrategy } from '../chunking/index.js';
+import { countWords } from '../credits/pricing.js';
 import { inspectDocument } from '../documents/convert-document.js';
 import { resolveLimits as resolveConvertLimits, type ConvertDocumentLimits } from '../documents/limits.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
 import { ID_PATTERNS, contentId } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
-import { toTurnRecord, type NewTurn } from '../observations/observations.js';
-import type { AgentRecord, JobRecord, ThreadRecord, TurnRecord } from '../ports/store.js';
+import { newJob, toTurnRecord, type NewTurn } from '../observations/new-job.js';
+import type { AgentRecord, JobRecord, ThreadRecord } from '../ports/store.js';
 import type { ChunkingSettings, DocumentIngestRecord } from '../ports/store-documents.js';
 import { finishLearningBody, observeFileFields, type DocumentIngestBody } from '../schemas/documents.js';
 import type { ServiceContext } from '../service/context.js';
@@ -128,31 +129,10 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
   ): Promise<{ job: JobRecord; record: DocumentIngestRecord }> {
     const now = context.nowIso();
     const id = context.ids('obs_');
-    const turnRecords: TurnRecord[] = turns.map((turn, turnIndex) => toTurnRecord(id, turnIndex, turn));
+    const details = { sourceId: record.sourceId, filename: record.filename, converting, ...(converting ? { scannedPages } : {}) };
+    const fresh = newJob({ id, now, caller, thread, kind: 'document', status: converting ? 'converting' : 'queued', details }, turns);
     const result = await context.store.transaction(async (store) => {
-      const inserted = await store.jobs.insert({
-        job: {
-          id,
-          organizationId: caller.organizationId,
-          agentId: thread.agentId,
-          threadId: thread.id,
-          endUserId: caller.endUserId,
-          requestId: caller.requestId,
-          kind: 'document',
-          status: converting ? 'converting' : 'queued',
-          turnsTotal: turnRecords.length,
-          turnsProcessed: 0,
-          error: null,
-          queued: false,
-          resumedAt: null,
-          learning: null,
-          details: { sourceId: record.sourceId, filename: record.filename, converting, ...(converting ? { scannedPages } : {}) },
-          createdAt: now,
-          updatedAt: now,
-        },
-        turns: turnRecords,
-        onlyIfIdle: false,
-      });
+      const inserted = await store.jobs.insert({ ...fresh, onlyIfIdle: false });
       if (!inserted) throw new ServiceError('agent_not_found', `Agent ${thread.agentId} was not found.`);
       const slot = slotFor(thread.agentId, await store.jobs.listUnfinished({ organizationId: caller.organizationId }), inserted.seq);
       const job = slot.queued ? ((await store.jobs.update({ jobId: id, patch: { status: 'converting', queued: true } })) ?? inserted) : inserted;
