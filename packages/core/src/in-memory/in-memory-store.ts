@@ -2,22 +2,8 @@ import { inProcessRateLimits } from '../limits/in-process-rate-limits.js';
 import { FINAL_JOB_STATUSES } from '../ports/store.js';
 import { emptyLedgerState, inMemoryLedger, type LedgerState } from './in-memory-ledger.js';
 import { deleteIngests, emptyDocumentsState, inMemoryDocumentAreas, type DocumentsState } from './in-memory-documents.js';
-import type {
-  AgentRecord,
-  JobRecord,
-  KeyRecord,
-  LearningRecord,
-  LeaseRecord,
-  LogRecord,
-  MessageRecord,
-  OrganizationRecord,
-  RateLimitStore,
-  Store,
-  StoreAreas,
-  ThreadRecord,
-  TurnRecord,
-  TurnState,
-} from '../ports/store.js';
+import type { AgentRecord, JobRecord, KeyRecord, LearningRecord, LeaseRecord, LogRecord, MessageRecord, OrganizationRecord, Store, StoreAreas, ThreadRecord, TurnRecord, TurnState } from '../ports/store.js';
+import type { RateLimitStore } from '../ports/store-credits.js';
 
 /** Everything the in-memory store holds; cloned for transaction rollback. */
 type State = {

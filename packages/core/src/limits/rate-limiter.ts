@@ -2,7 +2,7 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import type { Clock } from '../ports/clock.js';
 import type { RateLimitedOperation } from '../ports/limit-overrides.js';
-import type { RateLimitStore, RateWindowState } from '../ports/store.js';
+import type { RateLimitStore, RateWindowState } from '../ports/store-credits.js';
 
 /** What the `X-RateLimit-*` headers of one response report (times in ms). */
 export type RateLimitStatus = { limit: number; remaining: number; resetAt: number; retryAfterSeconds?: number };

@@ -1,6 +1,7 @@
 export type * from './store.js';
 export type * from './limit-overrides.js';
 export type * from './store-documents.js';
+export type * from './store-credits.js';
 export type * from './memory-index.js';
 export type * from './blob-store.js';
 export type * from './embedder.js';
