@@ -65,7 +65,7 @@ export {
   memorySourceColumns,
   memorySourceFromColumns,
   type MemorySourceColumns,
-} from './embedding/memory-index-helpers.js';
+} from './memory-index/memory-index-helpers.js';
 export { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
 
 // Documents: format detection, conversion to blocks (PDF with OCR and figures, DOCX, HTML, Markdown, text) and chunking
