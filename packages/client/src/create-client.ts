@@ -8,6 +8,7 @@ import type {
   QueryParameters,
   RequestBody,
   ResponseBody,
+  Schemas,
 } from './types.js';
 
 /** Options of `createClient`. */
@@ -75,7 +76,8 @@ export type ObserveFileOptions = IdempotentRequestOptions & {
   maxChars?: number;
   /** Characters repeated from the previous piece, under half of `maxChars`. */
   overlapChars?: number;
-  strategy?: 'auto' | 'length' | 'sentence' | 'code' | 'structure';
+  /** Where to cut the file into turns. @default 'auto' */
+  strategy?: Schemas['ObserveFileForm']['strategy'];
 };
 
 /** Options of `waitForObservation` and `agents.waitUntilReady`. */

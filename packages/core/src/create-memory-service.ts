@@ -25,7 +25,8 @@ import { DEFAULT_LIMITS, type Limits } from './limits/index.js';
 import { listLogs } from './logs/logs.js';
 import { createAdmin } from './organizations/admin.js';
 import { systemClock, type Clock } from './ports/clock.js';
-import type { RateLimitStore, Store } from './ports/store.js';
+import type { Store } from './ports/store.js';
+import type { RateLimitStore } from './ports/store-credits.js';
 import { BackgroundTasks } from './service/background.js';
 import type { ServiceContext } from './service/context.js';
 import { stderrLogger, type Logger } from './service/logger.js';
@@ -36,7 +37,8 @@ import { createBillingAdmin } from './credits/billing-admin.js';
 import { createCredits } from './credits/credits.js';
 import type { Prices } from './credits/pricing.js';
 import { inProcessRateLimits } from './limits/in-process-rate-limits.js';
-import { createRateLimiter, type RateLimitedOperation } from './limits/rate-limits.js';
+import { createRateLimiter } from './limits/rate-limiter.js';
+import type { RateLimitedOperation } from './ports/limit-overrides.js';
 
 /** Options of `createMemoryService`. */
 export type MemoryServiceOptions = {

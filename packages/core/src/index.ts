@@ -10,7 +10,7 @@ export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits/index.js';
 export { stderrLogger, silentLogger, type Logger } from './service/logger.js';
 
 // Credits and limits
-export { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, priceOf, resolvePrices, type Prices } from './credits/pricing.js';
+export { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, countWords, priceOf, resolvePrices, type Prices } from './credits/pricing.js';
 export { CREDITS_EXHAUSTED_REASON } from './credits/credits.js';
 export type { BillingSummary } from './credits/billing-admin.js';
 export {
@@ -18,16 +18,11 @@ export {
   ANSWER_RETRY_AFTER,
   ANSWERS_PER_ORGANIZATION,
   ANSWERS_PER_SUBJECT,
-  DEFAULT_RATE_LIMITS,
-  RATE_LIMITED_OPERATIONS,
-  resolveRateLimits,
   type RateLimitDecision,
-  type RateLimitedOperation,
-  type RateLimitOverrides,
   type RateLimitStatus,
-  type RateLimitTable,
-  type WindowLimit,
-} from './limits/rate-limits.js';
+} from './limits/rate-limiter.js';
+export { DEFAULT_RATE_LIMITS, resolveRateLimits, type RateLimitTable } from './limits/rate-limits.js';
+export { RATE_LIMITED_OPERATIONS, type RateLimitedOperation, type RateLimitOverrides, type WindowLimit } from './ports/limit-overrides.js';
 export { inProcessRateLimits } from './limits/in-process-rate-limits.js';
 
 // Errors
@@ -83,7 +78,7 @@ export {
   memorySourceColumns,
   memorySourceFromColumns,
   type MemorySourceColumns,
-} from './embedding/memory-index-helpers.js';
+} from './memory-index/memory-index-helpers.js';
 export { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
 
 // Documents: format detection, conversion to blocks (PDF with OCR and figures, DOCX, HTML, Markdown, text) and chunking
@@ -111,7 +106,8 @@ export type {
   DocumentFigure,
   DocumentInspection,
 } from './documents/index.js';
-export { chunkDocument, countWords, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
+export { chunkDocument, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
+export { CHUNK_STRATEGIES } from './ports/store-documents.js';
 export { DEFAULT_CHUNK_STRATEGY, DEFAULT_MAX_CHARS, DEFAULT_OVERLAP_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS } from './chunking/index.js';
 export type { ChunkOptions, ChunkStrategy, Piece } from './chunking/index.js';
 

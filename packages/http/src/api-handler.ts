@@ -5,7 +5,7 @@ import { errorResponse } from './error-response.js';
 import type { ReadMultipartOptions } from './node/multipart.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { rateLimitTracker } from './rate-limit-headers.js';
-import type { JsonResult, ParsedUpload, RouteResult } from './route.js';
+import type { JsonResult, ParsedUpload, RouteResult, WithStatus } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { SSE_HEADERS, SSE_KEEP_ALIVE_MS, sseChunks, type SseChunks } from './sse.js';
 
@@ -82,14 +82,14 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
     const requestId = makeRequestId();
     const { method, path } = request;
     const rateLimit = rateLimitTracker(service.limits.now);
-    const json = (result: JsonResult): ApiResponse => {
+    const json = (result: WithStatus<JsonResult>): ApiResponse => {
       const text = result.status === 204 ? '' : JSON.stringify(mountCitationHrefs(result.body, request.basePath));
       const headers: Record<string, string> = { ...rateLimit.headers(), 'X-Request-Id': requestId, ...result.headers };
       if (text !== '') headers['Content-Type'] = 'application/json; charset=utf-8';
       headers['Cache-Control'] = 'no-store';
       return { status: result.status, headers, kind: 'json', text };
     };
-    const answer = (result: RouteResult): ApiResponse => {
+    const answer = (result: WithStatus<RouteResult>): ApiResponse => {
       if ('stream' in result) {
         const basePath = request.basePath;
         const events = basePath === '' ? result.stream : mapEvents(result.stream, (event) => ({ ...event, data: mountCitationHrefs(event.data, basePath) }));

@@ -1,5 +1,5 @@
 import { ServiceError, type MemoryService } from '@memory-agents/core';
-import type { HttpMethod, ParsedUpload, Route, RouteResult, UploadSpec } from './route.js';
+import type { HttpMethod, ParsedUpload, Route, RouteResult, UploadSpec, WithStatus } from './route.js';
 import type { Caller, RateLimitStatus } from '@memory-agents/core';
 
 export type RouteMatch = { route: Route; params: Record<string, string> };
@@ -63,8 +63,11 @@ export type DispatchRequest = {
   onRateLimit?: (status: RateLimitStatus) => void;
 };
 
-/** Authenticates, reads the body and runs the route's one service call. Throws `ServiceError`. */
-export async function dispatch(service: MemoryService, match: RouteMatch, request: DispatchRequest): Promise<RouteResult> {
+/**
+ * Authenticates, reads the body and runs the route's one service call; answers with the route's
+ * success status. Throws `ServiceError`.
+ */
+export async function dispatch(service: MemoryService, match: RouteMatch, request: DispatchRequest): Promise<WithStatus<RouteResult>> {
   const caller = await service.authenticate({
     authorization: request.headers.authorization,
     endUser: request.headers['x-sp-end-user'],
@@ -78,7 +81,7 @@ export async function dispatch(service: MemoryService, match: RouteMatch, reques
   }
   const body = match.route.body ? await request.readBody() : undefined;
   const upload = match.route.upload && request.readUpload ? await request.readUpload(match.route.upload, caller) : undefined;
-  return match.route.handler({
+  const result = await match.route.handler({
     ...(upload ? { upload } : {}),
     service,
     caller,
@@ -88,6 +91,7 @@ export async function dispatch(service: MemoryService, match: RouteMatch, reques
     body,
     signal: request.signal,
   });
+  return { ...result, status: match.route.status };
 }
 
 /** 404 for a path no route has. */

@@ -1,12 +1,12 @@
 import { ServiceError, isServiceError, type Logger } from '@memory-agents/core';
-import type { JsonResult } from './route.js';
+import type { JsonResult, WithStatus } from './route.js';
 
 /**
  * The one mapper from anything thrown to the spec's error body `{ error, code, request_id }`
  * (plus `details` on a 429). Unknown throws become `internal_error` 500; the original goes to
  * the log only, never to the client.
  */
-export function errorResponse(error: unknown, requestId: string, logger: Logger, statusOverride?: number): JsonResult {
+export function errorResponse(error: unknown, requestId: string, logger: Logger, statusOverride?: number): WithStatus<JsonResult> {
   const serviceError = isServiceError(error) ? error : new ServiceError('internal_error', `An internal error occurred; report request id ${requestId}.`);
   if (!isServiceError(error)) {
     logger.error('unhandled error', {

@@ -25,19 +25,26 @@ export type RouteInput = {
   signal: AbortSignal;
 };
 
+/**
+ * What a route handler returns. It carries no status: a success answers with the route's
+ * `status` (the one place a route states it, which OpenAPI documents too); failures are thrown.
+ */
+export type RouteResult = JsonResult | StreamResult | BinaryResult;
+
 /** A JSON result; the HTTP layer adds `X-Request-Id` and writes it. */
-export type JsonResult = { status: number; body: unknown; headers?: Record<string, string> };
+export type JsonResult = { body: unknown; headers?: Record<string, string> };
 
 /** One server-sent event: `event:` name and JSON `data:`. */
 export type SseEvent = { event: string; data: unknown };
 
 /** A `text/event-stream` result; the stream ends when the iterable does. */
-export type StreamResult = { status: number; stream: AsyncIterable<SseEvent>; headers?: Record<string, string> };
+export type StreamResult = { stream: AsyncIterable<SseEvent>; headers?: Record<string, string> };
 
 /** Raw bytes (a stored original served back). */
-export type BinaryResult = { status: number; binary: Uint8Array; headers: Record<string, string> };
+export type BinaryResult = { binary: Uint8Array; headers: Record<string, string> };
 
-export type RouteResult = JsonResult | StreamResult | BinaryResult;
+/** A result with the status it is answered with (the route's, or an error's). */
+export type WithStatus<Result extends RouteResult> = Result & { status: number };
 
 /** A `multipart/form-data` body: its one file part and its text fields. */
 export type ParsedUpload = { file: FileUpload | null; fields: Record<string, string> };

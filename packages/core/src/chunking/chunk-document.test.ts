@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { DocumentBlock } from '../documents/types.js';
 import { isServiceError } from '../errors/index.js';
 import { type ChunkStrategy, chunkDocument, resolveChunkOptions } from './chunk-document.js';
-import { countWords, documentText } from './document-text.js';
+import { countWords } from '../credits/pricing.js';
+import { documentText } from './document-text.js';
 
 const STRATEGIES: ChunkStrategy[] = ['auto', 'length', 'sentence', 'code', 'structure'];
 

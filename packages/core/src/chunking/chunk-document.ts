@@ -3,9 +3,9 @@ import type { DocumentBlock } from '../documents/types.js';
 import { definitionBoundaries } from './code-boundaries.js';
 import { lengthCuts, lineStarts, packUnits, sentenceCuts } from './cut-points.js';
 import { BLOCK_SEPARATOR, type BlockSpan, layoutBlocks } from './document-text.js';
+import { CHUNK_STRATEGIES, type ChunkStrategy } from '../ports/store-documents.js';
 
-/** Where to cut a document (spec: observe-file `strategy`). */
-export type ChunkStrategy = 'auto' | 'length' | 'sentence' | 'code' | 'structure';
+export type { ChunkStrategy };
 
 /** Smallest allowed `maxChars` (spec: observe-file `max_chars`). */
 export const MIN_MAX_CHARS = 200;
@@ -47,8 +47,6 @@ export type ChunkOptions = {
  */
 export type Piece = { text: string; page: number | null; pageEnd: number | null };
 
-const STRATEGIES: readonly ChunkStrategy[] = ['auto', 'length', 'sentence', 'code', 'structure'];
-
 function invalid(message: string, status: 400 | 422): ServiceError {
   return new ServiceError('invalid_request', message, { status });
 }
@@ -62,7 +60,7 @@ export function resolveChunkOptions(options: ChunkOptions = {}): Required<ChunkO
   const strategy = options.strategy ?? DEFAULT_CHUNK_STRATEGY;
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
   const overlapChars = options.overlapChars ?? DEFAULT_OVERLAP_CHARS;
-  if (!STRATEGIES.includes(strategy)) throw invalid(`strategy must be one of ${STRATEGIES.join(', ')}.`, 422);
+  if (!(CHUNK_STRATEGIES as readonly string[]).includes(strategy)) throw invalid(`strategy must be one of ${CHUNK_STRATEGIES.join(', ')}.`, 422);
   if (!Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS || maxChars > MAX_MAX_CHARS) {
     throw invalid(`max_chars must be an integer from ${MIN_MAX_CHARS} to ${MAX_MAX_CHARS}.`, 422);
   }

@@ -35,13 +35,3 @@ export function layoutBlocks(blocks: readonly DocumentBlock[]): { text: string; 
   });
   return { text: parts.join(BLOCK_SEPARATOR), spans };
 }
-
-/**
- * Counts words as whitespace-separated tokens (what the service bills).
- * `countWords('a  b\nc')` is 3; `countWords('')` is 0.
- */
-export function countWords(text: string): number {
-  let count = 0;
-  for (const _ of text.matchAll(/\S+/g)) count++;
-  return count;
-}

@@ -10,4 +10,4 @@ export {
   type ChunkStrategy,
   type Piece,
 } from './chunk-document.js';
-export { BLOCK_SEPARATOR, countWords, documentText } from './document-text.js';
+export { BLOCK_SEPARATOR, documentText } from './document-text.js';

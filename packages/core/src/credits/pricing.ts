@@ -1,6 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { countWords } from '../chunking/document-text.js';
-import type { PriceOverrides } from '../ports/store.js';
+import type { PriceOverrides } from '../ports/store-credits.js';
 
 /** Credits per word, decimal strings. */
 export type Prices = { inputWord: string; outputWord: string };
@@ -25,8 +24,18 @@ export function resolvePrices(overrides: PriceOverrides | undefined, defaults: P
 }
 
 /**
- * Words billed for a text: whitespace-separated tokens, the same count `words_total` of
- * observe-file reports, so a document costs what `observe` of the same turns would.
+ * Counts words as whitespace-separated tokens: the unit the service bills, and the count
+ * `words_total` of observe-file reports. `countWords('a  b\nc')` is 3; `countWords('')` is 0.
+ */
+export function countWords(text: string): number {
+  let count = 0;
+  for (const _ of text.matchAll(/\S+/g)) count++;
+  return count;
+}
+
+/**
+ * Words billed for a text: {@link countWords}, the same count `words_total` of observe-file
+ * reports, so a document costs what `observe` of the same turns would.
  */
 export function billedWords(text: string): number {
   return countWords(text);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countWords, documentText } from '../chunking/document-text.js';
+import { documentText } from '../chunking/document-text.js';
+import { countWords } from '../credits/pricing.js';
 import { chunkDocument } from '../chunking/chunk-document.js';
 import type { ErrorCode } from '../errors/index.js';
 import { isServiceError } from '../errors/index.js';

@@ -7,7 +7,7 @@ import {
   dedupeRecordsById,
   indexedText,
   matchesDeleteFilter,
-} from '../embedding/memory-index-helpers.js';
+} from '../memory-index/memory-index-helpers.js';
 import type {
   EmbedderFingerprint,
   MemoryHit,

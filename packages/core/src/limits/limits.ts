@@ -1,4 +1,4 @@
-import type { LimitOverrides } from '../ports/store.js';
+import type { LimitOverrides } from '../ports/limit-overrides.js';
 
 /** The spec's default limits (section "Limits"); an organization may override each. */
 export const DEFAULT_LIMITS = {

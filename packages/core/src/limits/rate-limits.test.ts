@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryService } from '../create-memory-service.js';
 import { inMemoryStore } from '../in-memory/in-memory-store.js';
 import { silentLogger } from '../service/logger.js';
-import { DEFAULT_RATE_LIMITS, RATE_LIMITED_OPERATIONS, resolveRateLimits } from './rate-limits.js';
+import { RATE_LIMITED_OPERATIONS } from '../ports/limit-overrides.js';
+import { DEFAULT_RATE_LIMITS, resolveRateLimits } from './rate-limits.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 

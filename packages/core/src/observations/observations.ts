@@ -5,29 +5,14 @@ import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
-import type { JobKind, JobRecord, StoreAreas, ThreadRecord, TurnRecord } from '../ports/store.js';
+import type { JobKind, JobRecord, StoreAreas, ThreadRecord } from '../ports/store.js';
 import { learningQuery, observeBody, type ObservationStatusBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
 import type { IngestionScheduler } from './ingestion.js';
+import { newJob, type NewTurn } from './new-job.js';
 
-/** A turn to learn, before it is stored. */
-export type NewTurn = { speaker: string; text: string; timestamp: string; tags: string[]; details?: Record<string, unknown> };
-
-/** A stored, not yet read turn of job `jobId` at `turnIndex`. */
-export function toTurnRecord(jobId: string, turnIndex: number, turn: NewTurn): TurnRecord {
-  return {
-    jobId,
-    turnIndex,
-    speaker: turn.speaker,
-    text: turn.text,
-    timestamp: turn.timestamp,
-    tags: turn.tags,
-    state: 'pending',
-    failureReason: null,
-    details: turn.details ?? {},
-  };
-}
+export type { NewTurn } from './new-job.js';
 
 /** Seconds a caller waits when the agent's single ingestion slot is taken (spec "Limits / Observations"). */
 export const AGENT_BUSY_RETRY_AFTER = 1;
@@ -90,32 +75,8 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
     turns: NewTurn[],
     options: { kind: JobKind; onlyIfIdle: boolean; details?: Record<string, unknown>; status?: JobRecord['status']; queued?: boolean },
   ): Promise<JobRecord | null> {
-    const now = context.nowIso();
-    const id = context.ids('obs_');
-    const records = turns.map((turn, turnIndex) => toTurnRecord(id, turnIndex, turn));
-    return store.jobs.insert({
-      job: {
-        id,
-        organizationId: caller.organizationId,
-        agentId: thread.agentId,
-        threadId: thread.id,
-        endUserId: caller.endUserId,
-        requestId: caller.requestId,
-        kind: options.kind,
-        status: options.status ?? 'queued',
-        turnsTotal: records.length,
-        turnsProcessed: 0,
-        error: null,
-        queued: options.queued ?? false,
-        resumedAt: null,
-        learning: null,
-        details: options.details ?? {},
-        createdAt: now,
-        updatedAt: now,
-      },
-      turns: records,
-      onlyIfIdle: options.onlyIfIdle,
-    });
+    const { onlyIfIdle, ...job } = options;
+    return store.jobs.insert({ ...newJob({ ...job, id: context.ids('obs_'), now: context.nowIso(), caller, thread }, turns), onlyIfIdle });
   }
 
   async function findJob(caller: Caller, agentId: string, threadId: string, observationId: string): Promise<JobRecord> {

@@ -4,8 +4,12 @@
  * absent is `null`, records are copies, backend failures reject).
  */
 
+/** Where an upload is cut into turns (spec: observe-file `strategy`); the one list of them. */
+export const CHUNK_STRATEGIES = ['auto', 'length', 'sentence', 'code', 'structure'] as const;
+export type ChunkStrategy = (typeof CHUNK_STRATEGIES)[number];
+
 /** Chunking settings an upload was read with. */
-export type ChunkingSettings = { strategy: 'auto' | 'length' | 'sentence' | 'code' | 'structure'; maxChars: number; overlapChars: number };
+export type ChunkingSettings = { strategy: ChunkStrategy; maxChars: number; overlapChars: number };
 
 /**
  * One reading of an uploaded file by an agent: the job that reads it and what the file became.

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { CHUNK_STRATEGIES } from '../ports/store-documents.js';
 import { agentId, dateTime, imageId, observationId, sourceId, threadId } from './common.js';
 
-const strategy = z.enum(['auto', 'length', 'sentence', 'code', 'structure']);
+const strategy = z.enum(CHUNK_STRATEGIES);
 
 /**
  * The text fields of an `observe-file` form (multipart values are strings). `file` is the one

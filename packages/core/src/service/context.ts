@@ -1,6 +1,6 @@
 import type { Credits } from '../credits/credits.js';
 import type { IdGenerator } from '../ids/index.js';
-import type { RateLimiter } from '../limits/rate-limits.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Limits } from '../limits/index.js';
 import type { Clock } from '../ports/clock.js';
 import type { BlobStore } from '../ports/blob-store.js';
@@ -31,7 +31,7 @@ export type ServiceContext = {
   readonly background: BackgroundTasks;
   /** Prices, 402 checks, charges and refunds (credits/). */
   readonly credits: Credits;
-  /** Request-rate windows and answer places (limits/rate-limits.ts). */
+  /** Request-rate windows and answer places (limits/rate-limiter.ts). */
   readonly limiter: RateLimiter;
   /** The current time as an ISO string. */
   nowIso(): string;

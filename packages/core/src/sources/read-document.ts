@@ -1,4 +1,5 @@
-import { chunkDocument, countWords, type ChunkStrategy } from '../chunking/index.js';
+import { chunkDocument, type ChunkStrategy } from '../chunking/index.js';
+import { countWords } from '../credits/pricing.js';
 import { convertDocument } from '../documents/convert-document.js';
 import type { ConvertDocumentLimits } from '../documents/limits.js';
 import type { ConvertedDocument } from '../documents/types.js';

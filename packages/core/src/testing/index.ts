@@ -21,3 +21,8 @@ export { mockLanguageModel, type MockLanguageModel, type MockLanguageModelCall, 
 export { mockEmbedder, type MockEmbedder, type MockEmbedderOptions } from './mocks/mock-embedder.js';
 export { describeMemoryIndexConformance, type MemoryIndexConformanceOptions } from './conformance/memory-index/index.js';
 export { describeEmbedderConformance, type EmbedderConformanceOptions } from './conformance/embedder/index.js';
+export {
+  describeMemoryWriterConformance,
+  type MemoryWriterConformanceOptions,
+  type MemoryWriterConformanceTarget,
+} from './conformance/memory-writer/index.js';

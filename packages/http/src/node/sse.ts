@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { StreamResult } from '../route.js';
+import type { StreamResult, WithStatus } from '../route.js';
 import { SSE_HEADERS, SSE_KEEP_ALIVE_MS, sseChunks } from '../sse.js';
 import { writeEvents } from './write-response.js';
 
@@ -10,7 +10,7 @@ export { SSE_KEEP_ALIVE_MS } from '../sse.js';
  * route's result). When the client disconnects the iterator is closed at once (`return()`), so
  * whatever it holds (an answer place) is released.
  */
-export async function writeSse(response: ServerResponse, result: StreamResult, requestId: string, keepAliveMs = SSE_KEEP_ALIVE_MS): Promise<void> {
+export async function writeSse(response: ServerResponse, result: WithStatus<StreamResult>, requestId: string, keepAliveMs = SSE_KEEP_ALIVE_MS): Promise<void> {
   response.statusCode = result.status;
   response.setHeader('X-Request-Id', requestId);
   for (const [name, value] of Object.entries({ ...result.headers, ...SSE_HEADERS })) response.setHeader(name, value);

@@ -39,7 +39,6 @@ export const documentRoutes = [
       ...CONVERSION_CODES,
     ],
     handler: async ({ service, caller, params, headers, upload, signal }) => ({
-      status: 202,
       body: await service.observeFile(caller, params.agent_id!, params.thread_id!, {
         file: upload?.file ?? null,
         fields: upload?.fields ?? {},
@@ -59,7 +58,6 @@ export const documentRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params }) => ({
-      status: 200,
       body: await service.sources.list(caller, params.agent_id!, params.thread_id!),
     }),
   }),
@@ -78,7 +76,6 @@ export const documentRoutes = [
       ...CONVERSION_CODES,
     ],
     handler: async ({ service, caller, params, body }) => ({
-      status: 202,
       body: await service.sources.finishLearning(caller, params.agent_id!, params.thread_id!, params.source_id!, body as schemas.FinishLearningInput),
     }),
   }),
@@ -94,7 +91,7 @@ export const documentRoutes = [
     codes: ['agent_not_found', 'not_found'],
     handler: async ({ service, caller, params }) => {
       const source = await service.sources.get(caller, params.agent_id!, params.source_id!);
-      return { status: 200, binary: source.data, headers: { 'Content-Type': source.mediaType, 'Content-Disposition': disposition(source.filename) } };
+      return { binary: source.data, headers: { 'Content-Type': source.mediaType, 'Content-Disposition': disposition(source.filename) } };
     },
   }),
 ];

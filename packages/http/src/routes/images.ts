@@ -19,7 +19,6 @@ export const imageRoutes = [
     response: schemas.imageUploaded,
     codes: ['payload_too_large'],
     handler: async ({ service, caller, upload }) => ({
-      status: 201,
       body: await service.images.upload(caller, upload?.file ?? null),
     }),
   }),

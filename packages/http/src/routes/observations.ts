@@ -22,7 +22,6 @@ export const observationRoutes = [
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'conflict', 'payment_required'],
     handler: async ({ service, caller, params, body, headers }) => ({
-      status: 202,
       body: await service.observe(caller, params.agent_id!, params.thread_id!, body as schemas.ObserveInput, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
@@ -37,7 +36,6 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found', 'not_found'],
     handler: async ({ service, caller, params }) => ({
-      status: 200,
       body: await service.observationStatus(caller, params.agent_id!, params.thread_id!, params.observation_id!),
     }),
   }),
@@ -53,7 +51,6 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params, query }) => ({
-      status: 200,
       body: await service.threads.learning(caller, params.agent_id!, params.thread_id!, query),
     }),
   }),
@@ -70,7 +67,6 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ANSWER_CODES,
     handler: async ({ service, caller, params, body, signal }) => ({
-      status: 200,
       body: await service.chat(caller, params.agent_id!, params.thread_id!, body as schemas.ChatInput, signal),
     }),
   }),
@@ -88,7 +84,6 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ANSWER_CODES,
     handler: async ({ service, caller, params, body, signal }) => ({
-      status: 200,
       stream: await service.chatStream(caller, params.agent_id!, params.thread_id!, body as schemas.ChatInput, signal),
     }),
   }),
@@ -105,7 +100,6 @@ export const observationRoutes = [
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: [...ANSWER_CODES, 'conflict'],
     handler: async ({ service, caller, params, body, signal, headers }) => ({
-      status: 200,
       body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body as schemas.ChatInput, signal, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
@@ -122,7 +116,6 @@ export const observationRoutes = [
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'payment_required', 'conflict'],
     handler: async ({ service, caller, params, body, headers }) => ({
-      status: 200,
       body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body as schemas.ObserveAndEnrichInput, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
@@ -139,7 +132,6 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'agent_not_ready'],
     handler: async ({ service, caller, params, body }) => ({
-      status: 200,
       body: await service.recall(caller, params.agent_id!, body as schemas.RecallInput),
     }),
   }),

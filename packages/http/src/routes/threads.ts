@@ -15,7 +15,6 @@ export const threadRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'agent_not_ready'],
     handler: async ({ service, caller, params, body }) => ({
-      status: 201,
       body: await service.threads.create(caller, params.agent_id!, body as schemas.CreateThreadInput),
     }),
   }),
@@ -30,7 +29,6 @@ export const threadRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params }) => ({
-      status: 200,
       body: await service.threads.get(caller, params.agent_id!, params.thread_id!),
     }),
   }),
@@ -45,7 +43,6 @@ export const threadRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params }) => ({
-      status: 202,
       body: await service.threads.delete(caller, params.agent_id!, params.thread_id!),
     }),
   }),

@@ -1,10 +1,7 @@
 import type { DocumentIngestRecord, DocumentStore, IdempotencyRecord, IdempotencyStore, ImageRecord, ImageStore } from '@memory-agents/core';
-import type { SqlClient } from './sql-client.js';
-import { patchRow, type PatchColumn } from './patch-row.js';
-
-type Row = Record<string, unknown>;
-
-const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
+import type { SqlClient } from '../sql-client.js';
+import { patchRow, type PatchColumn } from '../patch-row.js';
+import { iso, type Row } from './rows.js';
 
 function toIngest(row: Row): DocumentIngestRecord {
   return {

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import {
+  analyze,
+  assertEmbedderMatches,
+  assertVectorDimensions,
+  cloneMemoryRecord,
+  compareMemoryHits,
+  cosineSimilarity,
+  dedupeRecordsById,
+  indexedText,
+  matchesDeleteFilter,
+  type EmbedderFingerprint,
+  type MemoryHit,
+  type MemoryIndex,
+  type MemoryRecord,
+} from '@memory-agents/core';
+
+/** Options of {@link jsonFileMemoryIndex}. */
+export type JsonFileMemoryIndexOptions = {
+  /** The JSON file that holds every record; created on the first write. */
+  file: string;
+};
+
+/** The file's shape: vectors as plain number arrays (a float32 survives the JSON round trip exactly). */
+type Stored = { embedder: EmbedderFingerprint | null; records: (Omit<MemoryRecord, 'vector'> & { vector: number[] })[] };
+
+/** BM25 parameters (the classic defaults, as core's in-memory index uses). */
+const K1 = 1.2;
+const B = 0.75;
+
+/** A record with its analyzed full-text terms, computed once when it is loaded or written. */
+type Entry = { record: MemoryRecord; terms: string[] };
+
+/**
+ * A `MemoryIndex` on one JSON file: every record is kept in process memory and the whole file is
+ * rewritten (to a temporary file, then renamed over the old one) after each change. Search scans
+ * the agent's records: BM25 over core's `analyze` for the lexical channel, exact cosine for the
+ * semantic one. Fine for a few thousand memories and one process; it shows the port, not a database.
+ *
+ * @example
+ * const service = createMemoryService({ store: inMemoryStore(), index: jsonFileMemoryIndex({ file: './memories.json' }) });
+ */
+export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): MemoryIndex {
+  const entries = new Map<string, Entry>();
+  let fingerprint: EmbedderFingerprint | null = null;
+  let opened: Promise<void> | null = null;
+  let writing: Promise<void> = Promise.resolve();
+
+  const put = (record: MemoryRecord) => entries.set(record.id, { record: cloneMemoryRecord(record), terms: analyze(indexedText(record)) });
+  const recordsOf = (agentId: string) => [...entries.values()].filter((entry) => entry.record.agentId === agentId);
+
+  /** Changes apply to memory at once (so they are atomic to readers) and reach the file in order. */
+  function persist(): Promise<void> {
+    const stored: Stored = { embedder: fingerprint, records: [...entries.values()].map(({ record }) => ({ ...record, vector: Array.from(record.vector) })) };
+    const text = JSON.stringify(stored);
+    writing = writing.then(async () => {
+      await mkdir(dirname(options.file), { recursive: true });
+      const temporary = `${options.file}.${randomUUID()}.tmp`;
+      await writeFile(temporary, text);
+      await rename(temporary, options.file);
+    });
+    return writing;
+  }
+
+  async function load(): Promise<void> {
+    const text = await readFile(options.file, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : Promise.reject(error)));
+    if (text === null) return;
+    const stored = JSON.parse(text) as Stored;
+    fingerprint = stored.embedder;
+    for (const record of stored.records) put({ ...record, vector: Float32Array.from(record.vector) });
+  }
+
+  function lexical(agentId: string, text: string, limit: number): MemoryHit[] {
+    const query = new Set(analyze(text));
+    const documents = recordsOf(agentId);
+    if (query.size === 0 || documents.length === 0) return [];
+    const averageLength = documents.reduce((sum, entry) => sum + entry.terms.length, 0) / documents.length || 1;
+    const documentFrequency = new Map<string, number>();
+    for (const entry of documents) for (const term of new Set(entry.terms)) if (query.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    const hits: MemoryHit[] = [];
+    for (const entry of documents) {
+      let score = 0;
+      for (const term of query) {
+        const frequency = entry.terms.filter((candidate) => candidate === term).length;
+        if (frequency === 0) continue;
+        const df = documentFrequency.get(term)!;
+        const idf = Math.log(1 + (documents.length - df + 0.5) / (df + 0.5));
+        score += (idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * entry.terms.length) / averageLength));
+      }
+      if (score > 0) hits.push({ record: entry.record, score });
+    }
+    return top(hits, limit);
+  }
+
+  function semantic(agentId: string, vector: Float32Array, limit: number): MemoryHit[] {
+    return top(
+      recordsOf(agentId).map((entry) => ({ record: entry.record, score: cosineSimilarity(vector, entry.record.vector) })),
+      limit,
+    );
+  }
+
+  return {
+    specificationVersion: 'v1',
+    id: 'json-file',
+    capabilities: { approximateVectors: false, persistent: true },
+
+    init: () => (opened ??= load()),
+    close: () => writing,
+
+    async upsert({ records, embedder }) {
+      assertEmbedderMatches(fingerprint, embedder);
+      if (records.length === 0) return;
+      assertVectorDimensions(records, embedder.dimensions); // before any change: a bad record writes nothing
+      fingerprint ??= { ...embedder };
+      for (const record of dedupeRecordsById(records)) put(record);
+      await persist();
+    },
+
+    async search({ agentId, text, vector, limit }) {
+      const size = Math.max(0, Math.floor(limit));
+      return {
+        lexical: size === 0 || text.trim() === '' ? [] : lexical(agentId, text, size),
+        semantic: size === 0 || vector === null ? [] : semantic(agentId, vector, size),
+      };
+    },
+
+    async get({ agentId, ids }) {
+      return [...new Set(ids)].flatMap((id) => {
+        const entry = entries.get(id);
+        return entry && entry.record.agentId === agentId ? [cloneMemoryRecord(entry.record)] : [];
+      });
+    },
+
+    async deleteBy(filter) {
+      const doomed = recordsOf(filter.agentId).filter((entry) => matchesDeleteFilter(entry.record, filter));
+      if (doomed.length === 0) return;
+      for (const entry of doomed) entries.delete(entry.record.id);
+      await persist();
+    },
+
+    async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
+      // Snapshot first: copying an agent onto itself must not copy its own copies.
+      const originals = recordsOf(fromAgentId).map((entry) => entry.record);
+      for (const record of originals) put({ ...record, id: newId(), agentId: toAgentId, organizationId: toOrganizationId });
+      if (originals.length > 0) await persist();
+      return { copied: originals.length };
+    },
+
+    async stats({ agentId }) {
+      return { count: recordsOf(agentId).length };
+    },
+
+    async embedder() {
+      return fingerprint ? { ...fingerprint } : null;
+    },
+  };
+}
+
+/** The best `limit` hits in the port's order (score descending, ties by id), as copies. */
+function top(hits: MemoryHit[], limit: number): MemoryHit[] {
+  return hits
+    .sort(compareMemoryHits)
+    .slice(0, limit)
+    .map((hit) => ({ record: cloneMemoryRecord(hit.record), score: hit.score }));
+}

@@ -1,0 +1,84 @@
+import type { LeaseStore, LogRecord, LogStore } from '@memory-agents/core';
+import type { SqlClient } from '../sql-client.js';
+import { iso, type Row } from './rows.js';
+
+function toLog(row: Row): LogRecord {
+  return {
+    logId: Number(row.log_id),
+    organizationId: row.organization_id as string,
+    agentId: row.agent_id as string,
+    threadId: row.thread_id as string,
+    userId: row.user_id as string,
+    actorEmail: row.actor_email as string,
+    actorDisplayName: row.actor_display_name as string,
+    direction: row.direction as string,
+    route: row.route as string,
+    requestId: row.request_id as string,
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** Activity logs (who used an agent, when). */
+export function postgresLogs(db: SqlClient): LogStore {
+  return {
+    async append({ entries }) {
+      if (entries.length === 0) return [];
+      const { rows } = await db.query<{ log_id: string }>(
+        `INSERT INTO activity_logs (organization_id, agent_id, thread_id, user_id, actor_email, actor_display_name, direction, route, request_id, created_at)
+         SELECT o, a, t, u, e, d, dir, r, req, c::timestamptz
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+           WITH ORDINALITY AS x(o, a, t, u, e, d, dir, r, req, c, n) ORDER BY n
+         RETURNING log_id`,
+        [
+          entries.map((e) => e.organizationId),
+          entries.map((e) => e.agentId),
+          entries.map((e) => e.threadId),
+          entries.map((e) => e.userId),
+          entries.map((e) => e.actorEmail),
+          entries.map((e) => e.actorDisplayName),
+          entries.map((e) => e.direction),
+          entries.map((e) => e.route),
+          entries.map((e) => e.requestId),
+          entries.map((e) => e.createdAt),
+        ],
+      );
+      return rows.map((row) => Number(row.log_id)).sort((a, b) => a - b);
+    },
+    async list({ agentId, limit, beforeLogId }) {
+      const { rows } =
+        beforeLogId === undefined
+          ? await db.query('SELECT * FROM activity_logs WHERE agent_id = $1 ORDER BY log_id DESC LIMIT $2', [agentId, limit])
+          : await db.query('SELECT * FROM activity_logs WHERE agent_id = $1 AND log_id < $3 ORDER BY log_id DESC LIMIT $2', [agentId, limit, beforeLogId]);
+      return rows.map(toLog);
+    },
+  };
+}
+
+/** Named leases with an expiry (the job worker's), each taken in one statement. */
+export function postgresLeases(db: SqlClient): LeaseStore {
+  return {
+    async acquire({ name, holder, ttlMs, now }) {
+      // One statement: a free, expired or own lease is taken; a live foreign one is left alone.
+      const { rows } = await db.query(
+        `INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+           WHERE leases.holder = EXCLUDED.holder OR leases.expires_at <= $4
+         RETURNING name`,
+        [name, holder, now + ttlMs, now],
+      );
+      return rows.length === 1;
+    },
+    async renew({ name, holder, ttlMs, now }) {
+      const { rowCount } = await db.query('UPDATE leases SET expires_at = $3 WHERE name = $1 AND holder = $2', [name, holder, now + ttlMs]);
+      return rowCount === 1;
+    },
+    async release({ name, holder }) {
+      await db.query('DELETE FROM leases WHERE name = $1 AND holder = $2', [name, holder]);
+    },
+    async get({ name }) {
+      const { rows } = await db.query('SELECT * FROM leases WHERE name = $1', [name]);
+      const row = rows[0];
+      return row ? { name: row.name as string, holder: row.holder as string, expiresAt: Number(row.expires_at) } : null;
+    },
+  };
+}

@@ -1,0 +1,193 @@
+import { findReadyAgent, findThread } from '../agents/lookup.js';
+import type { Caller } from '../auth/caller.js';
+import type { AnswerHold } from '../credits/index.js';
+import { ServiceError, isServiceError } from '../errors/index.js';
+import { createImages } from '../images/images.js';
+import { activityEntry } from '../logs/activity.js';
+import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
+import type { AgentRecord, ThreadRecord } from '../ports/store.js';
+import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult } from '../retrieval/retrieve.js';
+import { chatBody, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
+import type { ServiceContext } from '../service/context.js';
+import { parseBody } from '../validation/parse.js';
+import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer-prompt.js';
+import { citationOf } from './citations.js';
+import { queryEmbedder } from './query-embedder.js';
+import { timed, type Stage } from './stages.js';
+
+/** The routes that write an answer (activity log and credit entries name them). */
+export type AnswerRoute = 'chat' | 'chat_stream' | 'observe_and_respond';
+
+/**
+ * What every answering call is made of: admission (answer place and credits), validation and
+ * lookups, retrieval, the model call, citations, and recording the turn.
+ */
+export function createAnswering(context: ServiceContext) {
+  const imageStore = createImages(context);
+
+  /**
+   * Takes an answer place (429 past 2 per subject / 4 per organization), then charges the
+   * answer's credits (402 when they are not covered), both before any work. `release` gives back
+   * the place and whatever of the charge was not settled.
+   */
+  async function admit(caller: Caller, input: ChatBody, route: AnswerRoute) {
+    const releasePlace = await context.limiter.acquireAnswer(caller);
+    let hold: AnswerHold;
+    try {
+      hold = await context.credits.holdAnswer(caller, { message: input.message, answerLength: input.answer_length, route });
+    } catch (error) {
+      releasePlace();
+      throw error;
+    }
+    return {
+      hold,
+      /** Gives back only the place (idempotent); `release` also cancels what was not settled. */
+      releasePlace,
+      async release() {
+        releasePlace();
+        await hold.cancel();
+      },
+    };
+  }
+
+  /** Validation and lookups shared by every answering call; throws before any work is done. */
+  async function open(caller: Caller, agentId: string, threadId: string, body: unknown) {
+    const input = parseBody(chatBody, body);
+    const agent = await findReadyAgent(context, caller, agentId);
+    const thread = await findThread(context, caller, agent, threadId);
+    // Uploaded images (POST /v1/images): 413 over the per-turn limits, 404 for unknown ids.
+    const images = await imageStore.forChat(caller, input.images ?? []);
+    return { input, agent, thread, images };
+  }
+
+  async function recall(agent: AgentRecord, message: string, maxContextChars: number | undefined): Promise<RetrievalResult> {
+    // Full-text only after an embedder change; 503 when a network embedder is down (query-embedder.ts).
+    const embedder = await queryEmbedder(context.index, context.embedder);
+    return retrieve(context.index, embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS });
+  }
+
+  function generateRequest(agent: AgentRecord, input: ChatBody, retrieval: RetrievalResult, signal: AbortSignal | undefined, images: NonNullable<ModelMessage['images']> = []): GenerateRequest {
+    const items: AnswerContextItem[] = retrieval.packed.map((item, i) => ({
+      number: i + 1,
+      text: item.record.text,
+      speaker: item.record.speaker,
+      occurredAt: item.record.occurredAt,
+      label: sourceLabel(item.record),
+    }));
+    return {
+      // The grounded-answer prompt (numbered items, cite as [n], answer_length as an instruction):
+      // a network model answers from `messages` alone; the extractive default reads `task`.
+      messages: buildAnswerMessages({ question: input.message, items, answerLength: input.answer_length, systemPrompt: agentSystemPrompt(agent.config), images }),
+      task: { kind: 'answer', question: input.message, items, answerLength: input.answer_length },
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  /** Citations of the items the answer relies on (all packed items when the model names none). */
+  async function citationsFor(retrieval: RetrievalResult, citedItems: number[] | undefined): Promise<CitationBody[]> {
+    const chosen = citedItems === undefined ? retrieval.packed : citedItems.map((n) => retrieval.packed[n - 1]).filter((item) => item !== undefined);
+    const citations: CitationBody[] = [];
+    const seen = new Set<string>();
+    for (const item of chosen) {
+      const citation = await citationOf(context, item.record);
+      const key = `${citation.source_id}|${citation.label}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      citations.push(citation);
+    }
+    return citations;
+  }
+
+  async function contextCitations(retrieval: RetrievalResult): Promise<CitationBody[]> {
+    return citationsFor(retrieval, undefined);
+  }
+
+  /** Records the turn as thread messages and activity entries; reports unreported failed turns. */
+  async function record(caller: Caller, agent: AgentRecord, thread: ThreadRecord, message: string, answer: string, citations: CitationBody[], route: AnswerRoute) {
+    const now = context.nowIso();
+    await context.store.messages.append({
+      messages: [
+        { threadId: thread.id, agentId: agent.id, speaker: 'user', text: message, timestamp: now, sourceIds: [] },
+        { threadId: thread.id, agentId: agent.id, speaker: 'agent', text: answer, timestamp: now, sourceIds: [...new Set(citations.map((c) => c.source_id))] },
+      ],
+    });
+    await context.store.logs.append({
+      entries: [
+        activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route, direction: 'user' }),
+        activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route, direction: 'agent' }),
+      ],
+    });
+    return learningItems(thread);
+  }
+
+  async function learningItems(thread: ThreadRecord): Promise<ChatLearningItem[]> {
+    const records = await context.store.learning.takeUnreported({ threadId: thread.id });
+    return records.map((learning) => ({
+      request_id: learning.requestId,
+      role: 'user',
+      status: 'not_learned',
+      reason: learning.reason,
+      message: learning.message,
+      refunded_credits: learning.refundedCredits ?? '0',
+      action: 'resend',
+    }));
+  }
+
+  function modelFailure(error: unknown): never {
+    if (isServiceError(error)) throw error;
+    if (error instanceof Error && error.name === 'AbortError') throw error;
+    const detail = error instanceof LanguageModelError ? ` (${error.kind})` : '';
+    throw new ServiceError('answer_model_unavailable', `The model that writes answers could not be reached${detail}; the turn produced no answer.`, { cause: error });
+  }
+
+  /** The whole answering operation, streaming or not, while holding an answer place. */
+  async function answer(
+    caller: Caller,
+    opened: Awaited<ReturnType<typeof open>>,
+    route: AnswerRoute,
+    signal: AbortSignal | undefined,
+    onContext?: (memoryContext: string, citations: CitationBody[]) => void,
+    onDelta?: (text: string) => void,
+  ): Promise<ChatResponseBody> {
+    const started = performance.now();
+    const { input, agent, thread } = opened;
+    const stages: Stage[] = [];
+    const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
+    if (onContext) onContext(retrieval.memoryContext, await contextCitations(retrieval));
+    const request = generateRequest(agent, input, retrieval, signal, opened.images);
+    const generated = await timed(stages, 'generate', async () => {
+      try {
+        if (!onDelta) return await context.model.generate(request);
+        let text = '';
+        for await (const delta of context.model.stream(request)) {
+          text += delta;
+          onDelta(delta);
+        }
+        return { text, citedItems: parseCitations(text, retrieval.packed.length) };
+      } catch (error) {
+        return modelFailure(error);
+      }
+    });
+    // Exactly the items the answer cites: as the model reports them, else its [n] markers.
+    const citations = await citationsFor(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length));
+    const learning = await timed(stages, 'record', () => record(caller, agent, thread, input.message, generated.text, citations, route));
+    return {
+      agent_id: agent.id,
+      thread_id: thread.id,
+      turn_id: input.turn_id,
+      message: generated.text,
+      memory_context: retrieval.memoryContext,
+      model: context.model.id,
+      duration_ms: Math.max(0, Math.round(performance.now() - started)),
+      stages,
+      citations,
+      learning,
+    };
+  }
+
+  return { admit, open, recall, contextCitations, answer };
+}
+
+export type Answering = ReturnType<typeof createAnswering>;
+/** A validated answering request with its agent, thread and images (`Answering.open`). */
+export type OpenedAnswer = Awaited<ReturnType<Answering['open']>>;

@@ -1,0 +1,131 @@
+import { FINAL_JOB_STATUSES } from '../ports/store.js';
+import type { JobRecord, JobStore, LearningRecord, LearningStore, TurnRecord, TurnState } from '../ports/store.js';
+
+/** The part of the in-memory store's state that jobs, their turns and learning records live in. */
+export type JobsState = {
+  jobs: Map<string, JobRecord>;
+  turns: Map<string, TurnRecord[]>;
+  learning: LearningRecord[];
+  /** Arrival order of jobs and ids of learning records. */
+  sequence: number;
+};
+
+const copy = <T>(value: T): T => structuredClone(value);
+const isUnfinished = (job: JobRecord) => !FINAL_JOB_STATUSES.includes(job.status);
+
+/** Jobs and their turns in process memory. */
+export function inMemoryJobs(get: () => JobsState): JobStore {
+  return {
+    async insert({ job, turns, onlyIfIdle }) {
+      const state = get();
+      if (onlyIfIdle && [...state.jobs.values()].some((other) => other.agentId === job.agentId && isUnfinished(other))) return null;
+      const stored: JobRecord = { ...copy(job), seq: ++state.sequence };
+      state.jobs.set(stored.id, stored);
+      state.turns.set(stored.id, copy(turns));
+      return copy(stored);
+    },
+    async get({ agentId, jobId }) {
+      const job = get().jobs.get(jobId);
+      return job && job.agentId === agentId ? copy(job) : null;
+    },
+    async update({ jobId, patch }) {
+      const job = get().jobs.get(jobId);
+      if (!job) return null;
+      Object.assign(job, copy(patch));
+      return copy(job);
+    },
+    async nextForAgent({ agentId }) {
+      let next: JobRecord | null = null;
+      for (const job of get().jobs.values()) {
+        if (job.agentId === agentId && isUnfinished(job) && (!next || job.seq < next.seq)) next = job;
+      }
+      return next ? copy(next) : null;
+    },
+    async countAhead({ threadId, seq }) {
+      return [...get().jobs.values()].filter((job) => job.threadId === threadId && job.seq < seq && isUnfinished(job)).length;
+    },
+    async agentsWithUnfinishedJobs() {
+      return [...new Set([...get().jobs.values()].filter(isUnfinished).map((job) => job.agentId))];
+    },
+    async listTurns({ jobId, fromIndex, limit }) {
+      return (get().turns.get(jobId) ?? []).slice(fromIndex, fromIndex + limit).map(copy);
+    },
+    async setTurnStates({ jobId, turnIndexes, state: turnState, failureReason }) {
+      const state = get();
+      const turns = state.turns.get(jobId);
+      const job = state.jobs.get(jobId);
+      if (!turns || !job) return;
+      for (const index of turnIndexes) {
+        const turn = turns[index];
+        if (!turn) continue;
+        turn.state = turnState;
+        turn.failureReason = turnState === 'failed' ? (failureReason ?? null) : null;
+      }
+      job.turnsProcessed = turns.filter((turn) => turn.state !== 'pending').length;
+    },
+    async turnCounts({ jobId }) {
+      const counts: Record<TurnState, number> = { pending: 0, read: 0, committed: 0, failed: 0 };
+      for (const turn of get().turns.get(jobId) ?? []) counts[turn.state]++;
+      return counts;
+    },
+    async countCommittedTurns({ agentId }) {
+      const state = get();
+      let count = 0;
+      for (const job of state.jobs.values()) {
+        if (job.agentId !== agentId) continue;
+        for (const turn of state.turns.get(job.id) ?? []) if (turn.state === 'committed') count++;
+      }
+      return count;
+    },
+    async cancelForThread({ threadId, at }) {
+      const cancelled: string[] = [];
+      for (const job of get().jobs.values()) {
+        if (job.threadId !== threadId || !isUnfinished(job)) continue;
+        job.status = 'cancelled';
+        job.updatedAt = at;
+        cancelled.push(job.id);
+      }
+      return cancelled;
+    },
+    async listUnfinished({ organizationId }) {
+      return [...get().jobs.values()]
+        .filter((job) => job.organizationId === organizationId && isUnfinished(job))
+        .sort((a, b) => a.seq - b.seq)
+        .map(copy);
+    },
+    async appendTurns({ jobId, turns: added }) {
+      const state = get();
+      const job = state.jobs.get(jobId);
+      if (!job) return null;
+      const list = state.turns.get(jobId) ?? [];
+      list.push(...copy(added));
+      state.turns.set(jobId, list);
+      job.turnsTotal += added.length;
+      return copy(job);
+    },
+  };
+}
+
+/** Learning records of turns not learned, per thread. */
+export function inMemoryLearning(get: () => JobsState): LearningStore {
+  return {
+    async insert({ record }) {
+      const state = get();
+      const id = ++state.sequence;
+      state.learning.push({ ...copy(record), id, reported: false });
+      return id;
+    },
+    async list({ threadId, limit, beforeId }) {
+      return get()
+        .learning.filter((record) => record.threadId === threadId && (beforeId === undefined || record.id < beforeId))
+        .sort((a, b) => b.id - a.id)
+        .slice(0, limit)
+        .map(copy);
+    },
+    async takeUnreported({ threadId }) {
+      const taken = get().learning.filter((record) => record.threadId === threadId && !record.reported);
+      for (const record of taken) record.reported = true;
+      return taken.map(copy);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type { Caller } from '../auth/caller.js';
+import type { JobKind, JobRecord, JobStatus, ThreadRecord, TurnRecord } from '../ports/store.js';
+
+/** A turn to learn, before it is stored. */
+export type NewTurn = { speaker: string; text: string; timestamp: string; tags: string[]; details?: Record<string, unknown> };
+
+/** A stored, not yet read turn of job `jobId` at `turnIndex`. */
+export function toTurnRecord(jobId: string, turnIndex: number, turn: NewTurn): TurnRecord {
+  return {
+    jobId,
+    turnIndex,
+    speaker: turn.speaker,
+    text: turn.text,
+    timestamp: turn.timestamp,
+    tags: turn.tags,
+    state: 'pending',
+    failureReason: null,
+    details: turn.details ?? {},
+  };
+}
+
+/** What {@link newJob} needs besides the turns: who sends them, where, and the job's kind and start. */
+export type NewJobInput = {
+  /** The `obs_` id. */
+  id: string;
+  now: string;
+  caller: Caller;
+  thread: ThreadRecord;
+  kind: JobKind;
+  /** @default 'queued' */
+  status?: JobStatus;
+  /** @default false */
+  queued?: boolean;
+  /** @default {} */
+  details?: Record<string, unknown>;
+};
+
+/**
+ * A new job with its pending turns, as `store.jobs.insert` takes them: the one place a job record
+ * is built (observations and document uploads both store theirs through it).
+ */
+export function newJob(input: NewJobInput, turns: readonly NewTurn[]): { job: Omit<JobRecord, 'seq'>; turns: TurnRecord[] } {
+  const records = turns.map((turn, turnIndex) => toTurnRecord(input.id, turnIndex, turn));
+  return {
+    job: {
+      id: input.id,
+      organizationId: input.caller.organizationId,
+      agentId: input.thread.agentId,
+      threadId: input.thread.id,
+      endUserId: input.caller.endUserId,
+      requestId: input.caller.requestId,
+      kind: input.kind,
+      status: input.status ?? 'queued',
+      turnsTotal: records.length,
+      turnsProcessed: 0,
+      error: null,
+      queued: input.queued ?? false,
+      resumedAt: null,
+      learning: null,
+      details: input.details ?? {},
+      createdAt: input.now,
+      updatedAt: input.now,
+    },
+    turns: records,
+  };
+}

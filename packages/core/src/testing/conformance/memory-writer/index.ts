@@ -1,0 +1,5 @@
+export {
+  describeMemoryWriterConformance,
+  type MemoryWriterConformanceOptions,
+  type MemoryWriterConformanceTarget,
+} from './memory-writer-conformance.js';
