@@ -202,13 +202,15 @@ async function open(): Promise<Opened> {
       const connectionString = process.env.DATABASE_URL;
       if (!connectionString) throw new Error('postgres needs DATABASE_URL');
       const client = await openSqlClient({ connectionString });
-      const schema = `bench_scale_${process.pid}`;
+      // --schema keeps the tables (and with --reuse searches them without loading): for profiling.
+      const kept = argument('schema', '');
+      const schema = kept || `bench_scale_${process.pid}`;
       return {
         index: postgresMemoryIndex({ client, schema, ...postgresTuning }),
         reopen: () => postgresMemoryIndex({ client, schema, ...postgresTuning }),
         exact: () => postgresMemoryIndex({ client, schema, ...EXACT }),
         cleanup: async () => {
-          await client.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+          if (!kept) await client.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
           await client.close();
         },
       };
