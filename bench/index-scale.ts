@@ -3,6 +3,7 @@
  *
  *   npx tsx bench/index-scale.ts --backend lancedb --size 100000 [--queries 300] [--seconds 30]
  *                                [--batch 1000] [--out bench/results/index-scale.jsonl]
+ *                                [--recall-queries 50] [--ef-search N] [--candidates N] [--exact-below N] [--ann-threshold N|null]
  *
  * One backend and one size per process, so the resident memory (RSS) belongs to that index alone
  * (run the grid with bench/index-scale.sh). Records are generated and embedded batch by batch and
@@ -18,6 +19,8 @@
  * Measured: upsert throughput (memories/s, index time only; embedding is reported apart), the time
  * to settle (close, which waits for background index builds, and reopen), search latency p50/p95,
  * and RSS after loading and at the end (plus the peak). `postgres` needs DATABASE_URL.
+ * PGlite and PostgreSQL also report recall: for the first `--recall-queries` queries, the share of
+ * each channel's exact top 50 (every full-text candidate scored, no HNSW) that the search returned.
  */
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -132,7 +135,24 @@ function makeBatch(from: number, count: number, corpus: Corpus, next: () => numb
   return records;
 }
 
-type Opened = { index: MemoryIndex; reopen: () => MemoryIndex; cleanup: () => Promise<void>; describe?: () => Promise<Record<string, unknown>> };
+type Opened = {
+  index: MemoryIndex;
+  reopen: () => MemoryIndex;
+  cleanup: () => Promise<void>;
+  describe?: () => Promise<Record<string, unknown>>;
+  /** The same data searched exactly (every full-text candidate scored, no HNSW): the recall reference. */
+  exact?: () => MemoryIndex;
+};
+
+/** Tuning of the PostgreSQL index from the command line (defaults: the adapter's). */
+const postgresTuning = {
+  ...(argument('ef-search', '') ? { efSearch: Number(argument('ef-search', '')) } : {}),
+  ...(argument('candidates', '') ? { fullTextCandidates: Number(argument('candidates', '')) } : {}),
+  ...(argument('exact-below', '') ? { exactSearchBelow: Number(argument('exact-below', '')) } : {}),
+  ...(argument('ann-threshold', '') ? { annThreshold: argument('ann-threshold', '') === 'null' ? null : Number(argument('ann-threshold', '')) } : {}),
+};
+const EXACT = { exactSearchBelow: Number.POSITIVE_INFINITY, fullTextCandidates: Number.POSITIVE_INFINITY };
+const recallQueries = Number(argument('recall-queries', '50'));
 
 /** What LanceDB reports about the settled table: fragments, and per index its deltas and unindexed rows. */
 async function describeLancedb(uri: string): Promise<Record<string, unknown>> {
@@ -169,8 +189,9 @@ async function open(): Promise<Opened> {
       const dataDir = await mkdtemp(join(process.env.BENCH_TMP ?? tmpdir(), 'bench-pglite-'));
       const client = await openSqlClient({ dataDir });
       return {
-        index: postgresMemoryIndex({ client }),
-        reopen: () => postgresMemoryIndex({ client }),
+        index: postgresMemoryIndex({ client, ...postgresTuning }),
+        reopen: () => postgresMemoryIndex({ client, ...postgresTuning }),
+        exact: () => postgresMemoryIndex({ client, ...EXACT }),
         cleanup: async () => {
           await client.close();
           await rm(dataDir, { recursive: true, force: true });
@@ -181,12 +202,15 @@ async function open(): Promise<Opened> {
       const connectionString = process.env.DATABASE_URL;
       if (!connectionString) throw new Error('postgres needs DATABASE_URL');
       const client = await openSqlClient({ connectionString });
-      const schema = `bench_scale_${process.pid}`;
+      // --schema keeps the tables (and with --reuse searches them without loading): for profiling.
+      const kept = argument('schema', '');
+      const schema = kept || `bench_scale_${process.pid}`;
       return {
-        index: postgresMemoryIndex({ client, schema }),
-        reopen: () => postgresMemoryIndex({ client, schema }),
+        index: postgresMemoryIndex({ client, schema, ...postgresTuning }),
+        reopen: () => postgresMemoryIndex({ client, schema, ...postgresTuning }),
+        exact: () => postgresMemoryIndex({ client, schema, ...EXACT }),
         cleanup: async () => {
-          await client.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+          if (!kept) await client.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
           await client.close();
         },
       };
@@ -211,7 +235,7 @@ async function main() {
   });
   console.log(`${backend} ${size}: ${corpus.turns.length} source turns, ${corpus.questions.length} questions; node ${process.version}; limit ${CANDIDATES_PER_CHANNEL}`);
 
-  const { index, reopen, cleanup, describe } = await open();
+  const { index, reopen, cleanup, describe, exact } = await open();
   const next = random(size);
   let upsertMs = 0;
   let embedMs = 0;
@@ -258,6 +282,29 @@ async function main() {
       if (latencies.length >= 20 && performance.now() > deadline) break;
     }
     latencies.sort((a, b) => a - b);
+    // Recall of each channel's top CANDIDATES_PER_CHANNEL against an exact search of the same data
+    // (outside the timed loop): the share of the exact hits that the measured search returned.
+    let recall: { semantic: number; lexical: number; queries: number } | undefined;
+    if (exact && recallQueries > 0) {
+      const reference = exact();
+      await reference.init();
+      const sums = { semantic: 0, lexical: 0, semanticQueries: 0, lexicalQueries: 0 };
+      for (const query of queries.slice(0, recallQueries)) {
+        const request = { agentId: MAIN_AGENT, text: query.text, vector: query.vector, limit: CANDIDATES_PER_CHANNEL };
+        const measured = await searchIndex.search(request);
+        const truth = await reference.search(request);
+        for (const channel of ['semantic', 'lexical'] as const) {
+          if (truth[channel].length === 0) continue;
+          const found = new Set(measured[channel].map((hit) => hit.record.id));
+          sums[channel] += truth[channel].filter((hit) => found.has(hit.record.id)).length / truth[channel].length;
+          sums[`${channel}Queries`]++;
+        }
+      }
+      await reference.close();
+      const mean = (sum: number, count: number) => (count === 0 ? NaN : Math.round((sum / count) * 1000) / 1000);
+      recall = { semantic: mean(sums.semantic, sums.semanticQueries), lexical: mean(sums.lexical, sums.lexicalQueries), queries: Math.min(recallQueries, queries.length) };
+      console.log(`  recall@${CANDIDATES_PER_CHANNEL} against exact: semantic ${recall.semantic}, lexical ${recall.lexical} (${recall.queries} queries)`);
+    }
     const agentRows = (await searchIndex.stats({ agentId: MAIN_AGENT })).count;
     const endRss = process.memoryUsage().rss;
     await searchIndex.close();
@@ -281,6 +328,8 @@ async function main() {
       rssPeakMb: Math.round(process.resourceUsage().maxRSS / 1024),
       load: (await import('node:os')).loadavg()[0]!.toFixed(1),
       ...(settled ? { settled } : {}),
+      ...(recall ? { recall } : {}),
+      ...(Object.keys(postgresTuning).length > 0 ? { tuning: postgresTuning } : {}),
     };
     console.log(JSON.stringify(result));
     await mkdir(dirname(out), { recursive: true });

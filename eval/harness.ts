@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryService, inMemoryMemoryIndex, inMemoryStore, silentLogger, type Caller, type Embedder, type MemoryIndex, type MemoryService } from '@memory-agents/core';
 
-export type IndexKind = 'memory' | 'lancedb' | 'pglite';
-export const INDEX_KINDS: readonly IndexKind[] = ['memory', 'lancedb', 'pglite'];
+export type IndexKind = 'memory' | 'lancedb' | 'pglite' | 'postgres';
+export const INDEX_KINDS: readonly IndexKind[] = ['memory', 'lancedb', 'pglite', 'postgres'];
 
 /** One turn to learn; `ref` is the dataset's name for it (a LoCoMo `dia_id`, a LongMemEval `session#turn`). */
 export type EvalTurn = { ref: string; speaker: string; text: string };
@@ -42,6 +42,18 @@ export async function openEnvironment(kind: IndexKind, options: { embedder?: Emb
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     // One process reads and writes: no need to check for other writers on every read.
     index = lancedbMemoryIndex({ uri: dir, readConsistencySeconds: null });
+  } else if (kind === 'postgres') {
+    // A server PostgreSQL (DATABASE_URL, with pgvector when installed), in a schema of its own.
+    const connectionString = process.env.DATABASE_URL;
+    if (!connectionString) throw new Error('--index postgres needs DATABASE_URL');
+    const { openSqlClient, postgresMemoryIndex } = await import('@memory-agents/adapter-postgres');
+    const client = await openSqlClient({ connectionString });
+    const schema = `eval_${process.pid}_${Date.now().toString(36)}`;
+    cleanups.push(async () => {
+      await client.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.close();
+    });
+    index = postgresMemoryIndex({ client, schema });
   } else {
     const { openSqlClient, postgresMemoryIndex } = await import('@memory-agents/adapter-postgres');
     const client = await openSqlClient({ dataDir: 'memory://' });

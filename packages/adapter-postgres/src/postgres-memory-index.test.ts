@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { describeMemoryIndexConformance } from '@memory-agents/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresMemoryIndex, type PostgresMemoryIndexOptions } from './postgres-memory-index.js';
+import { indexTables, migrations } from './memory-index/schema.js';
+import { migrate } from './migrate.js';
 import { openSqlClient, type SqlClient } from './sql-client.js';
 
 /**
@@ -32,7 +34,8 @@ function conformanceOn(name: string, open: () => Promise<SqlClient>, extra: Part
 }
 
 conformanceOn('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory://' }));
-conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => openSqlClient({ dataDir: 'memory://' }), { annThreshold: 1000 });
+conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => openSqlClient({ dataDir: 'memory://' }), { annThreshold: 1000, exactSearchBelow: 0 });
+conformanceOn('PGlite, full text scoring a bounded candidate set', () => openSqlClient({ dataDir: 'memory://' }), { fullTextCandidates: 3 });
 
 const databaseUrl = process.env.DATABASE_URL;
 /**
@@ -48,6 +51,9 @@ async function withoutPgvector(open: () => Promise<SqlClient>): Promise<SqlClien
 
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL)', () => {
   conformanceOn('PostgreSQL', () => openSqlClient({ connectionString: databaseUrl! }));
+  // HNSW as soon as there are rows, and used for every agent: iterative index scans must still
+  // give k hits to an agent whose rows are a small share of the table.
+  conformanceOn('PostgreSQL + HNSW for every agent', () => openSqlClient({ connectionString: databaseUrl! }), { annThreshold: 10, exactSearchBelow: 0 });
   conformanceOn('PostgreSQL without pgvector (exact vectors in the process)', () => withoutPgvector(() => openSqlClient({ connectionString: databaseUrl! })));
 });
 
@@ -111,4 +117,72 @@ crossInstanceCases('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory:/
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), across instances', () => {
   crossInstanceCases('PostgreSQL', () => openSqlClient({ connectionString: databaseUrl! }));
   crossInstanceCases('PostgreSQL without pgvector', () => withoutPgvector(() => openSqlClient({ connectionString: databaseUrl! })));
+});
+
+/**
+ * Full text reads BM25's statistics (records, total length, document frequencies per agent) from
+ * tables every write keeps; after replacements, moves between agents, deletions and copies they
+ * must equal the statistics recomputed from the records.
+ */
+describe('postgresMemoryIndex term statistics (PGlite)', () => {
+  it('stay equal to the records through replacements, moves, deletions and copies', async () => {
+    const sql = await openSqlClient({ dataDir: 'memory://' });
+    try {
+      const index = postgresMemoryIndex({ client: sql, schema: 'stats' });
+      const embedder = { id: 'test:2', dimensions: 2 };
+      const record = (id: string, text: string, agentId = 'agent_a', observationId = 'obs_1') => ({
+        id,
+        organizationId: 'org_1',
+        agentId,
+        text,
+        keywords: '',
+        vector: Float32Array.from([1, 0]),
+        speaker: null,
+        occurredAt: null,
+        source: { kind: 'turn' as const, threadId: 'thread_1', observationId, turnIndex: 0 },
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+      await index.upsert({ records: [record('m1', 'garden zebra garden'), record('m2', 'garden unicorn'), record('m3', 'harbour boats', 'agent_b')], embedder });
+      await index.upsert({ records: [record('m1', 'harbour zebra'), record('m2', 'garden unicorn', 'agent_b')], embedder }); // replaced, moved
+      await index.upsert({ records: [record('m4', 'kayak kayak', 'agent_a', 'obs_2'), record('m5', 'kayak harbour', 'agent_a', 'obs_2')], embedder });
+      await index.deleteBy({ agentId: 'agent_a', ids: ['m5'] });
+      await index.copyAgent({ fromAgentId: 'agent_b', toAgentId: 'agent_a', toOrganizationId: 'org_1', newId: (() => { let n = 0; return () => `copy${++n}`; })() });
+      await index.deleteBy({ agentId: 'agent_a', observationId: 'obs_2' });
+
+      const kept = await sql.query<{ agent_id: string; term: string; df: number }>('SELECT agent_id, term, df FROM stats.memory_index_terms ORDER BY 1, 2');
+      const recomputed = await sql.query<{ agent_id: string; term: string; df: number }>(
+        `SELECT r.agent_id, u.term, count(*)::int AS df FROM stats.memory_index_records r CROSS JOIN LATERAL (SELECT DISTINCT unnest(r.terms) AS term) u
+         GROUP BY 1, 2 ORDER BY 1, 2`,
+      );
+      expect(kept.rows).toEqual(recomputed.rows);
+      const agents = await sql.query('SELECT agent_id, row_count::int AS n, term_total::int AS total FROM stats.memory_index_agents ORDER BY 1');
+      const counted = await sql.query(
+        'SELECT agent_id, count(*)::int AS n, sum(term_count)::int AS total FROM stats.memory_index_records GROUP BY 1 ORDER BY 1',
+      );
+      expect(agents.rows).toEqual(counted.rows);
+      expect(kept.rows.length).toBeGreaterThan(3);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  it('are computed from the records already there when an older schema is migrated', async () => {
+    const sql = await openSqlClient({ dataDir: 'memory://' });
+    try {
+      const tables = indexTables('upgraded');
+      await sql.exec('CREATE SCHEMA upgraded');
+      await migrate(sql, 'upgraded.memory_index_migrations', migrations(tables, 'bytea').slice(0, 2));
+      await sql.exec(`INSERT INTO upgraded.memory_index_records (id, agent_id, organization_id, text, keywords, terms, term_count, embedding,
+          embedding_norm, created_at, source_kind, thread_id, observation_id, turn_index)
+        VALUES ('m1', 'agent_a', 'org_1', 'x', '', '{garden,garden,zebra}', 3, '\\x', 0, 'now', 'turn', 't', 'o', 0),
+               ('m2', 'agent_a', 'org_1', 'x', '', '{garden}', 1, '\\x', 0, 'now', 'turn', 't', 'o', 0)`);
+      await postgresMemoryIndex({ client: sql, schema: 'upgraded' }).init();
+      const { rows } = await sql.query('SELECT term, df FROM upgraded.memory_index_terms ORDER BY term');
+      expect(rows).toEqual([{ term: 'garden', df: 2 }, { term: 'zebra', df: 1 }]);
+      const agents = await sql.query('SELECT agent_id, row_count::int AS n, term_total::int AS total FROM upgraded.memory_index_agents');
+      expect(agents.rows).toEqual([{ agent_id: 'agent_a', n: 2, total: 4 }]);
+    } finally {
+      await sql.close();
+    }
+  });
 });

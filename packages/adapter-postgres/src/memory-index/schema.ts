@@ -1,0 +1,148 @@
+import { memorySourceFromColumns, type EmbedderFingerprint, type MemoryRecord } from '@memory-agents/core';
+import type { SqlClient } from '../sql-client.js';
+import { parseVector } from './vectors.js';
+
+/** pgvector `vector`, or little-endian float32 bytes where pgvector is missing. */
+export type VectorKind = 'pgvector' | 'bytea';
+
+/** The index's tables, schema-qualified and quoted. */
+export type IndexTables = {
+  schema: string;
+  records: string;
+  meta: string;
+  agents: string;
+  terms: string;
+};
+
+/** What the parts of the index share: the client, the tables, and what `init` learned. */
+export type IndexState = {
+  client: SqlClient;
+  tables: IndexTables;
+  vectorKind: VectorKind;
+  fingerprint: EmbedderFingerprint | null;
+  hasAnnIndex: boolean;
+};
+
+export function quoteIdentifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) throw new TypeError(`postgresMemoryIndex: invalid schema name ${JSON.stringify(name)}`);
+  return `"${name}"`;
+}
+
+export function indexTables(schemaName: string): IndexTables {
+  const schema = quoteIdentifier(schemaName);
+  return {
+    schema,
+    records: `${schema}.memory_index_records`,
+    meta: `${schema}.memory_index_meta`,
+    agents: `${schema}.memory_index_agents`,
+    terms: `${schema}.memory_index_terms`,
+  };
+}
+
+/** The migrations, written for the vector column type chosen when the first one runs. */
+export function migrations(tables: IndexTables, vectorKind: VectorKind) {
+  const { records: table, meta, agents, terms } = tables;
+  return [
+    {
+      version: 1,
+      name: 'memory index records',
+      sql: `
+        CREATE TABLE ${meta} (key text PRIMARY KEY, value text NOT NULL);
+        INSERT INTO ${meta} (key, value) VALUES ('vector_kind', '${vectorKind}');
+        CREATE TABLE ${table} (
+          id text PRIMARY KEY,
+          agent_id text NOT NULL,
+          organization_id text NOT NULL,
+          text text NOT NULL,
+          keywords text NOT NULL,
+          -- core's analyze(text || ' ' || keywords), duplicates kept: BM25 term frequencies.
+          terms text[] NOT NULL,
+          term_count integer NOT NULL,
+          embedding ${vectorKind === 'pgvector' ? 'vector' : 'bytea'} NOT NULL,
+          embedding_norm double precision NOT NULL,
+          speaker text,
+          occurred_at text,
+          created_at text NOT NULL,
+          source_kind text NOT NULL,
+          thread_id text NOT NULL,
+          observation_id text NOT NULL,
+          turn_index integer NOT NULL,
+          source_id text,
+          page integer,
+          filename text
+        );
+        CREATE INDEX memory_index_records_agent ON ${table} (agent_id) INCLUDE (term_count);
+        CREATE INDEX memory_index_records_terms ON ${table} USING gin (terms);
+        CREATE INDEX memory_index_records_thread ON ${table} (agent_id, thread_id);
+        CREATE INDEX memory_index_records_observation ON ${table} (agent_id, observation_id);
+        CREATE INDEX memory_index_records_source ON ${table} (agent_id, source_id) WHERE source_id IS NOT NULL;
+      `,
+    },
+    {
+      version: 2,
+      name: 'memory index agent versions',
+      // Bumped in every write transaction of an agent (the row lock also serializes writers of
+      // one agent), so a process can tell whether its cached vectors of the agent are current.
+      sql: `CREATE TABLE ${agents} (agent_id text PRIMARY KEY, version bigint NOT NULL);`,
+    },
+    {
+      version: 3,
+      name: 'memory index term statistics',
+      // BM25's corpus statistics kept per agent by every write (under the agent's version row
+      // lock), so a search reads N, the average length and each query term's document frequency
+      // from a few rows instead of counting them over every record that shares a term.
+      sql: `
+        ALTER TABLE ${agents} ADD COLUMN row_count bigint NOT NULL DEFAULT 0, ADD COLUMN term_total bigint NOT NULL DEFAULT 0;
+        INSERT INTO ${agents} AS a (agent_id, version, row_count, term_total)
+          SELECT agent_id, 1, count(*), coalesce(sum(term_count), 0) FROM ${table} GROUP BY agent_id
+          ON CONFLICT (agent_id) DO UPDATE SET version = a.version + 1, row_count = excluded.row_count, term_total = excluded.term_total;
+        CREATE TABLE ${terms} (agent_id text NOT NULL, term text NOT NULL, df integer NOT NULL, PRIMARY KEY (agent_id, term));
+        INSERT INTO ${terms} (agent_id, term, df)
+          SELECT r.agent_id, u.term, count(*) FROM ${table} r CROSS JOIN LATERAL (SELECT DISTINCT unnest(r.terms) AS term) u GROUP BY 1, 2;
+      `,
+    },
+  ];
+}
+
+const COLUMN_NAMES = [
+  'id', 'agent_id', 'organization_id', 'text', 'keywords', 'embedding', 'speaker', 'occurred_at', 'created_at',
+  'source_kind', 'thread_id', 'observation_id', 'turn_index', 'source_id', 'page', 'filename',
+];
+/** The record columns, optionally qualified by a table alias; vectors come back as text (both kinds). */
+export const columns = (alias = '') =>
+  COLUMN_NAMES.map((name) => (name === 'embedding' ? `${alias}embedding::text AS embedding_text` : `${alias}${name}`)).join(', ');
+export const COLUMNS = columns();
+
+export type RecordRow = {
+  id: string;
+  agent_id: string;
+  organization_id: string;
+  text: string;
+  keywords: string;
+  embedding_text: string;
+  speaker: string | null;
+  occurred_at: string | null;
+  created_at: string;
+  source_kind: string;
+  thread_id: string;
+  observation_id: string;
+  turn_index: number;
+  source_id: string | null;
+  page: number | null;
+  filename: string | null;
+};
+
+export function fromRow(row: RecordRow): MemoryRecord {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    agentId: row.agent_id,
+    text: row.text,
+    keywords: row.keywords,
+    vector: parseVector(row.embedding_text),
+    speaker: row.speaker,
+    occurredAt: row.occurred_at,
+    source: memorySourceFromColumns(row),
+    createdAt: row.created_at,
+  };
+}
