@@ -625,7 +625,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       await background;
     },
 
-    async upsert({ records: given, embedder }) {
+    async upsert({ records: given, embedder, newIds }) {
       await ready();
       await guard('upsert', async () => {
         assertEmbedderMatches(await currentFingerprint(client), embedder);
@@ -639,11 +639,13 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
           ]);
           const { rows } = await tx.query<{ value: string }>(`SELECT value FROM ${meta} WHERE key = 'embedder'`);
           assertEmbedderMatches(JSON.parse(rows[0]!.value) as EmbedderFingerprint, embedder);
-          // Agents losing a record to another agent (an id upserted under a new agent) change too.
-          const { rows: previous } = await tx.query<{ id: string; agent_id: string }>(
-            `SELECT id, agent_id FROM ${records} WHERE id = ANY($1::text[])`,
-            [unique.map((record) => record.id)],
-          );
+          // Agents losing a record to another agent (an id upserted under a new agent) change too;
+          // ids the caller declares new (`newIds`) cannot belong to anyone yet.
+          const { rows: previous } = newIds
+            ? { rows: [] as { id: string; agent_id: string }[] }
+            : await tx.query<{ id: string; agent_id: string }>(`SELECT id, agent_id FROM ${records} WHERE id = ANY($1::text[])`, [
+                unique.map((record) => record.id),
+              ]);
           const agentOfId = new Map(unique.map((record) => [record.id, record.agentId]));
           const moved = previous.filter((row) => agentOfId.get(row.id) !== row.agent_id);
           const versions = await bumpVersions(tx, [...unique.map((record) => record.agentId), ...moved.map((row) => row.agent_id)]);
