@@ -1,6 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Index, MatchQuery, Operator, type Connection, type Table } from '@lancedb/lancedb';
-import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import type { Schema } from 'apache-arrow';
 import {
   EmbedderMismatchError,
   ServiceError,
@@ -10,9 +10,6 @@ import {
   compareMemoryHits,
   cosineSimilarity,
   dedupeRecordsById,
-  indexedText,
-  memorySourceColumns,
-  memorySourceFromColumns,
   type EmbedderFingerprint,
   type MemoryHit,
   type MemoryIndex,
@@ -20,6 +17,10 @@ import {
   type MemorySearchRequest,
   type MemorySearchResult,
 } from '@memory-agents/core';
+import { META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, RECORD_COLUMNS, fromRow, rowsToArrow, sqlString, tableSchema, toRow, type Row } from './rows.js';
+import { WriteQueue } from './write-queue.js';
+
+export { sqlString } from './rows.js';
 
 /** Options of {@link lancedbMemoryIndex}. */
 export type LancedbMemoryIndexOptions = {
@@ -107,32 +108,6 @@ export type LancedbMemoryIndex = MemoryIndex & {
   settle(): Promise<void>;
 };
 
-type Row = {
-  id: string;
-  agent_id: string;
-  organization_id: string;
-  text: string;
-  keywords: string;
-  /** Analyzed terms (core's `analyze`), space-joined: the FTS index sees exactly core's analyzer. */
-  terms: string;
-  vector: number[];
-  speaker: string | null;
-  occurred_at: string | null;
-  created_at: string;
-  source_kind: string;
-  thread_id: string;
-  observation_id: string;
-  turn_index: number;
-  source_id: string | null;
-  page: number | null;
-  filename: string | null;
-};
-
-const RECORD_COLUMNS = [
-  'id', 'agent_id', 'organization_id', 'text', 'keywords', 'vector', 'speaker', 'occurred_at', 'created_at',
-  'source_kind', 'thread_id', 'observation_id', 'turn_index', 'source_id', 'page', 'filename',
-];
-
 /** Smallest HNSW search breadth (`ef`); the search uses at least twice the hits it asks for. */
 const ANN_MIN_EF = 100;
 
@@ -150,112 +125,6 @@ const unfilteredCount = (count: number, share: number) => Math.ceil((count / sha
 const TIE = 1e-6;
 /** Delta ANN indexes (one per settle that found new rows) searched one by one before a rebuild. */
 const MAX_VECTOR_DELTAS = 8;
-
-const META_EMBEDDER_ID = 'memory_agents.embedder_id';
-const META_EMBEDDER_DIMENSIONS = 'memory_agents.embedder_dimensions';
-const META_SCHEMA_VERSION = 'memory_agents.schema_version';
-
-function tableSchema(fingerprint: EmbedderFingerprint): Schema {
-  const utf8 = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
-  return new Schema(
-    [
-      utf8('id'), utf8('agent_id'), utf8('organization_id'), utf8('text'), utf8('keywords'), utf8('terms'),
-      new Field('vector', new FixedSizeList(fingerprint.dimensions, new Field('item', new Float32(), true)), false),
-      utf8('speaker', true), utf8('occurred_at', true), utf8('created_at'),
-      utf8('source_kind'), utf8('thread_id'), utf8('observation_id'), new Field('turn_index', new Int32(), false),
-      utf8('source_id', true), new Field('page', new Int32(), true), utf8('filename', true),
-    ],
-    // The fingerprint lives in the table's own schema metadata, so it is created atomically with
-    // the table: two processes racing to create it cannot record different embedders.
-    new Map([
-      [META_EMBEDDER_ID, fingerprint.id],
-      [META_EMBEDDER_DIMENSIONS, String(fingerprint.dimensions)],
-      [META_SCHEMA_VERSION, '1'],
-    ]),
-  );
-}
-
-/** A SQL string literal for a Lance (DataFusion) filter: single quotes doubled, NUL rejected. */
-export function sqlString(value: string): string {
-  if (value.includes('\u0000')) throw new ServiceError('invalid_request', 'identifier contains a NUL character');
-  return `'${value.replaceAll("'", "''")}'`;
-}
-
-function toRow(record: MemoryRecord): Row {
-  return {
-    id: record.id,
-    agent_id: record.agentId,
-    organization_id: record.organizationId,
-    text: record.text,
-    keywords: record.keywords,
-    terms: analyze(indexedText(record)).join(' '),
-    vector: Array.from(record.vector),
-    speaker: record.speaker,
-    occurred_at: record.occurredAt,
-    created_at: record.createdAt,
-    ...memorySourceColumns(record.source),
-  };
-}
-
-/**
- * A copy of a vector cell. Arrow hands out a `Vector` whose `toArray()` is a view of the column's
- * own Float32Array (copied here in one step); iterating it element by element costs far more.
- */
-function toFloat32(value: { toArray?: () => Float32Array } | Iterable<number> | null): Float32Array {
-  if (value === null || value === undefined) return new Float32Array(0);
-  if (value instanceof Float32Array) return value.slice();
-  if (typeof (value as { toArray?: unknown }).toArray === 'function') {
-    const array = (value as { toArray: () => unknown }).toArray();
-    if (array instanceof Float32Array) return array.slice();
-    return Float32Array.from(array as ArrayLike<number>);
-  }
-  return Float32Array.from(value as Iterable<number>);
-}
-
-function fromRow(row: Record<string, unknown>): MemoryRecord {
-  const vectorValue = row.vector as { toArray?: () => Float32Array } | Iterable<number> | null;
-  return {
-    id: String(row.id),
-    organizationId: String(row.organization_id),
-    agentId: String(row.agent_id),
-    text: String(row.text),
-    keywords: String(row.keywords),
-    vector: toFloat32(vectorValue),
-    speaker: (row.speaker as string | null) ?? null,
-    occurredAt: (row.occurred_at as string | null) ?? null,
-    source: memorySourceFromColumns(row),
-    createdAt: String(row.created_at),
-  };
-}
-
-/** Serializes this instance's writes and background work, FIFO. */
-class WriteQueue {
-  #tail: Promise<void> = Promise.resolve();
-  /** Writes queued or running, and when the last one finished (background work not counted). */
-  pendingWrites = 0;
-  lastWriteAt = 0;
-  /** Counts finished writes. */
-  generation = 0;
-  write<T>(fn: () => Promise<T>): Promise<T> {
-    this.pendingWrites++;
-    return this.run(fn).finally(() => {
-      this.generation++;
-      this.pendingWrites--;
-      this.lastWriteAt = Date.now();
-    });
-  }
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(fn);
-    this.#tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  }
-  idle(): Promise<void> {
-    return this.#tail;
-  }
-}
 
 /**
  * A `MemoryIndex` in one LanceDB table in a local directory.
@@ -292,6 +161,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
   let starting: Promise<void> | null = null;
   let connection: Connection | null = null;
   let table: Table | null = null;
+  let schema: Schema | null = null;
   let fingerprint: EmbedderFingerprint | null = null;
   let hasFullTextIndex = false;
   let hasVectorIndex = false;
@@ -331,6 +201,9 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
     const id = metadata.get(META_EMBEDDER_ID);
     const dimensions = Number(metadata.get(META_EMBEDDER_DIMENSIONS));
     fingerprint = id ? { id, dimensions } : null;
+    // Built here, once, with this package's Arrow classes (the table's schema never changes; the
+    // one LanceDB returns is made by its own copy of apache-arrow, which the builders reject).
+    schema = fingerprint ? tableSchema(fingerprint) : null;
     const indices = await opened.listIndices();
     hasFullTextIndex = indices.some((index) => index.columns.includes('terms'));
     const vectorIndex = indices.find((index) => index.columns.includes('vector'));
@@ -476,6 +349,24 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
     }
   }
 
+  /**
+   * Appends the rows in batches of `batchSize`, one commit each. A batch of new ids is a plain
+   * append; a merge joins the batch against the whole table's ids and costs more as the table
+   * grows. Rows the caller declares new (`newIds`: learning's fresh turns) skip even the lookup
+   * of existing ids (an `id IN (…)` query of ~5–30 ms per batch on a busy server).
+   */
+  async function writeRows(current: Table, rows: readonly Row[], newIds: boolean): Promise<void> {
+    for (let start = 0; start < rows.length; start += batchSize) {
+      const slice = rows.slice(start, start + batchSize);
+      const batch = rowsToArrow(slice, schema!);
+      if (!newIds && (await anyExists(current, slice))) {
+        await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
+      } else {
+        await current.add(batch);
+      }
+    }
+  }
+
   /** Whether any of the rows' ids is in the table already (btree lookup on `id`). */
   async function anyExists(current: Table, rows: readonly Row[]): Promise<boolean> {
     for (let start = 0; start < rows.length; start += 1000) {
@@ -578,7 +469,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       connection = null;
     },
 
-    async upsert({ records, embedder }) {
+    async upsert({ records, embedder, newIds }) {
       await ready();
       await queue.write(() =>
         guard('upsert', async () => {
@@ -588,19 +479,8 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
           const current = await ensureTable(embedder);
           // Another process may have created the table with another embedder meanwhile.
           assertEmbedderMatches(fingerprint, embedder);
-          const schema = await current.schema();
           const rows = dedupeRecordsById(records).map(toRow);
-          for (let start = 0; start < rows.length; start += batchSize) {
-            const slice = rows.slice(start, start + batchSize);
-            const batch = lancedb.makeArrowTable(slice, { schema });
-            // A batch of new ids (learning: fresh ids every time) is a plain append; a merge
-            // joins the batch against the whole table's ids and costs more as the table grows.
-            if (await anyExists(current, slice)) {
-              await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
-            } else {
-              await current.add(batch);
-            }
-          }
+          await writeRows(current, rows, newIds === true);
           await ensureScalarIndexes(current);
           writesSinceOptimize++;
           rowsSinceReindex += rows.length;
@@ -753,19 +633,8 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
           if (!current) return { copied: 0 };
           const rows = await current.query().where(agentFilter(fromAgentId)).select(RECORD_COLUMNS).toArray();
           if (rows.length === 0) return { copied: 0 };
-          const schema = await current.schema();
-          const copies = rows.map((row: Record<string, unknown>) => ({
-            ...toRow({ ...fromRow(row), id: newId(), agentId: toAgentId, organizationId: toOrganizationId }),
-          }));
-          for (let start = 0; start < copies.length; start += batchSize) {
-            const slice = copies.slice(start, start + batchSize);
-            const batch = lancedb.makeArrowTable(slice, { schema });
-            if (await anyExists(current, slice)) {
-              await current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
-            } else {
-              await current.add(batch);
-            }
-          }
+          const copies = rows.map((row: Record<string, unknown>) => toRow({ ...fromRow(row), id: newId(), agentId: toAgentId, organizationId: toOrganizationId }));
+          await writeRows(current, copies, false);
           writesSinceOptimize++;
           rowsSinceReindex += copies.length;
           scheduleMaintenance(current, await current.countRows());

@@ -231,7 +231,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       await background;
     },
 
-    async upsert({ records: given, embedder }) {
+    async upsert({ records: given, embedder, newIds }) {
       await ready();
       await guard('upsert', async () => {
         assertEmbedderMatches(await currentFingerprint(client), embedder);
@@ -246,15 +246,17 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
           ]);
           const { rows } = await tx.query<{ value: string }>(`SELECT value FROM ${meta} WHERE key = 'embedder'`);
           assertEmbedderMatches(JSON.parse(rows[0]!.value) as EmbedderFingerprint, embedder);
-          // Agents losing a record to another agent (an id upserted under a new agent) change too.
+          // Agents losing a record to another agent (an id upserted under a new agent) change too;
+          // ids the caller declares new (`newIds`) cannot belong to anyone yet: nothing to read.
           const ids = unique.map((record) => record.id);
-          const { rows: touched } = await tx.query<{ agent_id: string }>(`SELECT DISTINCT agent_id FROM ${records} WHERE id = ANY($1::text[])`, [ids]);
+          const { rows: touched } = newIds
+            ? { rows: [] as { agent_id: string }[] }
+            : await tx.query<{ agent_id: string }>(`SELECT DISTINCT agent_id FROM ${records} WHERE id = ANY($1::text[])`, [ids]);
           const versions = await bumpVersions(tx, tables, [...unique.map((record) => record.agentId), ...touched.map((row) => row.agent_id)]);
           // Read the replaced rows under those locks: their terms leave the statistics.
-          const { rows: previous } = await tx.query<{ id: string; agent_id: string; terms: string[] }>(
-            `SELECT id, agent_id, terms FROM ${records} WHERE id = ANY($1::text[])`,
-            [ids],
-          );
+          const { rows: previous } = newIds
+            ? { rows: [] as { id: string; agent_id: string; terms: string[] }[] }
+            : await tx.query<{ id: string; agent_id: string; terms: string[] }>(`SELECT id, agent_id, terms FROM ${records} WHERE id = ANY($1::text[])`, [ids]);
           const delta = new StatisticsDelta();
           for (const row of previous) delta.add(row.agent_id, row.terms, -1);
           unique.forEach((record, i) => delta.add(record.agentId, analyzed[i]!, 1));

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Worker as ThreadWorker } from 'node:worker_threads';
 import type { Ocr, OcrRequest, OcrResult } from '@memory-agents/core';
-import { createWorker, OEM, PSM, type Worker as TesseractWorker } from 'tesseract.js';
+import type { Worker as TesseractWorker } from 'tesseract.js';
 import { z } from 'zod';
 
 /** Options of {@link tesseractOcr}. */
@@ -251,6 +251,8 @@ async function startSlot(onGone: (slot: Slot) => void): Promise<Slot> {
   // `langPath`, `gzip` and `cacheMethod: 'none'` together keep tesseract.js offline and off the
   // disk (see shared/notes/dependencies.md). Without an `errorHandler`, tesseract.js throws an
   // engine error from a message listener, which would crash the process.
+  // Loaded on the first OCR, not with the server: most servers never read a scan.
+  const { createWorker, OEM, PSM } = await import('tesseract.js');
   const created = createWorker('eng', OEM.LSTM_ONLY, {
     langPath: englishDataPath(),
     gzip: true,

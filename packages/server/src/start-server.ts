@@ -8,7 +8,6 @@ import { createHandler, type NodeHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
 import { createNodeServer, type ServerLimits } from './create-node-server.js';
-import { createMcpHttpHandler } from './mcp/http-transport.js';
 import type { ServiceModels } from './model-options.js';
 
 export type StartServerOptions = StateLocation & {
@@ -112,11 +111,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const url = `http://${host}:${address.port}`;
 
   const v1 = createHandler(service, { logger, ...(options.maxJsonBytes === undefined ? {} : { maxJsonBytes: options.maxJsonBytes }) });
-  // MCP over Streamable HTTP at /mcp, beside /v1: its tools call the /v1 handler in process.
-  const mcp = createMcpHttpHandler(service, { logger, publicUrl: () => url, version: await serverVersion() });
+  // MCP over Streamable HTTP at /mcp, beside /v1: its tools call the /v1 handler in process. The
+  // MCP SDK is loaded on the first /mcp request, not with every server.
+  const version = await serverVersion();
+  let mcp: Promise<{ handle: NodeHandler; close(): Promise<void> }> | null = null;
+  const mcpHandler = () =>
+    (mcp ??= import('./mcp/http-transport.js').then(({ createMcpHttpHandler }) => createMcpHttpHandler(service, { logger, publicUrl: () => url, version })));
   api = async (request, response) => {
     const path = (request.url ?? '/').split('?')[0];
-    if (path === '/mcp' || path === '/mcp/') return mcp.handle(request, response);
+    if (path === '/mcp' || path === '/mcp/') return (await mcpHandler()).handle(request, response);
     return v1(request, response);
   };
 
@@ -127,7 +130,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     firstKey,
     close() {
       closing ??= (async () => {
-        await mcp.close();
+        if (mcp) await (await mcp).close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -1,5 +1,5 @@
 import type { Embedder, EmbedRequest, EmbedResult } from '../ports/embedder.js';
-import { isStopWord, stem, tokenize } from './text-analysis.js';
+import { cachedStem, isStopWord, tokenize } from './text-analysis.js';
 
 /** Options of {@link hashedNgramEmbedder}. */
 export type HashedNgramEmbedderOptions = {
@@ -63,12 +63,38 @@ type Scratch = { keys: Float64Array; accumulator: Float64Array };
 
 const FAMILY_WEIGHTS = [WEIGHT_UNIGRAM, WEIGHT_BIGRAM, WEIGHT_CHAR_NGRAM, WEIGHT_CHAR_NGRAM] as const;
 
+/** A term's hash and its features that do not depend on its neighbours (unigram, char 3- and 4-grams). */
+type TermFeatures = { hash: number; keys: Float64Array };
+
+/**
+ * Features of recent terms: conversation vocabulary repeats, and hashing a term's character n-grams
+ * is most of an embedding's cost. Same values as computing them afresh; cleared when full.
+ */
+const TERM_FEATURES = new Map<string, TermFeatures>();
+const TERM_FEATURES_CACHE_SIZE = 50_000;
+
+function termFeatures(term: string): TermFeatures {
+  const cached = TERM_FEATURES.get(term);
+  if (cached) return cached;
+  const padded = term.length + 2;
+  const hash = hashPadded(term, 1, padded - 1, 0);
+  const keys = new Float64Array(1 + Math.max(0, padded - 2) + Math.max(0, padded - 3));
+  let count = 0;
+  keys[count++] = mix(hash ^ SEED_UNIGRAM) * 4 + 0;
+  for (let i = 0; i + 3 <= padded; i++) keys[count++] = mix(hashPadded(term, i, i + 3, SEED_TRIGRAM)) * 4 + 2;
+  for (let i = 0; i + 4 <= padded; i++) keys[count++] = mix(hashPadded(term, i, i + 4, SEED_FOURGRAM)) * 4 + 3;
+  const features = { hash, keys: count === keys.length ? keys : keys.subarray(0, count) };
+  if (TERM_FEATURES.size >= TERM_FEATURES_CACHE_SIZE) TERM_FEATURES.clear();
+  TERM_FEATURES.set(term, features);
+  return features;
+}
+
 function embedOne(text: string, dimensions: number, scratch: Scratch): Float32Array {
   const tokens = tokenize(text);
   let terms: string[] = [];
-  for (const token of tokens) if (!isStopWord(token)) terms.push(stem(token));
+  for (const token of tokens) if (!isStopWord(token)) terms.push(cachedStem(token));
   // A text of only stop words ("who are you?") still deserves a non-zero vector.
-  if (terms.length === 0) terms = tokens.map(stem);
+  if (terms.length === 0) terms = tokens.map(cachedStem);
 
   let featureCount = 0;
   let upperBound = 2 * terms.length;
@@ -78,13 +104,12 @@ function embedOne(text: string, dimensions: number, scratch: Scratch): Float32Ar
 
   let previous = -1;
   for (const term of terms) {
-    const padded = term.length + 2;
-    const termHash = hashPadded(term, 1, padded - 1, 0);
-    keys[featureCount++] = mix(termHash ^ SEED_UNIGRAM) * 4 + 0;
+    const features = termFeatures(term);
+    const termHash = features.hash;
+    keys[featureCount++] = features.keys[0]!;
     if (previous !== -1) keys[featureCount++] = mix(Math.imul(previous, 0x9e3779b1) ^ termHash ^ SEED_BIGRAM) * 4 + 1;
     previous = termHash;
-    for (let i = 0; i + 3 <= padded; i++) keys[featureCount++] = mix(hashPadded(term, i, i + 3, SEED_TRIGRAM)) * 4 + 2;
-    for (let i = 0; i + 4 <= padded; i++) keys[featureCount++] = mix(hashPadded(term, i, i + 4, SEED_FOURGRAM)) * 4 + 3;
+    for (let i = 1; i < features.keys.length; i++) keys[featureCount++] = features.keys[i]!;
   }
 
   const accumulator = scratch.accumulator;

@@ -139,7 +139,26 @@ export function analyze(text: string): string[] {
   const terms: string[] = [];
   for (const token of tokenize(text)) {
     if (isStopWord(token)) continue;
-    terms.push(stem(token));
+    terms.push(cachedStem(token));
   }
   return terms;
+}
+
+/**
+ * Stems of recent tokens. Learning analyzes every memory's text and keywords (for the full-text
+ * column) and every question; conversation vocabulary repeats, so most tokens are stemmed once.
+ * Cleared when full, which bounds it to a few MB.
+ */
+const STEMS = new Map<string, string>();
+const STEM_CACHE_SIZE = 50_000;
+
+/** {@link stem} through a bounded cache (same result; for hot loops inside core). */
+export function cachedStem(token: string): string {
+  let stemmed = STEMS.get(token);
+  if (stemmed === undefined) {
+    stemmed = stem(token);
+    if (STEMS.size >= STEM_CACHE_SIZE) STEMS.clear();
+    STEMS.set(token, stemmed);
+  }
+  return stemmed;
 }

@@ -166,13 +166,19 @@ export class IngestionScheduler {
   async #processTurns(job: JobRecord, shouldStop: () => boolean): Promise<void> {
     const { store } = this.#context;
     let fromIndex = 0;
+    // The job as just set `processing`: the first batch needs no second read of it.
+    let current: JobRecord | null = job;
     for (;;) {
       if (shouldStop()) throw new JobStopped();
-      const current = await store.jobs.get({ agentId: job.agentId, jobId: job.id });
+      current ??= await store.jobs.get({ agentId: job.agentId, jobId: job.id });
       if (!current || current.status === 'cancelled') {
         await this.#forgetCancelled(job);
         throw new JobStopped();
       }
+      // Turns are only appended while a job is `converting`, never while it is processed: past its
+      // last turn there is nothing left to list (settling checks for a cancel once more).
+      if (fromIndex >= current.turnsTotal) return;
+      current = null;
       const page = await store.jobs.listTurns({ jobId: job.id, fromIndex, limit: TURN_BATCH });
       if (page.length === 0) return;
       // Committed and failed turns are final: a resumed job never reads them again.
@@ -283,14 +289,18 @@ export class IngestionScheduler {
       });
     }
     if (committing.length === 0) return results;
-    const committed = await this.#commit(job, records);
+    // Memory ids are per job, turn and piece: a turn that was still `pending` when this batch was
+    // listed was never read before, so none of its memories can be in the index yet (a resumed
+    // turn, in `read`, may have been committed before its process died).
+    const newIds = turns.every((turn) => turn.state === 'pending');
+    const committed = await this.#commit(job, records, newIds);
     if (committed === true && deleteIds.length > 0) await this.#deleteSuperseded(job, deleteIds, records);
     for (const turnIndex of committing) results.push(committed === true ? { turnIndex, ok: true } : { turnIndex, ok: false, reason: committed });
     return results.sort((a, b) => a.turnIndex - b.turnIndex);
   }
 
   /** Embeds and upserts; resolves true, or the learning reason the batch's turns fail with. */
-  async #commit(job: JobRecord, records: MemoryRecord[]): Promise<true | string> {
+  async #commit(job: JobRecord, records: MemoryRecord[], newIds: boolean): Promise<true | string> {
     const { embedder, index } = this.#context;
     if (records.length === 0) return true;
     for (let attempt = 1; ; attempt++) {
@@ -299,7 +309,9 @@ export class IngestionScheduler {
         records.forEach((record, i) => {
           record.vector = vectors[i]!;
         });
-        await index.upsert({ records, embedder: { id: embedder.id, dimensions: embedder.dimensions } });
+        // A retry may follow an attempt that wrote some rows before failing: only a first attempt
+        // can promise new ids.
+        await index.upsert({ records, embedder: { id: embedder.id, dimensions: embedder.dimensions }, newIds: newIds && attempt === 1 });
         return true;
       } catch (error) {
         if (error instanceof EmbedderMismatchError) return 'embedder_mismatch';
@@ -376,7 +388,9 @@ export class IngestionScheduler {
       return;
     }
     const failed: { turnIndex: number; reason: string }[] = [];
-    for (let fromIndex = 0; ; ) {
+    // Counting first: a job that learned every turn (the usual case) is not listed again.
+    const counts = await store.jobs.turnCounts({ jobId: job.id });
+    for (let fromIndex = 0; counts.failed > 0; ) {
       const page = await store.jobs.listTurns({ jobId: job.id, fromIndex, limit: 1000 });
       if (page.length === 0) break;
       for (const turn of page) if (turn.state === 'failed') failed.push({ turnIndex: turn.turnIndex, reason: turn.failureReason ?? 'generation_failed' });

@@ -136,7 +136,8 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
         status: job.status,
         turns_total: job.turnsTotal,
         turns_processed: job.turnsProcessed,
-        queue_depth: await context.store.jobs.countAhead({ threadId: job.threadId, seq: job.seq }),
+        // An agent's jobs run in `seq` order: a job processing or committed has nothing ahead of it.
+        queue_depth: job.status === 'processing' || job.status === 'committed' ? 0 : await context.store.jobs.countAhead({ threadId: job.threadId, seq: job.seq }),
         error: job.status === 'failed' ? job.error : null,
         queued: job.queued,
         resumed_at: job.resumedAt,

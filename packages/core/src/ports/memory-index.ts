@@ -8,6 +8,11 @@
  * - Every operation is scoped by `agentId`; `search` MUST NOT return records of another agent.
  * - `upsert` MUST be atomic per call from the reader's point of view: after it resolves every record
  *   is searchable by both channels; a record with an existing `id` is replaced.
+ * - `upsert` with `newIds: true` is the caller's promise that no record's id is stored yet (the
+ *   memories of a turn never read before). The index MAY then skip looking for existing ids (a plain
+ *   append); it MUST still make every record searchable as above. The caller MUST NOT pass it for
+ *   ids that may exist (a retried or resumed write): what an index does with an existing id then is
+ *   unspecified (it may keep both rows).
  * - `upsert` MUST reject with `EmbedderMismatchError` when `embedder` differs from the fingerprint
  *   the index recorded on its first upsert (the fingerprint is recorded once per index).
  * - `search` returns two ranked candidate lists that core fuses: `lexical` (full-text, BM25-like
@@ -26,7 +31,7 @@ export type MemoryIndex = {
   /** Idempotent: opens storage and creates tables/indexes. */
   init(): Promise<void>;
   close(): Promise<void>;
-  upsert(request: { records: readonly MemoryRecord[]; embedder: EmbedderFingerprint }): Promise<void>;
+  upsert(request: MemoryUpsertRequest): Promise<void>;
   search(request: MemorySearchRequest): Promise<MemorySearchResult>;
   /** Records by id (only of the agent); missing ids are left out. */
   get(request: { agentId: string; ids: readonly string[] }): Promise<MemoryRecord[]>;
@@ -43,6 +48,17 @@ export type MemoryIndex = {
   stats(request: { agentId: string }): Promise<{ count: number }>;
   /** The fingerprint recorded on first upsert, or null while empty. */
   embedder(): Promise<EmbedderFingerprint | null>;
+};
+
+export type MemoryUpsertRequest = {
+  records: readonly MemoryRecord[];
+  embedder: EmbedderFingerprint;
+  /**
+   * True when the caller knows no record's id is stored yet, so the index may append without
+   * looking for existing ids (see the contract above).
+   * @default false
+   */
+  newIds?: boolean;
 };
 
 export type MemoryIndexCapabilities = {

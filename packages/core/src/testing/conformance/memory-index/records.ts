@@ -72,6 +72,38 @@ export function recordCases(test: MemoryIndexCase): void {
     expect(stored?.text).toBe('Jon closed his bakery');
   });
 
+  test('upsert: records declared new (newIds) are found by both channels, get and stats, beside older ones', async ({ index }) => {
+    const older = memory({ text: 'Caroline painted a sunrise over the lake', vector: axis(5) });
+    await upsert(index, older);
+    const fresh = [
+      memory({ text: 'Melanie signed up for a pottery workshop', vector: axis(0) }),
+      memory({ text: 'Melanie bought a kiln for the pottery', vector: atCosine(0.9) }),
+    ];
+    await index.upsert({ records: fresh, embedder: FINGERPRINT, newIds: true });
+    expect(await index.stats({ agentId: AGENT })).toEqual({ count: 3 });
+    const found = await index.get({ agentId: AGENT, ids: [...fresh.map((record) => record.id), older.id] });
+    expect(found.map((record) => record.id).sort()).toEqual([...fresh.map((record) => record.id), older.id].sort());
+    expectSameRecord(found.find((record) => record.id === fresh[0]!.id), fresh[0]!);
+    const result = await index.search({ agentId: AGENT, text: 'pottery', vector: axis(0), limit: 5 });
+    expect(ids(result.lexical).sort()).toEqual(fresh.map((record) => record.id).sort());
+    expect(ids(result.semantic).slice(0, 2)).toEqual(fresh.map((record) => record.id));
+    // A later plain upsert of one of them still replaces it.
+    await upsert(index, { ...fresh[0]!, text: 'Melanie cancelled the pottery workshop' });
+    expect(await index.stats({ agentId: AGENT })).toEqual({ count: 3 });
+    const [replaced] = await index.get({ agentId: AGENT, ids: [fresh[0]!.id] });
+    expect(replaced?.text).toBe('Melanie cancelled the pottery workshop');
+  });
+
+  test('upsert: newIds on an empty index creates it and records the fingerprint', async ({ index }) => {
+    const record = memory({ text: 'Jon opened a dance studio', vector: axis(3) });
+    await index.upsert({ records: [record], embedder: FINGERPRINT, newIds: true });
+    expect(await index.embedder()).toEqual(FINGERPRINT);
+    const result = await index.search({ agentId: AGENT, text: 'dance studio', vector: axis(3), limit: 5 });
+    expect(ids(result.lexical)).toEqual([record.id]);
+    expect(ids(result.semantic)).toEqual([record.id]);
+    await expect(index.upsert({ records: [memory()], embedder: OTHER_FINGERPRINT, newIds: true })).rejects.toBeInstanceOf(EmbedderMismatchError);
+  });
+
   test('upsert: the same id twice in one call keeps the last', async ({ index }) => {
     const first = memory({ text: 'first version about volcanoes' });
     const second = { ...first, text: 'second version about glaciers' };
