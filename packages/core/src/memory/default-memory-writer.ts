@@ -28,7 +28,10 @@ export function defaultMemoryWriter(options: { maxChars?: number } = {}): Memory
   return {
     specificationVersion: 'v1',
     id: 'verbatim-v2',
-    async write({ turns }) {
+    async write({ turns, signal }) {
+      // The port's contract: an aborted signal rejects with an AbortError, even for a writer that
+      // never waits (the service may be stopping and must not commit this job's outcomes).
+      signal?.throwIfAborted();
       return {
         outcomes: turns.map((turn, i): TurnOutcome => {
           const neighbours: string[] = [];
