@@ -3,6 +3,13 @@
  * LanceDB in a fresh data dir), the default extractive model and hashed n-gram embedder.
  *
  *   npx tsx bench/chat-latency.ts [--memories 10000] [--chats 200] [--max-context-chars 4000] [--quiet-seconds 15]
+ *                                 [--data-dir DIR] [--server PATH/packages/server/dist/index.js] [--cpu-prof]
+ *
+ * `--data-dir` keeps the data dir: the first run loads the memories and writes `bench-chat.json`
+ * (key, agent, thread) into it, later runs only chat. With `--server` the server is imported from
+ * another build (e.g. the previous one, made by bench/snapshot-build.sh), so two builds can be
+ * alternated on the same data in the same minutes. `--cpu-prof` writes a V8 CPU profile of the
+ * timed chats (the server runs in this process) to `bench/.prof/`.
  *
  * The server is `startServer` from packages/server (the same composition `memory-agents serve`
  * runs) listening on loopback in this process; the client is `fetch`, one chat at a time. The
@@ -12,12 +19,13 @@
  * turns; questions are LoCoMo questions. Reported: p50/p95/p99/max of the client-side round trip
  * and the median of each server stage.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { Session } from 'node:inspector/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { silentLogger } from '../packages/core/src/index.js';
-import { startServer } from '../packages/server/src/index.js';
+import { silentLogger } from '@memory-agents/core';
+import { startServer as startThisServer } from '@memory-agents/server';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -33,6 +41,10 @@ const maxContextChars = Number(argument('max-context-chars', '4000'));
 // write, then ~3 s of compaction and index work at 10k memories), as between a bulk import and
 // users chatting; 0 measures chats racing that work.
 const quietSeconds = Number(argument('quiet-seconds', '15'));
+const keptDataDir = argument('data-dir', '');
+const serverModule = argument('server', '');
+const cpuProfile = process.argv.includes('--cpu-prof');
+type Kept = { key: string; organizationId: string; agentId: string; threadId: string; memories: number; loadSeconds: number };
 
 const NAMES = ['Priya', 'Wei', 'Fatima', 'Olu', 'Ingrid', 'Mateo', 'Yuki', 'Aisha', 'Lars', 'Sofia', 'Ravi', 'Chen', 'Nate', 'Gina', 'Audrey', 'Calvin'];
 
@@ -70,10 +82,13 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function main() {
   const { turns, questions } = await corpus();
-  const dataDir = await mkdtemp(join(tmpdir(), 'ma-bench-chat-'));
+  const dataDir = keptDataDir || (await mkdtemp(join(tmpdir(), 'ma-bench-chat-')));
+  const startServer: typeof startThisServer = serverModule ? (await import(serverModule)).startServer : startThisServer;
+  const keptFile = join(dataDir, 'bench-chat.json');
+  const kept = keptDataDir ? ((await readFile(keptFile, 'utf8').then(JSON.parse, () => null)) as Kept | null) : null;
   const server = await startServer({ dataDir, port: 0, logger: silentLogger });
   try {
-    const key = server.firstKey!;
+    const key = kept ? { key: kept.key, organizationId: kept.organizationId } : server.firstKey!;
     const window = { limit: 1_000_000, windowSeconds: 60 };
     const everyWindow = { subject: window, organization: window };
     await server.service.admin
@@ -87,14 +102,18 @@ async function main() {
       });
       return { status: response.status, body: (await response.json()) as any };
     };
-    const created = await call('POST', '/v1/agents', { agent_config: { role: 'bench', objective: 'answer' } });
-    const agentId: string = created.body.agent_id;
-    while ((await call('GET', `/v1/agents/${agentId}`)).body.status !== 'ready') await new Promise((resolve) => setTimeout(resolve, 10));
-    const thread = await call('POST', `/v1/agents/${agentId}/threads`, {});
-    const base = `/v1/agents/${agentId}/threads/${thread.body.thread_id}`;
+    let agentId = kept?.agentId ?? '';
+    let threadId = kept?.threadId ?? '';
+    if (!kept) {
+      const created = await call('POST', '/v1/agents', { agent_config: { role: 'bench', objective: 'answer' } });
+      agentId = created.body.agent_id;
+      while ((await call('GET', `/v1/agents/${agentId}`)).body.status !== 'ready') await new Promise((resolve) => setTimeout(resolve, 10));
+      threadId = (await call('POST', `/v1/agents/${agentId}/threads`, {})).body.thread_id;
+    }
+    const base = `/v1/agents/${agentId}/threads/${threadId}`;
 
     const loadStarted = performance.now();
-    for (let start = 0; start < turns.length; start += 100) {
+    for (let start = 0; !kept && start < turns.length; start += 100) {
       const observations = turns.slice(start, start + 100).map((turn) => ({ speaker: turn.speaker, content: [{ type: 'text', text: turn.text }] }));
       const accepted = await call('POST', `${base}/observe`, { observations });
       if (accepted.status !== 202) throw new Error(`observe: ${accepted.status} ${JSON.stringify(accepted.body)}`);
@@ -105,14 +124,28 @@ async function main() {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     }
-    const loadSeconds = (performance.now() - loadStarted) / 1000;
-    await new Promise((resolve) => setTimeout(resolve, quietSeconds * 1000));
+    const loadSeconds = kept ? kept.loadSeconds : (performance.now() - loadStarted) / 1000;
+    if (keptDataDir && !kept) {
+      const record: Kept = { key: key.key, organizationId: key.organizationId, agentId, threadId, memories: turns.length, loadSeconds };
+      await writeFile(keptFile, JSON.stringify(record));
+    }
+    // A reused data dir was settled before; its server only opens it.
+    if (!kept) await new Promise((resolve) => setTimeout(resolve, quietSeconds * 1000));
 
     // Warm-up (not counted): first queries open files and fill caches.
     for (let i = 0; i < 10; i++) await call('POST', `${base}/chat`, { turn_id: `w${i}`, message: questions[i]! });
     const latencies: number[] = [];
     const stages = new Map<string, number[]>();
     let empty = 0;
+    // CPU time of this process (client, server and LanceDB's threads) per timed chat: the work a
+    // chat costs, which a loaded machine's scheduling delays do not change the way they change wall time.
+    const cpuStarted = process.cpuUsage();
+    const session = cpuProfile ? new Session() : null;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
     for (let i = 0; i < chats; i++) {
       const started = performance.now();
       const response = await call('POST', `${base}/chat`, { turn_id: `c${i}`, message: questions[i]!, max_context_chars: maxContextChars });
@@ -121,12 +154,23 @@ async function main() {
       if (response.body.citations.length === 0) empty++;
       for (const stage of response.body.stages as { name: string; duration_ms: number }[]) stages.set(stage.name, [...(stages.get(stage.name) ?? []), stage.duration_ms]);
     }
+    const cpu = process.cpuUsage(cpuStarted);
+    if (session) {
+      const { profile } = await session.post('Profiler.stop');
+      const directory = join(here, '.prof');
+      await mkdir(directory, { recursive: true });
+      const file = join(directory, `chat-latency-${Date.now()}.cpuprofile`);
+      await writeFile(file, JSON.stringify(profile));
+      console.error(`cpu profile: ${file}`);
+      session.disconnect();
+    }
     const sorted = [...latencies].sort((a, b) => a - b);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     console.log(
       JSON.stringify(
         {
-          machine: { cpus: cpus().length, node: process.version },
+          machine: { cpus: cpus().length, node: process.version, load: Number(loadavg()[0]!.toFixed(1)) },
+          server: serverModule || 'this checkout (src)',
           memories: turns.length,
           load_seconds: Number(loadSeconds.toFixed(1)),
           quiet_seconds: quietSeconds,
@@ -138,6 +182,7 @@ async function main() {
             p99: Number(percentile(sorted, 99).toFixed(1)),
             max: Number(sorted.at(-1)!.toFixed(1)),
           },
+          cpu_ms_per_chat: Number(((cpu.user + cpu.system) / 1000 / chats).toFixed(2)),
           stage_median_ms: Object.fromEntries([...stages].map(([name, values]) => [name, median(values)])),
           answers_without_citations: empty,
         },
@@ -147,7 +192,7 @@ async function main() {
     );
   } finally {
     await server.close();
-    await rm(dataDir, { recursive: true, force: true });
+    if (!keptDataDir) await rm(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -14,13 +14,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lancedbMemoryIndex } from '../packages/adapter-lancedb/src/index.js';
-import { openSqlClient } from '../packages/adapter-postgres/src/sql-client.js';
-import { postgresMemoryIndex } from '../packages/adapter-postgres/src/postgres-memory-index.js';
-import { hashedNgramEmbedder } from '../packages/core/src/embedding/hashed-ngram-embedder.js';
-import { inMemoryMemoryIndex } from '../packages/core/src/in-memory/in-memory-memory-index.js';
-import type { MemoryIndex, MemoryRecord } from '../packages/core/src/ports/memory-index.js';
-import { random } from '../packages/core/src/testing/conformance/memory-index/fixtures.js';
+import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
+import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
+import { hashedNgramEmbedder, inMemoryMemoryIndex, type MemoryIndex, type MemoryRecord } from '@memory-agents/core';
+import { seededRandom as random } from '@memory-agents/core/testing';
 
 const here = dirname(fileURLToPath(import.meta.url));
 

@@ -3,7 +3,12 @@
  *
  *   npx tsx bench/index-scale.ts --backend lancedb --size 100000 [--queries 300] [--seconds 30]
  *                                [--batch 1000] [--out bench/results/index-scale.jsonl]
- *                                [--recall-queries 50] [--ef-search N] [--candidates N] [--exact-below N] [--ann-threshold N|null]
+ *                                [--recall-queries 50] [--ef-search N] [--candidates N] [--rescored N] [--exact-below N] [--ann-threshold N|null]
+ *                                [--learn-during]
+ *
+ * `--learn-during` keeps learning while the timed searches run: batches of 100 new records
+ * (embedded, then `upsert` with `newIds`, as a learning job writes) one after another in the same
+ * process, as on the embedded server; the result reports how many were written meanwhile.
  *
  * One backend and one size per process, so the resident memory (RSS) belongs to that index alone
  * (run the grid with bench/index-scale.sh). Records are generated and embedded batch by batch and
@@ -27,14 +32,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as lancedb from '@lancedb/lancedb';
-import { lancedbMemoryIndex, type LancedbMemoryIndex } from '../packages/adapter-lancedb/src/index.js';
-import { openSqlClient } from '../packages/adapter-postgres/src/sql-client.js';
-import { postgresMemoryIndex } from '../packages/adapter-postgres/src/postgres-memory-index.js';
-import { hashedNgramEmbedder } from '../packages/core/src/embedding/hashed-ngram-embedder.js';
-import { inMemoryMemoryIndex } from '../packages/core/src/in-memory/in-memory-memory-index.js';
-import type { MemoryIndex, MemoryRecord } from '../packages/core/src/ports/memory-index.js';
-import { CANDIDATES_PER_CHANNEL } from '../packages/core/src/retrieval/retrieve.js';
-import { random } from '../packages/core/src/testing/conformance/memory-index/fixtures.js';
+import { lancedbMemoryIndex, type LancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
+import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
+import { CANDIDATES_PER_CHANNEL, hashedNgramEmbedder, inMemoryMemoryIndex, type MemoryIndex, type MemoryRecord } from '@memory-agents/core';
+import { seededRandom as random } from '@memory-agents/core/testing';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -148,6 +149,7 @@ type Opened = {
 const postgresTuning = {
   ...(argument('ef-search', '') ? { efSearch: Number(argument('ef-search', '')) } : {}),
   ...(argument('candidates', '') ? { fullTextCandidates: Number(argument('candidates', '')) } : {}),
+  ...(argument('rescored', '') ? { fullTextRescored: Number(argument('rescored', '')) } : {}),
   ...(argument('exact-below', '') ? { exactSearchBelow: Number(argument('exact-below', '')) } : {}),
   ...(argument('ann-threshold', '') ? { annThreshold: argument('ann-threshold', '') === 'null' ? null : Number(argument('ann-threshold', '')) } : {}),
 };
@@ -273,6 +275,17 @@ async function main() {
     for (const query of queries.slice(0, 5)) await searchIndex.search({ agentId: MAIN_AGENT, text: query.text, vector: query.vector, limit: CANDIDATES_PER_CHANNEL });
     const latencies: number[] = [];
     let hits = 0;
+    let learning = process.argv.includes('--learn-during');
+    let learned = 0;
+    const learner = (async () => {
+      for (let from = size + 10_000_000; learning; from += 100) {
+        const records = makeBatch(from, 100, corpus, next);
+        const { vectors } = await embedder.embed({ texts: records.map((record) => record.text) });
+        records.forEach((record, i) => (record.vector = vectors[i]!));
+        await searchIndex.upsert({ records, embedder: fingerprint, newIds: true });
+        learned += records.length;
+      }
+    })();
     const deadline = performance.now() + maxSeconds * 1000;
     for (const query of queries) {
       const started = performance.now();
@@ -281,6 +294,9 @@ async function main() {
       hits += result.lexical.length + result.semantic.length;
       if (latencies.length >= 20 && performance.now() > deadline) break;
     }
+    const searchSeconds = (performance.now() - deadline) / 1000 + maxSeconds;
+    learning = false;
+    await learner;
     latencies.sort((a, b) => a - b);
     // Recall of each channel's top CANDIDATES_PER_CHANNEL against an exact search of the same data
     // (outside the timed loop): the share of the exact hits that the measured search returned.
@@ -321,6 +337,7 @@ async function main() {
       p50: round(percentile(latencies, 50)),
       p95: round(percentile(latencies, 95)),
       queries: latencies.length,
+      ...(learned > 0 ? { learnedDuringSearch: learned, learnedPerSecond: Math.round(learned / searchSeconds) } : {}),
       meanHits: Math.round(hits / latencies.length),
       rssBaselineMb: mb(baselineRss),
       rssLoadedMb: mb(loadedRss),

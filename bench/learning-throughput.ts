@@ -8,25 +8,18 @@
  * Each run sends one `observe` of `--turns` observations of `--chars` characters
  * and polls the status (every `--poll-ms`, default 2 ms) from the 202 until `committed`. Reported: turns/s of that
  * interval (median, best, worst over the runs, after one warm-up run that is not counted), and the
- * 202 latency of the observe call itself. Runs alternate between two agents so each run starts with
+ * 202 latency of the observe call itself, and the median turns/s timed from the send instead (the
+ * worker starts before the 202 is written, so on a loaded machine part of a job can run before the
+ * 202 arrives and flatter the first figure). Runs alternate between two agents so each run starts with
  * the agent idle and an index that already holds memories.
  *
  * With `--baseline CLI` (another build's `cli.js`, e.g. the previous commit's build copied by
  * `bench/snapshot-build.sh`), a second server runs that build and every run observes on both, in
  * alternating order, so the two medians come from the same minutes of a shared, noisy machine.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { argument, BUILT_CLI as CLI, conversationalTurn, startBuiltServer, stopBuiltServer, type BuiltServer } from './support/built-server.js';
 
-const CLI = fileURLToPath(new URL('../packages/server/dist/cli.js', import.meta.url));
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
-}
 
 const runs = Number(argument('runs', '10'));
 const turns = Number(argument('turns', '100'));
@@ -35,39 +28,25 @@ const pollMs = Number(argument('poll-ms', '2'));
 const baselineCli = argument('baseline', '');
 const serverNodeArgs = argument('server-node-args', '').split(' ').filter(Boolean);
 
-const WORDS = 'the a meeting project budget sister moved Lisbon March dinner friday doctor appointment garden tomatoes birthday party guitar lesson train ticket Oslo conference slides deadline'.split(' ');
+/** A `chars`-character conversational turn, different for every (run, turn). */
+const turnText = (run: number, turn: number) => conversationalTurn(`Turn ${turn} of run ${run}: `, run * 7919 + turn * 104729 + 1, chars);
 
-/** A 300-character conversational turn, different for every (run, turn). */
-function turnText(run: number, turn: number): string {
-  let text = `Turn ${turn} of run ${run}: `;
-  let state = run * 7919 + turn * 104729 + 1;
-  while (text.length < chars) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    text += `${WORDS[state % WORDS.length]}${state % 9 === 0 ? '. ' : ' '}`;
+type Server = BuiltServer;
+
+const startServer = (cli: string) => startBuiltServer(cli, { dataDirPrefix: 'ma-bench-learning-', nodeArgs: serverNodeArgs });
+const stopServer = stopBuiltServer;
+
+/** CPU ms (user + system, every thread) the process used so far, from /proc; null where there is none. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return null;
   }
-  return text.slice(0, chars);
 }
 
-type Server = { url: string; key: string; child: ReturnType<typeof spawn>; dataDir: string };
 
-async function startServer(cli: string): Promise<Server> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'ma-bench-learning-'));
-  const child = spawn(process.execPath, [...serverNodeArgs, cli, 'serve', '--port', '0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  while (!/listening on (http:\/\/\S+)/.test(output)) {
-    if (child.exitCode !== null) throw new Error(output);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return { url: /listening on (http:\/\/\S+)/.exec(output)![1]!, key: /^\s+(sp_\S+)$/m.exec(output)![1]!, child, dataDir };
-}
-
-async function stopServer(server: Server): Promise<void> {
-  server.child.kill('SIGTERM');
-  if (server.child.exitCode === null) await new Promise((resolve) => server.child.once('exit', resolve));
-  await rm(server.dataDir, { recursive: true, force: true });
-}
 
 /** A server ready to learn: two agents with one thread each, and its measurements. */
 async function prepare(server: Server) {
@@ -90,10 +69,13 @@ async function prepare(server: Server) {
   }
   const rates: number[] = [];
   const accepts: number[] = [];
+  const fromSend: number[] = [];
+  const cpu: number[] = [];
   /** One observe of `turns` turns, timed from the 202 until `committed`. */
   const run = async (index: number) => {
     const base = threads[index % 2]!;
     const observations = Array.from({ length: turns }, (_, turn) => ({ content: [{ type: 'text', text: turnText(index, turn) }] }));
+    const cpuBefore = cpuMs(server.child.pid);
     const sent = performance.now();
     const accepted = await call('POST', `${base}/observe`, { observations });
     const acceptedAt = performance.now();
@@ -109,11 +91,14 @@ async function prepare(server: Server) {
     if (index === 0) return; // warm-up
     rates.push(turns / ((committedAt - acceptedAt) / 1000));
     accepts.push(acceptedAt - sent);
+    fromSend.push(turns / ((committedAt - sent) / 1000));
+    const cpuAfter = cpuMs(server.child.pid);
+    if (cpuBefore !== null && cpuAfter !== null) cpu.push(cpuAfter - cpuBefore);
   };
-  return { run, rates, accepts };
+  return { run, rates, accepts, fromSend, cpu };
 }
 
-function summary(rates: number[], accepts: number[]) {
+function summary(rates: number[], accepts: number[], fromSend: number[], cpu: number[]) {
   const sorted = [...rates].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)]!;
   const acceptMedian = [...accepts].sort((a, b) => a - b)[Math.floor(accepts.length / 2)]!;
@@ -121,6 +106,12 @@ function summary(rates: number[], accepts: number[]) {
     per_run: rates.map(Math.round),
     turns_per_second: { median: Math.round(median), best: Math.round(sorted.at(-1)!), worst: Math.round(sorted[0]!) },
     observe_202_ms_median: Number(acceptMedian.toFixed(1)),
+    // The worker starts before the 202 is written: on a loaded machine part of a job can run
+    // before the 202 arrives. Timed from the send, the 202's own latency counts too.
+    turns_per_second_from_send_median: Math.round([...fromSend].sort((a, b) => a - b)[Math.floor(fromSend.length / 2)]!),
+    // CPU the server process used per run (all its threads: PGlite, LanceDB, embedding, HTTP), from
+    // the send to `committed`: steadier than wall time on a shared machine. Ticks are 10 ms.
+    ...(cpu.length > 0 ? { server_cpu_ms_per_run: { median: [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)]!, mean: Math.round(cpu.reduce((a, b) => a + b, 0) / cpu.length) } } : {}),
   };
 }
 
@@ -135,8 +126,8 @@ async function main() {
       const order = run % 2 === 0 ? benches : [...benches].reverse();
       for (const bench of order) await bench.run(run);
     }
-    const current = summary(benches[0]!.rates, benches[0]!.accepts);
-    const baseline = benches[1] ? summary(benches[1].rates, benches[1].accepts) : undefined;
+    const current = summary(benches[0]!.rates, benches[0]!.accepts, benches[0]!.fromSend, benches[0]!.cpu);
+    const baseline = benches[1] ? summary(benches[1].rates, benches[1].accepts, benches[1].fromSend, benches[1].cpu) : undefined;
     console.log(
       JSON.stringify(
         {

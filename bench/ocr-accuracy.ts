@@ -19,9 +19,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { renderTextImage } from '../packages/core/src/testing/conformance/ocr/render-text-image.js';
-import { characterErrorRate, normalizeForScoring, renderPdfPages } from '../packages/ocr-tesseract/src/accuracy.js';
-import { tesseractOcr } from '../packages/ocr-tesseract/src/index.js';
+import { renderTextImage } from '@memory-agents/core/testing';
+import { characterErrorRate, normalizeForScoring, renderPdfPages } from '../test/support/ocr-scoring.js';
+import { tesseractOcr } from '@memory-agents/ocr-tesseract';
 
 const docs = new URL('../../shared/fixtures/docs/', import.meta.url);
 const { values } = parseArgs({

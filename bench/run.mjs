@@ -3,9 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const DEFAULT = ['learning-throughput', 'chat-latency', 'rate-limit-overhead', 'index-latency', 'ocr-accuracy', 'document-ingest', 'reliability-fuzz'];
-// Heavy runs (minutes, GBs): only when named. index-scale takes `--backend` and `--size`.
-const ON_REQUEST = ['index-scale'];
+const DEFAULT = ['learning-throughput', 'bulk-import', 'chat-latency', 'rate-limit-overhead', 'index-latency', 'ocr-accuracy', 'document-ingest', 'reliability-fuzz'];
+// Heavy runs (minutes, GBs) or ones that need a PostgreSQL server (DATABASE_URL): only when named.
+// index-scale takes `--backend` and `--size`; multi-process takes `--rounds`, `--agents`, ...
+const ON_REQUEST = ['index-scale', 'multi-process'];
 
 const names = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const passThrough = process.argv.slice(2).filter((arg) => arg.startsWith('-'));

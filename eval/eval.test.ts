@@ -1,12 +1,14 @@
+import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEnvironment, type EvalEnvironment } from './harness.js';
+import { ask, learnConversation, openEnvironment, type EvalConversation, type EvalEnvironment } from './harness.js';
 import { locomoEvidence, parseLocomoDate, runLocomo, summarizeLocomo, type LocomoSample } from './locomo.js';
 import { longMemEvalQuery, parseLongMemEvalDate, runLongMemEval, summarizeLongMemEval, type LongMemEvalQuestion } from './longmemeval.js';
 import { hasShared, sharedPath } from '../test/support/shared-data.js';
 import { formatTable, recallAllAt, recallAt, uniqueInOrder } from './metrics.js';
+import { modelEmbedder } from './model-embedder.js';
 
 const DATA = sharedPath('eval-data/');
 const HAS_DATA = hasShared('eval-data', 'the evaluation harness smoke runs on LoCoMo and LongMemEval');
@@ -100,5 +102,105 @@ describe.skipIf(!HAS_DATA)('harness smoke run (in-memory index)', () => {
     for (const [id, index] of turns) expect(small.haystack_sessions[small.haystack_session_ids.indexOf(id)]![index]).toBeDefined();
     const overall = summarizeLongMemEval(run).at(-1)!;
     for (const key of ['S-all@5', 'S-all@10', 'T@10']) expect(overall.metrics[key]).toBeTypeOf('number');
+  });
+});
+
+describe('retrieval options through the service (harness --wordnet)', () => {
+  const conversation: EvalConversation = {
+    id: 'books',
+    sessions: [
+      {
+        id: 's1',
+        timestamp: '2023-05-08T13:56:00.000Z',
+        turns: [
+          ['Caroline', 'How was your weekend by the lake?'],
+          ['Melanie', 'Quiet, the kids were at their grandma. I went hiking on Saturday.'],
+          ['Caroline', 'My brother bought a new car last month.'],
+          ['Melanie', 'Lovely weather for it.'],
+          ['Caroline', 'We had pizza with friends on Friday.'],
+        ].map(([speaker, text], i) => ({ ref: `a${i}`, speaker: speaker!, text: text! })),
+      },
+      {
+        id: 's2',
+        timestamp: '2023-06-20T10:00:00.000Z',
+        turns: [
+          ['Caroline', 'Anything new?'],
+          ['Melanie', 'I finished a wonderful novel about a lighthouse keeper.'],
+          ['Caroline', 'I started a pottery class.'],
+        ].map(([speaker, text], i) => ({ ref: `b${i}`, speaker: speaker!, text: text! })),
+      },
+    ],
+  };
+
+  it('switches the WordNet hyponyms on for the service, reaching a turn that shares no word with the question', async () => {
+    const rank = async (wordNet: boolean) => {
+      const env = await openEnvironment('memory', { retrieval: { wordNet } });
+      try {
+        const learned = await learnConversation(env, conversation);
+        const refs = (await ask(env, learned, 'Which books has Melanie read?', 4000)).ranked.map((turn) => turn.ref);
+        return refs.indexOf('b1');
+      } finally {
+        await env.close();
+      }
+    };
+    const withWordNet = await rank(true);
+    const without = await rank(false);
+    expect(withWordNet).toBeGreaterThanOrEqual(0);
+    expect(without === -1 || without > withWordNet).toBe(true);
+  });
+});
+
+describe('a team embedding model in the harness (--embedding-url/--embedding-model/--embedding-dimensions)', () => {
+  // The provider is external (behind the Embedder port): a local OpenAI-compatible /embeddings
+  // endpoint stands in for it, with vectors of letter counts.
+  let server: Server;
+  let url: string;
+  const received: { model: string; input: string[]; dimensions?: number; authorization?: string }[] = [];
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const parsed = JSON.parse(body) as { model: string; input: string[]; dimensions?: number };
+        received.push({ ...parsed, ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}) });
+        const vector = (text: string) => Array.from({ length: 26 }, (_, i) => [...text.toLowerCase()].filter((c) => c.charCodeAt(0) === 97 + i).length + 0.01);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ data: parsed.input.map((text, index) => ({ index, embedding: vector(text) })) }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('is asked for none by default and refuses flags that do not fit together', async () => {
+    expect(await modelEmbedder(new Map(), {})).toBeNull();
+    await expect(modelEmbedder(new Map([['embedding-url', url]]), {})).rejects.toThrow(/--embedding-model/);
+    await expect(modelEmbedder(new Map([['embedding-url', url], ['embedding-model', 'team']]), {})).rejects.toThrow(/--embedding-dimensions/);
+  });
+
+  it('learns and retrieves with the model, as serve would configure it', async () => {
+    const flags = new Map([['embedding-url', url], ['embedding-model', 'team-embed'], ['embedding-dimensions', '26']]);
+    const embedder = (await modelEmbedder(flags, { MEMORY_AGENTS_EMBEDDING_API_KEY: 'k-test' }))!;
+    expect(embedder.dimensions).toBe(26);
+    const env = await openEnvironment('memory', { embedder });
+    try {
+      const conversation: EvalConversation = {
+        id: 'model',
+        sessions: [{ id: 's1', timestamp: '2023-05-08T13:56:00.000Z', turns: [
+          { ref: 't0', speaker: 'Caroline', text: 'I adopted a puppy called Tilly.' },
+          { ref: 't1', speaker: 'Melanie', text: 'We painted a sunset by the lake.' },
+        ] }],
+      };
+      const learned = await learnConversation(env, conversation);
+      const asked = await ask(env, learned, 'What is the name of the puppy?', 4000);
+      expect(asked.ranked[0]!.ref).toBe('t0');
+    } finally {
+      await env.close();
+    }
+    const texts = received.flatMap((call) => call.input);
+    expect(texts).toEqual(expect.arrayContaining(['I adopted a puppy called Tilly.', 'We painted a sunset by the lake.']));
+    expect(texts.some((text) => text.includes('puppy') && text.includes('name'))).toBe(true);
+    expect(received.every((call) => call.model === 'team-embed' && call.dimensions === 26 && call.authorization === 'Bearer k-test')).toBe(true);
   });
 });

@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryService, inMemoryMemoryIndex, inMemoryStore, silentLogger, type Caller, type Embedder, type MemoryIndex, type MemoryService } from '@memory-agents/core';
+import { createMemoryService, inMemoryMemoryIndex, inMemoryStore, silentLogger, type Caller, type Embedder, type MemoryIndex, type MemoryService, type RetrievalOptions } from '@memory-agents/core';
 
 export type IndexKind = 'memory' | 'lancedb' | 'pglite' | 'postgres';
 export const INDEX_KINDS: readonly IndexKind[] = ['memory', 'lancedb', 'pglite', 'postgres'];
@@ -32,7 +32,7 @@ export type EvalEnvironment = {
 };
 
 /** A service on the chosen memory index (fresh, empty; default embedder unless one is given), with an organization and an authenticated caller. */
-export async function openEnvironment(kind: IndexKind, options: { embedder?: Embedder } = {}): Promise<EvalEnvironment> {
+export async function openEnvironment(kind: IndexKind, options: { embedder?: Embedder; retrieval?: RetrievalOptions } = {}): Promise<EvalEnvironment> {
   const cleanups: (() => Promise<void>)[] = [];
   let index: MemoryIndex;
   if (kind === 'memory') index = inMemoryMemoryIndex();
@@ -60,7 +60,7 @@ export async function openEnvironment(kind: IndexKind, options: { embedder?: Emb
     cleanups.push(() => client.close());
     index = postgresMemoryIndex({ client });
   }
-  const service = createMemoryService({ store: inMemoryStore(), index, logger: silentLogger, ...(options.embedder ? { embedder: options.embedder } : {}) });
+  const service = createMemoryService({ store: inMemoryStore(), index, logger: silentLogger, ...(options.embedder ? { embedder: options.embedder } : {}), ...(options.retrieval ? { retrieval: options.retrieval } : {}) });
   await service.start();
   const organization = await service.admin.createOrganization({ name: 'evaluation', limits: { maxAgents: 10_000 } });
   const { key } = await service.admin.createKey({ organizationId: organization.organizationId });

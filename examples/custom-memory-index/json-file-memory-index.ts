@@ -9,6 +9,7 @@ import {
   compareMemoryHits,
   cosineSimilarity,
   dedupeRecordsById,
+  hitRecord,
   indexedText,
   matchesDeleteFilter,
   type EmbedderFingerprint,
@@ -79,7 +80,7 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
     const averageLength = documents.reduce((sum, entry) => sum + entry.terms.length, 0) / documents.length || 1;
     const documentFrequency = new Map<string, number>();
     for (const entry of documents) for (const term of new Set(entry.terms)) if (query.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-    const hits: MemoryHit[] = [];
+    const hits: Scored[] = [];
     for (const entry of documents) {
       let score = 0;
       for (const term of query) {
@@ -158,10 +159,13 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
   };
 }
 
-/** The best `limit` hits in the port's order (score descending, ties by id), as copies. */
-function top(hits: MemoryHit[], limit: number): MemoryHit[] {
+/** A stored record with its score for one query. */
+type Scored = { record: MemoryRecord; score: number };
+
+/** The best `limit` hits in the port's order (score descending, ties by id), as hits carry them: copies without the vector. */
+function top(hits: Scored[], limit: number): MemoryHit[] {
   return hits
     .sort(compareMemoryHits)
     .slice(0, limit)
-    .map((hit) => ({ record: cloneMemoryRecord(hit.record), score: hit.score }));
+    .map((hit) => ({ record: hitRecord(hit.record), score: hit.score }));
 }

@@ -2,20 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { client, readyAgent } from '../support/client.js';
 import { removeDataDir, runCli, startServerProcess } from '../support/server.js';
 import { as, rateHeaders } from './billing-support.js';
+import { postgresUrl } from '../support/database-url.js';
+
+const databaseUrl = postgresUrl('two server processes on one PostgreSQL (billing)');
 
 /**
  * Two built server processes on one PostgreSQL database: a subject's request window, and the
  * organization's balance, are one across both (spec "Limits": limits hold however many processes
  * serve the API).
  */
-describe.runIf(process.env.DATABASE_URL)('two server processes on one PostgreSQL', () => {
+describe.runIf(databaseUrl)('two server processes on one PostgreSQL', () => {
   it('share the request window of a subject and the credit balance', async () => {
     const pg = (await import('pg')).default;
     const schema = `ma_two_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
-    const url = new URL(process.env.DATABASE_URL!);
+    const url = new URL(databaseUrl!);
     url.searchParams.set('options', `-c search_path=${schema}`);
     const first = await startServerProcess({ args: ['--database-url', url.toString()] });
     const second = await startServerProcess({ args: ['--database-url', url.toString()] });

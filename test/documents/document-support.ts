@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createMemoryService, defaultMemoryWriter, inMemoryStore, type BlobStore, type MemoryServiceOptions, type MemoryWriter, type Ocr } from '@memory-agents/core';
+import { documentConverter } from '@memory-agents/documents';
 import { createHandler } from '@memory-agents/http';
 import { hasShared, sharedPath } from '../support/shared-data.js';
 import { client, readyAgent, type ApiResponse, type Client } from '../support/client.js';
@@ -101,10 +102,11 @@ export type InProcess = {
 
 /**
  * The service mounted with `createHandler` on a loopback port, on in-memory ports unless
- * overridden: for failure paths a real server cannot produce (failing blobs, OCR, budgets).
+ * overridden: for failure paths a real server cannot produce (failing blobs, OCR, budgets). It reads
+ * documents with `@memory-agents/documents`, as the server does.
  */
 export async function startInProcess(options: Partial<MemoryServiceOptions> = {}, limits: Record<string, unknown> = {}): Promise<InProcess> {
-  const service = createMemoryService({ store: inMemoryStore(), logger: SILENT, ...options });
+  const service = createMemoryService({ store: inMemoryStore(), logger: SILENT, documentConverter: documentConverter(), ...options });
   await service.start();
   const org = await service.admin.createOrganization({ name: 'docs', limits: { rateLimits: GENEROUS_UPLOAD_RATES, ...limits } as never });
   const { key } = await service.admin.createKey({ organizationId: org.organizationId });

@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { convertDocument, countWords, documentText, inMemoryBlobs, inMemoryStore, type Store } from '@memory-agents/core';
-import { circularPagesPdf } from '../../packages/core/src/documents/__fixtures__/generated-files.js';
+import { countWords, documentText, inMemoryBlobs, inMemoryStore, type Store } from '@memory-agents/core';
+import { convertDocument } from '@memory-agents/documents';
+import { circularPagesPdf } from '../../packages/documents/src/__fixtures__/generated-files.js';
 import { agentWithThread, fakeOcr, fixture, postForm, settle, SHARED_DOC_NAMES, SHARED_DOCS, startInProcess, type InProcess } from './document-support.js';
 
 const text = (value: string) => new TextEncoder().encode(value);

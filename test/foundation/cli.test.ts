@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { client, readyAgent } from '../support/client.js';
 import { removeDataDir, runCli, startServerProcess } from '../support/server.js';
+import { postgresUrl } from '../support/database-url.js';
+
+const databaseUrl = postgresUrl('the CLI on PostgreSQL');
 
 describe('memory-agents CLI', () => {
   it('prints the first key once, keeps state across a graceful restart, and refuses a second server on the data dir', async () => {
@@ -133,13 +136,13 @@ describe('memory-agents CLI', () => {
     }
   });
 
-  it.runIf(process.env.DATABASE_URL)('serves on PostgreSQL with --database-url', async () => {
+  it.runIf(databaseUrl)('serves on PostgreSQL with --database-url', async () => {
     const pg = (await import('pg')).default;
     const schema = `ma_cli_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
-    const url = new URL(process.env.DATABASE_URL!);
+    const url = new URL(databaseUrl!);
     url.searchParams.set('options', `-c search_path=${schema}`);
     const server = await startServerProcess({ args: ['--database-url', url.toString()] });
     try {

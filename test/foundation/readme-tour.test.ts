@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPdf } from '../../packages/core/src/documents/__fixtures__/generated-files.js';
+import { buildPdf } from '../../packages/documents/src/__fixtures__/generated-files.js';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
 
 const run = promisify(execFile);

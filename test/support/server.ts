@@ -19,12 +19,22 @@ export type ServerProcess = {
 };
 
 /** Starts `memory-agents serve` on a loopback port chosen by the OS, in a fresh data dir unless given. */
-export async function startServerProcess(options: { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  options: {
+    dataDir?: string;
+    args?: string[];
+    env?: NodeJS.ProcessEnv;
+    nodeArgs?: string[];
+    /** Working directory of the server (with `--database-url`, its `./.memory-agents/blobs` holds uploads). */
+    cwd?: string;
+  } = {},
+): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'ma-e2e-')));
   const args = options.args ?? ['--data', dataDir];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve', '--port', '0', ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

@@ -5,6 +5,7 @@ import { describeMemoryIndexConformance } from '@memory-agents/core/testing';
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import { lancedbMemoryIndex, sqlString } from './lancedb-memory-index.js';
+import { tableSchema } from './rows.js';
 
 async function temporaryDirectory() {
   const directory = await mkdtemp(join(tmpdir(), 'memory-agents-lancedb-'));
@@ -70,7 +71,10 @@ describe('lancedbMemoryIndex', () => {
       const first = lancedbMemoryIndex({ uri: directory, annThreshold: 500 });
       await first.init();
       await first.upsert({ records: Array.from({ length: 600 }, (_, i) => record(i)), embedder });
-      await first.close(); // waits for the background index build
+      // The background build may not have started yet (close() drops maintenance not started):
+      // settle() waits for it, in the maintenance lane.
+      await first.settle();
+      await first.close();
 
       const connection = await lancedb.connect(directory);
       const indices = await (await connection.openTable('memories')).listIndices();
@@ -89,6 +93,58 @@ describe('lancedbMemoryIndex', () => {
       await second.close();
     } finally {
       await cleanup();
+    }
+  });
+
+  it('reads hits from the `hit` column of a new table, and from the record columns of a table made before it', async () => {
+    const embedder = { id: 'test:4', dimensions: 4 };
+    const record = (i: number) => ({
+      id: `mem_${String(i).padStart(6, '0')}`,
+      organizationId: 'org_1',
+      agentId: 'agent_a',
+      text: `kayak trip number ${i}`,
+      keywords: 'paddle 2026-01-01',
+      vector: Float32Array.from([1, i, 0, 0]),
+      speaker: i % 2 === 0 ? 'Caroline' : null,
+      occurredAt: i % 2 === 0 ? '2026-01-01T00:00:00.000Z' : null,
+      source:
+        i % 2 === 0
+          ? { kind: 'turn' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: i }
+          : { kind: 'document' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: 0, sourceId: 'src_1', page: i, filename: 'a.pdf' },
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const records = Array.from({ length: 6 }, (_, i) => record(i));
+    for (const version of ['2', '1']) {
+      const { directory, cleanup } = await temporaryDirectory();
+      try {
+        if (version === '1') {
+          // A table as the adapter created it before the `hit` column.
+          const connection = await lancedb.connect(directory);
+          (await connection.createEmptyTable('memories', tableSchema(embedder, false))).close();
+          connection.close();
+        }
+        const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
+        await index.init();
+        await index.upsert({ records, embedder });
+        const { lexical, semantic } = await index.search({ agentId: 'agent_a', text: 'kayak paddle', vector: Float32Array.from([1, 2, 0, 0]), limit: 6 });
+        expect(lexical).toHaveLength(6);
+        expect(semantic[0]!.record.id).toBe(records[2]!.id);
+        for (const hit of [...lexical, ...semantic]) {
+          const { vector: _vector, ...expected } = records.find((candidate) => candidate.id === hit.record.id)!;
+          expect(hit.record).toEqual(expected);
+          expect('vector' in hit.record).toBe(false);
+        }
+        await index.close();
+        const connection = await lancedb.connect(directory);
+        const table = await connection.openTable('memories');
+        const { fields, metadata } = await table.schema();
+        expect(fields.some((field) => field.name === 'hit')).toBe(version === '2');
+        expect(metadata.get('memory_agents.schema_version')).toBe(version);
+        table.close();
+        connection.close();
+      } finally {
+        await cleanup();
+      }
     }
   });
 });

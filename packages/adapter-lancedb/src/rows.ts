@@ -6,6 +6,7 @@ import {
   memorySourceColumns,
   memorySourceFromColumns,
   type EmbedderFingerprint,
+  type MemoryHitRecord,
   type MemoryRecord,
 } from '@memory-agents/core';
 
@@ -29,20 +30,31 @@ export type Row = {
   source_id: string | null;
   page: number | null;
   filename: string | null;
+  /**
+   * The record as a search hit carries it (`MemoryHitRecord`, JSON): a search reads this one
+   * column instead of fifteen (schema version 2; tables made by version 1 have no such column).
+   */
+  hit: string;
 };
 
-/** The columns a record is read back from (everything but `terms`). */
+/** The columns a record is read back from (everything but `terms` and `hit`). */
 export const RECORD_COLUMNS = [
   'id', 'agent_id', 'organization_id', 'text', 'keywords', 'vector', 'speaker', 'occurred_at', 'created_at',
   'source_kind', 'thread_id', 'observation_id', 'turn_index', 'source_id', 'page', 'filename',
 ];
 
+/** The columns a search hit is read from: a record without its vector (the port's `MemoryHitRecord`). */
+export const HIT_COLUMNS = RECORD_COLUMNS.filter((name) => name !== 'vector');
+
 export const META_EMBEDDER_ID = 'memory_agents.embedder_id';
 export const META_EMBEDDER_DIMENSIONS = 'memory_agents.embedder_dimensions';
 const META_SCHEMA_VERSION = 'memory_agents.schema_version';
 
-/** The table's schema; the embedder fingerprint is part of its metadata. */
-export function tableSchema(fingerprint: EmbedderFingerprint): Schema {
+/**
+ * The table's schema; the embedder fingerprint is part of its metadata. `hitColumn: false` is the
+ * schema of a table created before the `hit` column (version 1), which such a table keeps.
+ */
+export function tableSchema(fingerprint: EmbedderFingerprint, hitColumn = true): Schema {
   const utf8 = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
   return new Schema(
     [
@@ -51,13 +63,14 @@ export function tableSchema(fingerprint: EmbedderFingerprint): Schema {
       utf8('speaker', true), utf8('occurred_at', true), utf8('created_at'),
       utf8('source_kind'), utf8('thread_id'), utf8('observation_id'), new Field('turn_index', new Int32(), false),
       utf8('source_id', true), new Field('page', new Int32(), true), utf8('filename', true),
+      ...(hitColumn ? [utf8('hit')] : []),
     ],
     // The fingerprint lives in the table's own schema metadata, so it is created atomically with
     // the table: two processes racing to create it cannot record different embedders.
     new Map([
       [META_EMBEDDER_ID, fingerprint.id],
       [META_EMBEDDER_DIMENSIONS, String(fingerprint.dimensions)],
-      [META_SCHEMA_VERSION, '1'],
+      [META_SCHEMA_VERSION, hitColumn ? '2' : '1'],
     ]),
   );
 }
@@ -69,7 +82,7 @@ export function sqlString(value: string): string {
 }
 
 export function toRow(record: MemoryRecord): Row {
-  return {
+  const columns: Omit<Row, 'hit'> = {
     id: record.id,
     agent_id: record.agentId,
     organization_id: record.organizationId,
@@ -82,6 +95,13 @@ export function toRow(record: MemoryRecord): Row {
     created_at: record.createdAt,
     ...memorySourceColumns(record.source),
   };
+  // Built from the columns, so a hit read from `hit` equals one read from the columns.
+  return { ...columns, hit: JSON.stringify(hitFromRow(columns)) };
+}
+
+/** A search hit's record from the `hit` column. */
+export function hitFromPayload(row: Record<string, unknown>): MemoryHitRecord {
+  return JSON.parse(String(row.hit)) as MemoryHitRecord;
 }
 
 /**
@@ -123,15 +143,26 @@ function toFloat32(value: { toArray?: () => Float32Array } | Iterable<number> | 
   return Float32Array.from(value as Iterable<number>);
 }
 
+/** A vector cell as a Float32Array without copying when Arrow allows (for reading, not keeping). */
+export function vectorView(value: unknown): Float32Array {
+  if (value instanceof Float32Array) return value;
+  const array = (value as { toArray?: () => unknown } | null)?.toArray?.();
+  return array instanceof Float32Array ? array : toFloat32(value as Iterable<number> | null);
+}
+
 export function fromRow(row: Record<string, unknown>): MemoryRecord {
   const vectorValue = row.vector as { toArray?: () => Float32Array } | Iterable<number> | null;
+  return { ...hitFromRow(row), vector: toFloat32(vectorValue) };
+}
+
+/** A search hit's record from a row of {@link HIT_COLUMNS} (a vector column, if read, is left out). */
+export function hitFromRow(row: Record<string, unknown>): MemoryHitRecord {
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),
     agentId: String(row.agent_id),
     text: String(row.text),
     keywords: String(row.keywords),
-    vector: toFloat32(vectorValue),
     speaker: (row.speaker as string | null) ?? null,
     occurredAt: (row.occurred_at as string | null) ?? null,
     source: memorySourceFromColumns(row),

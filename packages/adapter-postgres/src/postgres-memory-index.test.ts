@@ -5,6 +5,7 @@ import { postgresMemoryIndex, type PostgresMemoryIndexOptions } from './postgres
 import { indexTables, migrations } from './memory-index/schema.js';
 import { migrate } from './migrate.js';
 import { openSqlClient, type SqlClient } from './sql-client.js';
+import { postgresUrl } from '../../../test/support/database-url.js';
 
 /**
  * One database per file (PGlite's initdb takes seconds), one schema per test: each test starts
@@ -37,7 +38,7 @@ conformanceOn('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory://' })
 conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => openSqlClient({ dataDir: 'memory://' }), { annThreshold: 1000, exactSearchBelow: 0 });
 conformanceOn('PGlite, full text scoring a bounded candidate set', () => openSqlClient({ dataDir: 'memory://' }), { fullTextCandidates: 3 });
 
-const databaseUrl = process.env.DATABASE_URL;
+const databaseUrl = postgresUrl('PostgreSQL memory index');
 /**
  * A PostgreSQL server without the pgvector extension (many self-hosted ones): the adapter stores
  * vectors as arrays and ranks them exactly in the process. CI installs pgvector, so this path is
@@ -161,6 +162,14 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
       );
       expect(agents.rows).toEqual(counted.rows);
       expect(kept.rows.length).toBeGreaterThan(3);
+      // The full-text channel's postings follow every write, replacement, move, copy and deletion.
+      const postings = await sql.query('SELECT agent_id, id, term, tf, term_count FROM stats.memory_index_postings ORDER BY id, term');
+      const fromRecords = await sql.query(
+        `SELECT r.agent_id, r.id, u.term, count(*)::int AS tf, r.term_count FROM stats.memory_index_records r CROSS JOIN LATERAL unnest(r.terms) AS u(term)
+         GROUP BY r.agent_id, r.id, u.term, r.term_count ORDER BY r.id, u.term`,
+      );
+      expect(postings.rows).toEqual(fromRecords.rows);
+      expect(postings.rows.length).toBeGreaterThan(5);
     } finally {
       await sql.close();
     }
@@ -181,8 +190,56 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
       expect(rows).toEqual([{ term: 'garden', df: 2 }, { term: 'zebra', df: 1 }]);
       const agents = await sql.query('SELECT agent_id, row_count::int AS n, term_total::int AS total FROM upgraded.memory_index_agents');
       expect(agents.rows).toEqual([{ agent_id: 'agent_a', n: 2, total: 4 }]);
+      const postings = await sql.query('SELECT id, term, tf FROM upgraded.memory_index_postings ORDER BY id, term');
+      expect(postings.rows).toEqual([{ id: 'm1', term: 'garden', tf: 2 }, { id: 'm1', term: 'zebra', tf: 1 }, { id: 'm2', term: 'garden', tf: 1 }]);
     } finally {
       await sql.close();
+    }
+  });
+});
+
+describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), processes starting at once on a new database', () => {
+  it('uses pgvector when another process created the extension at the same moment (its CREATE EXTENSION won)', async (context) => {
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    const database = `ma_ext_${randomBytes(5).toString('hex')}`;
+    try {
+      if ((await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")).rowCount !== 1) {
+        // .ci/run installs pgvector: in CI its absence is a failure, not a skip.
+        if (process.env.CI === 'true') throw new Error('pgvector is not installed on this server; CI must have it (bash ../shared/scripts/install-pgvector.sh)');
+        return context.skip('pgvector is not installed on this server');
+      }
+      await admin.query(`CREATE DATABASE ${database}`);
+      const url = new URL(databaseUrl!);
+      url.pathname = `/${database}`;
+      // The other process: its CREATE EXTENSION is done but not committed yet.
+      const other = new pg.Client({ connectionString: url.toString() });
+      await other.connect();
+      await other.query('BEGIN');
+      await other.query('CREATE EXTENSION vector');
+      const sql = await openSqlClient({ connectionString: url.toString() });
+      try {
+        const index = postgresMemoryIndex({ client: sql, schema: 'mi_race' });
+        const init = index.init();
+        // This process's CREATE EXTENSION IF NOT EXISTS waits on the other's row; the other commits.
+        for (;;) {
+          const waiting = await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [database]);
+          if (waiting.rowCount! > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await other.query('COMMIT');
+        await init;
+        const { rows } = await sql.query<{ value: string }>("SELECT value FROM mi_race.memory_index_meta WHERE key = 'vector_kind'");
+        expect(rows[0]?.value).toBe('pgvector');
+        await index.close();
+      } finally {
+        await sql.close();
+        await other.end();
+      }
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+      await admin.end();
     }
   });
 });

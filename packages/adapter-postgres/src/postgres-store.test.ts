@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { postgresStore } from './postgres-store.js';
 import { openSqlClient } from './sql-client.js';
+import { postgresUrl } from '../../../test/support/database-url.js';
 
 describe('PGlite on disk', () => {
   it('opens with 32 MB of shared buffers unless told otherwise', async () => {
@@ -63,7 +64,7 @@ describeStoreConformance({
   },
 });
 
-const databaseUrl = process.env.DATABASE_URL;
+const databaseUrl = postgresUrl('PostgreSQL store');
 
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL)', () => {
   describeStoreConformance({
@@ -88,5 +89,64 @@ describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL)', () => {
         },
       };
     },
+  });
+});
+
+describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), a thread deleted while its job records progress', () => {
+  it('lets the delete and setTurnStates both finish, whichever waits first (no deadlock)', async () => {
+    const schema = `ma_store_${randomBytes(6).toString('hex')}`;
+    const store = postgresStore({ connectionString: databaseUrl!, schema });
+    await store.init();
+    const blocker = new pg.Client({ connectionString: databaseUrl });
+    await blocker.connect();
+    const watcher = new pg.Client({ connectionString: databaseUrl });
+    await watcher.connect();
+    try {
+      const at = '2026-01-01T00:00:00.000Z';
+      const organizationId = 'org_01JSOAK0000000000000000000';
+      const agentId = 'agent_01JSOAK0000000000000000000';
+      const threadId = 'thread_01JSOAK0000000000000000000';
+      const jobId = 'obs_01JSOAK0000000000000000000';
+      await store.organizations.insert({ organization: { id: organizationId, name: 'Acme', limits: {}, createdAt: at } });
+      await store.agents.insert({
+        agent: { id: agentId, organizationId, status: 'ready', config: { role: 'a', objective: 'b' }, visibility: 'external', resumedFromTurn: 0, restoreFrom: null, createdAt: at, updatedAt: at },
+        maxLive: 100,
+      });
+      await store.threads.insert({ thread: { id: threadId, agentId, organizationId, endUserId: null, status: 'ready', title: 'Untitled', metadata: {}, createdAt: at, updatedAt: at } });
+      await store.jobs.insert({
+        job: { id: jobId, organizationId, agentId, threadId, endUserId: null, requestId: 'req_1', kind: 'observe', status: 'processing', turnsTotal: 3, turnsProcessed: 0, error: null, queued: false, resumedAt: null, learning: null, details: {}, createdAt: at, updatedAt: at },
+        turns: [0, 1, 2].map((turnIndex) => ({ jobId, turnIndex, speaker: 'user', text: `turn ${turnIndex}`, timestamp: at, tags: [], state: 'pending' as const, failureReason: null, details: {} })),
+        onlyIfIdle: false,
+      });
+      // Another transaction holds the job's row, so both calls queue behind it in a known order:
+      // the thread delete first (its cascade reaches the job row), then the worker's progress.
+      await blocker.query('BEGIN');
+      await blocker.query(`SELECT 1 FROM ${schema}.jobs WHERE id = $1 FOR UPDATE`, [jobId]);
+      const waiting = async (count: number) => {
+        for (;;) {
+          const { rows } = await watcher.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE ANY (ARRAY['%threads%', '%job_turns%', '%jobs%'])");
+          if (rows[0].n >= count) return;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      const deleted = store.threads.delete({ agentId, threadId });
+      await waiting(1);
+      const progressed = store.jobs.setTurnStates({ jobId, turnIndexes: [0, 1], state: 'committed' });
+      await waiting(2);
+      await blocker.query('COMMIT');
+      // Before the fix the progress updated the job's turns first and then the job, the cascade
+      // the other way round: PostgreSQL aborted one of them with "deadlock detected".
+      await expect(Promise.all([deleted, progressed])).resolves.toBeDefined();
+      expect(await store.threads.get({ agentId, threadId })).toBeNull();
+      expect(await store.jobs.get({ agentId, jobId })).toBeNull();
+    } finally {
+      await blocker.end();
+      await watcher.end();
+      await store.close();
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA ${schema} CASCADE`);
+      await client.end();
+    }
   });
 });

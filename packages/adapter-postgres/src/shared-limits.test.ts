@@ -3,8 +3,9 @@ import { createMemoryService, silentLogger } from '@memory-agents/core';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postgresStore } from './postgres-store.js';
+import { postgresUrl } from '../../../test/support/database-url.js';
 
-const databaseUrl = process.env.DATABASE_URL;
+const databaseUrl = postgresUrl('limits and credits across processes on PostgreSQL');
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
 /**

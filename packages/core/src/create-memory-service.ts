@@ -14,31 +14,33 @@ import type { LanguageModel } from './ports/language-model.js';
 import type { MemoryIndex } from './ports/memory-index.js';
 import type { MemoryWriter } from './ports/memory-writer.js';
 import type { Ocr } from './ports/ocr.js';
+import type { DocumentConverter } from './ports/document-converter.js';
+import { textDocumentConverter } from './documents/text-document-converter.js';
 import { cachingStore } from './store/caching-store.js';
-import type { ObserveOptions } from './observations/observations.js';
-import type { BillingQuery, ChatInput, CreateAgentInput, CreateThreadInput, FinishLearningInput, LearningQuery, LogsQuery, ObserveAndEnrichInput, ObserveInput, RecallInput, UpdateAgentInput } from './schemas/inputs.js';
-import { actAs, authenticate, type ActAsOptions, type AuthenticateRequest } from './auth/authenticate.js';
-import type { Caller } from './auth/caller.js';
+import { actAs, authenticate } from './service/authenticate.js';
 import { describeSession } from './auth/session.js';
 import { createIdGenerator, type IdGenerator } from './ids/index.js';
 import { DEFAULT_LIMITS, type Limits } from './limits/index.js';
-import { listLogs } from './logs/logs.js';
+import { listLogs } from './agents/logs.js';
 import { createAdmin } from './organizations/admin.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import type { Store } from './ports/store.js';
 import type { RateLimitStore } from './ports/store-credits.js';
 import { BackgroundTasks } from './service/background.js';
 import type { ServiceContext } from './service/context.js';
+import type { RetrievalOptions } from './retrieval/retrieve.js';
 import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
 import { createImages } from './images/images.js';
-import { createSources, type DocumentOptions, type ObserveFileRequest, type FileUpload } from './sources/sources.js';
-import { createBillingAdmin } from './credits/billing-admin.js';
+import { createSources, type DocumentOptions } from './sources/sources.js';
+import { createBillingAdmin } from './organizations/billing-admin.js';
 import { createCredits } from './credits/credits.js';
 import type { Prices } from './credits/pricing.js';
 import { inProcessRateLimits } from './limits/in-process-rate-limits.js';
 import { createRateLimiter } from './limits/rate-limiter.js';
-import type { RateLimitedOperation } from './ports/limit-overrides.js';
+import type { MemoryService } from './memory-service.js';
+
+export type { MemoryService } from './memory-service.js';
 
 /** Options of `createMemoryService`. */
 export type MemoryServiceOptions = {
@@ -56,6 +58,13 @@ export type MemoryServiceOptions = {
   writer?: MemoryWriter;
   /** Text recognition for scans; null leaves scans refused with `document_needs_ocr`. @default null */
   ocr?: Ocr | null;
+  /**
+   * Reads uploaded files (`observe-file`) into blocks. The built-in one reads Markdown, text, source
+   * code, CSV and JSON only, and refuses PDF, Word and HTML with `unsupported_document`; pass
+   * `documentConverter()` from `@memory-agents/documents` to read those (the server does).
+   * @default textDocumentConverter()
+   */
+  documentConverter?: DocumentConverter;
   /** @default systemClock */
   clock?: Clock;
   /** @default prefixed monotonic ULIDs driven by `clock` */
@@ -78,6 +87,8 @@ export type MemoryServiceOptions = {
    * @default true for a persistent store no other process shares (the embedded default), else false
    */
   cacheRecords?: boolean;
+  /** Retrieval signals switched off (for measuring each one's share). @default every signal on */
+  retrieval?: RetrievalOptions;
 };
 
 /**
@@ -91,7 +102,7 @@ export type MemoryServiceOptions = {
  * const caller = await service.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'r1' });
  * const agent = await service.agents.create(caller, { agent_config: { role: 'assistant', objective: 'remember' } });
  */
-export function createMemoryService(options: MemoryServiceOptions) {
+export function createMemoryService(options: MemoryServiceOptions): MemoryService {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? stderrLogger;
   const instanceId = `worker_${randomUUID()}`;
@@ -115,7 +126,9 @@ export function createMemoryService(options: MemoryServiceOptions) {
     embedder: options.embedder ?? hashedNgramEmbedder(),
     model: options.model ?? extractiveLanguageModel(),
     writer: options.writer ?? defaultMemoryWriter(),
+    retrieval: options.retrieval ?? {},
     ocr: options.ocr ?? null,
+    documents: options.documentConverter ?? textDocumentConverter(),
     instanceId,
     clock,
     ids: options.ids ?? createIdGenerator(() => clock.now()),
@@ -156,92 +169,58 @@ export function createMemoryService(options: MemoryServiceOptions) {
   const admin = createAdmin(context);
   const billingAdmin = createBillingAdmin({ store: context.store, clock });
 
+  // Each member is documented on `MemoryService` (memory-service.ts).
   return {
     admin: {
       ...admin,
-      /** Creates an organization; with `credits`, billing is enabled and the balance starts there. */
       createOrganization: billingAdmin.withCredits(admin),
       getBilling: billingAdmin.getBilling,
       addCredits: billingAdmin.addCredits,
       configureBilling: billingAdmin.configureBilling,
     },
     agents: {
-      create: (caller: Caller, body: CreateAgentInput) => agents.create(caller, body),
+      create: (caller, body) => agents.create(caller, body),
       list: agents.list,
       get: agents.get,
-      update: (caller: Caller, agentId: string, body: UpdateAgentInput) => agents.update(caller, agentId, body),
+      update: (caller, agentId, body) => agents.update(caller, agentId, body),
       delete: agents.delete,
     },
     threads: {
-      create: (caller: Caller, agentId: string, body?: CreateThreadInput) => threads.create(caller, agentId, body),
+      create: (caller, agentId, body) => threads.create(caller, agentId, body),
       get: threads.get,
       delete: threads.delete,
-      learning: (caller: Caller, agentId: string, threadId: string, query: LearningQuery = {}) => observations.learningRecord(caller, agentId, threadId, query),
+      learning: (caller, agentId, threadId, query = {}) => observations.learningRecord(caller, agentId, threadId, query),
     },
-    /** `POST .../observe` (202). */
-    observe: (caller: Caller, agentId: string, threadId: string, body: ObserveInput, options?: ObserveOptions) => observations.observe(caller, agentId, threadId, body, options),
-    /** `GET .../observe/{observation_id}/status`. */
+    observe: (caller, agentId, threadId, body, options) => observations.observe(caller, agentId, threadId, body, options),
     observationStatus: observations.status,
-    /** `POST .../chat`. */
-    chat: (caller: Caller, agentId: string, threadId: string, body: ChatInput, signal?: AbortSignal) => chat.chat(caller, agentId, threadId, body, signal),
-    /** `POST .../chat/stream`: an async iterable of stream events. */
-    chatStream: (caller: Caller, agentId: string, threadId: string, body: ChatInput, signal?: AbortSignal) => chat.chatStream(caller, agentId, threadId, body, signal),
-    /** `POST .../observe-and-respond`. */
-    observeAndRespond: (caller: Caller, agentId: string, threadId: string, body: ChatInput, signal?: AbortSignal, options?: { idempotencyKey?: string | undefined }) =>
+    chat: (caller, agentId, threadId, body, signal) => chat.chat(caller, agentId, threadId, body, signal),
+    chatStream: (caller, agentId, threadId, body, signal) => chat.chatStream(caller, agentId, threadId, body, signal),
+    observeAndRespond: (caller, agentId, threadId, body, signal, options) =>
       chat.observeAndRespond(caller, agentId, threadId, body, signal, options),
-    /** `POST .../observe-and-enrich`. */
-    observeAndEnrich: (caller: Caller, agentId: string, threadId: string, body: ObserveAndEnrichInput, options?: { idempotencyKey?: string | undefined }) =>
+    observeAndEnrich: (caller, agentId, threadId, body, options) =>
       chat.observeAndEnrich(caller, agentId, threadId, body, options),
-    /** `POST /v1/agents/{agent_id}/recall`: memory context and citations for a query; learns nothing. */
-    recall: (caller: Caller, agentId: string, body: RecallInput) => chat.recall(caller, agentId, body),
-    /** The hybrid retrieval chat uses, scored directly (evaluation, custom answerers). */
+    recall: (caller, agentId, body) => chat.recall(caller, agentId, body),
     retrieve: chat.retrieve,
-    /** `POST .../observe-file` (202): a document, converted and split into turns of one job. */
-    observeFile: (caller: Caller, agentId: string, threadId: string, request: ObserveFileRequest) => sources.observeFile(caller, agentId, threadId, request),
+    observeFile: (caller, agentId, threadId, request) => sources.observeFile(caller, agentId, threadId, request),
     sources: {
-      /** `GET .../threads/{thread_id}/sources`. */
       list: sources.listSources,
-      /** `POST .../sources/{source_id}/finish-learning` (202). */
-      finishLearning: (caller: Caller, agentId: string, threadId: string, sourceId: string, body?: FinishLearningInput) => sources.finishLearning(caller, agentId, threadId, sourceId, body),
-      /** `GET /v1/agents/{agent_id}/sources/{source_id}`: the stored original bytes. */
+      finishLearning: (caller, agentId, threadId, sourceId, body) => sources.finishLearning(caller, agentId, threadId, sourceId, body),
       get: sources.getSource,
     },
     images: {
-      /** `POST /v1/images` (201). */
-      upload: (caller: Caller, file: FileUpload | null) => images.upload(caller, file),
+      upload: (caller, file) => images.upload(caller, file),
     },
 
-    /** Resolves the caller of a request; throws 401/400 per the spec's Authentication rules. */
-    authenticate: (request: AuthenticateRequest): Promise<Caller> => authenticate(context, request),
-    /**
-     * Acts for an organization in process, without minting a key or parsing a bearer string:
-     * the caller every other method takes. `endUser` works as `X-SP-End-User` does.
-     *
-     * @example
-     * const alice = await service.as(org.organizationId, { endUser: 'alice@example.com' });
-     * const agent = await service.agents.create(alice, { agent_config: { role: 'assistant', objective: 'remember' } });
-     */
-    as: (organizationId: string, options?: ActAsOptions): Promise<Caller> => actAs(context, organizationId, options),
-    /** `GET /v1/session`. */
-    session: async (caller: Caller) => describeSession(caller),
-    /** `GET /v1/billing`: readable even with no credit left. */
-    billing: (caller: Caller, query: BillingQuery = {}) => context.credits.billing(caller, query),
-    /**
-     * Request-rate windows (spec "Limits / Request rates"). `take` counts a request of a limited
-     * operation or refuses it (429) without counting; the HTTP layer calls it before any work.
-     */
+    authenticate: (request) => authenticate(context, request),
+    as: (organizationId, options) => actAs(context, organizationId, options),
+    session: async (caller) => describeSession(caller),
+    billing: (caller, query = {}) => context.credits.billing(caller, query),
     limits: {
-      take: (caller: Caller, operation: RateLimitedOperation) => context.limiter.take(caller, operation),
-      /** The service clock (ms), for `X-RateLimit-Reset` of responses outside every window. */
+      take: (caller, operation) => context.limiter.take(caller, operation),
       now: () => clock.now(),
     },
-    /** `GET /v1/agents/{agent_id}/logs`. */
-    logs: (caller: Caller, agentId: string, query: LogsQuery = {}) => listLogs(context, caller, agentId, query),
+    logs: (caller, agentId, query = {}) => listLogs(context, caller, agentId, query),
 
-    /**
-     * Opens the ports and resumes work a previous process left: agents still initializing are
-     * initialized, agents left deleting are removed. Idempotent.
-     */
     async start(): Promise<void> {
       if (started) return;
       await context.store.init();
@@ -256,7 +235,6 @@ export function createMemoryService(options: MemoryServiceOptions) {
       await sources.resumeConversions();
     },
 
-    /** Waits for background work, then closes the ports. */
     async stop(): Promise<void> {
       await scheduler.stop();
       await context.background.drain();
@@ -269,7 +247,6 @@ export function createMemoryService(options: MemoryServiceOptions) {
       started = false;
     },
 
-    /** Resolves when background work and learning started so far have settled (tests). */
     async idle(): Promise<void> {
       await context.background.drain();
       await scheduler.idle();
@@ -277,4 +254,3 @@ export function createMemoryService(options: MemoryServiceOptions) {
   };
 }
 
-export type MemoryService = ReturnType<typeof createMemoryService>;

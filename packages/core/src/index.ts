@@ -1,10 +1,12 @@
 // Public surface of @memory-agents/core. Named exports only; types with `export type`.
 
 // Service
-export { createMemoryService, type MemoryService, type MemoryServiceOptions } from './create-memory-service.js';
+export { createMemoryService, type MemoryServiceOptions } from './create-memory-service.js';
+export type { IdempotencyOptions, MemoryAdmin, MemoryService, StoredOriginal } from './memory-service.js';
+export type { RetrievalOptions } from './retrieval/retrieve.js';
 export type { Caller } from './auth/caller.js';
-export type { AuthenticateRequest } from './auth/authenticate.js';
-export { IN_PROCESS_KEY_ID, MAX_END_USER_LENGTH, type ActAsOptions } from './auth/authenticate.js';
+export type { AuthenticateRequest } from './service/authenticate.js';
+export { IN_PROCESS_KEY_ID, MAX_END_USER_LENGTH, type ActAsOptions } from './service/authenticate.js';
 export { KEY_LIFETIME_MS, type CreatedKey, type KeySummary, type OrganizationSummary } from './organizations/admin.js';
 export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits/index.js';
 export { stderrLogger, silentLogger, type Logger } from './service/logger.js';
@@ -12,7 +14,7 @@ export { stderrLogger, silentLogger, type Logger } from './service/logger.js';
 // Credits and limits
 export { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, countWords, priceOf, resolvePrices, type Prices } from './credits/pricing.js';
 export { CREDITS_EXHAUSTED_REASON } from './credits/credits.js';
-export type { BillingSummary } from './credits/billing-admin.js';
+export type { BillingSummary } from './organizations/billing-admin.js';
 export {
   ANSWER_PLACE_TTL_MS,
   ANSWER_RETRY_AFTER,
@@ -46,6 +48,33 @@ export type {
   RecallInput,
   UpdateAgentInput,
 } from './schemas/inputs.js';
+export type {
+  AgentDeleteOutput,
+  AgentListOutput,
+  AgentOutput,
+  BillingOutput,
+  ChatOutput,
+  ChatStreamEventOutput,
+  Citation,
+  CitationTarget,
+  DocumentIngestOutput,
+  ImageUploadOutput,
+  LearningRecordOutput,
+  LogsOutput,
+  ObservationStatusOutput,
+  ObserveAndEnrichOutput,
+  ObserveAndRespondOutput,
+  ObserveOutput,
+  RecallOutput,
+  SessionOutput,
+  SourcesListOutput,
+  ThreadDeleteOutput,
+  ThreadOutput,
+  WithCitationData,
+} from './schemas/outputs.js';
+export type { RetrievalResult, RetrievedItem } from './retrieval/retrieve.js';
+/** How many hits retrieval asks each channel (full text, vector) of the `MemoryIndex` for. */
+export { CANDIDATES_PER_CHANNEL } from './retrieval/retrieve.js';
 export { parseBody, parseQuery } from './validation/parse.js';
 
 // Ports
@@ -73,6 +102,7 @@ export {
   compareMemoryHits,
   cosineSimilarity,
   dedupeRecordsById,
+  hitRecord,
   indexedText,
   matchesDeleteFilter,
   memorySourceColumns,
@@ -81,8 +111,21 @@ export {
 } from './memory-index/memory-index-helpers.js';
 export { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
 
-// Documents: format detection, conversion to blocks (PDF with OCR and figures, DOCX, HTML, Markdown, text) and chunking
-export { convertDocument, detectFormat, inspectDocument } from './documents/index.js';
+// Documents: the DocumentConverter port's built-in text reader, format detection, the converter
+// budgets and the helpers a converter package shares (PDF, DOCX and HTML live in @memory-agents/documents)
+export {
+  TEXT_FORMATS,
+  checkConvertedText,
+  decodeText,
+  detectFormat,
+  figureBlockText,
+  readZipEntries,
+  textDocumentConverter,
+  textFormatBlocks,
+  checkpoint as conversionCheckpoint,
+  resolveLimits as resolveConvertLimits,
+  timeLimitError as conversionTimeLimitError,
+} from './documents/index.js';
 export {
   DEFAULT_CONVERT_TIMEOUT_MS,
   DEFAULT_FIGURE_SCALE,
@@ -95,17 +138,8 @@ export {
   DEFAULT_MIN_FIGURE_SIZE,
   DEFAULT_OCR_SCALE,
 } from './documents/index.js';
-export type {
-  BlockKind,
-  ConvertDocumentLimits,
-  ConvertDocumentOptions,
-  ConvertedDocument,
-  DetectedFormat,
-  DocFormat,
-  DocumentBlock,
-  DocumentFigure,
-  DocumentInspection,
-} from './documents/index.js';
+export type { DetectedFormat, ResolvedLimits as ResolvedConvertLimits, ZipEntry } from './documents/index.js';
+// (the DocumentConverter port's types come with `export type * from './ports/index.js'` above)
 export { chunkDocument, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
 export { CHUNK_STRATEGIES } from './ports/store-documents.js';
 export { DEFAULT_CHUNK_STRATEGY, DEFAULT_MAX_CHARS, DEFAULT_OVERLAP_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS } from './chunking/index.js';

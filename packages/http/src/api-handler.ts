@@ -1,11 +1,9 @@
 import { ServiceError, isServiceError, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
-import { mountCitationHrefs } from './citation-hrefs.js';
 import { createRouter, dispatch, routeNotFound } from './dispatch.js';
 import { errorResponse } from './error-response.js';
-import type { ReadMultipartOptions } from './node/multipart.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { rateLimitTracker } from './rate-limit-headers.js';
-import type { JsonResult, ParsedUpload, RouteResult, WithStatus } from './route.js';
+import type { BinaryResult, JsonResult, ParsedUpload, ReadMultipartOptions, StreamResult, WithStatus } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { SSE_HEADERS, SSE_KEEP_ALIVE_MS, sseChunks, type SseChunks } from './sse.js';
 
@@ -62,7 +60,7 @@ export type ApiResponse = { status: number; headers: Record<string, string> } & 
 
 /**
  * The runtime-neutral core of both handlers: routing, the OpenAPI document, 404/405, dispatch,
- * the error mapper, `X-Request-Id`, rate-limit headers and citation links under the mount prefix.
+ * the error mapper, `X-Request-Id`, and rate-limit headers (routes put citation links under the mount prefix).
  * Returns null for a path outside the API (the node handler then calls `next`). The returned
  * promise never rejects.
  */
@@ -82,46 +80,14 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
     const requestId = makeRequestId();
     const { method, path } = request;
     const rateLimit = rateLimitTracker(service.limits.now);
-    const json = (result: WithStatus<JsonResult>): ApiResponse => {
-      const text = result.status === 204 ? '' : JSON.stringify(mountCitationHrefs(result.body, request.basePath));
-      const headers: Record<string, string> = { ...rateLimit.headers(), 'X-Request-Id': requestId, ...result.headers };
-      if (text !== '') headers['Content-Type'] = 'application/json; charset=utf-8';
-      headers['Cache-Control'] = 'no-store';
-      return { status: result.status, headers, kind: 'json', text };
-    };
-    const answer = (result: WithStatus<RouteResult>): ApiResponse => {
-      if ('stream' in result) {
-        const basePath = request.basePath;
-        const events = basePath === '' ? result.stream : mapEvents(result.stream, (event) => ({ ...event, data: mountCitationHrefs(event.data, basePath) }));
-        return {
-          status: result.status,
-          headers: { ...rateLimit.headers(), 'X-Request-Id': requestId, ...result.headers, ...SSE_HEADERS },
-          kind: 'events',
-          chunks: sseChunks(events, SSE_KEEP_ALIVE_MS),
-        };
-      }
-      if ('binary' in result) {
-        return {
-          status: result.status,
-          headers: {
-            ...rateLimit.headers(),
-            'X-Request-Id': requestId,
-            ...result.headers,
-            'Content-Length': String(result.binary.byteLength),
-            'Cache-Control': 'private, no-store',
-            'X-Content-Type-Options': 'nosniff',
-          },
-          kind: 'binary',
-          bytes: result.binary,
-        };
-      }
-      return json(result);
-    };
+    // Every response starts with the rate-limit headers (as they stand when it is written) and the request id.
+    const base = () => ({ ...rateLimit.headers(), 'X-Request-Id': requestId });
+    const json = (result: WithStatus<JsonResult>) => jsonResponse(result, base());
 
     try {
       if (path === '/v1/openapi.json' && method === 'GET') {
         const text = openApiText(request.basePath);
-        return { status: 200, headers: { ...rateLimit.headers(), 'X-Request-Id': requestId, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }, kind: 'json', text };
+        return { status: 200, headers: { ...base(), 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }, kind: 'json', text };
       }
       const match = router.match(method, path);
       if (match === null) {
@@ -141,12 +107,13 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
         requestId,
         headers: request.headers,
         query: request.query,
+        basePath: request.basePath,
         readBody: () => request.readJson(maxJsonBytes),
         readUpload: (spec, caller) => request.readUpload({ maxFileBytes: spec.maxFileBytes(caller), tooLargeCode: spec.tooLargeCode, fields: spec.fields }),
         signal: request.signal,
         onRateLimit: rateLimit.set,
       });
-      return answer(result);
+      return 'stream' in result || 'binary' in result ? toApiResponse(result, base()) : json(result);
     } catch (error) {
       // The client went away mid-request (an answer honoured the abort): nobody reads a reply, and
       // it is not a defect of the service, so it is not logged as one.
@@ -163,21 +130,30 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
 
 export type ApiHandle = ReturnType<typeof createApiHandler>;
 
-/** The same events with `map` applied; closing the result closes the source. */
-function mapEvents<T, U>(source: AsyncIterable<T>, map: (value: T) => U): AsyncIterable<U> {
+/** A JSON result as written: the body as text (none for 204) after `headers` and the result's own. */
+function jsonResponse(result: WithStatus<JsonResult>, headers: Record<string, string>): ApiResponse {
+  const text = result.status === 204 ? '' : JSON.stringify(result.body);
+  const all: Record<string, string> = { ...headers, ...result.headers };
+  if (text !== '') all['Content-Type'] = 'application/json; charset=utf-8';
+  all['Cache-Control'] = 'no-store';
+  return { status: result.status, headers: all, kind: 'json', text };
+}
+
+/** A stream or binary result as written, after `headers` and the result's own. */
+function toApiResponse(result: WithStatus<StreamResult | BinaryResult>, headers: Record<string, string>): ApiResponse {
+  if ('stream' in result) {
+    return { status: result.status, headers: { ...headers, ...result.headers, ...SSE_HEADERS }, kind: 'events', chunks: sseChunks(result.stream, SSE_KEEP_ALIVE_MS) };
+  }
   return {
-    [Symbol.asyncIterator]() {
-      const iterator = source[Symbol.asyncIterator]();
-      return {
-        async next() {
-          const next = await iterator.next();
-          return next.done ? next : { done: false, value: map(next.value) };
-        },
-        async return() {
-          await iterator.return?.();
-          return { done: true, value: undefined };
-        },
-      };
+    status: result.status,
+    headers: {
+      ...headers,
+      ...result.headers,
+      'Content-Length': String(result.binary.byteLength),
+      'Cache-Control': 'private, no-store',
+      'X-Content-Type-Options': 'nosniff',
     },
+    kind: 'binary',
+    bytes: result.binary,
   };
 }

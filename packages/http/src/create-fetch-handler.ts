@@ -1,6 +1,6 @@
 import { stderrLogger, type MemoryService } from '@memory-agents/core';
 import { createApiHandler, type ApiHandlerOptions } from './api-handler.js';
-import { normalizeBasePath } from './citation-hrefs.js';
+import { normalizeBasePath } from './citation-links.js';
 import { readWebJsonBody, readWebUpload } from './fetch/read-body.js';
 import { toWebResponse } from './fetch/to-response.js';
 

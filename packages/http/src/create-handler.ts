@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stderrLogger, type MemoryService } from '@memory-agents/core';
 import { createApiHandler, type ApiHandlerOptions } from './api-handler.js';
-import { normalizeBasePath } from './citation-hrefs.js';
+import { normalizeBasePath } from './citation-links.js';
 import { discardBody } from './node/discard-body.js';
 import { readMultipart } from './node/multipart.js';
 import { readNodeJsonBody, refuseConsumedUpload } from './node/parsed-body.js';

@@ -55,6 +55,8 @@ export type DispatchRequest = {
   requestId: string;
   headers: Record<string, string | undefined>;
   query: Record<string, string>;
+  /** The mount prefix the client reached the API under ('' at the root), for links in responses. */
+  basePath: string;
   readBody: () => Promise<unknown>;
   /** Reads a multipart body under the route's limits (routes with `upload`). */
   readUpload?: (spec: UploadSpec, caller: Caller) => Promise<ParsedUpload>;
@@ -88,6 +90,7 @@ export async function dispatch(service: MemoryService, match: RouteMatch, reques
     params: match.params,
     query: request.query,
     headers: request.headers,
+    basePath: request.basePath,
     body,
     signal: request.signal,
   });

@@ -4,3 +4,4 @@ export { buildOpenApiDocument } from './openapi.js';
 export { ROUTES } from './routes/index.js';
 export type { Route, RouteInput, RouteResult, HttpMethod } from './route.js';
 export { createClientErrorHandler, handleClientError, type ClientErrorHandlerOptions } from './node/client-error.js';
+export { citationHref, withCitationLinks, wireCitation } from './citation-links.js';

@@ -6,13 +6,27 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** The OpenAPI tag (route group) of a route; their descriptions are in openapi.ts. */
 export type RouteTag = 'Session' | 'Agents' | 'Threads' | 'Learning' | 'Chat' | 'Documents' | 'Images' | 'Billing';
 
+/**
+ * The names of the `{name}` segments of a path template, as a union:
+ * `PathParams<'/v1/agents/{agent_id}/threads/{thread_id}'>` is `'agent_id' | 'thread_id'`.
+ */
+export type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParams<Rest> : never;
+
+/**
+ * The decoded path parameters of a route: exactly the template's names (the router matches a
+ * segment only when it is non-empty, so each is a string of at least one character).
+ */
+export type RouteParams<Path extends string> = string extends Path ? Readonly<Record<string, string>> : Readonly<Record<PathParams<Path>, string>>;
+
 /** What a route handler receives: the authenticated caller and the request's parts. */
-export type RouteInput = {
+export type RouteInput<Path extends string = string> = {
   service: MemoryService;
   caller: Caller;
-  params: Record<string, string>;
+  params: RouteParams<Path>;
   query: Record<string, string>;
   headers: Record<string, string | undefined>;
+  /** The mount prefix the client reached the API under ('' at the root): citation links start with it. */
+  basePath: string;
   /**
    * Parsed JSON body (undefined when the request had none), not validated here: the core validates
    * every body (422 `invalid_request` on a wrong shape), so handlers pass it on typed as the core
@@ -46,6 +60,18 @@ export type BinaryResult = { binary: Uint8Array; headers: Record<string, string>
 /** A result with the status it is answered with (the route's, or an error's). */
 export type WithStatus<Result extends RouteResult> = Result & { status: number };
 
+/**
+ * How a bridge reads one multipart body: the route's `UploadSpec` resolved for the caller. The
+ * body is refused with 413 `tooLargeCode` as soon as the file part passes `maxFileBytes`.
+ */
+export type ReadMultipartOptions = {
+  /** Largest file part in bytes; one byte more -> 413 `tooLargeCode` while the body streams. */
+  maxFileBytes: number;
+  tooLargeCode: 'document_too_large' | 'payload_too_large';
+  /** Names of the text fields allowed besides `file`. */
+  fields: readonly string[];
+};
+
 /** A `multipart/form-data` body: its one file part and its text fields. */
 export type ParsedUpload = { file: FileUpload | null; fields: Record<string, string> };
 
@@ -65,12 +91,13 @@ export type UploadSpec = {
 
 /**
  * One endpoint. The table of these is the only place routes exist: dispatch, the Node listener
- * and the OpenAPI document all read it.
+ * and the OpenAPI document all read it. `Path` is the template's literal type, which types the
+ * handler's `params`; the table holds them as `Route` (any path).
  */
-export type Route = {
+export type Route<Path extends string = string> = {
   method: HttpMethod;
   /** Path template with `{name}` segments, e.g. `/v1/agents/{agent_id}`. */
-  path: string;
+  path: Path;
   operationId: string;
   summary: string;
   /** The route group, for OpenAPI. */
@@ -104,10 +131,15 @@ export type Route = {
    * without one carry unmetered `X-RateLimit-*` headers.
    */
   rateLimit?: RateLimitedOperation;
-  handler: (input: RouteInput) => Promise<RouteResult>;
+  handler: (input: RouteInput<Path>) => Promise<RouteResult>;
 };
 
-/** Declares a route; exists so route files read as a table. */
-export function route(definition: Route): Route {
-  return definition;
+/**
+ * Declares a route, so route files read as a table. The handler's `params` has exactly the names
+ * of the path template (`params.agent_id` on `/v1/agents/{agent_id}`, a compile error for any
+ * other name); the router fills each of them from a non-empty segment before the handler runs.
+ */
+export function route<const Path extends string>(definition: Route<Path>): Route {
+  // Sound because the router builds `params` from the same template: one entry per `{name}`.
+  return definition as unknown as Route;
 }

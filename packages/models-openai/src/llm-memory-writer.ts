@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type {
   LanguageModel,
   MemoryDraft,
-  MemoryRecord,
+  MemoryHitRecord,
   MemoryWriteRequest,
   MemoryWriteResult,
   MemoryWriter,
@@ -151,7 +151,7 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
     const similar = await Promise.all(
       facts.map(async (fact) => (await request.searchSimilar(fact.text, config.similarPerFact)).filter((record) => record.source.kind !== 'document')),
     );
-    const byRef = new Map<string, MemoryRecord>();
+    const byRef = new Map<string, MemoryHitRecord>();
     const seen = new Set<string>();
     // Interleave the facts' hit lists so every fact keeps its best matches under `maxCandidates`.
     for (let rank = 0; rank < config.similarPerFact; rank += 1) {
@@ -266,7 +266,7 @@ const decisionSchema = z.object({
   text: z.string().nullish(),
 });
 
-function readDecisions(value: unknown, factCount: number, byRef: Map<string, MemoryRecord>): Decision[] {
+function readDecisions(value: unknown, factCount: number, byRef: Map<string, MemoryHitRecord>): Decision[] {
   const list = Array.isArray(value) ? value : (value as { decisions?: unknown } | null)?.decisions;
   if (!Array.isArray(list)) throw new ReplyParseError('expected an object with a "decisions" array');
   const decisions: Decision[] = Array.from({ length: factCount }, () => ({ action: 'add', targets: [], text: null }));

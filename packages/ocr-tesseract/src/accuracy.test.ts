@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { characterErrorRate, levenshtein, normalizeForScoring, renderPdfPages } from './accuracy.js';
+import { characterErrorRate, levenshtein, normalizeForScoring, renderPdfPages } from '../../../test/support/ocr-scoring.js';
 import { hasShared, sharedPath } from '../../../test/support/shared-data.js';
 import { tesseractOcr } from './tesseract-ocr.js';
 

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
+import { documentConverter } from '@memory-agents/documents';
 import { tesseractOcr } from '@memory-agents/ocr-tesseract';
 import { DEFAULT_DATA_DIR, dataPaths, type StateLocation } from './paths.js';
 import type { ServiceModels } from './model-options.js';
@@ -27,6 +28,8 @@ export async function composeService(location: StateLocation, logger: Logger = s
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
   const blobs = fileSystemBlobs({ directory: paths.blobs });
   const ocr = tesseractOcr();
+  // PDF, Word and HTML uploads (core alone reads only the text formats).
+  const converter = documentConverter();
   if (location.databaseUrl !== undefined) {
     const client = await openSqlClient({ connectionString: location.databaseUrl });
     const service = createMemoryService({
@@ -34,6 +37,7 @@ export async function composeService(location: StateLocation, logger: Logger = s
       index: postgresMemoryIndex({ client }),
       blobs,
       ocr,
+      documentConverter: converter,
       logger,
       ...models,
     });
@@ -52,6 +56,7 @@ export async function composeService(location: StateLocation, logger: Logger = s
     index: lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
     blobs,
     ocr,
+    documentConverter: converter,
     logger,
     ...models,
   });

@@ -1,5 +1,5 @@
 import { analyze, type MemoryHit } from '@memory-agents/core';
-import { columns, fromRow, type IndexState, type RecordRow } from './schema.js';
+import { hitColumns, hitFromRow, type HitRow, type IndexState } from './schema.js';
 
 /** BM25 parameters, the same as the in-memory index. */
 const K1 = 1.2;
@@ -7,29 +7,38 @@ const B = 0.75;
 
 export type FullTextChannelOptions = {
   /**
-   * Records scored per search, at most about this many: the rarest query terms' records first.
-   * `Infinity` scores every record sharing a term (exact, the cost grows with the agent).
+   * Postings read per search, at most about this many: the rarest query terms' all, then the common
+   * terms' best. `Infinity` reads every posting of every query term (exact, the cost grows with the agent).
    */
   candidates: number;
+  /** With a common term read only in part, how many of the best partial scores are rescored exactly. */
+  rescored: number;
 };
+
+/** BM25's contribution of one term, as SQL. */
+const BM25 = (idf: string, tf: string, length: string, averageLength: string) =>
+  `${idf} * ${tf} * ${K1 + 1} / (${tf} + ${K1} * (${1 - B} + ${B} * ${length} / ${averageLength}::float8))`;
 
 /**
  * The lexical channel: Okapi BM25 (k1 1.2, b 0.75) over core's analyzed terms, with the corpus
  * statistics (N, average length, document frequencies) read from the per-agent tables the writes
- * keep, and a bounded candidate set (MaxScore-style, rarest terms first):
+ * keep, scored from the postings table (one row per record and distinct term, read index-only) with
+ * a bounded candidate set, rarest terms first:
  *
- * - query terms are taken by ascending document frequency while their records add up to at most
- *   `candidates`: every record holding one of these "essential" terms is scored, on all terms;
- * - records holding only the other (common) terms can score at most the sum of those terms' upper
- *   bounds (idf × (k1 + 1)); they are added, up to the remaining budget, in table order.
+ * - query terms are taken by ascending document frequency while their postings add up to at most
+ *   `candidates`: every posting of these "essential" terms is read;
+ * - the remaining budget is shared by the other (common) terms, each read best first (by its BM25
+ *   term-frequency part, `impact`), so a record's contribution from a common term is counted when
+ *   it is among that term's best postings.
  *
- * The result is exact when the k-th essential score beats that bound or when the common terms'
- * records fit in the budget (always, for an agent under `candidates` records); otherwise the tail
- * may miss records that hold only common terms (bench/index-scale reports recall against exact).
+ * The result is exact BM25 when the query terms' postings add up to at most `candidates`. Otherwise
+ * the best `rescored` partial scores are rescored on every query term from their own postings, and
+ * only a record outside that set can miss a common term's contribution (bench/index-scale reports
+ * recall against exact).
  */
 export function fullTextChannel(state: IndexState, options: FullTextChannelOptions) {
   const { client } = state;
-  const { records, agents, terms: termTable } = state.tables;
+  const { records, agents, terms: termTable, postings } = state.tables;
 
   return {
     async search(agentId: string, text: string, limit: number): Promise<MemoryHit[]> {
@@ -53,39 +62,45 @@ export function fullTextChannel(state: IndexState, options: FullTextChannelOptio
         .sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1));
       if (present.length === 0) return [];
 
+      // Rarest terms first: every posting of the terms whose records fit in the budget; the
+      // remaining budget is shared by the common terms, each read best first (impact order).
       let essentialCount = 1;
       let essentialRows = present[0]!.df;
       while (essentialCount < present.length && essentialRows + present[essentialCount]!.df <= options.candidates) {
         essentialRows += present[essentialCount]!.df;
         essentialCount++;
       }
-      const essential = present.slice(0, essentialCount).map((term) => term.term);
-      const common = present.slice(essentialCount).map((term) => term.term);
-      const commonBudget = common.length === 0 ? 0 : Number.isFinite(options.candidates) ? Math.max(limit * 4, options.candidates - essentialRows) : null;
+      const commonCount = present.length - essentialCount;
+      const commonTake = commonCount === 0 || !Number.isFinite(options.candidates) ? null : Math.max(limit * 4, Math.floor((options.candidates - essentialRows) / commonCount));
+      const take = present.map((term, i) => (i < essentialCount || commonTake === null || term.df <= commonTake ? null : commonTake));
 
-      const { rows } = await client.query<RecordRow & { score: number }>(
-        `WITH query_terms AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, idf)),
-         candidates AS (
-           SELECT id, terms, term_count FROM ${records} WHERE agent_id = $1 AND terms && $4::text[]
-           UNION ALL
-           (SELECT id, terms, term_count FROM ${records} WHERE agent_id = $1 AND terms && $5::text[] AND NOT terms && $4::text[] LIMIT $6)),
-         -- One row per (candidate, matching query term); array_positions counts the term in C
-         -- instead of unnesting every candidate's terms.
-         frequencies AS (
-           SELECT * FROM (
-             SELECT c.id, q.idf, c.term_count, coalesce(cardinality(array_positions(c.terms, q.term)), 0)::float8 AS tf
-             FROM candidates c CROSS JOIN query_terms q) AS counted
-           WHERE tf > 0),
-         scores AS (
-           SELECT id, sum(idf * tf * ${K1 + 1} / (tf + ${K1} * (${1 - B} + ${B} * term_count / $7::float8))) AS score
-           FROM frequencies GROUP BY id
-           ORDER BY score DESC, id COLLATE "C" LIMIT $8)
-         SELECT ${columns('r.')}, scores.score
+      // With a common term cut short, the best partial scores are rescored on every query term
+      // from their own postings ((id, term) index): a record's common-term contribution counts
+      // even when it was not among that term's best postings.
+      const truncated = take.some((value) => value !== null);
+      const { rows } = await client.query<HitRow & { score: number }>(
+        `WITH query_terms AS (SELECT * FROM unnest($2::text[], $3::float8[], $4::int[]) AS q(term, idf, take)),
+         -- Index-only reads of (agent_id, term, impact DESC) INCLUDE (id, tf, term_count).
+         matches AS (
+           SELECT p.id, q.idf, p.tf, p.term_count FROM query_terms q
+           CROSS JOIN LATERAL (SELECT id, tf, term_count FROM ${postings} WHERE agent_id = $1 AND term = q.term ORDER BY impact DESC LIMIT q.take) p),
+         partial AS (
+           SELECT id, sum(${BM25('idf', 'tf', 'term_count', '$5')}) AS score
+           FROM matches GROUP BY id
+           ORDER BY score DESC, id COLLATE "C" LIMIT $6),
+         scores AS (${
+           truncated
+             ? `SELECT c.id, sum(${BM25('q.idf', 'p.tf', 'p.term_count', '$5')}) AS score
+                FROM partial c JOIN ${postings} p ON p.id = c.id AND p.term = ANY($2::text[]) JOIN query_terms q ON q.term = p.term
+                GROUP BY c.id ORDER BY score DESC, c.id COLLATE "C" LIMIT $7`
+             : 'SELECT id, score FROM partial LIMIT $7'
+         })
+         SELECT ${hitColumns('r.')}, scores.score
          FROM scores JOIN ${records} r ON r.id = scores.id
          ORDER BY scores.score DESC, r.id COLLATE "C"`,
-        [agentId, present.map((term) => term.term), present.map((term) => term.idf), essential, common, commonBudget, averageLength, limit],
+        [agentId, present.map((term) => term.term), present.map((term) => term.idf), take, averageLength, truncated ? Math.max(limit, options.rescored) : limit, limit],
       );
-      return rows.map((row) => ({ record: fromRow(row), score: Number(row.score) }));
+      return rows.map((row) => ({ record: hitFromRow(row), score: Number(row.score) }));
     },
   };
 }

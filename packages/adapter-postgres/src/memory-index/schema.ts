@@ -1,4 +1,4 @@
-import { memorySourceFromColumns, type EmbedderFingerprint, type MemoryRecord } from '@memory-agents/core';
+import { memorySourceFromColumns, type EmbedderFingerprint, type MemoryHitRecord, type MemoryRecord } from '@memory-agents/core';
 import type { SqlClient } from '../sql-client.js';
 import { parseVector } from './vectors.js';
 
@@ -12,6 +12,8 @@ export type IndexTables = {
   meta: string;
   agents: string;
   terms: string;
+  /** One row per (record, distinct term): the full-text channel's postings. */
+  postings: string;
 };
 
 /** What the parts of the index share: the client, the tables, and what `init` learned. */
@@ -36,12 +38,17 @@ export function indexTables(schemaName: string): IndexTables {
     meta: `${schema}.memory_index_meta`,
     agents: `${schema}.memory_index_agents`,
     terms: `${schema}.memory_index_terms`,
+    postings: `${schema}.memory_index_postings`,
   };
 }
 
+/** BM25's term-frequency part (k1 1.2, b 0.75) as SQL: the order of a term's postings. */
+export const impact = (tf: string, length: string, averageLength: string) =>
+  `(${tf}::float8 * 2.2 / (${tf} + 1.2 * (0.25 + 0.75 * ${length} / coalesce(${averageLength}, greatest(${length}, 1)))))::real`;
+
 /** The migrations, written for the vector column type chosen when the first one runs. */
 export function migrations(tables: IndexTables, vectorKind: VectorKind) {
-  const { records: table, meta, agents, terms } = tables;
+  const { records: table, meta, agents, terms, postings } = tables;
   return [
     {
       version: 1,
@@ -101,6 +108,29 @@ export function migrations(tables: IndexTables, vectorKind: VectorKind) {
           SELECT r.agent_id, u.term, count(*) FROM ${table} r CROSS JOIN LATERAL (SELECT DISTINCT unnest(r.terms) AS term) u GROUP BY 1, 2;
       `,
     },
+    {
+      version: 4,
+      name: 'memory index postings',
+      // The full-text channel reads postings instead of records (issue 15 profile: the ~5,000
+      // candidates of a search at 100k touched most pages of the records table, ~2 kB a row with
+      // the vector inline, and of a narrow (id, terms) copy too). One row per record and distinct
+      // term, read index-only from (agent_id, term, impact DESC) INCLUDE (id, tf, term_count):
+      // a term's records come best first, so a common term is read only as far as needed.
+      // `impact` is BM25's term-frequency part with the agent's average length when written (an
+      // order only: scores use the current average). The records keep `terms` (the write path
+      // reads replaced terms there); their GIN index is no longer read. Writers of a version before
+      // this migration do not maintain the postings: stop them before starting a process that applies it.
+      sql: `
+        CREATE TABLE ${postings} (agent_id text NOT NULL, term text NOT NULL, impact real NOT NULL, id text NOT NULL, tf integer NOT NULL, term_count integer NOT NULL);
+        INSERT INTO ${postings} (agent_id, term, impact, id, tf, term_count)
+          SELECT r.agent_id, u.term, ${impact('u.tf', 'r.term_count', `(SELECT greatest(a.term_total::float8 / greatest(a.row_count, 1), 1) FROM ${agents} a WHERE a.agent_id = r.agent_id)`)},
+            r.id, u.tf, r.term_count
+          FROM ${table} r CROSS JOIN LATERAL (SELECT term, count(*)::int AS tf FROM unnest(r.terms) AS term GROUP BY term) u;
+        CREATE INDEX memory_index_postings_term ON ${postings} (agent_id, term, impact DESC) INCLUDE (id, tf, term_count);
+        CREATE INDEX memory_index_postings_id ON ${postings} (id, term) INCLUDE (tf, term_count);
+        DROP INDEX IF EXISTS ${tables.schema}.memory_index_records_terms;
+      `,
+    },
   ];
 }
 
@@ -112,6 +142,10 @@ const COLUMN_NAMES = [
 export const columns = (alias = '') =>
   COLUMN_NAMES.map((name) => (name === 'embedding' ? `${alias}embedding::text AS embedding_text` : `${alias}${name}`)).join(', ');
 export const COLUMNS = columns();
+/** The columns of a search hit: the record without its vector, plus its stored norm. */
+export const hitColumns = (alias = '') =>
+  [...COLUMN_NAMES.filter((name) => name !== 'embedding').map((name) => `${alias}${name}`), `${alias}embedding_norm`].join(', ');
+export const HIT_COLUMNS = hitColumns();
 
 export type RecordRow = {
   id: string;
@@ -131,6 +165,24 @@ export type RecordRow = {
   page: number | null;
   filename: string | null;
 };
+
+/** A row of {@link hitColumns}. */
+export type HitRow = Omit<RecordRow, 'embedding_text'> & { embedding_norm: number };
+
+/** A search hit's record (no vector) from a row of {@link hitColumns}. */
+export function hitFromRow(row: HitRow): MemoryHitRecord {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    agentId: row.agent_id,
+    text: row.text,
+    keywords: row.keywords,
+    speaker: row.speaker,
+    occurredAt: row.occurred_at,
+    source: memorySourceFromColumns(row),
+    createdAt: row.created_at,
+  };
+}
 
 export function fromRow(row: RecordRow): MemoryRecord {
   return {

@@ -1,6 +1,6 @@
 import { compareMemoryHits, type MemoryHit } from '@memory-agents/core';
 import type { SqlClient } from '../sql-client.js';
-import { COLUMNS, columns, fromRow, type IndexState, type RecordRow } from './schema.js';
+import { HIT_COLUMNS, hitColumns, hitFromRow, type HitRow, type IndexState } from './schema.js';
 import { CachedAgentVectors, norm, vectorFromBytes, vectorLiteral } from './vectors.js';
 
 export type VectorChannelOptions = {
@@ -70,11 +70,11 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
     const vectors = await agentVectors(agentId, vector.length);
     const top = vectors.top(vector, queryNorm, limit);
     if (top.length === 0) return [];
-    const { rows: full } = await client.query<RecordRow>(`SELECT ${COLUMNS} FROM ${records} WHERE agent_id = $1 AND id = ANY($2::text[])`, [
+    const { rows: full } = await client.query<HitRow>(`SELECT ${HIT_COLUMNS} FROM ${records} WHERE agent_id = $1 AND id = ANY($2::text[])`, [
       agentId,
       top.map((hit) => hit.id),
     ]);
-    const byId = new Map(full.map((row) => [row.id, fromRow(row)]));
+    const byId = new Map(full.map((row) => [row.id, hitFromRow(row)]));
     return top.flatMap((hit) => {
       const record = byId.get(hit.id);
       return record ? [{ record, score: hit.score }] : [];
@@ -111,20 +111,20 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
         // The HNSW index is on the expression `embedding::vector(d)`; without the cast the planner
         // cannot use it, which is how an exact search is asked for.
         const distance = approximate ? `embedding::vector(${dimensions}) <=> $2::vector(${dimensions})` : 'embedding <=> $2::vector';
-        const result = await tx.query<RecordRow & { distance: number | null }>(
+        const result = await tx.query<HitRow & { distance: number | null }>(
           // Rank on (id, distance) first: converting every candidate's vector to text before the
           // sort would cost more than the distances themselves. MATERIALIZED keeps the LIMIT on
           // the index scan (relaxed order), the outer ORDER BY restores the order.
           `WITH nearest AS MATERIALIZED (SELECT id, ${distance} AS distance FROM ${records} WHERE agent_id = $1 ORDER BY ${distance} LIMIT $3)
-           SELECT ${columns('r.')}, nearest.distance FROM nearest JOIN ${records} r ON r.id = nearest.id ORDER BY nearest.distance`,
+           SELECT ${hitColumns('r.')}, nearest.distance FROM nearest JOIN ${records} r ON r.id = nearest.id ORDER BY nearest.distance`,
           [agentId, literal, fetchCount],
         );
         return result.rows;
       });
       const hits = rows
         .map((row) => {
-          const record = fromRow(row);
-          const rowNorm = norm(record.vector);
+          const record = hitFromRow(row);
+          const rowNorm = Number(row.embedding_norm);
           // Zero vectors have no direction: pgvector gives NaN, the port says similarity 0.
           const score = row.distance === null || Number.isNaN(Number(row.distance)) || rowNorm === 0 || queryNorm === 0 ? 0 : 1 - Number(row.distance);
           return { record, score };

@@ -1,6 +1,6 @@
 import { analyze, indexedText, type MemoryRecord } from '@memory-agents/core';
 import type { SqlClient } from '../sql-client.js';
-import type { IndexTables, VectorKind } from './schema.js';
+import { impact, type IndexTables, type VectorKind } from './schema.js';
 import { norm, vectorLiteral } from './vectors.js';
 
 /**
@@ -82,8 +82,18 @@ export class StatisticsDelta {
   }
 }
 
-/** Inserts or replaces `batch` (one statement; `INSERT … SELECT FROM unnest(…)`). */
-export async function insertRows(sql: SqlClient, tables: IndexTables, vectorKind: VectorKind, batch: readonly MemoryRecord[], analyzed: readonly string[][]): Promise<void> {
+/**
+ * Inserts or replaces `batch` (one statement; `INSERT … SELECT FROM unnest(…)`) and its postings.
+ * `replacing` false: the caller knows none of the ids exists yet (`newIds`), no postings to drop.
+ */
+export async function insertRows(
+  sql: SqlClient,
+  tables: IndexTables,
+  vectorKind: VectorKind,
+  batch: readonly MemoryRecord[],
+  analyzed: readonly string[][],
+  replacing = true,
+): Promise<void> {
   const column = <T>(pick: (record: MemoryRecord) => T) => batch.map(pick);
   const documentField = <T>(record: MemoryRecord, pick: (source: Extract<MemoryRecord['source'], { kind: 'document' }>) => T): T | null =>
     record.source.kind === 'document' ? pick(record.source) : null;
@@ -125,5 +135,16 @@ export async function insertRows(sql: SqlClient, tables: IndexTables, vectorKind
       column((record) => documentField(record, (source) => source.page)),
       column((record) => documentField(record, (source) => source.filename)),
     ],
+  );
+  // Postings: a replaced record's go first (ids not written before have none).
+  if (replacing) await sql.query(`DELETE FROM ${tables.postings} WHERE id = ANY($1::text[])`, [column((record) => record.id)]);
+  await sql.query(
+    `INSERT INTO ${tables.postings} (agent_id, term, impact, id, tf, term_count)
+     SELECT u.agent_id, t.term, ${impact('t.tf', 'u.term_count', 'a.average')}, u.id, t.tf, u.term_count
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS u(id, agent_id, terms, term_count)
+     CROSS JOIN LATERAL (SELECT term, count(*)::int AS tf FROM unnest(string_to_array(u.terms, ' ')) AS term WHERE term <> '' GROUP BY term) t
+     LEFT JOIN ${tables.agents} ag ON ag.agent_id = u.agent_id
+     CROSS JOIN LATERAL (SELECT CASE WHEN ag.row_count > 0 THEN greatest(ag.term_total::float8 / ag.row_count, 1) END AS average) a`,
+    [column((record) => record.id), column((record) => record.agentId), analyzed.map((terms) => terms.join(' ')), analyzed.map((terms) => terms.length)],
   );
 }

@@ -127,8 +127,8 @@ export function postgresJobs(db: SqlClient): JobStore {
       const { rows } = await db.query('SELECT * FROM jobs WHERE id = $1 AND agent_id = $2', [jobId, agentId]);
       return rows[0] ? toJob(rows[0]) : null;
     },
-    async update({ jobId, patch }) {
-      const row = await patchRow(db, 'jobs', 'id', jobId, patch, JOB_COLUMNS);
+    async update({ jobId, patch, ifStatus }) {
+      const row = await patchRow(db, 'jobs', 'id', jobId, patch, JOB_COLUMNS, ifStatus && { column: 'status', values: ifStatus });
       return row ? toJob(row) : null;
     },
     async nextForAgent({ agentId }) {
@@ -154,8 +154,21 @@ export function postgresJobs(db: SqlClient): JobStore {
       ]);
       return rows.map(toTurn);
     },
+    async getTurns({ refs }) {
+      if (refs.length === 0) return [];
+      const { rows } = await db.query(
+        `SELECT t.* FROM job_turns t JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::int[]) AS r(job_id, turn_index)) r
+           ON t.job_id = r.job_id AND t.turn_index = r.turn_index ORDER BY t.job_id COLLATE "C", t.turn_index`,
+        [refs.map((ref) => ref.jobId), refs.map((ref) => ref.turnIndex)],
+      );
+      return rows.map(toTurn);
+    },
     setTurnStates({ jobId, turnIndexes, state, failureReason }) {
       return db.transaction(async (tx) => {
+        // The job's row before its turns, in the order a thread or agent delete cascades (jobs,
+        // then job_turns): the other order deadlocks with a delete running at the same moment.
+        const { rows: locked } = await tx.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
+        if (locked.length === 0) return;
         await tx.query('UPDATE job_turns SET state = $3, failure_reason = $4 WHERE job_id = $1 AND turn_index = ANY($2::int[])', [
           jobId,
           turnIndexes,

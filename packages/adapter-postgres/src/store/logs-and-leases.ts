@@ -19,29 +19,38 @@ function toLog(row: Row): LogRecord {
 }
 
 /** Activity logs (who used an agent, when). */
+/**
+ * The statement that inserts activity-log entries in order (one statement keeps the batch's order in
+ * `log_id`), its parameters numbered from `$${offset + 1}` so it can follow another statement's.
+ */
+export function insertLogEntries(entries: readonly Omit<LogRecord, 'logId'>[], offset: number): { sql: string; params: unknown[] } {
+  const p = (n: number) => `$${offset + n}::text[]`;
+  return {
+    sql: `INSERT INTO activity_logs (organization_id, agent_id, thread_id, user_id, actor_email, actor_display_name, direction, route, request_id, created_at)
+         SELECT o, a, t, u, e, d, dir, r, req, c::timestamptz
+           FROM unnest(${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(p).join(', ')})
+           WITH ORDINALITY AS x(o, a, t, u, e, d, dir, r, req, c, n) ORDER BY n`,
+    params: [
+      entries.map((e) => e.organizationId),
+      entries.map((e) => e.agentId),
+      entries.map((e) => e.threadId),
+      entries.map((e) => e.userId),
+      entries.map((e) => e.actorEmail),
+      entries.map((e) => e.actorDisplayName),
+      entries.map((e) => e.direction),
+      entries.map((e) => e.route),
+      entries.map((e) => e.requestId),
+      entries.map((e) => e.createdAt),
+    ],
+  };
+}
+
 export function postgresLogs(db: SqlClient): LogStore {
   return {
     async append({ entries }) {
       if (entries.length === 0) return [];
-      const { rows } = await db.query<{ log_id: string }>(
-        `INSERT INTO activity_logs (organization_id, agent_id, thread_id, user_id, actor_email, actor_display_name, direction, route, request_id, created_at)
-         SELECT o, a, t, u, e, d, dir, r, req, c::timestamptz
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-           WITH ORDINALITY AS x(o, a, t, u, e, d, dir, r, req, c, n) ORDER BY n
-         RETURNING log_id`,
-        [
-          entries.map((e) => e.organizationId),
-          entries.map((e) => e.agentId),
-          entries.map((e) => e.threadId),
-          entries.map((e) => e.userId),
-          entries.map((e) => e.actorEmail),
-          entries.map((e) => e.actorDisplayName),
-          entries.map((e) => e.direction),
-          entries.map((e) => e.route),
-          entries.map((e) => e.requestId),
-          entries.map((e) => e.createdAt),
-        ],
-      );
+      const insert = insertLogEntries(entries, 0);
+      const { rows } = await db.query<{ log_id: string }>(`${insert.sql} RETURNING log_id`, insert.params);
       return rows.map((row) => Number(row.log_id)).sort((a, b) => a - b);
     },
     async list({ agentId, limit, beforeLogId }) {

@@ -1,6 +1,9 @@
 import type { Limits } from '../limits/index.js';
 import type { RateLimitTable } from '../limits/rate-limits.js';
 
+/** The display name of whoever a partner key acts for (spec "Session": `partner key`). */
+export const PARTNER_DISPLAY_NAME = 'partner key';
+
 /** Who a request acts for, resolved from the API key and `X-SP-End-User`. */
 export type Caller = {
   readonly organizationId: string;

@@ -1,6 +1,5 @@
-import { PARTNER_DISPLAY_NAME } from '../logs/activity.js';
 import type { SessionBody } from '../schemas/session.js';
-import type { Caller } from './caller.js';
+import { PARTNER_DISPLAY_NAME, type Caller } from './caller.js';
 
 /** `GET /v1/session`: who the key resolves to and the organization's upload limits. */
 export function describeSession(caller: Caller): SessionBody {

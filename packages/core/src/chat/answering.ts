@@ -7,11 +7,12 @@ import { activityEntry } from '../logs/activity.js';
 import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
 import type { AgentRecord, ThreadRecord } from '../ports/store.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult } from '../retrieval/retrieve.js';
-import { chatBody, type ChatBody, type ChatLearningItem, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
+import { chatBody, type ChatBody, type ChatLearningItem } from '../schemas/observations.js';
+import type { ChatOutput, Citation } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer-prompt.js';
-import { citationOf } from './citations.js';
+import { citationsOf } from './citations.js';
 import { queryEmbedder } from './query-embedder.js';
 import { timed, type Stage } from './stages.js';
 
@@ -36,7 +37,7 @@ export function createAnswering(context: ServiceContext) {
     try {
       hold = await context.credits.holdAnswer(caller, { message: input.message, answerLength: input.answer_length, route });
     } catch (error) {
-      releasePlace();
+      await releasePlace();
       throw error;
     }
     return {
@@ -44,8 +45,7 @@ export function createAnswering(context: ServiceContext) {
       /** Gives back only the place (idempotent); `release` also cancels what was not settled. */
       releasePlace,
       async release() {
-        releasePlace();
-        await hold.cancel();
+        await Promise.all([releasePlace(), hold.cancel()]);
       },
     };
   }
@@ -63,7 +63,7 @@ export function createAnswering(context: ServiceContext) {
   async function recall(agent: AgentRecord, message: string, maxContextChars: number | undefined): Promise<RetrievalResult> {
     // Full-text only after an embedder change; 503 when a network embedder is down (query-embedder.ts).
     const embedder = await queryEmbedder(context.index, context.embedder);
-    return retrieve(context.index, embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS });
+    return retrieve(context.index, embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS, options: context.retrieval });
   }
 
   function generateRequest(agent: AgentRecord, input: ChatBody, retrieval: RetrievalResult, signal: AbortSignal | undefined, images: NonNullable<ModelMessage['images']> = []): GenerateRequest {
@@ -83,13 +83,17 @@ export function createAnswering(context: ServiceContext) {
     };
   }
 
-  /** Citations of the items the answer relies on (all packed items when the model names none). */
-  async function citationsFor(retrieval: RetrievalResult, citedItems: number[] | undefined): Promise<CitationBody[]> {
-    const chosen = citedItems === undefined ? retrieval.packed : citedItems.map((n) => retrieval.packed[n - 1]).filter((item) => item !== undefined);
-    const citations: CitationBody[] = [];
+  /**
+   * Citations of the items the answer relies on (all packed items when the model names none).
+   * `known` holds the citations of every packed item already made (a streamed answer made them
+   * for its context event), so no store call is repeated.
+   */
+  async function citationsFor(retrieval: RetrievalResult, citedItems: number[] | undefined, known?: Citation[]): Promise<Citation[]> {
+    const chosen = citedItems === undefined ? retrieval.packed.map((_, i) => i) : citedItems.map((n) => n - 1).filter((i) => retrieval.packed[i] !== undefined);
+    const made = known ? chosen.map((i) => known[i]!) : await citationsOf(context, chosen.map((i) => retrieval.packed[i]!.record));
+    const citations: Citation[] = [];
     const seen = new Set<string>();
-    for (const item of chosen) {
-      const citation = await citationOf(context, item.record);
+    for (const citation of made) {
       const key = `${citation.source_id}|${citation.label}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -98,21 +102,20 @@ export function createAnswering(context: ServiceContext) {
     return citations;
   }
 
-  async function contextCitations(retrieval: RetrievalResult): Promise<CitationBody[]> {
+  async function contextCitations(retrieval: RetrievalResult): Promise<Citation[]> {
     return citationsFor(retrieval, undefined);
   }
 
   /** Records the turn as thread messages and activity entries; reports unreported failed turns. */
-  async function record(caller: Caller, agent: AgentRecord, thread: ThreadRecord, message: string, answer: string, citations: CitationBody[], route: AnswerRoute) {
+  async function record(caller: Caller, agent: AgentRecord, thread: ThreadRecord, message: string, answer: string, citations: Citation[], route: AnswerRoute) {
     const now = context.nowIso();
+    // Messages and activity entries in one store call (one round trip, stored together).
     await context.store.messages.append({
       messages: [
         { threadId: thread.id, agentId: agent.id, speaker: 'user', text: message, timestamp: now, sourceIds: [] },
         { threadId: thread.id, agentId: agent.id, speaker: 'agent', text: answer, timestamp: now, sourceIds: [...new Set(citations.map((c) => c.source_id))] },
       ],
-    });
-    await context.store.logs.append({
-      entries: [
+      logEntries: [
         activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route, direction: 'user' }),
         activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route, direction: 'agent' }),
       ],
@@ -146,14 +149,16 @@ export function createAnswering(context: ServiceContext) {
     opened: Awaited<ReturnType<typeof open>>,
     route: AnswerRoute,
     signal: AbortSignal | undefined,
-    onContext?: (memoryContext: string, citations: CitationBody[]) => void,
+    onContext?: (memoryContext: string, citations: Citation[]) => void,
     onDelta?: (text: string) => void,
-  ): Promise<ChatResponseBody> {
+  ): Promise<ChatOutput> {
     const started = performance.now();
     const { input, agent, thread } = opened;
     const stages: Stage[] = [];
     const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
-    if (onContext) onContext(retrieval.memoryContext, await contextCitations(retrieval));
+    // A streamed answer cites from the packed items' citations made for its context event.
+    const packedCitations = onContext ? await citationsOf(context, retrieval.packed.map((item) => item.record)) : undefined;
+    if (onContext) onContext(retrieval.memoryContext, await citationsFor(retrieval, undefined, packedCitations));
     const request = generateRequest(agent, input, retrieval, signal, opened.images);
     const generated = await timed(stages, 'generate', async () => {
       try {
@@ -169,7 +174,7 @@ export function createAnswering(context: ServiceContext) {
       }
     });
     // Exactly the items the answer cites: as the model reports them, else its [n] markers.
-    const citations = await citationsFor(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length));
+    const citations = await citationsFor(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length), packedCitations);
     const learning = await timed(stages, 'record', () => record(caller, agent, thread, input.message, generated.text, citations, route));
     return {
       agent_id: agent.id,

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../auth/caller.js';
-import { learningService, turns } from '../observations/__fixtures__/learning-service.js';
+import { learningService, turns } from '../__fixtures__/learning-service.js';
 import { LanguageModelError, type GenerateRequest, type LanguageModel } from '../ports/language-model.js';
 import type { ChatStreamEvent } from './chat.js';
+import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import type { Store } from '../ports/store.js';
 
 /**
  * A model that stalls every answer until `releaseAll()`. It honours aborts unless `ignoreAbort`
@@ -188,6 +190,30 @@ describe('recall', () => {
     expect((await service.threads.get(owner, agentId, threadId)).messages).toEqual(before.messages);
     await expect(service.recall(owner, agentId, { query: '' })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(service.recall(owner, 'agent_00000000000000000000000000', { query: 'x' })).rejects.toMatchObject({ code: 'agent_not_found' });
+    await service.stop();
+  });
+});
+
+describe('chat: store calls per answer', () => {
+  it('reads the cited turns in one store call, once per answer even when streamed, and gives the same citations', async () => {
+    const inner = inMemoryStore();
+    let turnReads = 0;
+    const store: Store = { ...inner, jobs: { ...inner.jobs, getTurns: (request) => (turnReads++, inner.jobs.getTurns(request)) } };
+    const { service, owner, agentId, threadId, observeSettled } = await learningService({ store });
+    await observeSettled(turns(6));
+    await observeSettled(turns(4));
+    await service.idle();
+    turnReads = 0;
+    const whole = await service.chat(owner, agentId, threadId, body('whole'));
+    expect(whole.citations.length).toBeGreaterThan(0);
+    expect(turnReads).toBe(1);
+    turnReads = 0;
+    const events = await drain(await service.chatStream(owner, agentId, threadId, body('streamed')));
+    expect(turnReads).toBe(1);
+    const context = events.find((event) => event.event === 'context');
+    const done = events.find((event) => event.event === 'done');
+    expect(context && 'citations' in context.data && context.data.citations.length).toBeGreaterThan(0);
+    expect(done && 'citations' in done.data ? done.data.citations : null).toEqual(whole.citations);
     await service.stop();
   });
 });

@@ -5,7 +5,8 @@ import { createIdempotency, requestFingerprint } from '../idempotency/idempotenc
 import type { NewTurn, Observations } from '../observations/observations.js';
 import type { JobRecord, StoreAreas } from '../ports/store.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, type RetrievalResult } from '../retrieval/retrieve.js';
-import { observeAndEnrichBody, recallBody, type ChatResponseBody, type CitationBody } from '../schemas/observations.js';
+import { observeAndEnrichBody, recallBody } from '../schemas/observations.js';
+import type { ChatOutput, ChatStreamEventOutput, ObserveAndEnrichOutput, ObserveAndRespondOutput, RecallOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { createAnswering } from './answering.js';
@@ -14,11 +15,7 @@ import { pushedEvents, releasingOnReturn } from './pushed-events.js';
 import { timed, type Stage } from './stages.js';
 
 /** Events of `chat/stream` (DESIGN "Decisions"). */
-export type ChatStreamEvent =
-  | { event: 'context'; data: { memory_context: string; citations: CitationBody[] } }
-  | { event: 'delta'; data: { text: string } }
-  | { event: 'done'; data: ChatResponseBody }
-  | { event: 'error'; data: { error: string; code: string; request_id: string } };
+export type ChatStreamEvent = ChatStreamEventOutput;
 
 /**
  * The answering routes: chat (whole or streamed), observe-and-respond, observe-and-enrich and
@@ -31,7 +28,7 @@ export function createChat(context: ServiceContext, observations: Observations) 
 
   return {
     /** `POST .../chat`: retrieve, generate, record, cite: one operation. */
-    async chat(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<ChatResponseBody> {
+    async chat(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<ChatOutput> {
       const opened = await answering.open(caller, agentId, threadId, body);
       const place = await answering.admit(caller, opened.input, 'chat');
       // A caller that goes away gives its place back at once, even while a model ignores the abort
@@ -89,10 +86,10 @@ export function createChat(context: ServiceContext, observations: Observations) 
     },
 
     /** `POST .../observe-and-respond`: answers like chat and learns the message and the answer. */
-    async observeAndRespond(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal, options: { idempotencyKey?: string | undefined } = {}) {
+    async observeAndRespond(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal, options: { idempotencyKey?: string | undefined } = {}): Promise<ObserveAndRespondOutput> {
       const opened = await answering.open(caller, agentId, threadId, body);
       const fingerprint = requestFingerprint(['observe_and_respond', opened.agent.id, opened.thread.id, opened.input]);
-      type Respond = ChatResponseBody & { observation_id: string };
+      type Respond = ObserveAndRespondOutput;
       // With an Idempotency-Key: a retry of the same request replays the first answer, learned once.
       return idempotency.run<Respond>(caller, options.idempotencyKey, fingerprint, { what: 'request', status: 200 }, async (bind) => {
         const place = await answering.admit(caller, opened.input, 'observe_and_respond');
@@ -120,7 +117,7 @@ export function createChat(context: ServiceContext, observations: Observations) 
     },
 
     /** `POST .../observe-and-enrich`: learns the message and returns memory context, no answer. */
-    async observeAndEnrich(caller: Caller, agentId: string, threadId: string, body: unknown, options: { idempotencyKey?: string | undefined } = {}) {
+    async observeAndEnrich(caller: Caller, agentId: string, threadId: string, body: unknown, options: { idempotencyKey?: string | undefined } = {}): Promise<ObserveAndEnrichOutput> {
       const input = parseBody(observeAndEnrichBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
@@ -133,7 +130,7 @@ export function createChat(context: ServiceContext, observations: Observations) 
      * its citations, as chat would use it. Nothing is learned, recorded or charged: the query is
      * not an observation (observe-and-enrich is the call that also learns the message).
      */
-    async recall(caller: Caller, agentId: string, body: unknown) {
+    async recall(caller: Caller, agentId: string, body: unknown): Promise<RecallOutput> {
       const input = parseBody(recallBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const stages: Stage[] = [];

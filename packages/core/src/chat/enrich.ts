@@ -5,13 +5,14 @@ import type { BindResponse } from '../idempotency/idempotency.js';
 import { activityEntry } from '../logs/activity.js';
 import type { Observations } from '../observations/observations.js';
 import type { AgentRecord, JobRecord, StoreAreas, ThreadRecord } from '../ports/store.js';
-import type { observeAndEnrichBody, observeAndEnrichResponse } from '../schemas/observations.js';
+import type { observeAndEnrichBody } from '../schemas/observations.js';
+import type { ObserveAndEnrichOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import type { Answering } from './answering.js';
 import { timed, type Stage } from './stages.js';
 
 export type ObserveAndEnrichInput = z.output<typeof observeAndEnrichBody>;
-export type EnrichResponse = z.output<typeof observeAndEnrichResponse>;
+export type EnrichResponse = ObserveAndEnrichOutput;
 
 /** `observe-and-enrich` after validation: learns the message, returns memory context, no answer. */
 export async function enrich(
@@ -54,6 +55,6 @@ export async function enrich(
     if (!bind) await record(context.store, job);
     return result!;
   } finally {
-    release();
+    await release();
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isServiceError } from '../errors/index.js';
-import { learningService } from '../observations/__fixtures__/learning-service.js';
+import { learningService } from '../__fixtures__/learning-service.js';
 import { LanguageModelError, type GenerateRequest, type LanguageModel } from '../ports/language-model.js';
 import { mockLanguageModel } from '../testing/mocks/mock-language-model.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DocumentBlock } from '../documents/types.js';
+import type { DocumentBlock } from '../ports/document-converter.js';
 import { isServiceError } from '../errors/index.js';
 import { type ChunkStrategy, chunkDocument, resolveChunkOptions } from './chunk-document.js';
 import { countWords } from '../credits/pricing.js';

@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors/index.js';
-import type { DocumentBlock } from '../documents/types.js';
+import type { DocumentBlock } from '../ports/document-converter.js';
 import { definitionBoundaries } from './code-boundaries.js';
 import { lengthCuts, lineStarts, packUnits, sentenceCuts } from './cut-points.js';
 import { BLOCK_SEPARATOR, type BlockSpan, layoutBlocks } from './document-text.js';

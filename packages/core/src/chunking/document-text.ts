@@ -1,4 +1,4 @@
-import type { DocumentBlock } from '../documents/types.js';
+import type { DocumentBlock } from '../ports/document-converter.js';
 
 /** Separator between two blocks in {@link documentText}. */
 export const BLOCK_SEPARATOR = '\n\n';

@@ -122,9 +122,14 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
      * transaction, so a turn is charged exactly once (a resumed job finds it `read` and never
      * charges it again). Turns the balance cannot cover are not read: they are returned in
      * `refused` (the caller fails them with `credits_exhausted`); nothing is charged for them.
+     * With billing off nothing is charged and nothing is written: the turns stay `pending` until
+     * they are learned (a resumed job reads them again, still free or charged if billing is on by then).
      */
     async readTurns(job: JobRecord, fresh: TurnRecord[]): Promise<{ read: TurnRecord[]; refused: TurnRecord[] }> {
       if (fresh.length === 0) return { read: [], refused: [] };
+      // Billing off (the usual case): one account read, no write. Billing turned on right after
+      // this read is the same as turned on just after the turns were read.
+      if (!(await enabledAccount(job.organizationId))) return { read: fresh, refused: [] };
       return store.transaction(async (tx) => {
         const account = await tx.ledger.getAccount({ organizationId: job.organizationId });
         if (!account || !account.enabled) {

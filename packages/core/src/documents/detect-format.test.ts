@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isServiceError } from '../errors/index.js';
-import { buildDocx, buildZip, docxParagraph } from './__fixtures__/generated-files.js';
-import { fixture, SHARED_DOCS } from './__fixtures__/fixture-path.js';
+import { buildDocx, buildZip, docxParagraph } from '../testing/conformance/document-converter/build-documents.js';
+import { fixture, SHARED_DOCS } from './__fixtures__/shared-docs.js';
 import { detectFormat } from './detect-format.js';
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);

@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors/index.js';
-import type { DocFormat } from './types.js';
+import type { DocFormat } from '../ports/document-converter.js';
 import { readZipEntries } from './zip-entries.js';
 
 /** The result of {@link detectFormat}. */

@@ -1,5 +1,5 @@
-export { convertDocument, inspectDocument, type ConvertDocumentOptions } from './convert-document.js';
-export { detectFormat, type DetectedFormat } from './detect-format.js';
+export { decodeText, detectFormat, type DetectedFormat } from './detect-format.js';
+export { figureBlockText } from './figure-text.js';
 export {
   DEFAULT_CONVERT_TIMEOUT_MS,
   DEFAULT_FIGURE_SCALE,
@@ -11,6 +11,11 @@ export {
   DEFAULT_MAX_UNCOMPRESSED_BYTES,
   DEFAULT_MIN_FIGURE_SIZE,
   DEFAULT_OCR_SCALE,
+  checkpoint,
+  resolveLimits,
+  timeLimitError,
   type ConvertDocumentLimits,
+  type ResolvedLimits,
 } from './limits.js';
-export type { BlockKind, ConvertedDocument, DocFormat, DocumentBlock, DocumentFigure, DocumentInspection } from './types.js';
+export { TEXT_FORMATS, checkConvertedText, textDocumentConverter, textFormatBlocks } from './text-document-converter.js';
+export { readZipEntries, type ZipEntry } from './zip-entries.js';

@@ -1,4 +1,7 @@
 import { ServiceError } from '../errors/index.js';
+import type { ConvertDocumentLimits } from '../ports/document-converter.js';
+
+export type { ConvertDocumentLimits };
 
 /** Default for {@link ConvertDocumentLimits.maxPages}: pages a PDF may have at all. */
 export const DEFAULT_MAX_PAGES = 2000;
@@ -24,63 +27,7 @@ export const DEFAULT_OCR_SCALE = 3;
 /** Default for {@link ConvertDocumentLimits.figureScale}: render scale of figure crops (144 dpi). */
 export const DEFAULT_FIGURE_SCALE = 2;
 
-/**
- * Resource budgets of one conversion. Every field is optional; the defaults are the exported
- * `DEFAULT_*` constants.
- */
-export type ConvertDocumentLimits = {
-  /**
-   * Pages a PDF may have; more -> `document_too_complex`.
-   * @default DEFAULT_MAX_PAGES (2000)
-   */
-  maxPages?: number;
-  /**
-   * Pages needing OCR that one conversion reads; more -> `document_too_many_pages`.
-   * @default DEFAULT_MAX_OCR_PAGES (100)
-   */
-  maxOcrPages?: number;
-  /**
-   * Largest file (bytes) whose scanned pages are read by OCR; larger -> `document_too_large_for_ocr`.
-   * @default DEFAULT_MAX_OCR_BYTES (8 MiB)
-   */
-  maxOcrBytes?: number;
-  /**
-   * Figures kept per document; the rest are counted in `figuresDropped`.
-   * @default DEFAULT_MAX_FIGURES (20)
-   */
-  maxFigures?: number;
-  /**
-   * Smallest width and height (PDF points) of an image region to count as a figure.
-   * @default DEFAULT_MIN_FIGURE_SIZE (48)
-   */
-  minFigureSize?: number;
-  /**
-   * Characters of converted text a document may yield; more -> `document_too_complex`.
-   * @default DEFAULT_MAX_TEXT_CHARS (20,000,000)
-   */
-  maxTextChars?: number;
-  /**
-   * Inflated size of a DOCX archive's entries; more -> `document_too_complex`.
-   * @default DEFAULT_MAX_UNCOMPRESSED_BYTES (200 MiB)
-   */
-  maxUncompressedBytes?: number;
-  /**
-   * Wall-clock budget in milliseconds; exceeding it -> `document_too_complex`.
-   * @default DEFAULT_CONVERT_TIMEOUT_MS (300,000)
-   */
-  timeoutMs?: number;
-  /**
-   * Render scale (1 = 72 dpi) of scanned pages sent to OCR.
-   * @default DEFAULT_OCR_SCALE (3)
-   */
-  ocrScale?: number;
-  /**
-   * Render scale (1 = 72 dpi) of figure crops.
-   * @default DEFAULT_FIGURE_SCALE (2)
-   */
-  figureScale?: number;
-};
-
+/** {@link ConvertDocumentLimits} with every default filled in. */
 export type ResolvedLimits = Required<ConvertDocumentLimits>;
 
 /** The error of a conversion that ran past `limits.timeoutMs`. */
@@ -101,7 +48,7 @@ export function checkpoint(signal: AbortSignal | undefined, deadline: number, li
   if (Date.now() > deadline) throw timeLimitError(limits);
 }
 
-/** Fills in the defaults. */
+/** Fills in the defaults (`DEFAULT_*`) of the limits a converter is given. */
 export function resolveLimits(limits: ConvertDocumentLimits = {}): ResolvedLimits {
   return {
     maxPages: limits.maxPages ?? DEFAULT_MAX_PAGES,

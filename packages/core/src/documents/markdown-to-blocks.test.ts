@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { markdownToBlocks } from './markdown-to-blocks.js';
 import { codeToBlocks, csvToBlocks, plainTextToBlocks } from './text-to-blocks.js';
@@ -53,5 +54,21 @@ describe('text converters', () => {
     expect(codeToBlocks('def f():\n    return 1\n\n\n', 'python')).toEqual([{ kind: 'code', text: 'def f():\n    return 1', page: null, language: 'python' }]);
     expect(csvToBlocks('a,b\r\n1,2\r\n')).toEqual([{ kind: 'table', text: 'a,b\n1,2', page: null }]);
     expect(plainTextToBlocks(' \n\t\n')).toEqual([]);
+  });
+});
+
+describe('markdownToBlocks under random input', () => {
+  const markdownPiece = fc.constantFrom('# ', '## ', '```', '~~~', '- ', '1. ', '> ', '| a | b |', '|---|---|', '---', '===', 'text ', '\n', '\n\n', '  ', '[x](y)', '**b**');
+
+  it('turns any Markdown-ish text into non-empty blocks without throwing', () => {
+    // Found by this property: a pipe table of rule lines only gave an empty table block.
+    expect(markdownToBlocks('|---|---|\n|---|---|')).toEqual([]);
+    expect(markdownToBlocks('| a | b |\n|---|---|\n|---|---|')).toEqual([{ kind: 'table', text: 'a | b', page: null }]);
+    fc.assert(
+      fc.property(fc.array(markdownPiece, { maxLength: 200, size: 'max' }), (pieces) => {
+        for (const block of markdownToBlocks(pieces.join(''))) expect(block.text.trim()).not.toBe('');
+      }),
+      { numRuns: 200 },
+    );
   });
 });

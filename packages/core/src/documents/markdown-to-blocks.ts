@@ -1,5 +1,5 @@
 import { normalizeNewlines } from './text-to-blocks.js';
-import type { DocumentBlock } from './types.js';
+import type { DocumentBlock } from '../ports/document-converter.js';
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;

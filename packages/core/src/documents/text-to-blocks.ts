@@ -1,4 +1,4 @@
-import type { DocumentBlock } from './types.js';
+import type { DocumentBlock } from '../ports/document-converter.js';
 
 /** Normalises line endings to `\n` and drops a byte-order mark. */
 export function normalizeNewlines(text: string): string {

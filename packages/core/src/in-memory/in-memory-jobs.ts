@@ -28,9 +28,9 @@ export function inMemoryJobs(get: () => JobsState): JobStore {
       const job = get().jobs.get(jobId);
       return job && job.agentId === agentId ? copy(job) : null;
     },
-    async update({ jobId, patch }) {
+    async update({ jobId, patch, ifStatus }) {
       const job = get().jobs.get(jobId);
-      if (!job) return null;
+      if (!job || (ifStatus && !ifStatus.includes(job.status))) return null;
       Object.assign(job, copy(patch));
       return copy(job);
     },
@@ -49,6 +49,17 @@ export function inMemoryJobs(get: () => JobsState): JobStore {
     },
     async listTurns({ jobId, fromIndex, limit }) {
       return (get().turns.get(jobId) ?? []).slice(fromIndex, fromIndex + limit).map(copy);
+    },
+    async getTurns({ refs }) {
+      const turns = get().turns;
+      const found = new Map<string, TurnRecord>();
+      for (const { jobId, turnIndex } of refs) {
+        const turn = turns.get(jobId)?.[turnIndex];
+        if (turn && turn.turnIndex === turnIndex) found.set(`${jobId}#${turnIndex}`, turn);
+      }
+      return [...found.values()]
+        .sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : a.turnIndex - b.turnIndex))
+        .map(copy);
     },
     async setTurnStates({ jobId, turnIndexes, state: turnState, failureReason }) {
       const state = get();

@@ -3,6 +3,7 @@ import {
   assertEmbedderMatches,
   assertVectorDimensions,
   cloneMemoryRecord,
+  hitRecord,
   compareMemoryHits,
   dedupeRecordsById,
   indexedText,
@@ -189,7 +190,7 @@ class TopK {
   }
 
   hits(recordOf: (id: string) => MemoryRecord): MemoryHit[] {
-    return this.ids.map((id, index) => ({ record: cloneMemoryRecord(recordOf(id)), score: this.scores[index]! }));
+    return this.ids.map((id, index) => ({ record: hitRecord(recordOf(id)), score: this.scores[index]! }));
   }
 }
 

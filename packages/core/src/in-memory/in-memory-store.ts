@@ -196,13 +196,14 @@ function areas(get: () => State, rateLimits: RateLimitStore): StoreAreas {
       },
     },
     messages: {
-      async append({ messages }) {
+      async append({ messages, logEntries = [] }) {
         const state = get();
         for (const message of messages) {
           const list = state.messages.get(message.threadId) ?? [];
           list.push({ ...copy(message), seq: ++state.sequence });
           state.messages.set(message.threadId, list);
         }
+        for (const entry of logEntries) state.logs.push({ ...copy(entry), logId: ++state.sequence });
       },
       async listRecent({ threadId, limit }) {
         const list = get().messages.get(threadId) ?? [];

@@ -1,8 +1,19 @@
-import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import type { Clock } from '../ports/clock.js';
 import type { RateLimitedOperation } from '../ports/limit-overrides.js';
 import type { RateLimitStore, RateWindowState } from '../ports/store-credits.js';
+import type { RateLimitTable } from './rate-limits.js';
+
+/**
+ * Whose windows a call spends: the part of a `Caller` (auth/caller.ts) the limiter reads, stated
+ * here so that limits depend on nothing above them.
+ */
+export type RateLimitSubject = {
+  readonly organizationId: string;
+  /** The end user's `eu_` id, or the organization id. */
+  readonly subjectId: string;
+  readonly rateLimits: RateLimitTable;
+};
 
 /** What the `X-RateLimit-*` headers of one response report (times in ms). */
 export type RateLimitStatus = { limit: number; remaining: number; resetAt: number; retryAfterSeconds?: number };
@@ -39,7 +50,7 @@ export function createRateLimiter(limits: RateLimitStore, clock: Clock, holderPr
      * Counts the request in the operation's subject and organization windows, or refuses it
      * (429 `rate_limit_exceeded`, `details` naming the window) without counting anything.
      */
-    async take(caller: Caller, operation: RateLimitedOperation): Promise<RateLimitDecision> {
+    async take(caller: RateLimitSubject, operation: RateLimitedOperation): Promise<RateLimitDecision> {
       const now = clock.now();
       const table = caller.rateLimits[operation];
       const subjectKey = `rl:${operation}:s:${caller.organizationId}:${caller.subjectId}`;
@@ -67,9 +78,11 @@ export function createRateLimiter(limits: RateLimitStore, clock: Clock, holderPr
 
     /**
      * Takes an answer place (2 per subject, 4 per organization) or throws 429 with
-     * `Retry-After: 5`. Resolves the function that gives it back (idempotent).
+     * `Retry-After: 5`. Resolves the function that gives it back (idempotent); its promise
+     * resolves once the place is free again, so a caller that awaits it before answering never
+     * sees its next request refused for a place it already gave back.
      */
-    async acquireAnswer(caller: Caller): Promise<() => void> {
+    async acquireAnswer(caller: RateLimitSubject): Promise<() => Promise<void>> {
       const holder = `${holderPrefix}:${++places}`;
       const subjectKey = `answers:s:${caller.organizationId}:${caller.subjectId}`;
       const organizationKey = `answers:o:${caller.organizationId}`;
@@ -92,12 +105,9 @@ export function createRateLimiter(limits: RateLimitStore, clock: Clock, holderPr
           { retryAfter: ANSWER_RETRY_AFTER, details: perSubject ? 'user' : 'organization' },
         );
       }
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        void limits.release({ keys: [subjectKey, organizationKey], holder }).catch(() => undefined);
-      };
+      // A failed release is not retried: the place lapses after ANSWER_PLACE_TTL_MS.
+      let released: Promise<void> | null = null;
+      return () => (released ??= limits.release({ keys: [subjectKey, organizationKey], holder }).catch(() => undefined));
     },
   };
 }

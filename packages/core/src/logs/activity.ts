@@ -1,13 +1,10 @@
-import type { Caller } from '../auth/caller.js';
+import { PARTNER_DISPLAY_NAME, type Caller } from '../auth/caller.js';
 import type { LogRecord } from '../ports/store.js';
 import type { LogEntryBody } from '../schemas/session.js';
 import type { ServiceContext } from '../service/context.js';
 
 export type ActivityRoute = LogEntryBody['route'];
 export type ActivityDirection = LogEntryBody['direction'];
-
-/** The display name of whoever a partner key acts for (spec "Session": `partner key`). */
-export const PARTNER_DISPLAY_NAME = 'partner key';
 
 /** Builds an activity entry for the caller; entries never carry message text. */
 export function activityEntry(

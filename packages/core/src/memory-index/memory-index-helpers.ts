@@ -1,4 +1,4 @@
-import { EmbedderMismatchError, type EmbedderFingerprint, type MemoryHit, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
+import { EmbedderMismatchError, type EmbedderFingerprint, type MemoryHit, type MemoryHitRecord, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
 
 /**
  * Plumbing every `MemoryIndex` adapter shares, kept here once so backends agree on the details:
@@ -75,6 +75,12 @@ export function matchesDeleteFilter(
 /** A deep copy whose vector and source can be changed by the caller without touching the index. */
 export function cloneMemoryRecord(record: MemoryRecord): MemoryRecord {
   return { ...record, source: { ...record.source }, vector: new Float32Array(record.vector) };
+}
+
+/** A record as a search hit carries it (no vector), its source copied. */
+export function hitRecord(record: MemoryRecord): MemoryHitRecord {
+  const { vector: _vector, ...rest } = record;
+  return { ...rest, source: { ...record.source } };
 }
 
 /** A memory's source reference as flat columns, the way table-based indexes store it. */

@@ -7,7 +7,7 @@ import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryWriteRequest, MemoryWriter, TurnOutcome } from '../ports/memory-writer.js';
 import { silentLogger } from '../service/logger.js';
-import { learningService, turns } from './__fixtures__/learning-service.js';
+import { learningService, turns } from '../__fixtures__/learning-service.js';
 import { LEARNING_MESSAGES } from './learning-report.js';
 
 /** Writes each turn verbatim; turns containing "moved" supersede every similar memory mentioning "lives". */

@@ -7,7 +7,7 @@ import type { Embedder } from '../ports/embedder.js';
 import { LanguageModelError } from '../ports/language-model.js';
 import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
-import { learningService, turns } from './__fixtures__/learning-service.js';
+import { learningService, turns } from '../__fixtures__/learning-service.js';
 import { LEARNING_MESSAGES, turnRanges } from './learning-report.js';
 
 /** The default writer, except that chosen (0-based) turns fail with chosen reasons. */
@@ -282,6 +282,33 @@ describe('observation jobs: the ingestion slot and readiness', () => {
     expect((await index.stats({ agentId: first.agentId })).count).toBe(3);
     await restarted.stop();
   });
+  it('a resumed job learns the turns its dead worker never committed, and keeps the ones it did', async () => {
+    const store = inMemoryStore();
+    const index = inMemoryMemoryIndex();
+    const first = await learningService({ store, index });
+    const accepted = await first.service.observe(first.owner, first.agentId, first.threadId, { observations: turns(4) });
+    await first.service.idle();
+    const jobId = accepted.observation_id;
+    const learned = (await index.get({ agentId: first.agentId, ids: [0, 1, 2, 3].map((turn) => `mem_${jobId.slice(4)}_${turn}_0`) })).length;
+    expect(learned).toBe(4);
+    // Simulate a crash after turns 0 and 1 committed: turns 2 and 3 never reached the index.
+    await store.jobs.update({ jobId, patch: { status: 'processing' } });
+    await store.jobs.setTurnStates({ jobId, turnIndexes: [2, 3], state: 'pending' });
+    await index.deleteBy({ agentId: first.agentId, ids: [2, 3].map((turn) => `mem_${jobId.slice(4)}_${turn}_0`) });
+    expect((await index.stats({ agentId: first.agentId })).count).toBe(2);
+    await store.leases.acquire({ name: `ingest:${first.agentId}`, holder: 'worker_dead', ttlMs: 3_600_000, now: Date.now() });
+    const { createMemoryService } = await import('../create-memory-service.js');
+    const { silentLogger } = await import('../service/logger.js');
+    const restarted = createMemoryService({ store, index, logger: silentLogger });
+    await restarted.start();
+    await restarted.idle();
+    const status = await restarted.observationStatus(first.owner, first.agentId, first.threadId, jobId);
+    expect(status).toMatchObject({ status: 'committed', turns_total: 4, turns_processed: 4, learning: null });
+    expect(status.resumed_at).not.toBeNull();
+    expect(await store.jobs.turnCounts({ jobId })).toEqual({ pending: 0, read: 0, committed: 4, failed: 0 });
+    expect((await index.stats({ agentId: first.agentId })).count).toBe(4);
+    await restarted.stop();
+  });
 });
 
 describe('observation jobs: deletion while learning', () => {
@@ -333,5 +360,49 @@ describe('observation jobs: deletion while learning', () => {
     expect((await index.stats({ agentId })).count).toBe(0);
     await expect(service.agents.get(owner, agentId)).rejects.toMatchObject({ code: 'agent_not_found' });
     await service.stop();
+  });
+});
+
+describe('observation jobs: two processes on one store', () => {
+  it('learns a job another process queued while this one was releasing the agent lease, without waiting for a sweep', async () => {
+    const base = inMemoryStore();
+    // Two services on one store stand for two processes on one database (`shared`: no lease is
+    // taken over at start).
+    const shared = { ...base, capabilities: { ...base.capabilities, shared: true } };
+    let beforeRelease: (() => Promise<void>) | null = null;
+    const storeOfA = {
+      ...shared,
+      leases: {
+        ...base.leases,
+        async release(request: Parameters<typeof base.leases.release>[0]) {
+          const hook = beforeRelease;
+          beforeRelease = null;
+          if (hook) await hook();
+          return base.leases.release(request);
+        },
+      },
+    };
+    const index = inMemoryMemoryIndex();
+    const a = await learningService({ store: storeOfA, index });
+    const { createMemoryService } = await import('../create-memory-service.js');
+    const { silentLogger } = await import('../service/logger.js');
+    const b = createMemoryService({ store: shared, index, logger: silentLogger });
+    await b.start();
+    const callerOfB = await b.authenticate({ authorization: `Bearer ${a.key}`, endUser: undefined, secFetchSite: undefined, requestId: 'req_b' });
+    // The worst moment: A's worker found no job left and holds the lease until its release; B
+    // accepts an observe then, and B's worker is refused the lease A still holds.
+    let late: string | null = null;
+    beforeRelease = async () => {
+      late = (await b.observe(callerOfB, a.agentId, a.threadId, { observations: turns(2, 'late') })).observation_id;
+    };
+    expect((await a.observeSettled(turns(2))).status).toBe('committed');
+    expect(late).not.toBeNull();
+    await a.service.idle();
+    await b.idle();
+    // Both processes idle: the late job was learned, not left for the next sweep (5 s later).
+    expect(await b.observationStatus(callerOfB, a.agentId, a.threadId, late!)).toMatchObject({ status: 'committed', turns_processed: 2, resumed_at: null });
+    expect((await index.stats({ agentId: a.agentId })).count).toBe(4);
+    await a.service.stop();
+    await b.stop();
   });
 });

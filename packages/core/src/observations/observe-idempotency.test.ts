@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import { inMemoryStore } from '../in-memory/in-memory-store.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
-import { learningService, turns } from './__fixtures__/learning-service.js';
+import { learningService, turns } from '../__fixtures__/learning-service.js';
 
 /** A writer that holds every batch until `open()` is called, so the agent stays busy learning. */
 function gatedWriter() {

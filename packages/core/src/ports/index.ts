@@ -8,6 +8,7 @@ export type * from './embedder.js';
 export type * from './language-model.js';
 export type * from './memory-writer.js';
 export type * from './ocr.js';
+export type * from './document-converter.js';
 export type * from './clock.js';
 export { EmbedderMismatchError } from './memory-index.js';
 export { LanguageModelError } from './language-model.js';

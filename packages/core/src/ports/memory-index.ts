@@ -19,6 +19,9 @@
  *   score, higher is better; only records sharing at least one query term) and `semantic` (cosine
  *   similarity of `vector` to the record vectors, higher is better). Each list is ordered by score
  *   descending, ties broken by `id` ascending, and holds at most `limit` hits.
+ * - A hit carries its record without the vector (`MemoryHitRecord`: no `vector` property): fusion
+ *   needs ids, texts and scores, and reading 100 vectors back per search is most of a search's
+ *   cost in a columnar store. `get` returns whole records, vectors included.
  * - `deleteBy` MUST remove every record matching all given fields; missing matches are not an error.
  *   With `ids`, only records whose id is listed match (an empty list removes nothing); ids of
  *   another agent MUST NOT be removed. After it resolves, no search returns a removed record.
@@ -116,7 +119,10 @@ export type MemorySearchRequest = {
   limit: number;
 };
 
-export type MemoryHit = { record: MemoryRecord; score: number };
+/** A record as a search hit carries it: everything but the vector. */
+export type MemoryHitRecord = Omit<MemoryRecord, 'vector'>;
+
+export type MemoryHit = { record: MemoryHitRecord; score: number };
 
 export type MemorySearchResult = {
   lexical: MemoryHit[];

@@ -1,4 +1,4 @@
-import type { MemoryRecord, MemorySourceRef } from './memory-index.js';
+import type { MemoryHitRecord, MemorySourceRef } from './memory-index.js';
 
 /**
  * Turns the turns of an observation job into memory records.
@@ -58,8 +58,8 @@ export type TurnOutcome =
 export type MemoryWriteRequest = {
   agentId: string;
   turns: WriterTurn[];
-  /** Similar memories already in the agent's index, for reconciliation. */
-  searchSimilar(text: string, limit: number): Promise<MemoryRecord[]>;
+  /** Similar memories already in the agent's index, for reconciliation (as search hits carry them: no vectors). */
+  searchSimilar(text: string, limit: number): Promise<MemoryHitRecord[]>;
   signal?: AbortSignal;
 };
 

@@ -186,8 +186,13 @@ export type MessageRecord = {
 };
 
 export type MessageStore = {
-  /** Appends in order; a later append sorts after an earlier one. */
-  append(request: { messages: MessageRecord[] }): Promise<void>;
+  /**
+   * Appends in order; a later append sorts after an earlier one. With `logEntries`, also appends
+   * them to the activity log as `LogStore.append` would (increasing `logId`s, in order), in the same
+   * call and atomically with the messages: both are stored or neither (an answered chat turn
+   * records its messages and activity in one store round trip).
+   */
+  append(request: { messages: MessageRecord[]; logEntries?: Omit<LogRecord, 'logId'>[] }): Promise<void>;
   /** The `limit` most recent messages of the thread, oldest first. */
   listRecent(request: { threadId: string; limit: number }): Promise<MessageRecord[]>;
 };
@@ -284,6 +289,11 @@ export type JobRecord = {
   updatedAt: string;
 };
 
+/**
+ * Where a turn of a job stands: `pending` until learned; `read` once its input words were charged
+ * (billing on: a resumed job never charges it again; with billing off a turn goes from `pending`
+ * straight to a final state); `committed` (learned) and `failed` are final.
+ */
 export type TurnState = 'pending' | 'read' | 'committed' | 'failed';
 
 export type TurnRecord = {
@@ -311,8 +321,16 @@ export type JobStore = {
    */
   insert(request: { job: Omit<JobRecord, 'seq'>; turns: TurnRecord[]; onlyIfIdle: boolean }): Promise<JobRecord | null>;
   get(request: { agentId: string; jobId: string }): Promise<JobRecord | null>;
-  /** Applies `patch` and resolves the updated job (null when absent). */
-  update(request: { jobId: string; patch: Partial<Omit<JobRecord, 'id' | 'seq' | 'organizationId' | 'agentId' | 'threadId'>> }): Promise<JobRecord | null>;
+  /**
+   * Applies `patch` and resolves the updated job (null when absent). With `ifStatus`, atomically
+   * applies it only while the job's status is one of those, and resolves null otherwise (a job
+   * cancelled meanwhile MUST NOT be overwritten by a worker settling it).
+   */
+  update(request: {
+    jobId: string;
+    patch: Partial<Omit<JobRecord, 'id' | 'seq' | 'organizationId' | 'agentId' | 'threadId'>>;
+    ifStatus?: readonly JobStatus[];
+  }): Promise<JobRecord | null>;
   /** The agent's oldest job (lowest `seq`) not in a final status, or null. */
   nextForAgent(request: { agentId: string }): Promise<JobRecord | null>;
   /** Jobs of the thread not in a final status with a lower `seq` (the job's queue depth). */
@@ -321,6 +339,12 @@ export type JobStore = {
   agentsWithUnfinishedJobs(): Promise<string[]>;
   /** Turns of a job in order, from `fromIndex`, at most `limit`. */
   listTurns(request: { jobId: string; fromIndex: number; limit: number }): Promise<TurnRecord[]>;
+  /**
+   * The turns named by `refs` (job id and turn index), read in one call: resolves those that exist,
+   * each once (a ref named twice yields one turn), ordered by job id then turn index; refs naming
+   * no turn are left out. Used where many jobs' turns are needed at once (a chat answer's citations).
+   */
+  getTurns(request: { refs: readonly { jobId: string; turnIndex: number }[] }): Promise<TurnRecord[]>;
   /** Sets the state (and failure reason) of the given turns; the job's `turnsProcessed` is recomputed. */
   setTurnStates(request: { jobId: string; turnIndexes: number[]; state: TurnState; failureReason?: string | null }): Promise<void>;
   /** Counts of the job's turns per state. */

@@ -55,16 +55,39 @@ function dayRange(year: number, month: number, day: number): TimeRange | null {
 /** "Today is 2023/12/21 (Thu)." — a query that states its own date; relative times resolve against it. */
 const STATED_TODAY = /\b(?:today is|today's date is|the date is|current date:?)\s+([^.;\n)]*\)?)/i;
 
+const COUNT_WORDS: Record<string, number> = {
+  a: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+  couple: 2, 'couple of': 2, few: 3, several: 4,
+};
+const UNIT_DAYS = { day: 1, week: 7, month: 31, year: 366 } as const;
+/** "in the past two weeks", "over the last few months", "within the past 10 days", "the past year". */
+const TRAILING_SPAN = /\b(?:in|during|over|within|for)?\s*the\s+(?:past|last|previous)\s+(?:(\d{1,3}|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple(?: of)?|few|several)\s+)?(day|week|month|year)s?\b/gi;
+
+/** The spans ending at `reference` that `text` names, and the text with them blanked. */
+function trailingSpans(text: string, reference: Date): { ranges: TimeRange[]; rest: string } {
+  const ranges: TimeRange[] = [];
+  const end = Date.UTC(reference.getUTCFullYear(), reference.getUTCMonth(), reference.getUTCDate()) + 2 * DAY_MS;
+  const rest = text.replace(TRAILING_SPAN, (phrase: string, count: string | undefined, unit: keyof typeof UNIT_DAYS) => {
+    const n = count === undefined ? 1 : /^\d/.test(count) ? Number(count) : (COUNT_WORDS[count.toLowerCase()] ?? 1);
+    ranges.push({ start: end - (n * UNIT_DAYS[unit.toLowerCase() as keyof typeof UNIT_DAYS] + 3) * DAY_MS, end });
+    return ' '.repeat(phrase.length);
+  });
+  return { ranges, rest };
+}
+
 /**
  * The spans of time a query names: absolute dates ("on 8 May, 2023", "in August 2023", "in 2024")
- * and relative ones ("last week", "three days ago") resolved against the date the query states
+ * relative ones ("last week", "three days ago") and spans up to it ("in the past two weeks", "over
+ * the last few months") resolved against the date the query states
  * ("Today is 2023/05/08.") or else `now` (epoch ms). The stated date itself is no span.
  */
 export function queryTimeRanges(query: string, now: number): TimeRange[] {
   const { text, reference } = statedDate(query, now);
-  const { ranges, rest } = absoluteRanges(text);
+  const { ranges, rest: withoutDates } = absoluteRanges(text);
   if (!Number.isNaN(reference.getTime())) {
-    for (const resolved of resolveRelativeDates(rest, reference)) {
+    const spans = trailingSpans(withoutDates, reference);
+    ranges.push(...spans.ranges);
+    for (const resolved of resolveRelativeDates(spans.rest, reference)) {
       const start = Date.parse(`${resolved.date}T00:00:00.000Z`);
       const days = { day: 1, week: 7, month: 31, year: 366 }[resolved.granularity];
       ranges.push({ start: start - DAY_MS, end: start + (days + 1) * DAY_MS });

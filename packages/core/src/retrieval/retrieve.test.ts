@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
 import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
-import type { MemoryRecord } from '../ports/memory-index.js';
+import type { MemoryHitRecord, MemoryRecord } from '../ports/memory-index.js';
 import type { WriterTurn } from '../ports/memory-writer.js';
 import { queryTimeRanges, statedDate } from './query-time.js';
 import { retrieve } from './retrieve.js';
@@ -41,7 +41,7 @@ async function learn(sessions: { timestamp: string; turns: [speaker: string, tex
   return index;
 }
 
-const cited = (items: { record: MemoryRecord }[]) => items.map((item) => `${item.record.source.observationId}:${item.record.source.turnIndex}`);
+const cited = (items: { record: MemoryHitRecord }[]) => items.map((item) => `${item.record.source.observationId}:${item.record.source.turnIndex}`);
 
 describe('retrieve', () => {
   const sessions = [
@@ -114,6 +114,26 @@ describe('retrieve', () => {
     expect(result.ranked[0]!.record.speaker).toBe('user');
   });
 
+  it('finds a shared photo by the caption observed with the turn', async () => {
+    // A client sends an image's caption (or figure text) in the observation's text; it is indexed
+    // and shown with the turn, so a question about the picture finds it.
+    const index = await learn([
+      {
+        timestamp: '2023-08-14T10:00:00.000Z',
+        turns: [
+          ['Caroline', 'How was your weekend?'],
+          ['Melanie', 'We spent it at home with the kids.'],
+          ['Caroline', 'Sounds relaxing, we went to the market.'],
+          ['Melanie', 'Here is our latest work from last weekend.\n\n[image: a photo of a painting of a sunset over a lake]'],
+          ['Caroline', 'I bought some fresh bread there.'],
+        ],
+      },
+    ]);
+    const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'What did Melanie paint?', maxContextChars: 4000 });
+    expect(cited(result.ranked)[0]).toBe('obs_0:3');
+    expect(result.memoryContext).toContain('painting of a sunset');
+  });
+
   it('returns nothing from an empty index', async () => {
     const index = inMemoryMemoryIndex();
     const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'anything', maxContextChars: 4000 });
@@ -136,6 +156,16 @@ describe('queryTimeRanges', () => {
   it('resolves relative times against the date the query states, else now', () => {
     expect(queryTimeRanges('What did I cook yesterday?', now)).toEqual([{ start: day('2026-01-08'), end: day('2026-01-11') }]);
     expect(queryTimeRanges('What did I cook yesterday? (Today is 2023/12/21 (Thu).)', now)).toEqual([{ start: day('2023-12-19'), end: day('2023-12-22') }]);
+  });
+
+  it('reads spans up to the stated date, else now ("in the past two weeks", "over the last few months")', () => {
+    const stated = ' (Today is 2023/12/21 (Thu).)';
+    expect(queryTimeRanges(`How many times did I bake in the past two weeks?${stated}`, now)).toEqual([{ start: day('2023-12-06'), end: day('2023-12-23') }]);
+    expect(queryTimeRanges(`How many babies were born in the last few months?${stated}`, now)).toEqual([{ start: day('2023-12-21') - (3 * 31 + 1) * 86_400_000, end: day('2023-12-23') }]);
+    expect(queryTimeRanges(`What did I read over the past 10 days?${stated}`, now)).toEqual([{ start: day('2023-12-10'), end: day('2023-12-23') }]);
+    expect(queryTimeRanges('What did I cook during the past week?', now)).toEqual([{ start: day('2026-01-02'), end: day('2026-01-12') }]);
+    // Not a span: "the last time", "the last book".
+    expect(queryTimeRanges(`When was the last time I baked?${stated}`, now)).toEqual([]);
   });
 
   it('splits the stated date off the text to search', () => {

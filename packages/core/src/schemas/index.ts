@@ -7,3 +7,4 @@ export * from './billing.js';
 export * from './documents.js';
 export * from './chat-stream.js';
 export * from './inputs.js';
+export * from './outputs.js';

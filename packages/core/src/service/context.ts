@@ -9,9 +9,11 @@ import type { LanguageModel } from '../ports/language-model.js';
 import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
 import type { Ocr } from '../ports/ocr.js';
+import type { DocumentConverter } from '../ports/document-converter.js';
 import type { Store } from '../ports/store.js';
 import type { BackgroundTasks } from './background.js';
 import type { Logger } from './logger.js';
+import type { RetrievalOptions } from '../retrieval/retrieve.js';
 
 /** What every operation of the service reaches; built once by `createMemoryService`. */
 export type ServiceContext = {
@@ -21,7 +23,11 @@ export type ServiceContext = {
   readonly embedder: Embedder;
   readonly model: LanguageModel;
   readonly writer: MemoryWriter;
+  /** Retrieval signals switched on or off. */
+  readonly retrieval: RetrievalOptions;
   readonly ocr: Ocr | null;
+  /** Reads uploaded files into blocks (`observe-file`). */
+  readonly documents: DocumentConverter;
   /** Identifies this process as a lease holder. */
   readonly instanceId: string;
   readonly clock: Clock;

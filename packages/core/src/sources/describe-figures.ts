@@ -1,5 +1,5 @@
 import { figureBlockText } from '../documents/figure-text.js';
-import type { ConvertedDocument, DocumentFigure } from '../documents/types.js';
+import type { ConvertedDocument, DocumentFigure } from '../ports/document-converter.js';
 import type { LanguageModel } from '../ports/language-model.js';
 import type { Logger } from '../service/logger.js';
 

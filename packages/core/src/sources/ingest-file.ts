@@ -1,5 +1,4 @@
 import type { Caller } from '../auth/caller.js';
-import { inspectDocument } from '../documents/convert-document.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
 import type { AgentRecord, JobRecord, ThreadRecord } from '../ports/store.js';
@@ -34,7 +33,7 @@ export function createFileIngest(setup: SourcesSetup, slot: IngestSlot, original
 
   return async function ingestFile(caller: Caller, thread: ThreadRecord, input: IngestInput, signal: AbortSignal | undefined): Promise<DocumentIngestBody> {
     await slot.precheck(caller, thread.agentId);
-    const inspection = await inspectDocument(input.bytes, input.filename, { limits: convertLimits, ...(signal ? { signal } : {}) });
+    const inspection = await context.documents.inspect({ bytes: input.bytes, filename: input.filename, limits: convertLimits, ...(signal ? { signal } : {}) });
     const scanned = inspection.pagesNeedingOcr.length;
     if (scanned > 0) {
       if (!context.ocr) throw new ServiceError('document_needs_ocr', 'The document is a scan and text recognition is not configured; send a text version.');

@@ -1,8 +1,6 @@
 import { chunkDocument, type ChunkStrategy } from '../chunking/index.js';
 import { countWords } from '../credits/pricing.js';
-import { convertDocument } from '../documents/convert-document.js';
-import type { ConvertDocumentLimits } from '../documents/limits.js';
-import type { ConvertedDocument } from '../documents/types.js';
+import type { ConvertDocumentLimits, ConvertedDocument } from '../ports/document-converter.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import type { NewTurn } from '../observations/observations.js';
 import type { ChunkingSettings } from '../ports/store-documents.js';
@@ -48,7 +46,8 @@ export async function readDocument(
 ): Promise<ReadDocument> {
   let document: ConvertedDocument;
   try {
-    document = await convertDocument(input.bytes, {
+    document = await context.documents.convert({
+      bytes: input.bytes,
       filename: input.filename,
       ...(context.ocr ? { ocr: context.ocr } : {}),
       ...(input.signal ? { signal: input.signal } : {}),

@@ -125,4 +125,71 @@ describe('cachingStore', () => {
     await store.transaction((tx) => tx.agents.update({ organizationId: 'org_1', agentId: 'agent_2', patch: { status: 'deleting' }, updatedAt: '2026-02-01T00:00:00.000Z' }));
     expect((await store.agents.get({ organizationId: 'org_1', agentId: 'agent_2' }))?.status).toBe('deleting');
   });
+
+  it('reads a thread and a billing account (even a missing one) once, and sees every write to them on the very next read', async () => {
+    const inner = inMemoryStore();
+    const reads = { threads: 0, accounts: 0 };
+    const counted: Store = Object.create(inner) as Store;
+    Object.defineProperties(counted, {
+      threads: { get: () => ({ ...inner.threads, get: async (r: { agentId: string; threadId: string }) => (reads.threads++, inner.threads.get(r)) }) },
+      ledger: { get: () => ({ ...inner.ledger, getAccount: async (r: { organizationId: string }) => (reads.accounts++, inner.ledger.getAccount(r)) }) },
+    });
+    const store = cachingStore(counted);
+    await store.init();
+    await store.organizations.insert({ organization: { id: 'org_1', name: 'Acme', limits: {}, createdAt: '2026-01-01T00:00:00.000Z' } });
+    await store.agents.insert({ agent: agent('agent_1'), maxLive: 10 });
+    const thread = {
+      id: 'thread_1', agentId: 'agent_1', organizationId: 'org_1', endUserId: null, status: 'ready' as const, title: 't', metadata: {},
+      createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    await store.threads.insert({ thread });
+    for (let i = 0; i < 3; i++) {
+      expect((await store.threads.get({ agentId: 'agent_1', threadId: 'thread_1' }))?.title).toBe('t');
+      expect(await store.ledger.getAccount({ organizationId: 'org_1' })).toBeNull();
+    }
+    expect(reads).toEqual({ threads: 1, accounts: 1 });
+
+    await store.threads.update({ agentId: 'agent_1', threadId: 'thread_1', patch: { status: 'deleting' }, updatedAt: '2026-01-02T00:00:00.000Z' });
+    expect((await store.threads.get({ agentId: 'agent_1', threadId: 'thread_1' }))?.status).toBe('deleting');
+    await store.threads.delete({ agentId: 'agent_1', threadId: 'thread_1' });
+    expect(await store.threads.get({ agentId: 'agent_1', threadId: 'thread_1' })).toBeNull();
+    await store.threads.insert({ thread: { ...thread, id: 'thread_2' } });
+    expect((await store.threads.get({ agentId: 'agent_1', threadId: 'thread_2' }))?.status).toBe('ready');
+    // Deleting the agent removes its threads: none is answered from memory afterwards.
+    await store.agents.delete({ organizationId: 'org_1', agentId: 'agent_1' });
+    expect(await store.threads.get({ agentId: 'agent_1', threadId: 'thread_2' })).toBeNull();
+
+    await store.ledger.configure({ organizationId: 'org_1', patch: { enabled: true } });
+    expect((await store.ledger.getAccount({ organizationId: 'org_1' }))?.enabled).toBe(true);
+    const grant = { kind: 'grant' as const, route: 'credits_add', inWords: 0, outWords: 0, cost: '-5', reference: null, jobId: null, turnCosts: {}, createdAt: '2026-01-01T00:00:00.000Z' };
+    await store.ledger.append({ organizationId: 'org_1', entry: grant, requireFunds: false });
+    expect((await store.ledger.getAccount({ organizationId: 'org_1' }))?.balance).toBe('5');
+    const charge = await store.ledger.append({ organizationId: 'org_1', entry: { ...grant, kind: 'charge', route: 'chat', cost: '2' }, requireFunds: true });
+    expect((await store.ledger.getAccount({ organizationId: 'org_1' }))?.balance).toBe('3');
+    if (charge.ok) await store.ledger.settle({ organizationId: 'org_1', entryId: charge.entry.entryId, outWords: 0, cost: '1' });
+    expect((await store.ledger.getAccount({ organizationId: 'org_1' }))?.balance).toBe('4');
+  });
+
+  it('remembers that a thread has no unreported learning records until one is inserted, in or outside a transaction', async () => {
+    const inner = inMemoryStore();
+    let takes = 0;
+    const counted: Store = Object.create(inner) as Store;
+    Object.defineProperty(counted, 'learning', {
+      get: () => ({ ...inner.learning, takeUnreported: async (r: { threadId: string }) => (takes++, inner.learning.takeUnreported(r)) }),
+    });
+    const store = cachingStore(counted);
+    await store.init();
+    const record = {
+      organizationId: 'org_1', agentId: 'agent_1', threadId: 'thread_1', jobId: 'obs_1', requestId: 'req_1', ranges: [{ first: 0, last: 0 }],
+      reason: 'generation_failed', message: 'Writing the memory failed.', refundedCredits: null, createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    expect(await store.learning.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
+    expect(await store.learning.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
+    expect(takes).toBe(1);
+    await store.learning.insert({ record });
+    expect((await store.learning.takeUnreported({ threadId: 'thread_1' })).map((r) => r.jobId)).toEqual(['obs_1']);
+    expect(await store.learning.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
+    await store.transaction((tx) => tx.learning.insert({ record: { ...record, jobId: 'obs_2' } }));
+    expect((await store.learning.takeUnreported({ threadId: 'thread_1' })).map((r) => r.jobId)).toEqual(['obs_2']);
+  });
 });

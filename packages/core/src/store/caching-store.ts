@@ -1,34 +1,45 @@
 import { LRUCache } from 'lru-cache';
-import type { AgentRecord, KeyRecord, OrganizationRecord, Store, StoreAreas } from '../ports/store.js';
+import type { BillingAccountRecord } from '../ports/store-credits.js';
+import type { AgentRecord, KeyRecord, OrganizationRecord, Store, StoreAreas, ThreadRecord } from '../ports/store.js';
 
 /** Options of `cachingStore`. */
 export type CachingStoreOptions = {
   /**
-   * Most records kept per kind (API keys, organizations, agents), least recently used evicted.
+   * Most records kept per kind (API keys, organizations, agents, threads, billing accounts), least
+   * recently used evicted.
    * @default 10000
    */
   maxEntries?: number;
 };
 
-type Cached = KeyRecord | OrganizationRecord | AgentRecord;
+type Cached = KeyRecord | OrganizationRecord | AgentRecord | ThreadRecord | BillingAccountRecord;
+/**
+ * A record known not to exist: a billing account (most organizations never configure billing), or
+ * a thread's unreported learning records (a chat asks after every answer; there are rarely any).
+ */
+const NONE = Symbol('none');
 
 /**
  * Keeps the records every authenticated request reads (its API key, its organization and, on agent
- * routes, the agent) in process, so a request on a store only this process writes does not go to
- * the database for them.
+ * routes, the agent; on thread routes the thread; on answering routes the organization's billing
+ * account) in process, so a request on a store only this process writes does not go to the
+ * database for them.
  *
  * Exact because every write to those records goes through this object: a key insert or revocation,
- * an organization's limits, an agent's insert, update or delete drop the cached record before the
- * write and again after it (inside a transaction: after the commit), and a read that raced with a
- * write is not cached. Revocation, expiry (checked against the clock on every request), limit
+ * an organization's limits, an agent's insert, update or delete (which also drops its threads), a
+ * thread's insert, update or delete, and every ledger write of an organization (configure, append,
+ * settle: the account's balance) drop the cached record before the write and again after it; that a
+ * thread has no unreported learning records is remembered until one is inserted
+ * (inside a transaction: after the commit), and a read that raced with a write is not cached. Revocation, expiry (checked against the clock on every request), limit
  * changes and agent status changes therefore take effect on the very next request. Only for a
  * store no other process writes (`capabilities.shared === false`; `createMemoryService` applies it
- * then); misses are not cached, so unknown ids cannot crowd out real ones. Records are copied in
- * and out, as the port requires.
+ * then); misses are not cached, so unknown ids cannot crowd out real ones, except a missing billing
+ * account (the organization is an authenticated caller's). Records are copied in and out, as the
+ * port requires.
  */
 export function cachingStore(store: Store, options: CachingStoreOptions = {}): Store {
   const max = options.maxEntries ?? 10_000;
-  const cache = new LRUCache<string, Cached>({ max: max * 3 });
+  const cache = new LRUCache<string, Cached | typeof NONE>({ max: max * 6 });
   // Bumped by every invalidation: a read that started before one is not cached.
   let epoch = 0;
 
@@ -36,18 +47,25 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
     epoch++;
     for (const id of ids) cache.delete(id);
   };
-  async function cached<T extends Cached>(id: string, read: () => Promise<T | null>): Promise<T | null> {
+  async function cached<T extends Cached>(id: string, read: () => Promise<T | null>, cacheMissing = false): Promise<T | null> {
     const hit = cache.get(id);
+    if (hit === NONE) return null;
     if (hit !== undefined) return structuredClone(hit) as T;
     const started = epoch;
     const record = await read();
-    if (record !== null && started === epoch) cache.set(id, structuredClone(record));
+    if (started === epoch && (record !== null || cacheMissing)) cache.set(id, record === null ? NONE : structuredClone(record));
     return record;
   }
+  /** Drops every cached thread of an agent (its deletion removes them). */
+  const invalidateThreadsOf = (agent: string) => invalidate([...cache.keys()].filter((id) => id.startsWith(threadPrefix(agent))));
 
   const keyId = (id: string) => `key:${id}`;
   const orgId = (id: string) => `org:${id}`;
   const agentId = (organizationId: string, id: string) => `agent:${organizationId}:${id}`;
+  const threadPrefix = (agent: string) => `thread:${agent}:`;
+  const threadId = (agent: string, id: string) => `${threadPrefix(agent)}${id}`;
+  const accountId = (organizationId: string) => `billing:${organizationId}`;
+  const unreportedId = (thread: string) => `unreported:${thread}`;
 
   /**
    * The areas with the three record kinds cached. Inside a transaction (`touched` set) reads go to
@@ -91,9 +109,47 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
       list: (request) => areas().agents.list(request),
       listByStatus: (request) => areas().agents.listByStatus(request),
       update: (request) => write([agentId(request.organizationId, request.agentId)], () => areas().agents.update(request)),
-      delete: (request) => write([agentId(request.organizationId, request.agentId)], () => areas().agents.delete(request)),
+      delete: async (request) => {
+        invalidateThreadsOf(request.agentId);
+        try {
+          return await write([agentId(request.organizationId, request.agentId)], () => areas().agents.delete(request));
+        } finally {
+          invalidateThreadsOf(request.agentId);
+        }
+      },
     };
-    const wrapped = { organizations, keys, agents } as Record<string, unknown>;
+    const threads: StoreAreas['threads'] = {
+      insert: (request) => write([threadId(request.thread.agentId, request.thread.id)], () => areas().threads.insert(request)),
+      get: (request) =>
+        touched ? areas().threads.get(request) : cached(threadId(request.agentId, request.threadId), () => areas().threads.get(request)),
+      list: (request) => areas().threads.list(request),
+      update: (request) => write([threadId(request.agentId, request.threadId)], () => areas().threads.update(request)),
+      delete: (request) => write([threadId(request.agentId, request.threadId)], () => areas().threads.delete(request)),
+    };
+    const ledger: StoreAreas['ledger'] = {
+      getAccount: (request) =>
+        touched ? areas().ledger.getAccount(request) : cached(accountId(request.organizationId), () => areas().ledger.getAccount(request), true),
+      configure: (request) => write([accountId(request.organizationId)], () => areas().ledger.configure(request)),
+      append: (request) => write([accountId(request.organizationId)], () => areas().ledger.append(request)),
+      settle: (request) => write([accountId(request.organizationId)], () => areas().ledger.settle(request)),
+      listForJob: (request) => areas().ledger.listForJob(request),
+      list: (request) => areas().ledger.list(request),
+    };
+    const learning: StoreAreas['learning'] = {
+      insert: (request) => write([unreportedId(request.record.threadId)], () => areas().learning.insert(request)),
+      list: (request) => areas().learning.list(request),
+      // "None unreported" is remembered until a learning record of the thread is inserted.
+      takeUnreported: async (request) => {
+        const id = unreportedId(request.threadId);
+        if (touched) return areas().learning.takeUnreported(request);
+        if (cache.get(id) === NONE) return [];
+        const started = epoch;
+        const records = await areas().learning.takeUnreported(request);
+        if (records.length === 0 && started === epoch) cache.set(id, NONE);
+        return records;
+      },
+    };
+    const wrapped = { organizations, keys, agents, threads, ledger, learning } as Record<string, unknown>;
     for (const name of PASSED_THROUGH) Object.defineProperty(wrapped, name, { enumerable: true, get: () => areas()[name] });
     return wrapped as StoreAreas;
   }
@@ -120,4 +176,4 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
 }
 
 /** The areas `cachingStore` hands through untouched. */
-const PASSED_THROUGH = ['threads', 'messages', 'logs', 'leases', 'jobs', 'learning', 'ledger', 'rateLimits', 'documents', 'idempotency', 'images'] as const satisfies readonly (keyof StoreAreas)[];
+const PASSED_THROUGH = ['messages', 'logs', 'leases', 'jobs', 'rateLimits', 'documents', 'idempotency', 'images'] as const satisfies readonly (keyof StoreAreas)[];

@@ -20,9 +20,25 @@ export {
 export { mockLanguageModel, type MockLanguageModel, type MockLanguageModelCall, type MockLanguageModelOptions } from './mocks/mock-language-model.js';
 export { mockEmbedder, type MockEmbedder, type MockEmbedderOptions } from './mocks/mock-embedder.js';
 export { describeMemoryIndexConformance, type MemoryIndexConformanceOptions } from './conformance/memory-index/index.js';
+/** The seeded generator (mulberry32) the memory-index suite builds its fixtures with: `seededRandom(seed)()` is in [0, 1); benchmarks build their corpora with it. */
+export { random as seededRandom } from './conformance/memory-index/fixtures.js';
 export { describeEmbedderConformance, type EmbedderConformanceOptions } from './conformance/embedder/index.js';
 export {
   describeMemoryWriterConformance,
   type MemoryWriterConformanceOptions,
   type MemoryWriterConformanceTarget,
 } from './conformance/memory-writer/index.js';
+export {
+  buildDocx,
+  buildPdf,
+  buildZip,
+  circularPagesPdf,
+  describeDocumentConverterConformance,
+  docxImage,
+  docxParagraph,
+  documentSamples,
+  scannedSamplePdf,
+  type DocumentConverterConformanceOptions,
+  type DocumentConverterConformanceTarget,
+  type PdfPageSpec,
+} from './conformance/document-converter/index.js';

@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { ServiceError } from '@memory-agents/core';
 import { checkJsonContentType, jsonBodyTooLarge, parseJsonText } from '../json-body.js';
-import { readMultipart, type ReadMultipartOptions } from '../node/multipart.js';
-import type { ParsedUpload } from '../route.js';
+import { readMultipart } from '../node/multipart.js';
+import type { ParsedUpload, ReadMultipartOptions } from '../route.js';
 
 /**
  * Reads a Web request's JSON body, refusing more than `limit` bytes while it streams (413; the

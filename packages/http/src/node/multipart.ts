@@ -2,17 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { ServiceError, type FileUpload } from '@memory-agents/core';
-import type { ParsedUpload } from '../route.js';
+import type { ParsedUpload, ReadMultipartOptions } from '../route.js';
 import { discardBody } from './discard-body.js';
-
-/** Options of {@link readMultipart}. */
-export type ReadMultipartOptions = {
-  /** Largest file part in bytes; one byte more -> 413 `tooLargeCode` while the body streams. */
-  maxFileBytes: number;
-  tooLargeCode: 'document_too_large' | 'payload_too_large';
-  /** Names of the text fields allowed besides `file`. */
-  fields: readonly string[];
-};
 
 /**
  * What a multipart body is read from: a node `IncomingMessage`, or a `Readable` made from a Web

@@ -35,7 +35,7 @@ export const agentRoutes = [
     response: schemas.agent,
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found'],
-    handler: async ({ service, caller, params }) => ({ body: await service.agents.get(caller, params.agent_id!) }),
+    handler: async ({ service, caller, params }) => ({ body: await service.agents.get(caller, params.agent_id) }),
   }),
   route({
     method: 'PATCH',
@@ -48,7 +48,7 @@ export const agentRoutes = [
     response: schemas.agent,
     codes: ['agent_not_found'],
     handler: async ({ service, caller, params, body }) => ({
-      body: await service.agents.update(caller, params.agent_id!, body as schemas.UpdateAgentInput),
+      body: await service.agents.update(caller, params.agent_id, body as schemas.UpdateAgentInput),
     }),
   }),
   route({
@@ -60,7 +60,7 @@ export const agentRoutes = [
     status: 202,
     response: schemas.agentDeleteAccepted,
     codes: ['agent_not_found'],
-    handler: async ({ service, caller, params }) => ({ body: await service.agents.delete(caller, params.agent_id!) }),
+    handler: async ({ service, caller, params }) => ({ body: await service.agents.delete(caller, params.agent_id) }),
   }),
   route({
     method: 'GET',
@@ -72,6 +72,6 @@ export const agentRoutes = [
     query: schemas.logsQuery,
     response: schemas.logsResponse,
     codes: ['agent_not_found'],
-    handler: async ({ service, caller, params, query }) => ({ body: await service.logs(caller, params.agent_id!, query) }),
+    handler: async ({ service, caller, params, query }) => ({ body: await service.logs(caller, params.agent_id, query) }),
   }),
 ];

@@ -1,4 +1,5 @@
 import { schemas, type ErrorCode } from '@memory-agents/core';
+import { streamWithCitationLinks, withCitationLinks } from '../citation-links.js';
 import { route } from '../route.js';
 
 const THREAD = '/v1/agents/{agent_id}/threads/{thread_id}';
@@ -22,7 +23,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'conflict', 'payment_required'],
     handler: async ({ service, caller, params, body, headers }) => ({
-      body: await service.observe(caller, params.agent_id!, params.thread_id!, body as schemas.ObserveInput, { idempotencyKey: headers['idempotency-key'] }),
+      body: await service.observe(caller, params.agent_id, params.thread_id, body as schemas.ObserveInput, { idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
   route({
@@ -36,7 +37,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found', 'not_found'],
     handler: async ({ service, caller, params }) => ({
-      body: await service.observationStatus(caller, params.agent_id!, params.thread_id!, params.observation_id!),
+      body: await service.observationStatus(caller, params.agent_id, params.thread_id, params.observation_id),
     }),
   }),
   route({
@@ -51,7 +52,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params, query }) => ({
-      body: await service.threads.learning(caller, params.agent_id!, params.thread_id!, query),
+      body: await service.threads.learning(caller, params.agent_id, params.thread_id, query),
     }),
   }),
   route({
@@ -66,8 +67,8 @@ export const observationRoutes = [
     response: schemas.chatResponse,
     headers: ['X-SP-End-User'],
     codes: ANSWER_CODES,
-    handler: async ({ service, caller, params, body, signal }) => ({
-      body: await service.chat(caller, params.agent_id!, params.thread_id!, body as schemas.ChatInput, signal),
+    handler: async ({ service, caller, params, body, signal, basePath }) => ({
+      body: withCitationLinks(await service.chat(caller, params.agent_id, params.thread_id, body as schemas.ChatInput, signal), basePath),
     }),
   }),
   route({
@@ -83,8 +84,8 @@ export const observationRoutes = [
     streams: true,
     headers: ['X-SP-End-User'],
     codes: ANSWER_CODES,
-    handler: async ({ service, caller, params, body, signal }) => ({
-      stream: await service.chatStream(caller, params.agent_id!, params.thread_id!, body as schemas.ChatInput, signal),
+    handler: async ({ service, caller, params, body, signal, basePath }) => ({
+      stream: streamWithCitationLinks(await service.chatStream(caller, params.agent_id, params.thread_id, body as schemas.ChatInput, signal), basePath),
     }),
   }),
   route({
@@ -99,8 +100,8 @@ export const observationRoutes = [
     response: schemas.observeAndRespondResponse,
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: [...ANSWER_CODES, 'conflict'],
-    handler: async ({ service, caller, params, body, signal, headers }) => ({
-      body: await service.observeAndRespond(caller, params.agent_id!, params.thread_id!, body as schemas.ChatInput, signal, { idempotencyKey: headers['idempotency-key'] }),
+    handler: async ({ service, caller, params, body, signal, headers, basePath }) => ({
+      body: withCitationLinks(await service.observeAndRespond(caller, params.agent_id, params.thread_id, body as schemas.ChatInput, signal, { idempotencyKey: headers['idempotency-key'] }), basePath),
     }),
   }),
   route({
@@ -115,8 +116,8 @@ export const observationRoutes = [
     response: schemas.observeAndEnrichResponse,
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'payment_required', 'conflict'],
-    handler: async ({ service, caller, params, body, headers }) => ({
-      body: await service.observeAndEnrich(caller, params.agent_id!, params.thread_id!, body as schemas.ObserveAndEnrichInput, { idempotencyKey: headers['idempotency-key'] }),
+    handler: async ({ service, caller, params, body, headers, basePath }) => ({
+      body: withCitationLinks(await service.observeAndEnrich(caller, params.agent_id, params.thread_id, body as schemas.ObserveAndEnrichInput, { idempotencyKey: headers['idempotency-key'] }), basePath),
     }),
   }),
   route({
@@ -131,8 +132,8 @@ export const observationRoutes = [
     response: schemas.recallResponse,
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'agent_not_ready'],
-    handler: async ({ service, caller, params, body }) => ({
-      body: await service.recall(caller, params.agent_id!, body as schemas.RecallInput),
+    handler: async ({ service, caller, params, body, basePath }) => ({
+      body: withCitationLinks(await service.recall(caller, params.agent_id, body as schemas.RecallInput), basePath),
     }),
   }),
 ];

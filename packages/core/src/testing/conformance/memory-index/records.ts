@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { EmbedderMismatchError, type MemoryIndex, type MemoryRecord } from '../../../ports/memory-index.js';
+import { EmbedderMismatchError, type MemoryHitRecord, type MemoryIndex, type MemoryRecord } from '../../../ports/memory-index.js';
 import {
   AGENT,
   FINGERPRINT,
@@ -28,6 +28,14 @@ function expectSameRecord(actual: MemoryRecord | undefined, expected: MemoryReco
   for (let i = 0; i < vector.length; i++) expect(vector[i]).toBeCloseTo(expectedVector[i]!, 5);
 }
 
+/** A search hit's record: every field of the stored record but the vector, which it does not carry. */
+function expectSameHitRecord(actual: MemoryHitRecord | undefined, expected: MemoryRecord): void {
+  expect(actual).toBeDefined();
+  expect('vector' in actual!).toBe(false);
+  const { vector: _vector, ...expectedRest } = expected;
+  expect(actual).toEqual(expectedRest);
+}
+
 /** Upsert, get, deleteBy, copyAgent, stats, the embedder fingerprint and persistence. */
 export function recordCases(test: MemoryIndexCase): void {
   test('upsert: both channels find a new record', async ({ index }) => {
@@ -40,7 +48,7 @@ export function recordCases(test: MemoryIndexCase): void {
     expect(result.semantic[0]!.score).toBeCloseTo(1, 4);
   });
 
-  test('upsert: every field round-trips through get and search', async ({ index }) => {
+  test('upsert: every field round-trips through get and search (hits without the vector)', async ({ index }) => {
     const turn = memory({ text: 'Caroline joined a pottery class', keywords: 'ceramics 2026-01-01', speaker: null, occurredAt: null });
     const document = memory({
       text: 'Quarterly revenue grew by 12 percent',
@@ -52,8 +60,10 @@ export function recordCases(test: MemoryIndexCase): void {
     const found = await index.get({ agentId: AGENT, ids: [turn.id, document.id] });
     expectSameRecord(found.find((record) => record.id === turn.id), turn);
     expectSameRecord(found.find((record) => record.id === document.id), document);
-    const { lexical } = await index.search({ agentId: AGENT, text: 'revenue', vector: null, limit: 5 });
-    expectSameRecord(lexical[0]?.record, document);
+    const { lexical, semantic } = await index.search({ agentId: AGENT, text: 'revenue', vector: atCosine(0.3), limit: 5 });
+    expectSameHitRecord(lexical[0]?.record, document);
+    expectSameHitRecord(semantic.find((hit) => hit.record.id === document.id)?.record, document);
+    expectSameHitRecord(semantic.find((hit) => hit.record.id === turn.id)?.record, turn);
   });
 
   test('upsert: a record with an existing id is replaced', async ({ index }) => {

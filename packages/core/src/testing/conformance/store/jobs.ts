@@ -30,6 +30,34 @@ export function jobCases(test: ReturnType<typeof storeCase>) {
     if (reopen) expect(await (await reopen()).jobs.get({ agentId: a.id, jobId: first.id })).toEqual(stored);
   });
 
+  test('jobs: getTurns reads the named turns of several jobs in one call, each once, by job id then index', async ({ store }) => {
+    const { thread: t } = await world(store);
+    const a = job(t);
+    const b = job(t);
+    await store.jobs.insert({ job: a, turns: turns(a.id, 4), onlyIfIdle: false });
+    await store.jobs.insert({ job: b, turns: turns(b.id, 3), onlyIfIdle: false });
+    await store.jobs.setTurnStates({ jobId: b.id, turnIndexes: [2], state: 'committed' });
+    const got = await store.jobs.getTurns({
+      refs: [
+        { jobId: b.id, turnIndex: 2 },
+        { jobId: a.id, turnIndex: 3 },
+        { jobId: a.id, turnIndex: 0 },
+        { jobId: a.id, turnIndex: 3 },
+        { jobId: a.id, turnIndex: 9 },
+        { jobId: 'obs_missing', turnIndex: 0 },
+      ],
+    });
+    const [first, second] = [a.id, b.id].sort();
+    const expected = [
+      ...(first === a.id ? [turns(a.id, 4)[0], turns(a.id, 4)[3]] : [{ ...turns(b.id, 3)[2], state: 'committed' }]),
+      ...(second === a.id ? [turns(a.id, 4)[0], turns(a.id, 4)[3]] : [{ ...turns(b.id, 3)[2], state: 'committed' }]),
+    ];
+    expect(got).toEqual(expected);
+    expect(await store.jobs.getTurns({ refs: [] })).toEqual([]);
+    got[0]!.text = 'changed';
+    expect((await store.jobs.getTurns({ refs: [{ jobId: got[0]!.jobId, turnIndex: got[0]!.turnIndex }] }))[0]!.text).not.toBe('changed');
+  });
+
   test('jobs: onlyIfIdle admits exactly one of many concurrent inserts for an agent', async ({ store }) => {
     const { thread: t } = await world(store);
     const results = await Promise.all(Array.from({ length: 6 }, () => store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: true })));
@@ -83,6 +111,36 @@ export function jobCases(test: ReturnType<typeof storeCase>) {
     expect(updated).toEqual({ ...stored, status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details: { a: 1 } });
     expect(await store.jobs.get({ agentId: a.id, jobId: stored!.id })).toEqual(updated);
     expect(await store.jobs.update({ jobId: 'obs_missing', patch: { status: 'failed' } })).toBeNull();
+  });
+
+  test('jobs: update with ifStatus patches only a job in one of those statuses', async ({ store }) => {
+    const { agent: a, thread: t } = await world(store);
+    const stored = await store.jobs.insert({ job: job(t, { status: 'processing' }), turns: [], onlyIfIdle: false });
+    const settled = await store.jobs.update({ jobId: stored!.id, patch: { status: 'committed', updatedAt: iso(T0 + 7) }, ifStatus: ['processing'] });
+    expect(settled).toEqual({ ...stored, status: 'committed', updatedAt: iso(T0 + 7) });
+    // A cancelled job is not overwritten by a worker settling it late.
+    await store.jobs.update({ jobId: stored!.id, patch: { status: 'cancelled' } });
+    expect(await store.jobs.update({ jobId: stored!.id, patch: { status: 'committed' }, ifStatus: ['processing', 'interrupted'] })).toBeNull();
+    expect((await store.jobs.get({ agentId: a.id, jobId: stored!.id }))?.status).toBe('cancelled');
+    expect(await store.jobs.update({ jobId: stored!.id, patch: {}, ifStatus: ['cancelled'] })).toMatchObject({ status: 'cancelled' });
+    expect(await store.jobs.update({ jobId: stored!.id, patch: {}, ifStatus: ['queued'] })).toBeNull();
+    expect(await store.jobs.update({ jobId: 'obs_missing', patch: { status: 'failed' }, ifStatus: ['queued'] })).toBeNull();
+  });
+
+  test('jobs: turnsProcessed counts each turn once, whatever the states set before and repeated indexes', async ({ store }) => {
+    const { agent: a, thread: t } = await world(store);
+    const j = job(t, { turnsTotal: 5 });
+    await store.jobs.insert({ job: j, turns: turns(j.id, 5), onlyIfIdle: false });
+    const processed = async () => (await store.jobs.get({ agentId: a.id, jobId: j.id }))?.turnsProcessed;
+    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [0, 1, 1, 2], state: 'read' });
+    expect(await processed()).toBe(3);
+    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [0, 1, 2, 3], state: 'committed' });
+    expect(await processed()).toBe(4);
+    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [3, 4], state: 'failed', failureReason: 'generation_failed' });
+    expect(await processed()).toBe(5);
+    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [4, 9], state: 'pending' });
+    expect(await processed()).toBe(4);
+    expect(await store.jobs.turnCounts({ jobId: j.id })).toEqual({ pending: 1, read: 0, committed: 3, failed: 1 });
   });
 
   test('jobs: setTurnStates records states and failure reasons and recounts turnsProcessed', async ({ store }) => {

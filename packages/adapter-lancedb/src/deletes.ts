@@ -1,0 +1,49 @@
+import type { MemoryDeleteRequest } from '@memory-agents/core';
+import { scheduleSettle } from './maintenance.js';
+import { sqlString } from './rows.js';
+import { agentFilter, guard, type IndexState } from './state.js';
+import { LaneClosedError } from './maintenance-lane.js';
+import { buildScalarIndexes } from './table.js';
+
+/** `MemoryIndex.deleteBy`, run in the write queue. */
+export async function deleteRecords(state: IndexState, { agentId, threadId, sourceId, observationId, ids }: MemoryDeleteRequest): Promise<void> {
+  // An empty id list matches nothing (port contract), not every record.
+  if (ids !== undefined && ids.length === 0) return;
+  await state.queue.write(() =>
+    guard('deleteBy', async () => {
+      const table = state.table;
+      if (!table) return;
+      const before = await table.countRows();
+      const clauses = [agentFilter(agentId)];
+      if (threadId !== undefined) clauses.push(`thread_id = ${sqlString(threadId)}`);
+      if (observationId !== undefined) clauses.push(`observation_id = ${sqlString(observationId)}`);
+      if (sourceId !== undefined) clauses.push(`source_id = ${sqlString(sourceId)}`);
+      // A delete rewrites deletion files of fragments a concurrent compaction may be rewriting.
+      await state.lane.rewrite(async () => {
+        if (ids === undefined) {
+          await table.delete(clauses.join(' AND '));
+        } else {
+          // Bounded IN lists, as in `get`.
+          const unique = [...new Set(ids)];
+          for (let start = 0; start < unique.length; start += 1000) {
+            const list = unique.slice(start, start + 1000).map(sqlString).join(', ');
+            await table.delete([...clauses, `id IN (${list})`].join(' AND '));
+          }
+        }
+      });
+      state.writesSinceOptimize++;
+      scheduleSettle(state);
+      // Deleted rows keep counting in the full-text statistics until the index is rebuilt, which
+      // skews every agent's BM25 ranking; rebuild here once a deletion is a noticeable share.
+      const after = await table.countRows();
+      const deleted = before - after;
+      if (deleted > 0 && deleted >= Math.max(1, after / 100) && after > 0) {
+        state.rowsSinceReindex = 0;
+        // In the lane, after any build running there (closing drops it: the rows are gone anyway).
+        await state.lane.run('full-text index rebuild', () => buildScalarIndexes(state, table)).catch((error: unknown) => {
+          if (!(error instanceof LaneClosedError)) throw error;
+        });
+      }
+    }),
+  );
+}

@@ -1,0 +1,154 @@
+import { MatchQuery, Operator, type Table } from '@lancedb/lancedb';
+import {
+  analyze,
+  compareMemoryHits,
+  cosineSimilarity,
+  type MemoryHit,
+  type MemoryHitRecord,
+  type MemorySearchRequest,
+  type MemorySearchResult,
+} from '@memory-agents/core';
+import { ranked } from './ranked.js';
+import { agentShare, hitRecordsById } from './reads.js';
+import { HIT_COLUMNS, hitFromPayload, hitFromRow, vectorView } from './rows.js';
+import { agentFilter, guard, type IndexState } from './state.js';
+
+/** Smallest HNSW search breadth (`ef`); the search uses at least twice the hits it asks for. */
+const ANN_MIN_EF = 100;
+/**
+ * From this share of the table's rows on, an agent's search runs unfiltered and keeps the agent's
+ * rows (asking for limit / share × 1.3 rows), instead of pre-filtering.
+ */
+const POSTFILTER_MIN_SHARE = 0.5;
+/** Rows an unfiltered query asks for to keep `count` of an agent holding `share` of the table. */
+const unfilteredCount = (count: number, share: number) => Math.ceil((count / share) * 1.3) + 4;
+
+/** Where a search reads its hits' records from: the `hit` column, or the record columns (version 1 tables). */
+type HitReader = { columns: readonly string[]; read: (row: Record<string, unknown>) => MemoryHitRecord };
+
+/** What both channels of one search share. */
+type SearchScope = {
+  state: IndexState;
+  hits: HitReader;
+  current: Table;
+  agentId: string;
+  filter: string;
+  /** The agent's share of the table, counted at most once per search and only if asked for. */
+  share: () => Promise<number>;
+};
+
+/** `MemoryIndex.search`: both channels at once against the current table. */
+export async function searchIndex(state: IndexState, request: MemorySearchRequest): Promise<MemorySearchResult> {
+  return guard('search', async () => {
+    const limit = Math.max(0, Math.floor(request.limit));
+    const current = state.table;
+    if (!current || limit === 0) return { lexical: [], semantic: [] };
+    let share: Promise<number> | undefined;
+    const scope: SearchScope = {
+      state,
+      hits: state.hasHitColumn ? { columns: ['hit'], read: hitFromPayload } : { columns: HIT_COLUMNS, read: hitFromRow },
+      current,
+      agentId: request.agentId,
+      filter: agentFilter(request.agentId),
+      share: () => (share ??= agentShare(state, current, request.agentId)),
+    };
+    const terms = [...new Set(analyze(request.text))];
+    const vector = request.vector;
+    if (vector && state.fingerprint && vector.length !== state.fingerprint.dimensions) {
+      throw new RangeError(`query vector has ${vector.length} dimensions, the index ${state.fingerprint.dimensions}`);
+    }
+    // One ranked query per channel, both channels at once, each reading its hits' records from the
+    // `hit` column (one column read instead of fifteen; on a settled 100k table the full-text
+    // query costs ~4 ms so against ~5.5 with the record columns and ~2.6 for ids alone). Reading
+    // ids first and the records by id after costs a second query per channel.
+    const lexical = terms.length === 0 ? Promise.resolve([]) : lexicalChannel(scope, terms, limit);
+    const semantic = vector === null ? Promise.resolve([]) : semanticChannel(scope, vector, limit);
+    const [lexicalHits, semanticHits] = await Promise.all([lexical, semantic]);
+    return { lexical: lexicalHits, semantic: semanticHits };
+  });
+}
+
+/**
+ * The full-text channel's first fetch, in hits asked for: duplicate texts tie on BM25, and on the
+ * 100k bench table the 51st row tied with the 50th for 46% of questions, each then paying two more
+ * queries (a deeper id list, then records by id); twice the hits in the first read settles nearly
+ * all of those ties for ~1 ms more column reads.
+ */
+const LEXICAL_FIRST_FETCH = 2;
+
+/**
+ * Full text: for an agent holding most of the table, unfiltered with the agent's rows kept
+ * (pre-filtering first intersects the agent's bitmap: ~12 ms against ~8 ms at 900k of 1M rows),
+ * the pre-filtered query when too few of the best rows are the agent's. Lance's BM25 statistics
+ * are table-wide, so both give the same scores.
+ */
+function lexicalChannel(scope: SearchScope, terms: readonly string[], limit: number): Promise<MemoryHit[]> {
+  const { current, agentId, filter, hits } = scope;
+  /** The agent's best `count` rows read as `read` makes them (which must tell the row's agent). */
+  const agentRows = async <T extends { agentId: string; score: number }>(
+    count: number,
+    columns: readonly string[],
+    read: (row: Record<string, unknown>) => T,
+  ): Promise<T[]> => {
+    const match = () => current.query().fullTextSearch(new MatchQuery(terms.join(' '), 'terms', { operator: Operator.Or }));
+    const agentShareOfRows = await scope.share();
+    if (agentShareOfRows >= POSTFILTER_MIN_SHARE) {
+      const asked = unfilteredCount(count, agentShareOfRows);
+      const rows: Record<string, unknown>[] = await match()
+        .select([...columns, '_score'])
+        .limit(asked)
+        .toArray();
+      const own = rows.map(read).filter((row) => row.agentId === agentId);
+      if (own.length >= count || rows.length < asked) return own.sort((a, b) => b.score - a.score).slice(0, count);
+    }
+    return (await match().where(filter).select([...columns, '_score']).limit(count).toArray()).map(read);
+  };
+  const readHit = (row: Record<string, unknown>) => {
+    const record = hits.read(row);
+    return { record, agentId: record.agentId, score: Number(row._score) };
+  };
+  const readId = (row: Record<string, unknown>) => ({ id: String(row.id), agentId: String(row.agent_id), score: Number(row._score) });
+  return ranked(
+    limit,
+    async (count) => (await agentRows(count, hits.columns, readHit)).map(({ record, score }) => ({ record, score })),
+    {
+      ids: async (count) => (await agentRows(count, ['id', 'agent_id'], readId)).map(({ id, score }) => ({ id, score })),
+      records: (ids) => hitRecordsById(current, agentId, ids),
+    },
+    limit * LEXICAL_FIRST_FETCH,
+  );
+}
+
+/**
+ * Vectors. With the ANN index the order is approximate anyway (exact cosine re-sorts the hits, so
+ * the row past the limit often outscores the last one without being a tie): one fetch. An agent
+ * holding most of the table is searched unfiltered and its rows kept (a pre-filtered HNSW search
+ * first builds the allow-list of every row of the agent: ~25 ms at 900k of 1M rows against
+ * ~11 ms); if too few of the nearest rows are the agent's, the pre-filtered search answers. The
+ * flat search is exact and settles ties at the cut like full text.
+ */
+function semanticChannel(scope: SearchScope, vector: Float32Array, limit: number): Promise<MemoryHit[]> {
+  const { current, filter, hits } = scope;
+  const nearest = async (count: number, mode: 'exact' | 'prefilter' | 'postfilter') => {
+    let query = current.vectorSearch(vector).column('vector').distanceType('cosine').where(filter);
+    // With an HNSW index: `ef` candidates per search (at least twice the hits asked for).
+    if (mode !== 'exact') query = query.ef(Math.max(ANN_MIN_EF, count * 2));
+    if (mode === 'postfilter') query = query.postfilter();
+    // Exact cosine from the stored vectors, whatever scale the index reports distances in (HNSW_SQ
+    // reports distances between quantized vectors, off by ~0.7 here; LanceDB's `refineFactor`
+    // fixes that but measured slower than reading the vectors). The vectors stay out of the hits.
+    const rows = await query.select([...hits.columns, 'vector', '_distance']).limit(count).toArray();
+    return rows
+      .map((row: Record<string, unknown>) => ({ record: hits.read(row), score: cosineSimilarity(vector, vectorView(row.vector)) }))
+      .sort(compareMemoryHits);
+  };
+  const approximateSearch = async (): Promise<MemoryHit[]> => {
+    const agentShareOfRows = await scope.share();
+    if (agentShareOfRows >= POSTFILTER_MIN_SHARE) {
+      const hits = await nearest(unfilteredCount(limit, agentShareOfRows), 'postfilter');
+      if (hits.length >= limit) return hits.slice(0, limit);
+    }
+    return (await nearest(limit, 'prefilter')).slice(0, limit);
+  };
+  return scope.state.hasVectorIndex ? approximateSearch() : ranked(limit, (count) => nearest(count, 'exact'));
+}

@@ -1,0 +1,74 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Connection, Table } from '@lancedb/lancedb';
+import type { Schema } from 'apache-arrow';
+import { EmbedderMismatchError, ServiceError, type EmbedderFingerprint } from '@memory-agents/core';
+import type { ResolvedOptions } from './options.js';
+import { sqlString } from './rows.js';
+import { MaintenanceLane } from './maintenance-lane.js';
+import { WriteQueue } from './write-queue.js';
+
+/**
+ * What one index instance knows about its table, shared by its modules (open, writes,
+ * maintenance, search, deletes). Writes run in the write queue, index builds and compaction in the
+ * maintenance lane beside it; searches read the flags they set.
+ */
+export type IndexState = {
+  readonly options: ResolvedOptions;
+  readonly queue: WriteQueue;
+  readonly lane: MaintenanceLane;
+  starting: Promise<void> | null;
+  connection: Connection | null;
+  table: Table | null;
+  /** The table's schema built with this package's Arrow classes (null until the table exists). */
+  schema: Schema | null;
+  fingerprint: EmbedderFingerprint | null;
+  /** Whether the table has the `hit` column (schema version 2); searches read hits from it. */
+  hasHitColumn: boolean;
+  hasFullTextIndex: boolean;
+  hasVectorIndex: boolean;
+  rowsAtVectorIndexBuild: number;
+  writesSinceOptimize: number;
+  rowsSinceReindex: number;
+  isClosed: boolean;
+  idleTimer: NodeJS.Timeout | null;
+  /** The child process building the vector index, if one runs (killed on close). */
+  buildProcess: ChildProcess | null;
+  /** Per agent: its share of the table's rows, when it was counted and at which write generation. */
+  readonly agentShares: Map<string, { share: number; at: number; generation: number }>;
+};
+
+export function createState(options: ResolvedOptions): IndexState {
+  return {
+    options,
+    queue: new WriteQueue(),
+    lane: new MaintenanceLane(),
+    starting: null,
+    connection: null,
+    table: null,
+    schema: null,
+    fingerprint: null,
+    hasHitColumn: false,
+    hasFullTextIndex: false,
+    hasVectorIndex: false,
+    rowsAtVectorIndexBuild: 0,
+    writesSinceOptimize: 0,
+    rowsSinceReindex: 0,
+    isClosed: false,
+    idleTimer: null,
+    buildProcess: null,
+    agentShares: new Map(),
+  };
+}
+
+/** Driver failures become `service_unavailable`; port-level errors pass through. */
+export async function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof EmbedderMismatchError || error instanceof RangeError || error instanceof ServiceError) throw error;
+    throw new ServiceError('service_unavailable', `The memory index (lancedb) failed during ${operation}.`, { cause: error });
+  }
+}
+
+/** The filter keeping one agent's rows. */
+export const agentFilter = (agentId: string) => `agent_id = ${sqlString(agentId)}`;

@@ -1,0 +1,124 @@
+import * as lancedb from '@lancedb/lancedb';
+import { Index, type Table } from '@lancedb/lancedb';
+import { ServiceError, type EmbedderFingerprint } from '@memory-agents/core';
+import { buildVectorIndexInChild } from './build-process.js';
+import { META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, tableSchema } from './rows.js';
+import { guard, type IndexState } from './state.js';
+
+/** Index names LanceDB gives (`<column>_idx`); `indexStats` and `prewarmIndex` take them. */
+export const VECTOR_INDEX = 'vector_idx';
+const SCALAR_INDEXES = ['terms_idx', 'agent_id_idx', 'id_idx'];
+
+/** Opens the connection once (retried after a failure) and adopts the table if it exists. */
+export async function ready(state: IndexState): Promise<void> {
+  if (state.isClosed) throw new ServiceError('service_unavailable', 'The memory index is closed.');
+  state.starting ??= guard('init', () => start(state)).catch((error: unknown) => {
+    state.starting = null;
+    throw error;
+  });
+  await state.starting;
+}
+
+async function start(state: IndexState): Promise<void> {
+  const { uri, storageOptions, readConsistencySeconds, tableName } = state.options;
+  state.connection = await lancedb.connect(uri, {
+    ...(readConsistencySeconds === null ? {} : { readConsistencyInterval: readConsistencySeconds }),
+    ...(storageOptions ? { storageOptions } : {}),
+  });
+  if ((await state.connection.tableNames()).includes(tableName)) {
+    await adopt(state, await state.connection.openTable(tableName));
+    await prewarm(state, state.table!);
+  }
+}
+
+/** Reads the fingerprint and the index state of an existing table. */
+export async function adopt(state: IndexState, opened: Table): Promise<void> {
+  state.table = opened;
+  const { metadata, fields } = await opened.schema();
+  const id = metadata.get(META_EMBEDDER_ID);
+  const dimensions = Number(metadata.get(META_EMBEDDER_DIMENSIONS));
+  state.fingerprint = id ? { id, dimensions } : null;
+  // Built here, once, with this package's Arrow classes (the table's schema never changes; the
+  // one LanceDB returns is made by its own copy of apache-arrow, which the builders reject).
+  state.hasHitColumn = fields.some((field) => field.name === 'hit');
+  state.schema = state.fingerprint ? tableSchema(state.fingerprint, state.hasHitColumn) : null;
+  const indices = await opened.listIndices();
+  state.hasFullTextIndex = indices.some((index) => index.columns.includes('terms'));
+  const vectorIndex = indices.find((index) => index.columns.includes('vector'));
+  state.hasVectorIndex = vectorIndex !== undefined;
+  state.rowsAtVectorIndexBuild = vectorIndex?.numIndexedRows ?? 0;
+}
+
+/**
+ * Loads indexes into LanceDB's cache, so the first searches after opening the table or after an
+ * index build do not each pay for reading the index piece by piece (1M rows: ~1 s from the page
+ * cache, ~0.9 GB of memory that searching would fill anyway). A failure costs speed only.
+ */
+export async function prewarm(state: IndexState, current: Table, names?: readonly string[]): Promise<void> {
+  try {
+    for (const name of names ?? (await current.listIndices()).map((index) => index.name)) await current.prewarmIndex(name);
+  } catch (error) {
+    state.options.onBackgroundError(error, 'index prewarm');
+  }
+}
+
+/** Creates the table on first write, or adopts one another process created meanwhile. */
+export async function ensureTable(state: IndexState, given: EmbedderFingerprint): Promise<Table> {
+  if (state.table) return state.table;
+  const { connection } = state;
+  const { tableName } = state.options;
+  try {
+    await adopt(state, await connection!.createEmptyTable(tableName, tableSchema(given), { mode: 'create' }));
+  } catch (error) {
+    if (!(await connection!.tableNames()).includes(tableName)) throw error;
+    await adopt(state, await connection!.openTable(tableName));
+  }
+  return state.table!;
+}
+
+/** The full-text (`terms`), `agent_id` (bitmap) and `id` (btree) indexes, unless built already (in the maintenance lane). */
+export async function ensureScalarIndexes(state: IndexState, current: Table): Promise<void> {
+  if (state.hasFullTextIndex) return;
+  await state.lane.run('full-text index build', async () => {
+    if (!state.hasFullTextIndex) await buildScalarIndexes(state, current);
+  });
+}
+
+/** (Re)builds the full-text, `agent_id` and `id` indexes; runs in the maintenance lane. */
+export async function buildScalarIndexes(state: IndexState, current: Table): Promise<void> {
+  // The analyzer already ran in core: the index only splits on spaces and must not stem again.
+  const fts = Index.fts({ withPosition: false, baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false });
+  await current.createIndex('terms', { config: fts, replace: true });
+  await current.createIndex('agent_id', { config: Index.bitmap(), replace: true });
+  await current.createIndex('id', { config: Index.btree(), replace: true });
+  state.hasFullTextIndex = true;
+  await prewarm(state, current, SCALAR_INDEXES);
+}
+
+/**
+ * One ANN graph over every row (replacing the index and its deltas); runs in the maintenance lane.
+ * Rows appended while it trains are committed beside it and searched unindexed until an optimize.
+ */
+export async function buildVectorIndex(state: IndexState, current: Table): Promise<void> {
+  const rows = await current.countRows();
+  // LanceDB's advice for HNSW: few partitions (each one is a graph searched per query);
+  // one per million rows keeps the training memory bounded.
+  const numPartitions = Math.max(1, Math.ceil(rows / 1_000_000));
+  const config = { distanceType: 'cosine' as const, numPartitions, efConstruction: 150 };
+  const { uri, storageOptions, tableName, indexBuildsInChildProcess } = state.options;
+  if (indexBuildsInChildProcess && !uri.startsWith('memory://')) {
+    try {
+      await buildVectorIndexInChild({ uri, storageOptions, tableName, config }, (child) => (state.buildProcess = child));
+    } catch (error) {
+      if (state.isClosed) return; // killed by close()
+      throw error;
+    }
+    if (state.isClosed) return;
+    await current.checkoutLatest();
+  } else {
+    await current.createIndex('vector', { config: Index.hnswSq(config), replace: true });
+  }
+  state.hasVectorIndex = true;
+  state.rowsAtVectorIndexBuild = rows;
+  await prewarm(state, current, [VECTOR_INDEX]);
+}

@@ -1,0 +1,36 @@
+import type { Caller } from '../auth/caller.js';
+import { createMemoryService, type MemoryService, type MemoryServiceOptions } from '../create-memory-service.js';
+import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { silentLogger } from '../service/logger.js';
+import type { ObserveInput } from '../schemas/inputs.js';
+
+/** A started service on the in-memory store with one organization, a ready agent and a thread. */
+export async function learningService(options: Partial<MemoryServiceOptions> = {}) {
+  const service: MemoryService = createMemoryService({ store: inMemoryStore(), logger: silentLogger, ...options });
+  await service.start();
+  const org = await service.admin.createOrganization({ name: 'Acme' });
+  const { key } = await service.admin.createKey({ organizationId: org.organizationId });
+  let requests = 0;
+  const caller = (endUser?: string): Promise<Caller> =>
+    service.authenticate({ authorization: `Bearer ${key}`, endUser, secFetchSite: undefined, requestId: `req_test_${++requests}` });
+  const owner = await caller();
+  const agent = await service.agents.create(owner, { agent_config: { role: 'assistant', objective: 'remember' } });
+  await service.idle();
+  const agentId = agent.agent_id;
+  const thread = await service.threads.create(owner, agentId, {});
+  const threadId = thread.thread_id;
+
+  /** Observes and waits until the job settles; resolves the final status. */
+  async function observeSettled(observations: ObserveInput['observations'], options: { caller?: Caller; threadId?: string } = {}) {
+    const who = options.caller ?? (await caller());
+    const accepted = await service.observe(who, agentId, options.threadId ?? threadId, { observations });
+    await service.idle();
+    return service.observationStatus(who, agentId, options.threadId ?? threadId, accepted.observation_id);
+  }
+
+  return { service, key, organizationId: org.organizationId, caller, owner, agentId, threadId, observeSettled };
+}
+
+/** `n` observations `turn 1` … `turn n`, each a distinct sentence. */
+export const turns = (n: number, prefix = 'turn') =>
+  Array.from({ length: n }, (_, i) => ({ content: [{ type: 'text' as const, text: `This is ${prefix} ${i + 1} about item${i + 1}.` }] }));

@@ -1,0 +1,188 @@
+import { EmbedderMismatchError, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
+import { LanguageModelError } from '../ports/language-model.js';
+import type { TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
+import type { JobRecord, TurnRecord } from '../ports/store.js';
+import type { ServiceContext } from '../service/context.js';
+
+/** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */
+const COMMIT_ATTEMPTS = 3;
+
+/** A turn whose outcome is final for this run: committed to the index, or failed with a reason. */
+export type TurnResult = { turnIndex: number; ok: true } | { turnIndex: number; ok: false; reason: string };
+
+/** Thrown when the job must stop where it is (service stopping, lease lost, job cancelled): its turns stay resumable. */
+export class JobStopped extends Error {}
+
+/** What one worker run hands the job steps: the service, the abort of a stopping service, and whether to stop. */
+export type JobRun = {
+  readonly context: ServiceContext;
+  /** Aborted when the service stops: a writer mid-call gives up, its turns stay resumable. */
+  readonly signal: AbortSignal;
+  /** True once the worker must stop (service stopping, lease lost). */
+  readonly shouldStop: () => boolean;
+};
+
+/** Writes, embeds and commits the memories of one batch; never throws for a turn's failure. */
+export async function learnBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Promise<TurnResult[]> {
+  const { embedder, index } = run.context;
+  // An index built by another embedder fails the turns before any model call (spec reason
+  // `embedder_mismatch`); the writer's similarity lookups could not search it anyway.
+  const recorded = await index.embedder();
+  if (recorded && (recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions)) {
+    return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason: 'embedder_mismatch' }));
+  }
+  const written = await writeBatch(run, job, turns);
+  if (!written.ok) return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason: written.reason }));
+  const { results, records, committing } = toRecords(run.context, job, turns, written.outcomes);
+  if (committing.length === 0) return results;
+  // Memory ids are per job, turn and piece: a job that never ran before (not resumed) cannot have
+  // any of its memories in the index yet, nor can a turn never read before (`pending` with billing
+  // on). A resumed job's turns may have been committed before its process died: they merge.
+  const newIds = job.resumedAt === null && turns.every((turn) => turn.state === 'pending');
+  const committed = await commitRecords(run.context, job, records, newIds);
+  if (committed === true && written.deleteIds.length > 0) await deleteSuperseded(run.context, job, written.deleteIds, records);
+  for (const turnIndex of committing) results.push(committed === true ? { turnIndex, ok: true } : { turnIndex, ok: false, reason: committed });
+  return results.sort((a, b) => a.turnIndex - b.turnIndex);
+}
+
+type Written = { ok: true; outcomes: TurnOutcome[]; deleteIds: readonly string[] } | { ok: false; reason: string };
+
+/** The memory writer's outcomes for the batch, or the reason every turn of it fails. */
+async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Promise<Written> {
+  const { writer, embedder, index } = run.context;
+  const writerTurns: WriterTurn[] = turns.map((turn) => ({
+    turnIndex: turn.turnIndex,
+    speaker: turn.speaker,
+    text: turn.text,
+    timestamp: turn.timestamp,
+    tags: turn.tags,
+    source: sourceOf(job, turn),
+  }));
+  try {
+    const written = await writer.write({
+      agentId: job.agentId,
+      turns: writerTurns,
+      // Stopping the service aborts a writer mid-call; its turns stay resumable.
+      signal: run.signal,
+      searchSimilar: async (text, limit) => {
+        const [vector] = (await embedder.embed({ texts: [text] })).vectors;
+        const { lexical, semantic } = await index.search({ agentId: job.agentId, text, vector: vector ?? null, limit });
+        return [...semantic, ...lexical].map((hit) => hit.record).slice(0, limit);
+      },
+    });
+    return { ok: true, outcomes: written.outcomes, deleteIds: written.deleteIds ?? [] };
+  } catch (error) {
+    if (run.signal.aborted) throw new JobStopped();
+    run.context.logger.warn('memory writer failed', { jobId: job.id, error: String(error) });
+    return { ok: false, reason: writerFailureReason(error) };
+  }
+}
+
+/** The index records of the turns the writer learned, and the results of those it did not. */
+function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[], outcomes: TurnOutcome[]) {
+  const byTurn = new Map(outcomes.map((outcome) => [outcome.turnIndex, outcome]));
+  const results: TurnResult[] = [];
+  const records: MemoryRecord[] = [];
+  const committing: number[] = [];
+  for (const turn of turns) {
+    const outcome = byTurn.get(turn.turnIndex);
+    if (!outcome) {
+      results.push({ turnIndex: turn.turnIndex, ok: false, reason: 'generation_failed' });
+      continue;
+    }
+    if (!outcome.ok) {
+      results.push({ turnIndex: turn.turnIndex, ok: false, reason: outcome.reason });
+      continue;
+    }
+    committing.push(turn.turnIndex);
+    outcome.memories.forEach((memory, piece) => {
+      records.push({
+        // Deterministic per job, turn and piece: a resumed turn replaces, never duplicates.
+        id: `mem_${job.id.slice(4)}_${turn.turnIndex}_${piece}`,
+        organizationId: job.organizationId,
+        agentId: job.agentId,
+        text: memory.text,
+        keywords: memory.keywords,
+        vector: new Float32Array(0),
+        speaker: memory.speaker,
+        occurredAt: memory.occurredAt,
+        source: memory.source,
+        createdAt: context.nowIso(),
+      });
+    });
+  }
+  return { results, records, committing };
+}
+
+/** Embeds and upserts; resolves true, or the learning reason the batch's turns fail with. */
+async function commitRecords(context: ServiceContext, job: JobRecord, records: MemoryRecord[], newIds: boolean): Promise<true | string> {
+  const { embedder, index } = context;
+  if (records.length === 0) return true;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { vectors } = await embedder.embed({ texts: records.map((record) => `${record.text}`) });
+      records.forEach((record, i) => {
+        record.vector = vectors[i]!;
+      });
+      // A retry may follow an attempt that wrote some rows before failing: only a first attempt
+      // can promise new ids.
+      await index.upsert({ records, embedder: { id: embedder.id, dimensions: embedder.dimensions }, newIds: newIds && attempt === 1 });
+      return true;
+    } catch (error) {
+      if (error instanceof EmbedderMismatchError) return 'embedder_mismatch';
+      context.logger.warn('memory commit failed', { jobId: job.id, attempt, error: String(error) });
+      if (attempt >= COMMIT_ATTEMPTS) return 'memory_commit_shortfall';
+    }
+  }
+}
+
+/**
+ * Deletes the memories the writer said the batch supersedes, after the batch committed: a failed
+ * commit never loses the old memory. A memory rewritten under the same id in this batch (a
+ * resumed turn) is kept. If the delete keeps failing, the new memories stay learned and the old
+ * ones stay too (logged): retrieval prefers the more recent.
+ */
+async function deleteSuperseded(context: ServiceContext, job: JobRecord, deleteIds: readonly string[], written: MemoryRecord[]): Promise<void> {
+  const rewritten = new Set(written.map((record) => record.id));
+  const ids = [...new Set(deleteIds)].filter((id) => !rewritten.has(id));
+  if (ids.length === 0) return;
+  for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
+    try {
+      await context.index.deleteBy({ agentId: job.agentId, ids });
+      return;
+    } catch (error) {
+      context.logger.warn('deleting superseded memories failed', { jobId: job.id, attempt, error: String(error) });
+    }
+  }
+}
+
+/**
+ * The learning reason of a writer that threw for a whole batch: a `LanguageModelError` names its
+ * kind (port "LanguageModel": unavailable -> model_unavailable, timeout -> generation_timeout,
+ * unparseable -> generation_unparseable); anything else is generation_failed.
+ */
+function writerFailureReason(error: unknown): string {
+  if (error instanceof LanguageModelError || (error instanceof Error && error.name === 'LanguageModelError')) {
+    const kind = (error as LanguageModelError).kind;
+    if (kind === 'unavailable') return 'model_unavailable';
+    if (kind === 'timeout') return 'generation_timeout';
+    if (kind === 'unparseable') return 'generation_unparseable';
+  }
+  return 'generation_failed';
+}
+
+function sourceOf(job: JobRecord, turn: TurnRecord): MemorySourceRef {
+  const details = turn.details as { sourceId?: string; page?: number | null; filename?: string };
+  if (job.kind === 'document' && typeof details.sourceId === 'string') {
+    return {
+      kind: 'document',
+      threadId: job.threadId,
+      observationId: job.id,
+      turnIndex: turn.turnIndex,
+      sourceId: details.sourceId,
+      page: details.page ?? null,
+      filename: details.filename ?? turn.speaker,
+    };
+  }
+  return { kind: 'turn', threadId: job.threadId, observationId: job.id, turnIndex: turn.turnIndex };
+}

@@ -1,0 +1,66 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { PACKAGES, entryPoints } from '../../scripts/packages.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Every module specifier a file imports (static `import ... from`, `export ... from`, dynamic `import()`). */
+function importsOf(source: string): string[] {
+  return [...source.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((match) => match[1]!);
+}
+
+describe('repository layout', () => {
+  it('bench/ and eval/ use the packages through their public entry points only', async () => {
+    const offending: string[] = [];
+    for (const folder of ['bench', 'eval']) {
+      for (const name of await readdir(join(ROOT, folder))) {
+        if (!/\.(ts|mjs)$/.test(name)) continue;
+        for (const specifier of importsOf(await readFile(join(ROOT, folder, name), 'utf8'))) {
+          if (/(^|\/)packages\//.test(specifier) || /^@memory-agents\/[^/]+\/(src|dist)\//.test(specifier)) offending.push(`${folder}/${name}: ${specifier}`);
+        }
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  describe('the package list (scripts/packages.mjs) and the JSON files that cannot import it', () => {
+    const json = async (path: string) => JSON.parse(await readFile(join(ROOT, path), 'utf8'));
+
+    it('names every folder under packages/ that holds a package.json, once', async () => {
+      const folders: string[] = [];
+      for (const entry of await readdir(join(ROOT, 'packages'), { withFileTypes: true })) {
+        if (entry.isDirectory() && (await readdir(join(ROOT, 'packages', entry.name))).includes('package.json')) folders.push(entry.name);
+      }
+      expect([...PACKAGES].sort()).toEqual(folders.sort());
+      expect(new Set(PACKAGES).size).toBe(PACKAGES.length);
+    });
+
+    it('is in build order: every package comes after the workspace packages it depends on', async () => {
+      for (const [position, name] of PACKAGES.entries()) {
+        const manifest = await json(`packages/${name}/package.json`);
+        expect(manifest.name).toBe(`@memory-agents/${name}`);
+        const uses = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.devDependencies }).filter((dependency) => dependency.startsWith('@memory-agents/'));
+        for (const dependency of uses) expect({ name, dependency, before: PACKAGES.indexOf(dependency.slice('@memory-agents/'.length)) < position }).toEqual({ name, dependency, before: true });
+      }
+    });
+
+    it('root package.json workspaces are the packages, examples and test', async () => {
+      const workspaces: string[] = (await json('package.json')).workspaces;
+      expect([...workspaces].sort()).toEqual([...PACKAGES.map((name) => `packages/${name}`), 'examples', 'test'].sort());
+    });
+
+    it('tsconfig.json paths resolve every published entry point to the source vitest and tsx use', async () => {
+      const paths: Record<string, string[]> = (await json('tsconfig.json')).compilerOptions.paths;
+      const resolve = (specifier: string): string | undefined => {
+        if (paths[specifier]) return paths[specifier][0];
+        const pattern = Object.keys(paths).find((key) => key.endsWith('*') && specifier.startsWith(key.slice(0, -1)));
+        return pattern === undefined ? undefined : paths[pattern]![0]!.replace('*', specifier.slice(pattern.length - 1));
+      };
+      const entries = PACKAGES.flatMap(entryPoints);
+      expect(entries.length).toBeGreaterThan(PACKAGES.length);
+      for (const { specifier, source } of entries) expect({ specifier, resolved: resolve(specifier) }).toEqual({ specifier, resolved: source });
+    });
+  });
+});
