@@ -159,4 +159,66 @@ describe('memory-agents CLI', () => {
       await admin.end();
     }
   });
+
+  it.runIf(databaseUrl)('leaves learning to the servers: an admin command on the database takes no unfinished job', async () => {
+    const pg = (await import('pg')).default;
+    const { createMemoryService, silentLogger } = await import('@memory-agents/core');
+    const { openSqlClient, postgresMemoryIndex, postgresStore } = await import('@memory-agents/adapter-postgres');
+    const schema = `ma_cli_jobs_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const url = new URL(databaseUrl!);
+    // pgvector's types live in public, where the memory index keeps its tables.
+    url.searchParams.set('options', `-c search_path=${schema},public`);
+    const sql = await openSqlClient({ connectionString: url.toString() });
+    // A job queued while no process runs the workers (every server down): it waits in the database.
+    const queuing = createMemoryService({ store: postgresStore({ client: sql }), index: postgresMemoryIndex({ client: sql }), logger: silentLogger, backgroundWork: false });
+    let agentId: string | undefined;
+    try {
+      await queuing.start();
+      const acme = await queuing.admin.createOrganization({ name: 'Acme', credits: '1000' });
+      const org = await queuing.as(acme.organizationId);
+      const agent = await queuing.agents.create(org, { agent_config: { role: 'assistant', objective: 'remember' } });
+      agentId = agent.agent_id;
+      await queuing.idle();
+      const thread = await queuing.threads.create(org, agent.agent_id, { title: 'waiting' });
+      const observed = await queuing.observe(org, agent.agent_id, thread.thread_id, {
+        observations: Array.from({ length: 20 }, (_, t) => ({ content: [{ type: 'text', text: `Ledger line ${t}: the harbour crane was inspected.` }] })),
+      });
+      const status = () => queuing.observationStatus(org, agent.agent_id, thread.thread_id, observed.observation_id);
+      expect(await status()).toMatchObject({ status: 'queued' });
+
+      // Admin commands through the CLI on the same database, one after another: none learns the
+      // job (and so none abandons it half done on exit for a server to resume).
+      for (const args of [['orgs', 'list'], ['keys', 'list', '--org', acme.organizationId], ['billing', 'show', '--org', acme.organizationId]]) {
+        const ran = await runCli([...args, '--database-url', url.toString(), '--json']);
+        expect(ran.code, ran.stderr).toBe(0);
+        expect(await status()).toMatchObject({ status: 'queued', resumed_at: null });
+      }
+      const { rows: leases } = await admin.query(`SELECT name FROM ${schema}.leases`);
+      expect(leases).toEqual([]);
+
+      // A server on the database learns it, as a fresh job.
+      const server = await startServerProcess({ args: ['--database-url', url.toString()] });
+      try {
+        const until = Date.now() + 60_000;
+        while (!['committed', 'failed'].includes((await status()).status) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+        const final = await status();
+        expect(final, JSON.stringify(final)).toMatchObject({ status: 'committed', resumed_at: null });
+      } finally {
+        await server.stop();
+        await removeDataDir(server.dataDir);
+      }
+    } finally {
+      await queuing.stop();
+      await sql.close();
+      // The memory index keeps its tables in `public` unless given a `schema` (the server gives none).
+      for (const table of ['memory_index_postings', 'memory_index_records', 'memory_index_terms', 'memory_index_agents']) {
+        await admin.query(`DELETE FROM public.${table} WHERE agent_id = $1`, [agentId]).catch(() => undefined);
+      }
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryService } from './create-memory-service.js';
+import { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
 import { inMemoryStore } from './in-memory/in-memory-store.js';
 import { KEY_LIFETIME_MS } from './organizations/admin.js';
 import { silentLogger } from './service/logger.js';
@@ -143,5 +144,37 @@ describe('createMemoryService', () => {
     await second.start();
     await second.idle();
     expect((await second.agents.get(caller, 'agent_01JAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe('ready');
+  });
+
+  it('with backgroundWork: false takes no job, on a call or at start: a queued job waits for an instance that runs the workers', async () => {
+    const store = inMemoryStore();
+    const index = inMemoryMemoryIndex();
+    // An admin process (the CLI's admin commands): it may queue a job, and never learns it.
+    const admin = createMemoryService({ store, index, logger: silentLogger, backgroundWork: false });
+    await admin.start();
+    const acme = await admin.admin.createOrganization({ name: 'Acme' });
+    const org = await admin.as(acme.organizationId);
+    const agent = await admin.agents.create(org, { agent_config: { role: 'assistant', objective: 'remember' } });
+    await admin.idle();
+    const thread = await admin.threads.create(org, agent.agent_id, { title: 'queued' });
+    const observed = await admin.observe(org, agent.agent_id, thread.thread_id, {
+      observations: [{ content: [{ type: 'text', text: 'The boiler in the east wing was serviced on Monday.' }] }],
+    });
+    await admin.idle();
+    const status = () => admin.observationStatus(org, agent.agent_id, thread.thread_id, observed.observation_id);
+    expect(await status()).toMatchObject({ status: 'queued', resumed_at: null });
+    await admin.stop();
+    await admin.start();
+    await admin.idle();
+    expect(await status()).toMatchObject({ status: 'queued', resumed_at: null });
+    await admin.stop();
+
+    // A process with the workers (the default) learns it at start, as a fresh job, not a resumed one.
+    const worker = createMemoryService({ store, index, logger: silentLogger });
+    await worker.start();
+    await worker.idle();
+    const learned = await worker.observationStatus(await worker.as(acme.organizationId), agent.agent_id, thread.thread_id, observed.observation_id);
+    expect(learned).toMatchObject({ status: 'committed', resumed_at: null });
+    await worker.stop();
   });
 });

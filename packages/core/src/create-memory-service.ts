@@ -89,6 +89,16 @@ export type MemoryServiceOptions = {
   cacheRecords?: boolean;
   /** Retrieval signals switched off (for measuring each one's share). @default every signal on */
   retrieval?: RetrievalOptions;
+  /**
+   * Whether `start()` starts background work: the learning workers (this instance's and, through
+   * the ingestion leases, other processes' unfinished jobs), agents left initializing or deleting,
+   * deferred document conversions. `false` for a short-lived process that only administers a store
+   * servers run on (the CLI's admin commands): a job it took would be abandoned when it exits, and
+   * a server would find it interrupted and resume it. Jobs such an instance queues wait for a
+   * process that runs the workers.
+   * @default true
+   */
+  backgroundWork?: boolean;
 };
 
 /**
@@ -227,6 +237,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       await context.index.init();
       await context.blobs.init?.();
       started = true;
+      if (options.backgroundWork === false) return;
       for (const agent of await context.store.agents.listByStatus({ statuses: ['initializing', 'deleting'] })) {
         if (agent.status === 'initializing') context.background.run('agent initialize', { agentId: agent.id }, () => agents.initialize(agent));
         else context.background.run('agent delete', { agentId: agent.id }, () => agents.destroy(agent));

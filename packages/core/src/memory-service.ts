@@ -179,8 +179,8 @@ export interface MemoryService {
 
   /**
    * Opens the ports and resumes work a previous process left: agents still initializing are
-   * initialized, agents left deleting are removed, learning and deferred conversions restart.
-   * Idempotent; every other method needs it first.
+   * initialized, agents left deleting are removed, learning and deferred conversions restart
+   * (none of that with the option `backgroundWork: false`). Idempotent; every other method needs it first.
    */
   start(): Promise<void>;
   /** Waits for background work, then closes the ports. */

@@ -294,7 +294,9 @@ async function runAdmin(location: StateLocation, command: AdminCommand, args: Re
   }
   const { composeService } = await import('./compose.js');
   const { runAdminCommand } = await import('./admin-commands.js');
-  const composed = await composeService(location, silentLogger);
+  // An admin command takes no learning job, conversion or agent deletion: it exits in a moment,
+  // and a job it abandoned would be found interrupted and resumed by a server.
+  const composed = await composeService(location, silentLogger, {}, { backgroundWork: false });
   await composed.service.start();
   try {
     return await runAdminCommand(composed.service, command, args);

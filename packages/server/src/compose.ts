@@ -23,7 +23,12 @@ export type ComposedService = { service: MemoryService; close(): Promise<void> }
  * verbatim memory writer) with configured ones (`createServiceModels`).
  * The caller runs `service.start()`.
  */
-export async function composeService(location: StateLocation, logger: Logger = stderrLogger, models: ServiceModels = {}): Promise<ComposedService> {
+export async function composeService(
+  location: StateLocation,
+  logger: Logger = stderrLogger,
+  models: ServiceModels = {},
+  { backgroundWork = true }: { backgroundWork?: boolean } = {},
+): Promise<ComposedService> {
   const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
   const blobs = fileSystemBlobs({ directory: paths.blobs });
@@ -39,6 +44,7 @@ export async function composeService(location: StateLocation, logger: Logger = s
       ocr,
       documentConverter: converter,
       logger,
+      backgroundWork,
       ...models,
     });
     return {
@@ -58,6 +64,7 @@ export async function composeService(location: StateLocation, logger: Logger = s
     ocr,
     documentConverter: converter,
     logger,
+    backgroundWork,
     ...models,
   });
   return { service, close: () => service.stop() };
