@@ -198,6 +198,74 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
   });
 });
 
+describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), a connection that cannot see pgvector', () => {
+  it('refuses to start on pgvector tables, saying to put the extension on the search_path, and starts once it is', async (context) => {
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    const schema = `mi_path_${randomBytes(5).toString('hex')}`;
+    try {
+      if ((await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")).rowCount !== 1) {
+        if (process.env.CI === 'true') throw new Error('pgvector is not installed on this server; CI must have it (bash ../shared/scripts/install-pgvector.sh)');
+        return context.skip('pgvector is not installed on this server');
+      }
+      await admin.query('CREATE EXTENSION IF NOT EXISTS vector');
+      const { rows: where } = await admin.query<{ schema: string }>("SELECT extnamespace::regnamespace::text AS schema FROM pg_extension WHERE extname = 'vector'");
+      const extensionSchema = where[0]!.schema;
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      const opened = async (searchPath: string) => {
+        const url = new URL(databaseUrl!);
+        url.searchParams.set('options', `-c search_path=${searchPath}`);
+        return openSqlClient({ connectionString: url.toString() });
+      };
+      const embedder = { id: 'test:4', dimensions: 4 };
+      const record = {
+        id: 'mem_path',
+        organizationId: 'org_1',
+        agentId: 'agent_a',
+        text: 'the harbour crane was inspected',
+        keywords: '',
+        vector: Float32Array.from([1, 0, 0, 0]),
+        speaker: null,
+        occurredAt: null,
+        source: { kind: 'turn' as const, threadId: 'thread_1', observationId: 'obs_1', turnIndex: 0 },
+        createdAt: '2026-01-01T00:00:00.000Z',
+      };
+      // Made by a process whose search_path holds the extension: pgvector tables.
+      const seeing = await opened(`${schema},${extensionSchema}`);
+      const made = postgresMemoryIndex({ client: seeing, schema });
+      await made.init();
+      await made.upsert({ records: [record], embedder });
+      await made.close();
+      await seeing.close();
+      // Opened by one whose search_path leaves it out: a clear refusal, not failed writes later.
+      const blind = await opened(schema);
+      try {
+        await expect(postgresMemoryIndex({ client: blind, schema }).init()).rejects.toMatchObject({
+          code: 'service_unavailable',
+          message: expect.stringMatching(/stores pgvector vectors, but this connection cannot use the type "vector".*search_path/),
+        });
+      } finally {
+        await blind.close();
+      }
+      const again = await opened(`${schema},${extensionSchema}`);
+      try {
+        const index = postgresMemoryIndex({ client: again, schema });
+        await index.init();
+        const found = await index.search({ agentId: 'agent_a', text: 'crane', vector: Float32Array.from([1, 0, 0, 0]), limit: 1 });
+        expect(found.semantic.map((hit) => hit.record.id)).toEqual(['mem_path']);
+        expect(found.lexical.map((hit) => hit.record.id)).toEqual(['mem_path']);
+        await index.close();
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    }
+  });
+});
+
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), processes starting at once on a new database', () => {
   it('uses pgvector when another process created the extension at the same moment (its CREATE EXTENSION won)', async (context) => {
     const pg = (await import('pg')).default;

@@ -162,6 +162,15 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
     const { rows } = await client.query<{ key: string; value: string }>(`SELECT key, value FROM ${meta}`);
     const values = new Map(rows.map((row) => [row.key, row.value]));
     state.vectorKind = values.get('vector_kind') === 'pgvector' ? 'pgvector' : 'bytea';
+    if (state.vectorKind === 'pgvector' && !wantsVector) {
+      // Tables made with pgvector by a connection that saw it, opened by one that does not: every
+      // write and search would fail. Refuse to start, saying what to change.
+      throw new ServiceError(
+        'service_unavailable',
+        `The memory index in schema ${tables.schema} stores pgvector vectors, but this connection cannot use the type "vector": ` +
+          "put the extension's schema (usually public) on the connection's search_path, e.g. ?options=-c%20search_path%3Dmyschema,public in the database URL.",
+      );
+    }
     const recorded = values.get('embedder');
     state.fingerprint = recorded ? (JSON.parse(recorded) as EmbedderFingerprint) : null;
     annThreshold = state.vectorKind === 'pgvector' ? configuredAnnThreshold : null;
