@@ -242,6 +242,11 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
         if (agent.status === 'initializing') context.background.run('agent initialize', { agentId: agent.id }, () => agents.initialize(agent));
         else context.background.run('agent delete', { agentId: agent.id }, () => agents.destroy(agent));
       }
+      // A thread delete the last process did not finish (it stopped, or the index failed): its
+      // memories and messages go now, as the 202 promised.
+      for (const thread of await context.store.threads.listByStatus({ statuses: ['deleting'] })) {
+        context.background.run('thread delete', { threadId: thread.id }, () => threads.destroy(thread));
+      }
       await scheduler.start();
       await sources.resumeConversions();
     },

@@ -133,6 +133,10 @@ export function postgresThreads(db: SqlClient): ThreadStore {
             );
       return rows.map(toThread);
     },
+    async listByStatus({ statuses }) {
+      const { rows } = await db.query('SELECT * FROM threads WHERE status = ANY($1::text[]) ORDER BY created_at, id', [statuses]);
+      return rows.map(toThread);
+    },
     async update({ agentId, threadId, patch, updatedAt }) {
       const { rows } = await db.query(
         `UPDATE threads SET status = COALESCE($3, status), title = COALESCE($4, title), metadata = COALESCE($5::jsonb, metadata), updated_at = $6

@@ -178,6 +178,9 @@ function areas(get: () => State, rateLimits: RateLimitStore): StoreAreas {
           .sort(newestFirst)
           .map(copy);
       },
+      async listByStatus({ statuses }) {
+        return [...get().threads.values()].filter((t) => statuses.includes(t.status)).map(copy);
+      },
       async update({ agentId, threadId, patch, updatedAt }) {
         const record = get().threads.get(threadId);
         if (!record || record.agentId !== agentId) return null;

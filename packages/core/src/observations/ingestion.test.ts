@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryService } from '../create-memory-service.js';
 import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
 import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
 import { inMemoryStore } from '../in-memory/in-memory-store.js';
@@ -8,6 +9,7 @@ import { LanguageModelError } from '../ports/language-model.js';
 import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
 import { learningService, turns } from '../__fixtures__/learning-service.js';
+import { silentLogger } from '../service/logger.js';
 import { LEARNING_MESSAGES, turnRanges } from './learning-report.js';
 
 /** The default writer, except that chosen (0-based) turns fail with chosen reasons. */
@@ -360,6 +362,48 @@ describe('observation jobs: deletion while learning', () => {
     expect((await index.stats({ agentId })).count).toBe(0);
     await expect(service.agents.get(owner, agentId)).rejects.toMatchObject({ code: 'agent_not_found' });
     await service.stop();
+  });
+});
+
+describe('thread deletion resumed at start', () => {
+  it('finishes a thread delete that failed (the index was down) at the next start: its memories and the thread go', async () => {
+    const store = inMemoryStore();
+    const index = inMemoryMemoryIndex();
+    let indexDown = false;
+    const flaky: MemoryIndex = Object.assign(Object.create(null), index, {
+      init: () => index.init(),
+      close: () => index.close(),
+      upsert: (request: Parameters<MemoryIndex['upsert']>[0]) => index.upsert(request),
+      stats: (request: Parameters<MemoryIndex['stats']>[0]) => index.stats(request),
+      deleteBy: async (request: Parameters<MemoryIndex['deleteBy']>[0]) => {
+        if (indexDown) throw new Error('memory index unreachable');
+        return index.deleteBy(request);
+      },
+    });
+    const { service, owner, agentId, threadId, observeSettled } = await learningService({ store, index: flaky });
+    const kept = await service.threads.create(owner, agentId, {});
+    expect((await observeSettled(turns(2, 'kept'), { threadId: kept.thread_id })).status).toBe('committed');
+    expect((await observeSettled(turns(3, 'forgotten'))).status).toBe('committed');
+    expect((await index.stats({ agentId })).count).toBe(5);
+
+    indexDown = true;
+    expect(await service.threads.delete(owner, agentId, threadId)).toMatchObject({ status: 'deleting' });
+    await service.idle();
+    // The background delete failed: the memories are still there, the thread still `deleting`.
+    expect((await index.stats({ agentId })).count).toBe(5);
+    expect((await store.threads.get({ agentId, threadId }))?.status).toBe('deleting');
+    await service.stop();
+
+    indexDown = false;
+    const restarted = createMemoryService({ store, index: flaky, logger: silentLogger });
+    await restarted.start();
+    await restarted.idle();
+    expect(await store.threads.get({ agentId, threadId })).toBeNull();
+    expect((await index.stats({ agentId })).count).toBe(2);
+    const found = await restarted.retrieve(owner, agentId, 'forgotten item1 item2 item3', 100_000);
+    expect(found.packed.map((item) => item.record.text).filter((text) => text.includes('forgotten'))).toEqual([]);
+    expect((await store.threads.get({ agentId, threadId: kept.thread_id }))?.status).toBe('ready');
+    await restarted.stop();
   });
 });
 

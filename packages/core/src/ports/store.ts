@@ -171,6 +171,8 @@ export type ThreadStore = {
    * with `endUserId`, only that person's threads.
    */
   list(request: { agentId: string; endUserId?: string }): Promise<ThreadRecord[]>;
+  /** Threads in any of `statuses`, across agents and organizations (used on start to resume deletions). */
+  listByStatus(request: { statuses: ThreadStatus[] }): Promise<ThreadRecord[]>;
   update(request: { agentId: string; threadId: string; patch: Partial<Pick<ThreadRecord, 'status' | 'title' | 'metadata'>>; updatedAt: string }): Promise<ThreadRecord | null>;
   /** Removes the thread and its messages. */
   delete(request: { agentId: string; threadId: string }): Promise<void>;

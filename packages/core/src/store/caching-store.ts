@@ -123,6 +123,7 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
       get: (request) =>
         touched ? areas().threads.get(request) : cached(threadId(request.agentId, request.threadId), () => areas().threads.get(request)),
       list: (request) => areas().threads.list(request),
+      listByStatus: (request) => areas().threads.listByStatus(request),
       update: (request) => write([threadId(request.agentId, request.threadId)], () => areas().threads.update(request)),
       delete: (request) => write([threadId(request.agentId, request.threadId)], () => areas().threads.delete(request)),
     };

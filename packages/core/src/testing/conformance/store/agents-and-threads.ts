@@ -78,7 +78,15 @@ export function agentAndThreadCases(test: ReturnType<typeof storeCase>) {
     const updated = await store.threads.update({ agentId: record.id, threadId: theirs.id, patch: { status: 'deleting' }, updatedAt: iso(T0 + 9) });
     expect(updated?.status).toBe('deleting');
     expect((await store.threads.list({ agentId: record.id })).map((t) => t.id)).toEqual([orgs.id, mine.id]);
+    // listByStatus spans agents (and organizations): what a start resumes.
+    const elsewhere = thread(otherAgent, { status: 'deleting' });
+    await store.threads.insert({ thread: elsewhere });
+    const deleting = (await store.threads.listByStatus({ statuses: ['deleting'] })).map((t) => t.id);
+    expect(deleting).toEqual(expect.arrayContaining([theirs.id, elsewhere.id]));
+    expect(deleting).not.toContain(mine.id);
+    expect((await store.threads.listByStatus({ statuses: ['deleting'] })).find((t) => t.id === theirs.id)).toEqual(updated);
     await store.threads.delete({ agentId: record.id, threadId: theirs.id });
+    expect((await store.threads.listByStatus({ statuses: ['deleting'] })).map((t) => t.id)).not.toContain(theirs.id);
     expect(await store.threads.get({ agentId: record.id, threadId: theirs.id })).toBeNull();
     if (reopen) expect(await (await reopen()).threads.get({ agentId: record.id, threadId: mine.id })).toEqual(mine);
   });
