@@ -4,12 +4,16 @@
  *
  *   npx tsx bench/chat-latency.ts [--memories 10000] [--chats 200] [--max-context-chars 4000] [--quiet-seconds 15]
  *                                 [--data-dir DIR] [--server PATH/packages/server/dist/index.js] [--cpu-prof]
+ *                                 [--database-url URL] [--billing]
  *
  * `--data-dir` keeps the data dir: the first run loads the memories and writes `bench-chat.json`
  * (key, agent, thread) into it, later runs only chat. With `--server` the server is imported from
  * another build (e.g. the previous one, made by bench/snapshot-build.sh), so two builds can be
  * alternated on the same data in the same minutes. `--cpu-prof` writes a V8 CPU profile of the
- * timed chats (the server runs in this process) to `bench/.prof/`.
+ * timed chats (the server runs in this process) to `bench/.prof/`. `--database-url` serves from
+ * PostgreSQL instead (state and memory index in that database; `--data-dir` then keeps only
+ * `bench-chat.json` and the blobs); `--billing` turns billing on with ample credits, so each chat
+ * also holds and settles its charge in the ledger (what a billed organization pays per answer).
  *
  * The server is `startServer` from packages/server (the same composition `memory-agents serve`
  * runs) listening on loopback in this process; the client is `fetch`, one chat at a time. The
@@ -44,6 +48,8 @@ const quietSeconds = Number(argument('quiet-seconds', '15'));
 const keptDataDir = argument('data-dir', '');
 const serverModule = argument('server', '');
 const cpuProfile = process.argv.includes('--cpu-prof');
+const databaseUrl = argument('database-url', '');
+const billing = process.argv.includes('--billing');
 type Kept = { key: string; organizationId: string; agentId: string; threadId: string; memories: number; loadSeconds: number };
 
 const NAMES = ['Priya', 'Wei', 'Fatima', 'Olu', 'Ingrid', 'Mateo', 'Yuki', 'Aisha', 'Lars', 'Sofia', 'Ravi', 'Chen', 'Nate', 'Gina', 'Audrey', 'Calvin'];
@@ -86,7 +92,7 @@ async function main() {
   const startServer: typeof startThisServer = serverModule ? (await import(serverModule)).startServer : startThisServer;
   const keptFile = join(dataDir, 'bench-chat.json');
   const kept = keptDataDir ? ((await readFile(keptFile, 'utf8').then(JSON.parse, () => null)) as Kept | null) : null;
-  const server = await startServer({ dataDir, port: 0, logger: silentLogger });
+  const server = await startServer({ ...(databaseUrl ? { databaseUrl, dataDir } : { dataDir }), port: 0, logger: silentLogger });
   try {
     const key = kept ? { key: kept.key, organizationId: kept.organizationId } : server.firstKey!;
     const window = { limit: 1_000_000, windowSeconds: 60 };
@@ -94,6 +100,10 @@ async function main() {
     await server.service.admin
       .setLimits({ organizationId: key.organizationId, limits: { rateLimits: { chat: everyWindow, observe: everyWindow, thread_create: everyWindow } } as never })
       .catch(() => undefined); // a build without request-rate windows has nothing to raise
+    if (billing) {
+      await server.service.admin.configureBilling({ organizationId: key.organizationId, enabled: true });
+      await server.service.admin.addCredits({ organizationId: key.organizationId, amount: '1000000' });
+    }
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${server.url}${path}`, {
         method,
@@ -171,6 +181,8 @@ async function main() {
         {
           machine: { cpus: cpus().length, node: process.version, load: Number(loadavg()[0]!.toFixed(1)) },
           server: serverModule || 'this checkout (src)',
+          store: databaseUrl ? 'postgresql' : 'embedded default',
+          billing,
           memories: turns.length,
           load_seconds: Number(loadSeconds.toFixed(1)),
           quiet_seconds: quietSeconds,

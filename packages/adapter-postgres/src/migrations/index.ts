@@ -3,6 +3,7 @@ import { storeMigration0002 } from './0002-jobs.js';
 import { storeMigration0003 } from './0003-credits.js';
 import { storeMigration0004 } from './0004-documents.js';
 import { storeMigration0005 } from './0005-rate-limit-function.js';
+import { storeMigration0006 } from './0006-concurrency-function.js';
 
 /**
  * The store's versioned migrations, applied in order by `migrate()`. Never edit a released one;
@@ -14,4 +15,5 @@ export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: st
   { version: 3, name: 'credits', sql: storeMigration0003 },
   { version: 4, name: 'documents', sql: storeMigration0004 },
   { version: 5, name: 'rate-limit-function', sql: storeMigration0005 },
+  { version: 6, name: 'concurrency-function', sql: storeMigration0006 },
 ];

@@ -6,6 +6,10 @@ import { iso, type Row } from './rows.js';
 const ACCOUNT_COLUMNS = 'organization_id, enabled, trim_scale(low_credit_threshold)::text AS low_credit_threshold, prices, trim_scale(balance)::text AS balance';
 const ENTRY_COLUMNS =
   'entry_id, organization_id, kind, route, in_words, out_words, trim_scale(cost)::text AS cost, reference, job_id, turn_costs, created_at';
+/** {@link ENTRY_COLUMNS} of the row a settle changed (`changed` in its statement). */
+const CHANGED_ENTRY_COLUMNS =
+  'changed.entry_id, changed.organization_id, changed.kind, changed.route, changed.in_words, changed.out_words, trim_scale(changed.cost)::text AS cost, ' +
+  'changed.reference, changed.job_id, changed.turn_costs, changed.created_at';
 
 function toAccount(row: Row): BillingAccountRecord {
   return {
@@ -57,7 +61,32 @@ export function postgresLedger(db: SqlClient): LedgerStore {
       );
       return toAccount(rows[0]!);
     },
-    append({ organizationId, entry, requireFunds }) {
+    async append({ organizationId, entry, requireFunds }) {
+      if (entry.reference === null) {
+        // No reference to check (an answer's charge): one statement locks the account, inserts the
+        // entry only when the funds check passes, and moves the balance (one round trip, not five).
+        const { rows } = await db.query<Row & { found_balance: string; debited_balance: string | null }>(
+          `WITH account AS MATERIALIZED (
+             SELECT trim_scale(balance)::text AS balance, (balance > 0 AND balance >= $6::numeric) AS covers
+               FROM billing_accounts WHERE organization_id = $1 FOR UPDATE
+           ), inserted AS (
+             INSERT INTO ledger_entries (organization_id, kind, route, in_words, out_words, cost, reference, job_id, turn_costs, created_at)
+             SELECT $1, $2, $3, $4, $5, $6::numeric, NULL, $7, $8::jsonb, $9 FROM account WHERE account.covers OR NOT $10::boolean
+             RETURNING ${ENTRY_COLUMNS}
+           ), debited AS (
+             UPDATE billing_accounts SET balance = balance - $6::numeric
+              WHERE organization_id = $1 AND EXISTS (SELECT 1 FROM inserted)
+             RETURNING trim_scale(balance)::text AS balance
+           )
+           SELECT inserted.*, account.balance AS found_balance, debited.balance AS debited_balance
+             FROM account LEFT JOIN inserted ON true LEFT JOIN debited ON true`,
+          [organizationId, entry.kind, entry.route, entry.inWords, entry.outWords, entry.cost, entry.jobId, JSON.stringify(entry.turnCosts), entry.createdAt, requireFunds],
+        );
+        const row = rows[0];
+        if (!row) return { ok: false, reason: 'no_account', balance: null } as const;
+        if (row.debited_balance === null) return { ok: false, reason: 'insufficient', balance: row.found_balance } as const;
+        return { ok: true, entry: toEntry(row), balance: row.debited_balance } as const;
+      }
       return db.transaction(async (tx) => {
         const { rows: accounts } = await tx.query<{ balance: string; covers: boolean }>(
           `SELECT trim_scale(balance)::text AS balance, (balance > 0 AND balance >= $2::numeric) AS covers
@@ -83,32 +112,34 @@ export function postgresLedger(db: SqlClient): LedgerStore {
         return { ok: true, entry: toEntry(rows[0]!), balance: updated[0]!.balance } as const;
       });
     },
-    settle({ organizationId, entryId, outWords, cost, remove }) {
-      return db.transaction(async (tx) => {
-        const { rows: accounts } = await tx.query('SELECT 1 FROM billing_accounts WHERE organization_id = $1 FOR UPDATE', [organizationId]);
-        if (accounts.length === 0) return null;
-        const { rows } = await tx.query<Row & { lowers: boolean }>(
-          `SELECT ${ENTRY_COLUMNS}, ($3::numeric <= cost) AS lowers FROM ledger_entries WHERE organization_id = $1 AND entry_id = $2`,
-          [organizationId, entryId, cost],
-        );
-        const row = rows[0];
-        if (!row) return null;
-        if (!row.lowers) throw new Error('ledger settle: cost may only go down');
-        await tx.query('UPDATE billing_accounts SET balance = balance + ($2::numeric - $3::numeric) WHERE organization_id = $1', [
-          organizationId,
-          row.cost,
-          cost,
-        ]);
-        if (remove) {
-          await tx.query('DELETE FROM ledger_entries WHERE entry_id = $1', [entryId]);
-          return { ...toEntry(row), outWords, cost: normalize(cost) };
-        }
-        const { rows: updated } = await tx.query(
-          `UPDATE ledger_entries SET out_words = $2, cost = $3::numeric WHERE entry_id = $1 RETURNING ${ENTRY_COLUMNS}`,
-          [entryId, outWords, cost],
-        );
-        return toEntry(updated[0]!);
-      });
+    async settle({ organizationId, entryId, outWords, cost, remove }) {
+      // One statement (one round trip): the account row is locked first, as every balance change
+      // locks it, then the entry; the balance gets the difference back and the entry is lowered
+      // (or removed) only when the new cost does not exceed the old one.
+      const { rows } = await db.query<Row & { lowers: boolean }>(
+        `WITH account AS MATERIALIZED (
+           SELECT organization_id FROM billing_accounts WHERE organization_id = $1 FOR UPDATE
+         ), entry AS MATERIALIZED (
+           SELECT e.entry_id, e.cost AS old_cost, ($3::numeric <= e.cost) AS lowers
+             FROM ledger_entries e JOIN account ON true WHERE e.organization_id = $1 AND e.entry_id = $2 FOR UPDATE OF e
+         ), credited AS (
+           UPDATE billing_accounts b SET balance = b.balance + (entry.old_cost - $3::numeric)
+             FROM entry WHERE b.organization_id = $1 AND entry.lowers RETURNING b.organization_id
+         ), lowered AS (
+           UPDATE ledger_entries l SET out_words = $4, cost = $3::numeric
+             FROM entry WHERE l.entry_id = entry.entry_id AND entry.lowers AND NOT $5::boolean RETURNING l.*
+         ), removed AS (
+           DELETE FROM ledger_entries l USING entry WHERE l.entry_id = entry.entry_id AND entry.lowers AND $5::boolean RETURNING l.*
+         ), changed AS (SELECT * FROM lowered UNION ALL SELECT * FROM removed)
+         SELECT ${CHANGED_ENTRY_COLUMNS}, entry.lowers
+           FROM entry LEFT JOIN changed ON changed.entry_id = entry.entry_id`,
+        [organizationId, entryId, cost, outWords, remove === true],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      if (!row.lowers) throw new Error('ledger settle: cost may only go down');
+      const settled = toEntry(row);
+      return remove ? { ...settled, outWords, cost: normalize(cost) } : settled;
     },
     async listForJob({ organizationId, jobId }) {
       const { rows } = await db.query(`SELECT ${ENTRY_COLUMNS} FROM ledger_entries WHERE organization_id = $1 AND job_id = $2 ORDER BY entry_id`, [

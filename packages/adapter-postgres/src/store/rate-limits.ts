@@ -6,14 +6,12 @@ const MAX_WINDOW_MS = 86_400_000;
 
 /**
  * Rate windows and concurrency places on PostgreSQL, so limits hold across every process sharing
- * the database. Each call runs in one transaction that first takes a transaction-scoped advisory
- * lock per key (in sorted order, so two calls never deadlock); the count and the insert then
- * cannot interleave with another process's.
+ * the database. Each call is one statement (a PL/pgSQL function of the migrations) that first
+ * takes a transaction-scoped advisory lock per key (in sorted order, so two calls never deadlock);
+ * the count and the insert then cannot interleave with another process's.
  */
 export function postgresRateLimits(db: SqlClient): RateLimitStore {
   let hits = 0;
-  const lock = (tx: SqlClient, keys: string[]) =>
-    tx.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM (SELECT DISTINCT unnest($1::text[]) AS k ORDER BY 1) AS sorted', [keys]);
   return {
     async hit({ windows, now }) {
       // One statement (the rate_limit_hit function of migration 5): lock, forget old hits, count,
@@ -49,25 +47,18 @@ export function postgresRateLimits(db: SqlClient): RateLimitStore {
       });
       return { admitted: true, windows: states, refusedKey: null };
     },
-    acquire({ gates, holder, ttlMs, now }) {
-      return db.transaction(async (tx) => {
-        const keys = gates.map((gate) => gate.key);
-        await lock(tx, keys);
-        await tx.query('DELETE FROM concurrency_places WHERE key = ANY($1::text[]) AND expires_at <= $2', [keys, now]);
-        const { rows } = await tx.query<{ key: string; n: string }>(
-          'SELECT key, count(*) AS n FROM concurrency_places WHERE key = ANY($1::text[]) AND holder <> $2 GROUP BY key',
-          [keys, holder],
-        );
-        const held = new Map(rows.map((row) => [row.key, Number(row.n)]));
-        const refused = gates.find((gate) => (held.get(gate.key) ?? 0) >= gate.limit);
-        if (refused) return { acquired: false, refusedKey: refused.key };
-        await tx.query(
-          `INSERT INTO concurrency_places (key, holder, expires_at) SELECT k, $2, $3 FROM unnest($1::text[]) AS k
-           ON CONFLICT (key, holder) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
-          [keys, holder, now + ttlMs],
-        );
-        return { acquired: true, refusedKey: null };
-      });
+    async acquire({ gates, holder, ttlMs, now }) {
+      // One statement (the concurrency_acquire function of migration 6): lock, forget expired
+      // places, count, and take a place under every key only when each has room.
+      const { rows } = await db.query<{ refused: string | null }>('SELECT concurrency_acquire($1::text[], $2::integer[], $3, $4::bigint, $5::bigint) AS refused', [
+        gates.map((gate) => gate.key),
+        gates.map((gate) => gate.limit),
+        holder,
+        now + ttlMs,
+        now,
+      ]);
+      const refusedKey = rows[0]?.refused ?? null;
+      return refusedKey === null ? { acquired: true, refusedKey: null } : { acquired: false, refusedKey };
     },
     async release({ keys, holder }) {
       await db.query('DELETE FROM concurrency_places WHERE key = ANY($1::text[]) AND holder = $2', [keys, holder]);
