@@ -19,7 +19,8 @@ describe.runIf(databaseUrl)('two server processes on one PostgreSQL', () => {
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
     const url = new URL(databaseUrl!);
-    url.searchParams.set('options', `-c search_path=${schema}`);
+    // pgvector lives in public, where the memory index keeps its tables: a search_path without it is refused.
+    url.searchParams.set('options', `-c search_path=${schema},public`);
     const first = await startServerProcess({ args: ['--database-url', url.toString()] });
     const second = await startServerProcess({ args: ['--database-url', url.toString()] });
     try {

@@ -143,7 +143,8 @@ describe('memory-agents CLI', () => {
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
     const url = new URL(databaseUrl!);
-    url.searchParams.set('options', `-c search_path=${schema}`);
+    // pgvector lives in public, where the memory index keeps its tables: a search_path without it is refused.
+    url.searchParams.set('options', `-c search_path=${schema},public`);
     const server = await startServerProcess({ args: ['--database-url', url.toString()] });
     try {
       expect(server.key).toMatch(/^sp_/);
