@@ -163,7 +163,10 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
       expect(agents.rows).toEqual(counted.rows);
       expect(kept.rows.length).toBeGreaterThan(3);
       // The full-text channel's postings follow every write, replacement, move, copy and deletion.
-      const postings = await sql.query('SELECT agent_id, id, term, tf, term_count FROM stats.memory_index_postings ORDER BY id, term');
+      const postings = await sql.query(
+        `SELECT t.agent_id, r.id, t.term, p.tf, p.term_count FROM stats.memory_index_postings p
+         JOIN stats.memory_index_terms t ON t.term_id = p.term_id JOIN stats.memory_index_records r ON r.rec = p.rec ORDER BY r.id, t.term`,
+      );
       const fromRecords = await sql.query(
         `SELECT r.agent_id, r.id, u.term, count(*)::int AS tf, r.term_count FROM stats.memory_index_records r CROSS JOIN LATERAL unnest(r.terms) AS u(term)
          GROUP BY r.agent_id, r.id, u.term, r.term_count ORDER BY r.id, u.term`,
@@ -185,12 +188,19 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
           embedding_norm, created_at, source_kind, thread_id, observation_id, turn_index)
         VALUES ('m1', 'agent_a', 'org_1', 'x', '', '{garden,garden,zebra}', 3, '\\x', 0, 'now', 'turn', 't', 'o', 0),
                ('m2', 'agent_a', 'org_1', 'x', '', '{garden}', 1, '\\x', 0, 'now', 'turn', 't', 'o', 0)`);
+      // Migration 4 builds the postings keyed by text, migration 5 (in init) rekeys them by integers.
+      await migrate(sql, 'upgraded.memory_index_migrations', migrations(tables, 'bytea').slice(0, 4));
+      const textKeyed = await sql.query('SELECT agent_id, id, term, tf FROM upgraded.memory_index_postings ORDER BY id, term');
+      expect(textKeyed.rows).toHaveLength(3);
       await postgresMemoryIndex({ client: sql, schema: 'upgraded' }).init();
       const { rows } = await sql.query('SELECT term, df FROM upgraded.memory_index_terms ORDER BY term');
       expect(rows).toEqual([{ term: 'garden', df: 2 }, { term: 'zebra', df: 1 }]);
       const agents = await sql.query('SELECT agent_id, row_count::int AS n, term_total::int AS total FROM upgraded.memory_index_agents');
       expect(agents.rows).toEqual([{ agent_id: 'agent_a', n: 2, total: 4 }]);
-      const postings = await sql.query('SELECT id, term, tf FROM upgraded.memory_index_postings ORDER BY id, term');
+      const postings = await sql.query(
+        `SELECT r.id, t.term, p.tf FROM upgraded.memory_index_postings p
+         JOIN upgraded.memory_index_terms t ON t.term_id = p.term_id JOIN upgraded.memory_index_records r ON r.rec = p.rec ORDER BY r.id, t.term`,
+      );
       expect(postings.rows).toEqual([{ id: 'm1', term: 'garden', tf: 2 }, { id: 'm1', term: 'zebra', tf: 1 }, { id: 'm2', term: 'garden', tf: 1 }]);
     } finally {
       await sql.close();
