@@ -34,8 +34,13 @@ function conformanceOn(name: string, open: () => Promise<SqlClient>, extra: Part
   });
 }
 
+// PGlite searches vectors in the process by default (vectorSearch 'process'); 'database' is pgvector in WebAssembly.
 conformanceOn('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory://' }));
-conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => openSqlClient({ dataDir: 'memory://' }), { annThreshold: 1000, exactSearchBelow: 0 });
+conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => openSqlClient({ dataDir: 'memory://' }), {
+  vectorSearch: 'database',
+  annThreshold: 1000,
+  exactSearchBelow: 0,
+});
 conformanceOn('PGlite, full text scoring a bounded candidate set', () => openSqlClient({ dataDir: 'memory://' }), { fullTextCandidates: 3 });
 
 const databaseUrl = postgresUrl('PostgreSQL memory index');
@@ -56,13 +61,14 @@ describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL)', () => {
   // give k hits to an agent whose rows are a small share of the table.
   conformanceOn('PostgreSQL + HNSW for every agent', () => openSqlClient({ connectionString: databaseUrl! }), { annThreshold: 10, exactSearchBelow: 0 });
   conformanceOn('PostgreSQL without pgvector (exact vectors in the process)', () => withoutPgvector(() => openSqlClient({ connectionString: databaseUrl! })));
+  conformanceOn('PostgreSQL + pgvector, vectors searched in the process', () => openSqlClient({ connectionString: databaseUrl! }), { vectorSearch: 'process' });
 });
 
 /**
- * The JS vector path (PostgreSQL without pgvector) caches vectors per agent and version; a write
+ * The JS vector path (PostgreSQL without pgvector, PGlite, `vectorSearch: 'process'`) caches vectors per agent and version; a write
  * through another instance (another process, in production) must be seen by the next search.
  */
-function crossInstanceCases(name: string, open: () => Promise<SqlClient>) {
+function crossInstanceCases(name: string, open: () => Promise<SqlClient>, extra: Partial<PostgresMemoryIndexOptions> = {}) {
   describe(`postgresMemoryIndex across instances: ${name}`, () => {
     let client: Promise<SqlClient> | null = null;
     afterAll(async () => {
@@ -74,8 +80,8 @@ function crossInstanceCases(name: string, open: () => Promise<SqlClient>) {
       const sql = await client;
       const schema = `mi_${randomBytes(6).toString('hex')}`;
       try {
-        const writer = postgresMemoryIndex({ client: sql, schema });
-        const reader = postgresMemoryIndex({ client: sql, schema });
+        const writer = postgresMemoryIndex({ client: sql, schema, ...extra });
+        const reader = postgresMemoryIndex({ client: sql, schema, ...extra });
         await writer.init();
         await reader.init();
         const embedder = { id: 'test:4', dimensions: 4 };
@@ -118,6 +124,7 @@ crossInstanceCases('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory:/
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), across instances', () => {
   crossInstanceCases('PostgreSQL', () => openSqlClient({ connectionString: databaseUrl! }));
   crossInstanceCases('PostgreSQL without pgvector', () => withoutPgvector(() => openSqlClient({ connectionString: databaseUrl! })));
+  crossInstanceCases('PostgreSQL + pgvector, vectors searched in the process', () => openSqlClient({ connectionString: databaseUrl! }), { vectorSearch: 'process' });
 });
 
 /**

@@ -27,6 +27,16 @@ export type PostgresMemoryIndexOptions = {
    */
   schema?: string;
   /**
+   * Where an exact vector search runs: `'process'` scans the agent's vectors in JS, cached per agent
+   * in this process (`vectorCacheRows`) and checked against the agent's version on every search, so
+   * writes by other processes are seen; `'database'` asks pgvector (exact, or HNSW past
+   * `annThreshold`). PGlite's pgvector runs in WebAssembly: an exact scan of 9,000 vectors took
+   * ~100 ms there against a few ms in JS (docs/benchmarks.md), and its planner did not pick an
+   * HNSW index over the scan. Without pgvector the search is always `'process'`.
+   * @default 'process' on PGlite, 'database' on PostgreSQL
+   */
+  vectorSearch?: 'process' | 'database';
+  /**
    * Row count from which an HNSW (`vector_cosine_ops`) index is built in the background, with
    * pgvector only. `null` never builds one: search stays exact. PGlite defaults to `null`, since
    * building HNSW in WebAssembly takes minutes and gigabytes at 100k rows.
@@ -73,7 +83,7 @@ export type PostgresMemoryIndexOptions = {
    */
   batchSize?: number;
   /**
-   * Without pgvector, semantic search scans the agent's vectors in JS. They are cached per agent
+   * Without pgvector, or with `vectorSearch: 'process'`, semantic search scans the agent's vectors in JS. They are cached per agent
    * in this process, up to this many rows in all (about 1.5 kB each at 384 dimensions), and
    * checked against a per-agent version on every search, so writes by other processes are seen.
    * 0 disables the cache (every search then loads the agent's vectors).
@@ -122,7 +132,9 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
 
   const state: IndexState = { client, tables, vectorKind: 'bytea', fingerprint: null, hasAnnIndex: false };
   let starting: Promise<void> | null = null;
-  const configuredAnnThreshold = options.annThreshold !== undefined ? options.annThreshold : client.dialect === 'pglite' ? null : 50_000;
+  const inProcess = (options.vectorSearch ?? (client.dialect === 'pglite' ? 'process' : 'database')) === 'process';
+  // Searches in this process never read an HNSW index: none is built for them by default.
+  const configuredAnnThreshold = options.annThreshold !== undefined ? options.annThreshold : client.dialect === 'pglite' || inProcess ? null : 50_000;
   let annThreshold: number | null = null;
   let rowsSinceAnnCheck = 0;
   let background: Promise<void> = Promise.resolve();
@@ -130,6 +142,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
     vectorCacheRows: options.vectorCacheRows ?? 200_000,
     exactSearchBelow: options.exactSearchBelow ?? 10_000,
     efSearch: options.efSearch ?? 200,
+    inProcess,
   });
   const fullText = fullTextChannel(state, { candidates: options.fullTextCandidates ?? 10_000, rescored: options.fullTextRescored ?? 1_000 });
 
@@ -229,7 +242,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
   return {
     specificationVersion: 'v1',
     id: `postgres-memory-index:${client.dialect}`,
-    capabilities: { approximateVectors: configuredAnnThreshold !== null && client.hasVector, persistent: true },
+    capabilities: { approximateVectors: configuredAnnThreshold !== null && client.hasVector && !inProcess, persistent: true },
 
     async init() {
       await ready();
