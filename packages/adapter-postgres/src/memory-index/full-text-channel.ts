@@ -97,7 +97,11 @@ export function fullTextChannel(state: IndexState, options: FullTextChannelOptio
            truncated
              ? `SELECT c.rec, sum(${BM25('q.idf', 'p.tf', 'p.term_count', '$4')}) AS score
                 FROM (SELECT rec, sum(${BM25('idf', 'tf', 'term_count', '$4')}) AS score FROM matches GROUP BY rec ORDER BY score DESC, rec LIMIT $5) c
-                JOIN ${postings} p ON p.rec = c.rec AND p.term_id = ANY($1::bigint[]) JOIN query_terms q ON q.term_id = p.term_id
+                -- Each candidate's own postings through (rec, term_id) (OFFSET 0 keeps the subquery
+                -- apart): joined as a set, the planner read every query term's postings and compared
+                -- them to each candidate (1,000 x 12,743 at 100k: 1 s).
+                CROSS JOIN LATERAL (SELECT term_id, tf, term_count FROM ${postings} WHERE rec = c.rec AND term_id = ANY($1::bigint[]) OFFSET 0) p
+                JOIN query_terms q ON q.term_id = p.term_id
                 GROUP BY c.rec ORDER BY score DESC FETCH FIRST $6 ROWS WITH TIES`
              : `SELECT rec, sum(${BM25('idf', 'tf', 'term_count', '$4')}) AS score FROM matches GROUP BY rec ORDER BY score DESC FETCH FIRST $5 ROWS WITH TIES`
          })
