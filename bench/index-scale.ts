@@ -3,8 +3,8 @@
  *
  *   npx tsx bench/index-scale.ts --backend lancedb --size 100000 [--queries 300] [--seconds 30]
  *                                [--batch 1000] [--out bench/results/index-scale.jsonl]
- *                                [--recall-queries 50] [--ef-search N] [--candidates N] [--rescored N] [--exact-below N] [--ann-threshold N|null]
- *                                [--learn-during]
+ *                                [--recall-queries 50] [--ef-search N] [--candidates N] [--rescored N] [--exact-below N] [--ann-threshold N|null] [--vector-search process|database]
+ *                                [--learn-during] [--schema NAME (postgres) | --data-dir DIR (pglite) [--reuse]]
  *
  * `--learn-during` keeps learning while the timed searches run: batches of 100 new records
  * (embedded, then `upsert` with `newIds`, as a learning job writes) one after another in the same
@@ -151,6 +151,7 @@ const postgresTuning = {
   ...(argument('candidates', '') ? { fullTextCandidates: Number(argument('candidates', '')) } : {}),
   ...(argument('rescored', '') ? { fullTextRescored: Number(argument('rescored', '')) } : {}),
   ...(argument('exact-below', '') ? { exactSearchBelow: Number(argument('exact-below', '')) } : {}),
+  ...(argument('vector-search', '') ? { vectorSearch: argument('vector-search', '') as 'process' | 'database' } : {}),
   ...(argument('ann-threshold', '') ? { annThreshold: argument('ann-threshold', '') === 'null' ? null : Number(argument('ann-threshold', '')) } : {}),
 };
 const EXACT = { exactSearchBelow: Number.POSITIVE_INFINITY, fullTextCandidates: Number.POSITIVE_INFINITY };
@@ -188,7 +189,9 @@ async function open(): Promise<Opened> {
       return { index: lancedbMemoryIndex({ uri }), reopen: () => lancedbMemoryIndex({ uri }), cleanup, describe: () => describeLancedb(uri) };
     }
     case 'pglite': {
-      const dataDir = await mkdtemp(join(process.env.BENCH_TMP ?? tmpdir(), 'bench-pglite-'));
+      // --data-dir keeps the database (and with --reuse searches it without loading): for profiling.
+      const kept = argument('data-dir', '');
+      const dataDir = kept || (await mkdtemp(join(process.env.BENCH_TMP ?? tmpdir(), 'bench-pglite-')));
       const client = await openSqlClient({ dataDir });
       return {
         index: postgresMemoryIndex({ client, ...postgresTuning }),
@@ -196,7 +199,7 @@ async function open(): Promise<Opened> {
         exact: () => postgresMemoryIndex({ client, ...EXACT }),
         cleanup: async () => {
           await client.close();
-          await rm(dataDir, { recursive: true, force: true });
+          if (!kept) await rm(dataDir, { recursive: true, force: true });
         },
       };
     }

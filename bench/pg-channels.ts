@@ -4,14 +4,26 @@
  * `agent_main`, 50 hits each. For profiling which channel a search spends its time in.
  *
  *   DATABASE_URL=postgres://… npx tsx bench/pg-channels.ts kept100k
+ *   npx tsx bench/pg-channels.ts - --pglite /tmp/pglite10k [--vector-search database] [--exact-below N]
  */
 import { loadavg } from 'node:os';
 import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
 import { hashedNgramEmbedder } from '@memory-agents/core';
 
 const schema = process.argv[2] ?? 'kept100k';
-const client = await openSqlClient({ connectionString: process.env.DATABASE_URL! });
-const index = postgresMemoryIndex({ client, schema, annThreshold: null });
+// --pglite DIR: a PGlite database kept by bench/index-scale.ts --backend pglite --data-dir DIR (schema public).
+const pgliteAt = process.argv.indexOf('--pglite');
+const client = pgliteAt > 0 ? await openSqlClient({ dataDir: process.argv[pgliteAt + 1]! }) : await openSqlClient({ connectionString: process.env.DATABASE_URL! });
+// --exact-below N: the adapter's exactSearchBelow (an HNSW index is used only for agents this large).
+const exactAt = process.argv.indexOf('--exact-below');
+const index = postgresMemoryIndex({
+  client,
+  ...(pgliteAt > 0 ? {} : { schema }),
+  annThreshold: null,
+  ...(exactAt > 0 ? { exactSearchBelow: Number(process.argv[exactAt + 1]) } : {}),
+  // --vector-search process|database: the adapter's vectorSearch (default: process on PGlite).
+  ...(process.argv.includes('--vector-search') ? { vectorSearch: process.argv[process.argv.indexOf('--vector-search') + 1] as 'process' | 'database' } : {}),
+});
 await index.init();
 const embedder = hashedNgramEmbedder();
 const questions = [

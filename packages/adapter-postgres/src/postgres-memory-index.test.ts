@@ -34,8 +34,13 @@ function conformanceOn(name: string, open: () => Promise<SqlClient>, extra: Part
   });
 }
 
+// PGlite searches vectors in the process by default (vectorSearch 'process'); 'database' is pgvector in WebAssembly.
 conformanceOn('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory://' }));
-conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => openSqlClient({ dataDir: 'memory://' }), { annThreshold: 1000, exactSearchBelow: 0 });
+conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => openSqlClient({ dataDir: 'memory://' }), {
+  vectorSearch: 'database',
+  annThreshold: 1000,
+  exactSearchBelow: 0,
+});
 conformanceOn('PGlite, full text scoring a bounded candidate set', () => openSqlClient({ dataDir: 'memory://' }), { fullTextCandidates: 3 });
 
 const databaseUrl = postgresUrl('PostgreSQL memory index');
@@ -56,13 +61,14 @@ describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL)', () => {
   // give k hits to an agent whose rows are a small share of the table.
   conformanceOn('PostgreSQL + HNSW for every agent', () => openSqlClient({ connectionString: databaseUrl! }), { annThreshold: 10, exactSearchBelow: 0 });
   conformanceOn('PostgreSQL without pgvector (exact vectors in the process)', () => withoutPgvector(() => openSqlClient({ connectionString: databaseUrl! })));
+  conformanceOn('PostgreSQL + pgvector, vectors searched in the process', () => openSqlClient({ connectionString: databaseUrl! }), { vectorSearch: 'process' });
 });
 
 /**
- * The JS vector path (PostgreSQL without pgvector) caches vectors per agent and version; a write
+ * The JS vector path (PostgreSQL without pgvector, PGlite, `vectorSearch: 'process'`) caches vectors per agent and version; a write
  * through another instance (another process, in production) must be seen by the next search.
  */
-function crossInstanceCases(name: string, open: () => Promise<SqlClient>) {
+function crossInstanceCases(name: string, open: () => Promise<SqlClient>, extra: Partial<PostgresMemoryIndexOptions> = {}) {
   describe(`postgresMemoryIndex across instances: ${name}`, () => {
     let client: Promise<SqlClient> | null = null;
     afterAll(async () => {
@@ -74,8 +80,8 @@ function crossInstanceCases(name: string, open: () => Promise<SqlClient>) {
       const sql = await client;
       const schema = `mi_${randomBytes(6).toString('hex')}`;
       try {
-        const writer = postgresMemoryIndex({ client: sql, schema });
-        const reader = postgresMemoryIndex({ client: sql, schema });
+        const writer = postgresMemoryIndex({ client: sql, schema, ...extra });
+        const reader = postgresMemoryIndex({ client: sql, schema, ...extra });
         await writer.init();
         await reader.init();
         const embedder = { id: 'test:4', dimensions: 4 };
@@ -118,6 +124,7 @@ crossInstanceCases('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory:/
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), across instances', () => {
   crossInstanceCases('PostgreSQL', () => openSqlClient({ connectionString: databaseUrl! }));
   crossInstanceCases('PostgreSQL without pgvector', () => withoutPgvector(() => openSqlClient({ connectionString: databaseUrl! })));
+  crossInstanceCases('PostgreSQL + pgvector, vectors searched in the process', () => openSqlClient({ connectionString: databaseUrl! }), { vectorSearch: 'process' });
 });
 
 /**
@@ -163,7 +170,10 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
       expect(agents.rows).toEqual(counted.rows);
       expect(kept.rows.length).toBeGreaterThan(3);
       // The full-text channel's postings follow every write, replacement, move, copy and deletion.
-      const postings = await sql.query('SELECT agent_id, id, term, tf, term_count FROM stats.memory_index_postings ORDER BY id, term');
+      const postings = await sql.query(
+        `SELECT t.agent_id, r.id, t.term, p.tf, p.term_count FROM stats.memory_index_postings p
+         JOIN stats.memory_index_terms t ON t.term_id = p.term_id JOIN stats.memory_index_records r ON r.rec = p.rec ORDER BY r.id, t.term`,
+      );
       const fromRecords = await sql.query(
         `SELECT r.agent_id, r.id, u.term, count(*)::int AS tf, r.term_count FROM stats.memory_index_records r CROSS JOIN LATERAL unnest(r.terms) AS u(term)
          GROUP BY r.agent_id, r.id, u.term, r.term_count ORDER BY r.id, u.term`,
@@ -185,12 +195,19 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
           embedding_norm, created_at, source_kind, thread_id, observation_id, turn_index)
         VALUES ('m1', 'agent_a', 'org_1', 'x', '', '{garden,garden,zebra}', 3, '\\x', 0, 'now', 'turn', 't', 'o', 0),
                ('m2', 'agent_a', 'org_1', 'x', '', '{garden}', 1, '\\x', 0, 'now', 'turn', 't', 'o', 0)`);
+      // Migration 4 builds the postings keyed by text, migration 5 (in init) rekeys them by integers.
+      await migrate(sql, 'upgraded.memory_index_migrations', migrations(tables, 'bytea').slice(0, 4));
+      const textKeyed = await sql.query('SELECT agent_id, id, term, tf FROM upgraded.memory_index_postings ORDER BY id, term');
+      expect(textKeyed.rows).toHaveLength(3);
       await postgresMemoryIndex({ client: sql, schema: 'upgraded' }).init();
       const { rows } = await sql.query('SELECT term, df FROM upgraded.memory_index_terms ORDER BY term');
       expect(rows).toEqual([{ term: 'garden', df: 2 }, { term: 'zebra', df: 1 }]);
       const agents = await sql.query('SELECT agent_id, row_count::int AS n, term_total::int AS total FROM upgraded.memory_index_agents');
       expect(agents.rows).toEqual([{ agent_id: 'agent_a', n: 2, total: 4 }]);
-      const postings = await sql.query('SELECT id, term, tf FROM upgraded.memory_index_postings ORDER BY id, term');
+      const postings = await sql.query(
+        `SELECT r.id, t.term, p.tf FROM upgraded.memory_index_postings p
+         JOIN upgraded.memory_index_terms t ON t.term_id = p.term_id JOIN upgraded.memory_index_records r ON r.rec = p.rec ORDER BY r.id, t.term`,
+      );
       expect(postings.rows).toEqual([{ id: 'm1', term: 'garden', tf: 2 }, { id: 'm1', term: 'zebra', tf: 1 }, { id: 'm2', term: 'garden', tf: 1 }]);
     } finally {
       await sql.close();

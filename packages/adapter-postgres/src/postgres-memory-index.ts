@@ -13,7 +13,7 @@ import { fullTextChannel } from './memory-index/full-text-channel.js';
 import { COLUMNS, fromRow, indexTables, migrations, type IndexState, type RecordRow } from './memory-index/schema.js';
 import { vectorChannel, type AgentSize } from './memory-index/vector-channel.js';
 import { norm } from './memory-index/vectors.js';
-import { StatisticsDelta, bumpVersions, insertRows, recordTerms } from './memory-index/write-path.js';
+import { StatisticsDelta, bumpVersions, deletePostings, insertRows, recordTerms } from './memory-index/write-path.js';
 import { migrate } from './migrate.js';
 import type { SqlClient } from './sql-client.js';
 
@@ -26,6 +26,16 @@ export type PostgresMemoryIndexOptions = {
    * @default 'public'
    */
   schema?: string;
+  /**
+   * Where an exact vector search runs: `'process'` scans the agent's vectors in JS, cached per agent
+   * in this process (`vectorCacheRows`) and checked against the agent's version on every search, so
+   * writes by other processes are seen; `'database'` asks pgvector (exact, or HNSW past
+   * `annThreshold`). PGlite's pgvector runs in WebAssembly: an exact scan of 9,000 vectors took
+   * ~100 ms there against a few ms in JS (docs/benchmarks.md), and its planner did not pick an
+   * HNSW index over the scan. Without pgvector the search is always `'process'`.
+   * @default 'process' on PGlite, 'database' on PostgreSQL
+   */
+  vectorSearch?: 'process' | 'database';
   /**
    * Row count from which an HNSW (`vector_cosine_ops`) index is built in the background, with
    * pgvector only. `null` never builds one: search stays exact. PGlite defaults to `null`, since
@@ -73,7 +83,7 @@ export type PostgresMemoryIndexOptions = {
    */
   batchSize?: number;
   /**
-   * Without pgvector, semantic search scans the agent's vectors in JS. They are cached per agent
+   * Without pgvector, or with `vectorSearch: 'process'`, semantic search scans the agent's vectors in JS. They are cached per agent
    * in this process, up to this many rows in all (about 1.5 kB each at 384 dimensions), and
    * checked against a per-agent version on every search, so writes by other processes are seen.
    * 0 disables the cache (every search then loads the agent's vectors).
@@ -122,7 +132,9 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
 
   const state: IndexState = { client, tables, vectorKind: 'bytea', fingerprint: null, hasAnnIndex: false };
   let starting: Promise<void> | null = null;
-  const configuredAnnThreshold = options.annThreshold !== undefined ? options.annThreshold : client.dialect === 'pglite' ? null : 50_000;
+  const inProcess = (options.vectorSearch ?? (client.dialect === 'pglite' ? 'process' : 'database')) === 'process';
+  // Searches in this process never read an HNSW index: none is built for them by default.
+  const configuredAnnThreshold = options.annThreshold !== undefined ? options.annThreshold : client.dialect === 'pglite' || inProcess ? null : 50_000;
   let annThreshold: number | null = null;
   let rowsSinceAnnCheck = 0;
   let background: Promise<void> = Promise.resolve();
@@ -130,6 +142,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
     vectorCacheRows: options.vectorCacheRows ?? 200_000,
     exactSearchBelow: options.exactSearchBelow ?? 10_000,
     efSearch: options.efSearch ?? 200,
+    inProcess,
   });
   const fullText = fullTextChannel(state, { candidates: options.fullTextCandidates ?? 10_000, rescored: options.fullTextRescored ?? 1_000 });
 
@@ -238,7 +251,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
   return {
     specificationVersion: 'v1',
     id: `postgres-memory-index:${client.dialect}`,
-    capabilities: { approximateVectors: configuredAnnThreshold !== null && client.hasVector, persistent: true },
+    capabilities: { approximateVectors: configuredAnnThreshold !== null && client.hasVector && !inProcess, persistent: true },
 
     async init() {
       await ready();
@@ -273,15 +286,23 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
           const versions = await bumpVersions(tx, tables, [...unique.map((record) => record.agentId), ...touched.map((row) => row.agent_id)]);
           // Read the replaced rows under those locks: their terms leave the statistics.
           const { rows: previous } = newIds
-            ? { rows: [] as { id: string; agent_id: string; terms: string[] }[] }
-            : await tx.query<{ id: string; agent_id: string; terms: string[] }>(`SELECT id, agent_id, terms FROM ${records} WHERE id = ANY($1::text[])`, [ids]);
+            ? { rows: [] as { id: string; agent_id: string; terms: string[]; rec: string }[] }
+            : await tx.query<{ id: string; agent_id: string; terms: string[]; rec: string }>(
+                `SELECT id, agent_id, terms, rec FROM ${records} WHERE id = ANY($1::text[])`,
+                [ids],
+              );
           const delta = new StatisticsDelta();
           for (const row of previous) delta.add(row.agent_id, row.terms, -1);
           unique.forEach((record, i) => delta.add(record.agentId, analyzed[i]!, 1));
+          // The replaced records' postings go first; then every term of the new ones gets its id
+          // (applyTerms), which the postings written with each batch refer to. The agents' N and
+          // total length change last: postings are ordered by the average before this write.
+          await deletePostings(tx, tables, previous.map((row) => row.rec));
+          const termIds = await delta.applyTerms(tx, tables);
           for (let start = 0; start < unique.length; start += batchSize) {
-            await insertRows(tx, tables, state.vectorKind, unique.slice(start, start + batchSize), analyzed.slice(start, start + batchSize), !newIds);
+            await insertRows(tx, tables, state.vectorKind, unique.slice(start, start + batchSize), analyzed.slice(start, start + batchSize), termIds);
           }
-          await delta.apply(tx, tables);
+          await delta.applyAgents(tx, tables);
           const agentOfId = new Map(unique.map((record) => [record.id, record.agentId]));
           return { versions, moved: previous.filter((row) => agentOfId.get(row.id) !== row.agent_id) };
         });
@@ -339,8 +360,11 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         }
         const result = await client.transaction(async (tx) => {
           const versions = await bumpVersions(tx, tables, [agentId]);
-          const { rows } = await tx.query<{ id: string; terms: string[] }>(`DELETE FROM ${records} WHERE ${clauses.join(' AND ')} RETURNING id, terms`, params);
-          if (rows.length > 0) await tx.query(`DELETE FROM ${tables.postings} WHERE id = ANY($1::text[])`, [rows.map((row) => row.id)]);
+          const { rows } = await tx.query<{ id: string; terms: string[]; rec: string }>(
+            `DELETE FROM ${records} WHERE ${clauses.join(' AND ')} RETURNING id, terms, rec`,
+            params,
+          );
+          await deletePostings(tx, tables, rows.map((row) => row.rec));
           const delta = new StatisticsDelta();
           for (const row of rows) delta.add(agentId, row.terms, -1);
           await delta.apply(tx, tables);
@@ -369,11 +393,6 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
              FROM unnest($1::text[], $2::text[]) AS m(old_id, new_id) JOIN ${records} r ON r.id = m.old_id`,
             [oldIds, newIds, toAgentId, toOrganizationId],
           );
-          await tx.query(
-            `INSERT INTO ${tables.postings} (agent_id, term, impact, id, tf, term_count)
-             SELECT $3, p.term, p.impact, m.new_id, p.tf, p.term_count FROM unnest($1::text[], $2::text[]) AS m(old_id, new_id) JOIN ${tables.postings} p ON p.id = m.old_id`,
-            [oldIds, newIds, toAgentId],
-          );
           // The copies' statistics, computed from the copies themselves (new ids: nothing replaced).
           await tx.query(
             `UPDATE ${tables.agents} a SET row_count = a.row_count + c.n, term_total = a.term_total + c.total
@@ -386,6 +405,17 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
              WHERE r.id = ANY($1::text[]) GROUP BY u.term
              ON CONFLICT (agent_id, term) DO UPDATE SET df = t.df + excluded.df`,
             [newIds, toAgentId],
+          );
+          // The copies' postings: the originals' under the target agent's term ids (just ensured).
+          await tx.query(
+            `INSERT INTO ${tables.postings} (term_id, rec, impact, tf, term_count)
+             SELECT target.term_id, copy.rec, p.impact, p.tf, p.term_count
+             FROM unnest($1::text[], $2::text[]) AS m(old_id, new_id)
+             JOIN ${records} original ON original.id = m.old_id JOIN ${records} copy ON copy.id = m.new_id
+             JOIN ${tables.postings} p ON p.rec = original.rec
+             JOIN ${tables.terms} source ON source.term_id = p.term_id
+             JOIN ${tables.terms} target ON target.agent_id = $3 AND target.term = source.term`,
+            [oldIds, newIds, toAgentId],
           );
           return { copied: oldIds.length };
         });

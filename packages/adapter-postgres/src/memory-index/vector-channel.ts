@@ -1,7 +1,7 @@
 import { compareMemoryHits, type MemoryHit } from '@memory-agents/core';
 import type { SqlClient } from '../sql-client.js';
 import { HIT_COLUMNS, hitColumns, hitFromRow, type HitRow, type IndexState } from './schema.js';
-import { CachedAgentVectors, norm, vectorFromBytes, vectorLiteral } from './vectors.js';
+import { CachedAgentVectors, norm, vectorFromBytes, vectorFromSend, vectorLiteral } from './vectors.js';
 
 export type VectorChannelOptions = {
   /** Rows of the JS channel's vector cache, in all agents (0: none). */
@@ -10,6 +10,8 @@ export type VectorChannelOptions = {
   exactSearchBelow: number;
   /** `hnsw.ef_search` of an HNSW search (raised to the rows fetched when that is more). */
   efSearch: number;
+  /** Exact cosine in this process over the agent's cached vectors, also with pgvector (PGlite's default). */
+  inProcess: boolean;
 };
 
 /** The agent's size and the table's, as read by the search that needs them. */
@@ -17,7 +19,8 @@ export type AgentSize = { agentRows: number; tableRows: number };
 
 /**
  * The semantic channel: pgvector cosine in SQL (exact, or HNSW with iterative index scans for a
- * large agent), or without pgvector exact cosine in JS over the agent's cached vectors.
+ * large agent), or exact cosine in JS over the agent's cached vectors: without pgvector, and with
+ * it when `inProcess` (PGlite: its pgvector runs in WebAssembly, ~10x slower than JS here).
  */
 export function vectorChannel(state: IndexState, options: VectorChannelOptions) {
   const { client } = state;
@@ -48,12 +51,18 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
       return cached;
     }
     vectorCache.delete(agentId);
-    const { rows } = await client.query<{ id: string; embedding: Uint8Array; embedding_norm: number }>(
-      `SELECT id, embedding, embedding_norm FROM ${records} WHERE agent_id = $1`,
+    // pgvector: its binary form (vector_send); PGlite decodes bytea results slowly (2-3 s for
+    // 9,000 vectors here) and parsing their text costs ~0.6 s, so it sends the bytes as hex text.
+    const encoding = state.vectorKind === 'bytea' ? 'bytes' : client.dialect === 'pglite' ? 'hex' : 'send';
+    const select = encoding === 'bytes' ? 'embedding' : encoding === 'hex' ? "encode(vector_send(embedding), 'hex')" : 'vector_send(embedding)';
+    const { rows } = await client.query<{ id: string; embedding: Uint8Array | string; embedding_norm: number }>(
+      `SELECT id, ${select} AS embedding, embedding_norm FROM ${records} WHERE agent_id = $1`,
       [agentId],
     );
+    const decode = (value: Uint8Array | string) =>
+      typeof value === 'string' ? vectorFromSend(Buffer.from(value, 'hex')) : encoding === 'send' ? vectorFromSend(value) : vectorFromBytes(value);
     const loaded = new CachedAgentVectors(dimensions, version, rows.length);
-    for (const row of rows) loaded.set(row.id, vectorFromBytes(row.embedding), Number(row.embedding_norm));
+    for (const row of rows) loaded.set(row.id, decode(row.embedding), Number(row.embedding_norm));
     loaded.lastUsed = ++cacheClock;
     if (rows.length <= options.vectorCacheRows) {
       evictFor(rows.length);
@@ -141,7 +150,7 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
       const dimensions = state.fingerprint?.dimensions ?? vector.length;
       if (vector.length !== dimensions) throw new RangeError(`query vector has ${vector.length} dimensions, the index ${dimensions}`);
       const queryNorm = norm(vector);
-      if (state.vectorKind === 'bytea') return searchInJs(agentId, vector, queryNorm, limit);
+      if (state.vectorKind === 'bytea' || options.inProcess) return searchInJs(agentId, vector, queryNorm, limit);
       return searchInSql(agentId, vector, queryNorm, limit, state.hasAnnIndex ? await size() : { agentRows: 0, tableRows: 0 });
     },
 

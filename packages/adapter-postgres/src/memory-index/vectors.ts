@@ -17,6 +17,15 @@ export function vectorFromBytes(bytes: Uint8Array): Float32Array {
   return new Float32Array(copy.buffer, 0, copy.byteLength >> 2);
 }
 
+/** A vector from pgvector's binary form (`vector_send`: dimensions, 2 unused bytes, big-endian float32s). */
+export function vectorFromSend(bytes: Uint8Array): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dimensions = view.getUint16(0);
+  const vector = new Float32Array(dimensions);
+  for (let i = 0; i < dimensions; i++) vector[i] = view.getFloat32(4 + i * 4);
+  return vector;
+}
+
 export const vectorLiteral = (vector: Float32Array, kind: 'pgvector' | 'bytea') =>
   kind === 'pgvector' ? `[${Array.from(vector).join(',')}]` : vectorHex(vector);
 
