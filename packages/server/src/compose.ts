@@ -2,8 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
-import { documentConverter } from '@memory-agents/documents';
-import { tesseractOcr } from '@memory-agents/ocr-tesseract';
+import { documentsInChildProcess } from './documents-process.js';
 import { DEFAULT_DATA_DIR, dataPaths, type StateLocation } from './paths.js';
 import type { ServiceModels } from './model-options.js';
 
@@ -15,7 +14,8 @@ export type ComposedService = { service: MemoryService; close(): Promise<void> }
 /**
  * The composition root.
  * - Embedded default (`dataDir`): PGlite for state, LanceDB for the memory index and plain files
- *   for blobs, all inside the data dir; offline tesseract OCR.
+ *   for blobs, all inside the data dir; offline tesseract OCR. PDF and Word conversion and OCR run
+ *   in a child process started on demand and ended when idle (`documentsInChildProcess`).
  * - PostgreSQL (`databaseUrl`): state and memory index in the database (pgvector when installed,
  *   an exact fallback otherwise), so many processes share them; blobs in the data dir (put it on
  *   shared storage when processes run on several machines).
@@ -27,9 +27,10 @@ export async function composeService(location: StateLocation, logger: Logger = s
   const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
   const blobs = fileSystemBlobs({ directory: paths.blobs });
-  const ocr = tesseractOcr();
-  // PDF, Word and HTML uploads (core alone reads only the text formats).
-  const converter = documentConverter();
+  // PDF, Word and HTML uploads (core alone reads only the text formats); PDF and Word conversion
+  // and tesseract OCR run in a child process that exits when idle (documents-process.ts).
+  const documents = documentsInChildProcess();
+  const { ocr, converter } = documents;
   if (location.databaseUrl !== undefined) {
     const client = await openSqlClient({ connectionString: location.databaseUrl });
     const service = createMemoryService({
@@ -45,6 +46,7 @@ export async function composeService(location: StateLocation, logger: Logger = s
       service,
       async close() {
         await service.stop();
+        await documents.close();
         await client.close();
       },
     };
@@ -60,5 +62,11 @@ export async function composeService(location: StateLocation, logger: Logger = s
     logger,
     ...models,
   });
-  return { service, close: () => service.stop() };
+  return {
+    service,
+    async close() {
+      await service.stop();
+      await documents.close();
+    },
+  };
 }
