@@ -2,7 +2,10 @@
  * Footprint of `memory-agents serve` on the embedded default (PGlite + LanceDB + disk blobs):
  * cold start and resident memory, measured from outside on the built CLI.
  *
- *   npm run build && npx tsx bench/server-footprint.ts [--file TAMReview.pdf] [--baseline DIR/packages/server/dist/cli.js]
+ *   npm run build && npx tsx bench/server-footprint.ts [--file TAMReview.pdf] [--baseline DIR/packages/server/dist/cli.js] [--starts N]
+ *
+ * `--starts N` (with `--baseline`) measures only the fresh and restart starts, alternating the two
+ * builds N times (the order flipped each round), for cold starts on a noisy machine.
  *
  * For each build (the current one, and with `--baseline` another build's `cli.js`, e.g. the
  * previous commit's copied by `bench/snapshot-build.sh`; the two run one after the other):
@@ -12,7 +15,9 @@
  * - `restart`: the same, `serve` started again on that data dir.
  * - `rss_after_chat_mb`: after one agent, one observe of 20 turns (committed) and one chat.
  * - `rss_after_pdf_mb`: after one `observe-file` upload of `--file` (from ../shared/fixtures/docs)
- *   until committed. Peak (`VmHWM`) is reported beside each.
+ *   until committed (`pdf_ms`: upload sent -> committed); `rss_10s_after_pdf_mb` 10 s later (the
+ *   document converter's child process exits 5 s after its last request). Peak (`VmHWM`) is
+ *   reported beside each; it is the server process's own, without the converter's child.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -107,6 +112,7 @@ async function measure(cli: string) {
       const chat = await call('POST', `${base}/chat`, { turn_id: 't1', message: 'Where did Caroline move?' });
       if (chat.status !== 200) throw new Error(`chat: ${chat.status} ${JSON.stringify(chat.body)}`);
       const afterChat = memory(child.pid!);
+      const pdfStarted = performance.now();
       const form = new FormData();
       form.append('file', new Blob([await readFile(join(DOCS, file))]), file);
       form.append('allow_duplicate', 'true');
@@ -114,7 +120,10 @@ async function measure(cli: string) {
       const accepted = (await uploaded.json()) as any;
       if (uploaded.status !== 202) throw new Error(`observe-file: ${uploaded.status} ${JSON.stringify(accepted)}`);
       const pdfStatus = await waitCommitted(base, accepted.observation_id);
+      const pdfMs = Math.round(performance.now() - pdfStarted);
       const afterPdf = memory(child.pid!);
+      await sleep(10_000);
+      const settledAfterPdf = memory(child.pid!);
       return {
         cli,
         fresh: { cold_start_ms: fresh.coldStartMs, rss_idle_mb: fresh.idle.rss, peak_mb: fresh.idle.peak },
@@ -123,7 +132,8 @@ async function measure(cli: string) {
         peak_after_chat_mb: afterChat.peak,
         rss_after_pdf_mb: afterPdf.rss,
         peak_after_pdf_mb: afterPdf.peak,
-        pdf: { file, status: pdfStatus },
+        rss_10s_after_pdf_mb: settledAfterPdf.rss,
+        pdf: { file, status: pdfStatus, pdf_ms: pdfMs },
       };
     } finally {
       await stop(child);
@@ -131,6 +141,40 @@ async function measure(cli: string) {
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** `--starts N`: only fresh and restart starts, the two builds alternated N times (order flipped each round). */
+async function starts(rounds: number) {
+  const runs: Record<string, { fresh_ms: number[]; fresh_mb: number[]; restart_ms: number[]; restart_mb: number[] }> = {};
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [CLI, baselineCli] : [baselineCli, CLI];
+    for (const cli of order) {
+      const name = cli === CLI ? 'current' : 'baseline';
+      const run = (runs[name] ??= { fresh_ms: [], fresh_mb: [], restart_ms: [], restart_mb: [] });
+      const dataDir = await mkdtemp(join(tmpdir(), 'ma-bench-footprint-'));
+      try {
+        const fresh = await serve(cli, dataDir, null);
+        await stop(fresh.child);
+        const restart = await serve(cli, dataDir, fresh.key);
+        await stop(restart.child);
+        run.fresh_ms.push(fresh.coldStartMs);
+        run.fresh_mb.push(fresh.idle.rss);
+        run.restart_ms.push(restart.coldStartMs);
+        run.restart_mb.push(restart.idle.rss);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    }
+  }
+  return runs;
+}
+
+const rounds = Number(argument('starts', '0'));
+if (rounds > 0) {
+  if (!baselineCli) throw new Error('--starts needs --baseline');
+  const runs = await starts(rounds);
+  console.log(JSON.stringify({ machine: { cpus: cpus().length, node: process.version, load: loadavg().map((n) => Number(n.toFixed(1))) }, ...runs }, null, 2));
+  process.exit(0);
 }
 
 const current = await measure(CLI);

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { isServiceError, silentLogger } from '@memory-agents/core';
 import type { AdminCommand } from './admin-commands.js';
 import { sendControlCommand } from './control-socket.js';
@@ -98,6 +99,18 @@ const OPTIONS = {
 async function packageVersion(): Promise<string> {
   const text = await readFile(new URL('../package.json', import.meta.url), 'utf8');
   return (JSON.parse(text) as { version: string }).version;
+}
+
+/**
+ * Compiles WebAssembly with V8's baseline compiler (Liftoff) only, before PGlite's module is
+ * compiled. PGlite's PostgreSQL is ~9 MB of wasm; V8 tiers its hot functions up to TurboFan in
+ * the background, which on an embedded server kept 50–90 MB more resident memory and cost ~1.5 s
+ * of CPU in the first seconds, for little gain on the server's small queries (docs/decisions.md,
+ * "A lean server"). Process-wide: the document converter and OCR, which do heavy wasm work, run
+ * in a child process that is started without it.
+ */
+function baselineWasmOnly(): void {
+  setFlagsFromString('--liftoff-only');
 }
 
 /** A decimal the credit ledger accepts (>= 0, like 100 or 2.5). */
@@ -220,6 +233,7 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   } else {
     process.stdout.write('Connecting to PostgreSQL and applying migrations...\n');
   }
+  if (location.databaseUrl === undefined) baselineWasmOnly();
   // The key is read from the environment here and goes only into the adapters' Authorization header.
   const { startServer } = await import('./start-server.js');
   const { createServiceModels, describeModels } = await import('./model-options.js');
@@ -292,6 +306,7 @@ async function runAdmin(location: StateLocation, command: AdminCommand, args: Re
       return reply.result;
     }
   }
+  if (location.databaseUrl === undefined) baselineWasmOnly();
   const { composeService } = await import('./compose.js');
   const { runAdminCommand } = await import('./admin-commands.js');
   // An admin command takes no learning job, conversion or agent deletion: it exits in a moment,

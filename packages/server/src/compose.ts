@@ -1,9 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
-import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
-import { documentConverter } from '@memory-agents/documents';
-import { tesseractOcr } from '@memory-agents/ocr-tesseract';
+import { documentsInChildProcess } from './documents-process.js';
+import { lazyMemoryIndex } from './lazy-memory-index.js';
 import { DEFAULT_DATA_DIR, dataPaths, type StateLocation } from './paths.js';
 import type { ServiceModels } from './model-options.js';
 
@@ -14,8 +13,9 @@ export type ComposedService = { service: MemoryService; close(): Promise<void> }
 
 /**
  * The composition root.
- * - Embedded default (`dataDir`): PGlite for state, LanceDB for the memory index and plain files
- *   for blobs, all inside the data dir; offline tesseract OCR.
+ * - Embedded default (`dataDir`): PGlite for state, LanceDB for the memory index (loaded on its
+ *   first use) and plain files for blobs, all inside the data dir; offline tesseract OCR. PDF and Word conversion and OCR run
+ *   in a child process started on demand and ended when idle (`documentsInChildProcess`).
  * - PostgreSQL (`databaseUrl`): state and memory index in the database (pgvector when installed,
  *   an exact fallback otherwise), so many processes share them; blobs in the data dir (put it on
  *   shared storage when processes run on several machines).
@@ -32,9 +32,10 @@ export async function composeService(
   const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
   const blobs = fileSystemBlobs({ directory: paths.blobs });
-  const ocr = tesseractOcr();
-  // PDF, Word and HTML uploads (core alone reads only the text formats).
-  const converter = documentConverter();
+  // PDF, Word and HTML uploads (core alone reads only the text formats); PDF and Word conversion
+  // and tesseract OCR run in a child process that exits when idle (documents-process.ts).
+  const documents = documentsInChildProcess();
+  const { ocr, converter } = documents;
   if (location.databaseUrl !== undefined) {
     const client = await openSqlClient({ connectionString: location.databaseUrl });
     const service = createMemoryService({
@@ -51,6 +52,7 @@ export async function composeService(
       service,
       async close() {
         await service.stop();
+        await documents.close();
         await client.close();
       },
     };
@@ -58,8 +60,13 @@ export async function composeService(
   const service = createMemoryService({
     store: postgresStore({ dataDir: paths.pgdata }),
     // The server is the only process on its data dir (the pid file and control socket see to it),
-    // so reads need not check the directory for other writers' versions.
-    index: lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
+    // so reads need not check the directory for other writers' versions. LanceDB (its native
+    // binding, ~30 MB resident) is loaded and opened on the first call that needs memories.
+    index: lazyMemoryIndex({
+      id: 'lancedb',
+      capabilities: { approximateVectors: true, persistent: true },
+      load: async () => (await import('@memory-agents/adapter-lancedb')).lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
+    }),
     blobs,
     ocr,
     documentConverter: converter,
@@ -67,5 +74,11 @@ export async function composeService(
     backgroundWork,
     ...models,
   });
-  return { service, close: () => service.stop() };
+  return {
+    service,
+    async close() {
+      await service.stop();
+      await documents.close();
+    },
+  };
 }

@@ -5,3 +5,4 @@ export { createServiceModels, describeModels, modelSettings, ModelSettingsError,
 export { createNodeServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from './create-node-server.js';
 export { createMemoryMcpServer, type MemoryMcpServerOptions } from './mcp/memory-mcp-server.js';
 export { createMcpHttpHandler, type McpHttpHandlerOptions } from './mcp/http-transport.js';
+export { documentsInChildProcess, type DocumentsProcess, type DocumentsProcessOptions } from './documents-process.js';

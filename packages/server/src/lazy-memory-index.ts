@@ -1,0 +1,49 @@
+import type { MemoryIndex, MemoryIndexCapabilities } from '@memory-agents/core';
+
+/**
+ * A `MemoryIndex` whose adapter is loaded and opened on its first use, not at `init()`: the
+ * embedded server loads the LanceDB native binding (~30 MB resident) only once a request needs
+ * memories, so a server that only answers admin, agent or thread calls never holds it.
+ *
+ * - `init()` resolves at once; the first other call loads the adapter (`load`), runs its `init()`
+ *   and then the call. Concurrent first calls share that one load; a failed load is retried on
+ *   the next call (the failure goes to the call that triggered it).
+ * - `close()` closes the adapter if it was loaded (waiting for a load in progress); calls after
+ *   `close()` reject, as the adapter's own would.
+ * - `id` and `capabilities` are given by the caller: they must be the adapter's.
+ */
+export function lazyMemoryIndex(options: { id: string; capabilities: MemoryIndexCapabilities; load: () => Promise<MemoryIndex> }): MemoryIndex {
+  let opening: Promise<MemoryIndex> | null = null;
+  let closed = false;
+  const open = (): Promise<MemoryIndex> => {
+    if (closed) return Promise.reject(new Error('The memory index is closed.'));
+    opening ??= (async () => {
+      const index = await options.load();
+      await index.init();
+      return index;
+    })().catch((error: unknown) => {
+      opening = null;
+      throw error;
+    });
+    return opening;
+  };
+  return {
+    specificationVersion: 'v1',
+    id: options.id,
+    capabilities: options.capabilities,
+    async init() {},
+    async close() {
+      if (closed) return;
+      closed = true;
+      const index = await opening?.catch(() => null);
+      await index?.close();
+    },
+    upsert: async (request) => (await open()).upsert(request),
+    search: async (request) => (await open()).search(request),
+    get: async (request) => (await open()).get(request),
+    deleteBy: async (request) => (await open()).deleteBy(request),
+    copyAgent: async (request) => (await open()).copyAgent(request),
+    stats: async (request) => (await open()).stats(request),
+    embedder: async () => (await open()).embedder(),
+  };
+}
