@@ -25,11 +25,14 @@ export const rateLimitOverridesSchema = z
 
 /** The table in force: `overrides` over `defaults`, window by window. */
 export function resolveRateLimits(overrides: RateLimitOverrides | undefined, defaults: RateLimitTable = DEFAULT_RATE_LIMITS): RateLimitTable {
-  const table = structuredClone(defaults);
+  // Built with plain copies, not structuredClone: every authenticated request resolves it.
+  const table = {} as RateLimitTable;
   for (const operation of RATE_LIMITED_OPERATIONS) {
     const override = overrides?.[operation];
-    if (override?.subject) table[operation].subject = { ...override.subject };
-    if (override?.organization) table[operation].organization = { ...override.organization };
+    table[operation] = {
+      subject: { ...(override?.subject ?? defaults[operation].subject) },
+      organization: { ...(override?.organization ?? defaults[operation].organization) },
+    };
   }
   return table;
 }
