@@ -22,7 +22,8 @@
 import { execFile } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { promisify } from 'node:util';
-import { argument, BUILT_CLI as CLI, conversationalTurn, startBuiltServer, stopBuiltServer, type BuiltServer } from './support/built-server.js';
+import { argument } from './support/args.js';
+import { BUILT_CLI as CLI, conversationalTurn, startBuiltServer, stopBuiltServer, type BuiltServer } from './support/built-server.js';
 
 const totalTurns = Number(argument('turns', '100000'));
 const batch = Number(argument('batch', '100'));
@@ -51,8 +52,6 @@ type Server = BuiltServer;
 
 const startServer = (cli: string) => startBuiltServer(cli, { dataDirPrefix: 'ma-bench-bulk-', nodeArgs: serverNodeArgs });
 const stopServer = stopBuiltServer;
-
-
 
 /** Runs an admin command of `server`'s build against its data dir (through its control socket). */
 async function admin(server: Server, args: string[]): Promise<any> {

@@ -30,13 +30,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '@memory-agents/core';
 import { startServer as startThisServer } from '@memory-agents/server';
+import { argument } from './support/args.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
-}
 
 const memories = Number(argument('memories', '10000'));
 const chats = Number(argument('chats', '200'));

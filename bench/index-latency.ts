@@ -18,13 +18,9 @@ import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
 import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
 import { hashedNgramEmbedder, inMemoryMemoryIndex, type MemoryIndex, type MemoryRecord } from '@memory-agents/core';
 import { seededRandom as random } from '@memory-agents/core/testing';
+import { argument } from './support/args.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
-}
 
 const sizes = argument('sizes', '10000,100000').split(',').map(Number);
 const backends = argument('backends', 'in-memory,lancedb,pglite,postgres').split(',');

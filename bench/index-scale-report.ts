@@ -8,12 +8,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { argument } from './support/args.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
-}
 
 type Run = {
   backend: string; size: number; failed?: boolean; p50: number; p95: number; queries: number; upsertPerSecond: number;

@@ -36,13 +36,9 @@ import { lancedbMemoryIndex, type LancedbMemoryIndex } from '@memory-agents/adap
 import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
 import { CANDIDATES_PER_CHANNEL, hashedNgramEmbedder, inMemoryMemoryIndex, type MemoryIndex, type MemoryRecord } from '@memory-agents/core';
 import { seededRandom as random } from '@memory-agents/core/testing';
+import { argument } from './support/args.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
-}
 
 const backend = argument('backend', 'lancedb');
 const size = Number(argument('size', '10000'));

@@ -18,8 +18,8 @@
  * alternating order, so the two medians come from the same minutes of a shared, noisy machine.
  */
 import { readFileSync } from 'node:fs';
-import { argument, BUILT_CLI as CLI, conversationalTurn, startBuiltServer, stopBuiltServer, type BuiltServer } from './support/built-server.js';
-
+import { argument } from './support/args.js';
+import { BUILT_CLI as CLI, conversationalTurn, startBuiltServer, stopBuiltServer, type BuiltServer } from './support/built-server.js';
 
 const runs = Number(argument('runs', '10'));
 const turns = Number(argument('turns', '100'));
@@ -45,8 +45,6 @@ function cpuMs(pid: number | undefined): number | null {
     return null;
   }
 }
-
-
 
 /** A server ready to learn: two agents with one thread each, and its measurements. */
 async function prepare(server: Server) {

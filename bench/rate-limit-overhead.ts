@@ -22,13 +22,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMemoryService, inMemoryStore, silentLogger, type Store } from '@memory-agents/core';
 import { postgresStore } from '@memory-agents/adapter-postgres';
+import { argument } from './support/args.js';
 
 const CLI = fileURLToPath(new URL('../packages/server/dist/cli.js', import.meta.url));
 
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
-}
 const requests = Number(argument('requests', '20000'));
 const connections = Number(argument('connections', '16'));
 const seconds = Number(argument('seconds', '15'));

@@ -19,11 +19,8 @@ import { silentLogger } from '@memory-agents/core';
 import { startServer } from '@memory-agents/server';
 import { openFuzzTarget } from '../test/reliability/fuzz-target.js';
 import { describeRequest, hostileRequest, sendAndCheck, type FuzzOutcome } from '../test/reliability/hostile-requests.js';
+import { argument } from './support/args.js';
 
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
-}
 const requests = Number(argument('requests', '10000'));
 const concurrency = Number(argument('concurrency', '8'));
 const seed = Number(argument('seed', '20261124'));

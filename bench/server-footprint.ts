@@ -25,14 +25,11 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { argument } from './support/args.js';
 
 const CLI = fileURLToPath(new URL('../packages/server/dist/cli.js', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../shared/fixtures/docs/', import.meta.url));
 
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
-}
 const file = argument('file', 'TAMReview.pdf');
 const baselineCli = argument('baseline', '');
 

@@ -10,12 +10,6 @@ import { fileURLToPath } from 'node:url';
 /** This checkout's built CLI (`npm run build`). */
 export const BUILT_CLI = fileURLToPath(new URL('../../packages/server/dist/cli.js', import.meta.url));
 
-/** The value after `--name` on the command line, else `fallback`. */
-export function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
-}
-
 const WORDS = 'the a meeting project budget sister moved Lisbon March dinner friday doctor appointment garden tomatoes birthday party guitar lesson train ticket Oslo conference slides deadline'.split(' ');
 
 /** A `chars`-character conversational turn: `prefix`, then words drawn from `seed` (same seed, same text). */
