@@ -3,6 +3,7 @@
  *
  *   npm run build && npx tsx bench/rate-limit-overhead.ts [--requests 20000] [--connections 16] [--seconds 15]
  *   DATABASE_URL=postgres://... npx tsx bench/rate-limit-overhead.ts   # also times the shared limiter
+ *   npx tsx bench/rate-limit-overhead.ts --cpu-prof DIR   # the server writes a V8 CPU profile into DIR
  *
  * 1. Requests/s and latency of `GET /v1/session` on the built server process (PGlite data dir,
  *    in-process limiter: authentication reads the key and the organization, every response gets
@@ -29,6 +30,7 @@ const CLI = fileURLToPath(new URL('../packages/server/dist/cli.js', import.meta.
 const requests = Number(argument('requests', '20000'));
 const connections = Number(argument('connections', '16'));
 const seconds = Number(argument('seconds', '15'));
+const cpuProfileDir = argument('cpu-prof', '');
 
 /** Starts a child process and resolves the URL it prints (`listening on http://...`). */
 function startChild(args: string[]): Promise<{ url: string; key: string | null; child: ChildProcess }> {
@@ -168,7 +170,8 @@ async function main(): Promise<void> {
   console.log(`node ${process.version}, ${connections} connections, up to ${requests} requests or ${seconds} s per run\n`);
   const bare = await startChild(['-e', BARE]);
   const dataDir = await mkdtemp(join(tmpdir(), 'ma-bench-rl-'));
-  const server = await startChild([CLI, 'serve', '--port', '0', '--data', dataDir]);
+  const profile = cpuProfileDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`];
+  const server = await startChild([...profile, CLI, 'serve', '--port', '0', '--data', dataDir]);
   try {
     const bareResult = await measure('bare node:http handler', `${bare.url}/`, {});
     const sessionResult = await measure('GET /v1/session (embedded default)', `${server.url}/v1/session`, { authorization: `Bearer ${server.key}` });

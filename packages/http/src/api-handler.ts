@@ -110,7 +110,9 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
         basePath: request.basePath,
         readBody: () => request.readJson(maxJsonBytes),
         readUpload: (spec, caller) => request.readUpload({ maxFileBytes: spec.maxFileBytes(caller), tooLargeCode: spec.tooLargeCode, fields: spec.fields }),
-        signal: request.signal,
+        get signal() {
+          return request.signal;
+        },
         onRateLimit: rateLimit.set,
       });
       return 'stream' in result || 'binary' in result ? toApiResponse(result, base()) : json(result);

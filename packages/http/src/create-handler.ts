@@ -46,10 +46,22 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
         path = '/';
       } else path = path.slice(basePath.length) || '/';
     }
-    const abort = new AbortController();
+    // The abort signal is made on first use: most requests (reads, refusals) never look at it,
+    // and an AbortController per request is a measurable share of a small request's time.
+    let abort: AbortController | undefined;
+    let gone = false;
     response.on('close', () => {
-      if (!response.writableFinished) abort.abort();
+      if (response.writableFinished) return;
+      gone = true;
+      abort?.abort();
     });
+    const signal = () => {
+      if (abort === undefined) {
+        abort = new AbortController();
+        if (gone) abort.abort();
+      }
+      return abort.signal;
+    };
     try {
       const result = await handle(
         {
@@ -63,7 +75,9 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
             refuseConsumedUpload(request);
             return readMultipart(request, upload);
           },
-          signal: abort.signal,
+          get signal() {
+            return signal();
+          },
         },
         { passThrough: next !== undefined },
       );
@@ -74,7 +88,7 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
       await writeApiResponse(response, result);
     } catch (error) {
       // The core never throws: this is an event source that failed mid-stream, after the headers.
-      if (!abort.signal.aborted) (options.logger ?? stderrLogger).error('response failed while streaming', { error: error instanceof Error ? error.message : String(error) });
+      if (!gone) (options.logger ?? stderrLogger).error('response failed while streaming', { error: error instanceof Error ? error.message : String(error) });
       if (!response.writableEnded) response.end();
     }
   };

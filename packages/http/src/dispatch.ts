@@ -92,7 +92,9 @@ export async function dispatch(service: MemoryService, match: RouteMatch, reques
     headers: request.headers,
     basePath: request.basePath,
     body,
-    signal: request.signal,
+    get signal() {
+      return request.signal;
+    },
   });
   return { ...result, status: match.route.status };
 }

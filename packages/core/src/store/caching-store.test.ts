@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { inMemoryStore } from '../in-memory/in-memory-store.js';
 import type { AgentRecord, KeyRecord, Store } from '../ports/store.js';
 import { describeStoreConformance } from '../testing/conformance/store/index.js';
-import { cachingStore } from './caching-store.js';
+import { cachingStore, copyRecord } from './caching-store.js';
 
 // The wrapper keeps the Store contract whole (copies in and out, transactions, every area).
 describeStoreConformance({
@@ -67,7 +67,9 @@ describe('cachingStore', () => {
     expect(reads).toEqual({ keys: 1, organizations: 1, agents: 1 });
     const copy = (await store.organizations.get({ id: 'org_1' }))!;
     copy.name = 'mutated';
+    copy.limits.maxAgents = 999;
     expect((await store.organizations.get({ id: 'org_1' }))?.name).toBe('Acme');
+    expect((await store.organizations.get({ id: 'org_1' }))?.limits.maxAgents).toBeUndefined();
     // Misses are not cached: an unknown id goes to the store every time.
     await store.keys.get({ keyId: 'nope' });
     await store.keys.get({ keyId: 'nope' });
@@ -191,5 +193,19 @@ describe('cachingStore', () => {
     expect(await store.learning.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
     await store.transaction((tx) => tx.learning.insert({ record: { ...record, jobId: 'obs_2' } }));
     expect((await store.learning.takeUnreported({ threadId: 'thread_1' })).map((r) => r.jobId)).toEqual(['obs_2']);
+  });
+});
+
+describe('copyRecord', () => {
+  it('copies plain records deeply and leaves other objects to structuredClone', () => {
+    const record = { id: 'a', n: 1, none: null, gone: undefined, nested: { list: [1, { x: 'y' }] }, at: new Date(5), bytes: new Uint8Array([1, 2]) };
+    const copy = copyRecord(record);
+    expect(copy).toEqual(record);
+    expect(copy.nested).not.toBe(record.nested);
+    expect(copy.nested.list[1]).not.toBe(record.nested.list[1]);
+    expect(copy.at).toBeInstanceOf(Date);
+    expect(copy.at).not.toBe(record.at);
+    expect(copy.bytes).not.toBe(record.bytes);
+    expect('gone' in copy).toBe(true);
   });
 });
