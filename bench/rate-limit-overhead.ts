@@ -4,6 +4,7 @@
  *   npm run build && npx tsx bench/rate-limit-overhead.ts [--requests 20000] [--connections 16] [--seconds 15]
  *   DATABASE_URL=postgres://... npx tsx bench/rate-limit-overhead.ts   # also times the shared limiter
  *   npx tsx bench/rate-limit-overhead.ts --cpu-prof DIR   # the server writes a V8 CPU profile into DIR
+ *   npx tsx bench/rate-limit-overhead.ts --cli BASE/packages/server/dist/cli.js   # another build
  *
  * 1. Requests/s and latency of `GET /v1/session` on the built server process (PGlite data dir,
  *    in-process limiter: authentication reads the key and the organization, every response gets
@@ -25,7 +26,8 @@ import { createMemoryService, inMemoryStore, silentLogger, type Store } from '@m
 import { postgresStore } from '@memory-agents/adapter-postgres';
 import { argument } from './support/args.js';
 
-const CLI = fileURLToPath(new URL('../packages/server/dist/cli.js', import.meta.url));
+// `--cli PATH`: another build's cli.js (e.g. copied by bench/snapshot-build.sh) to compare.
+const CLI = argument('cli', '') || fileURLToPath(new URL('../packages/server/dist/cli.js', import.meta.url));
 
 const requests = Number(argument('requests', '20000'));
 const connections = Number(argument('connections', '16'));

@@ -45,8 +45,8 @@ export type ApiRequest = {
   readJson(limit: number): Promise<unknown>;
   /** The multipart body under the route's limits. */
   readUpload(options: ReadMultipartOptions): Promise<ParsedUpload>;
-  /** Aborts when the client goes away. */
-  signal: AbortSignal;
+  /** The request's signal, which aborts when the client goes away (a bridge may make it on first use). */
+  abortSignal(): AbortSignal;
 };
 
 /** What a bridge writes: status, every header, and one of the three body kinds. */
@@ -81,7 +81,11 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
     const { method, path } = request;
     const rateLimit = rateLimitTracker(service.limits.now);
     // Every response starts with the rate-limit headers (as they stand when it is written) and the request id.
-    const base = () => ({ ...rateLimit.headers(), 'X-Request-Id': requestId });
+    const base = () => {
+      const headers = rateLimit.headers();
+      headers['X-Request-Id'] = requestId;
+      return headers;
+    };
     const json = (result: WithStatus<JsonResult>) => jsonResponse(result, base());
 
     try {
@@ -110,16 +114,14 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
         basePath: request.basePath,
         readBody: () => request.readJson(maxJsonBytes),
         readUpload: (spec, caller) => request.readUpload({ maxFileBytes: spec.maxFileBytes(caller), tooLargeCode: spec.tooLargeCode, fields: spec.fields }),
-        get signal() {
-          return request.signal;
-        },
+        abortSignal: request.abortSignal,
         onRateLimit: rateLimit.set,
       });
       return 'stream' in result || 'binary' in result ? toApiResponse(result, base()) : json(result);
     } catch (error) {
       // The client went away mid-request (an answer honoured the abort): nobody reads a reply, and
       // it is not a defect of the service, so it is not logged as one.
-      if (request.signal.aborted && !isServiceError(error)) {
+      if (request.abortSignal().aborted && !isServiceError(error)) {
         logger.debug('request aborted by the client', { requestId });
         return { status: 499, headers: { 'X-Request-Id': requestId }, kind: 'aborted' };
       }
@@ -135,7 +137,7 @@ export type ApiHandle = ReturnType<typeof createApiHandler>;
 /** A JSON result as written: the body as text (none for 204) after `headers` and the result's own. */
 function jsonResponse(result: WithStatus<JsonResult>, headers: Record<string, string>): ApiResponse {
   const text = result.status === 204 ? '' : JSON.stringify(result.body);
-  const all: Record<string, string> = { ...headers, ...result.headers };
+  const all = result.headers ? Object.assign(headers, result.headers) : headers;
   if (text !== '') all['Content-Type'] = 'application/json; charset=utf-8';
   all['Cache-Control'] = 'no-store';
   return { status: result.status, headers: all, kind: 'json', text };

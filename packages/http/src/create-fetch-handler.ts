@@ -38,7 +38,7 @@ export function createFetchHandler(service: MemoryService, options: FetchHandler
       basePath,
       readJson: (limit) => readWebJsonBody(request, limit),
       readUpload: (upload) => readWebUpload(request, upload),
-      signal: request.signal,
+      abortSignal: () => request.signal,
     });
     // Without `passThrough` the core answers every path (404 outside the API).
     return toWebResponse(result!, request.signal, logger);

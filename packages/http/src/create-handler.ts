@@ -46,22 +46,7 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
         path = '/';
       } else path = path.slice(basePath.length) || '/';
     }
-    // The abort signal is made on first use: most requests (reads, refusals) never look at it,
-    // and an AbortController per request is a measurable share of a small request's time.
-    let abort: AbortController | undefined;
-    let gone = false;
-    response.on('close', () => {
-      if (response.writableFinished) return;
-      gone = true;
-      abort?.abort();
-    });
-    const signal = () => {
-      if (abort === undefined) {
-        abort = new AbortController();
-        if (gone) abort.abort();
-      }
-      return abort.signal;
-    };
+    const abort = lazyAbort(response);
     try {
       const result = await handle(
         {
@@ -75,9 +60,7 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
             refuseConsumedUpload(request);
             return readMultipart(request, upload);
           },
-          get signal() {
-            return signal();
-          },
+          abortSignal: abort.signal,
         },
         { passThrough: next !== undefined },
       );
@@ -88,8 +71,33 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
       await writeApiResponse(response, result);
     } catch (error) {
       // The core never throws: this is an event source that failed mid-stream, after the headers.
-      if (!gone) (options.logger ?? stderrLogger).error('response failed while streaming', { error: error instanceof Error ? error.message : String(error) });
+      if (!abort.gone()) (options.logger ?? stderrLogger).error('response failed while streaming', { error: error instanceof Error ? error.message : String(error) });
       if (!response.writableEnded) response.end();
     }
+  };
+}
+
+/**
+ * The request's abort signal, made on first use (most requests, reads and refusals, never look at
+ * it, and an AbortController per request is a measurable share of a small request's time); it
+ * aborts when the response closes before it was finished (the client went away).
+ */
+function lazyAbort(response: ServerResponse): { signal: () => AbortSignal; gone: () => boolean } {
+  let controller: AbortController | undefined;
+  let gone = false;
+  response.on('close', () => {
+    if (response.writableFinished) return;
+    gone = true;
+    controller?.abort();
+  });
+  return {
+    signal: () => {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (gone) controller.abort();
+      }
+      return controller.signal;
+    },
+    gone: () => gone,
   };
 }

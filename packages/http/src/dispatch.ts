@@ -1,5 +1,5 @@
 import { ServiceError, type MemoryService } from '@memory-agents/core';
-import type { HttpMethod, ParsedUpload, Route, RouteResult, UploadSpec, WithStatus } from './route.js';
+import type { HttpMethod, ParsedUpload, Route, RouteInput, RouteResult, UploadSpec, WithStatus } from './route.js';
 import type { Caller, RateLimitStatus } from '@memory-agents/core';
 
 export type RouteMatch = { route: Route; params: Record<string, string> };
@@ -60,7 +60,8 @@ export type DispatchRequest = {
   readBody: () => Promise<unknown>;
   /** Reads a multipart body under the route's limits (routes with `upload`). */
   readUpload?: (spec: UploadSpec, caller: Caller) => Promise<ParsedUpload>;
-  signal: AbortSignal;
+  /** The request's abort signal (made on first use by the node bridge). */
+  abortSignal: () => AbortSignal;
   /** Receives the status of the route's request window (for the `X-RateLimit-*` headers). */
   onRateLimit?: (status: RateLimitStatus) => void;
 };
@@ -83,20 +84,40 @@ export async function dispatch(service: MemoryService, match: RouteMatch, reques
   }
   const body = match.route.body ? await request.readBody() : undefined;
   const upload = match.route.upload && request.readUpload ? await request.readUpload(match.route.upload, caller) : undefined;
-  const result = await match.route.handler({
-    ...(upload ? { upload } : {}),
-    service,
-    caller,
-    params: match.params,
-    query: request.query,
-    headers: request.headers,
-    basePath: request.basePath,
-    body,
-    get signal() {
-      return request.signal;
-    },
-  });
+  const result = await match.route.handler(new HandlerInput(service, caller, match.params, request, body, upload));
   return { ...result, status: match.route.status };
+}
+
+/**
+ * A route handler's input. A class so that `signal` is a getter on the prototype: the abort signal
+ * is made only when a handler reads it (an object literal with a getter costs more than the
+ * signal saves).
+ */
+class HandlerInput implements RouteInput {
+  readonly query: Record<string, string>;
+  readonly headers: Record<string, string | undefined>;
+  readonly basePath: string;
+  readonly upload?: ParsedUpload;
+  readonly #abortSignal: () => AbortSignal;
+
+  constructor(
+    readonly service: MemoryService,
+    readonly caller: Caller,
+    readonly params: Readonly<Record<string, string>>,
+    request: DispatchRequest,
+    readonly body: unknown,
+    upload: ParsedUpload | undefined,
+  ) {
+    this.query = request.query;
+    this.headers = request.headers;
+    this.basePath = request.basePath;
+    if (upload) this.upload = upload;
+    this.#abortSignal = request.abortSignal;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abortSignal();
+  }
 }
 
 /** 404 for a path no route has. */

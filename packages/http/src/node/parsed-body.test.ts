@@ -153,3 +153,34 @@ describe('the node handler under a mount prefix', () => {
     }
   });
 });
+
+describe('headers set before the handler', () => {
+  it('keeps what middleware set on the response beside the API headers', async () => {
+    const service = createMemoryService({ store: inMemoryStore(), logger: silentLogger });
+    services.push(service);
+    await service.start();
+    const org = await service.admin.createOrganization({ name: 'Acme' });
+    const { key } = await service.admin.createKey({ organizationId: org.organizationId });
+    const handler = createHandler(service, { logger: silentLogger });
+    const server = createServer(async (request, response) => {
+      // What e.g. a helmet-like middleware does before the API answers.
+      response.setHeader('X-Frame-Options', 'DENY');
+      response.setHeader('X-Request-Id', 'overridden by the API');
+      await handler(request, response);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const [path, status] of [['/v1/session', 200], ['/v1/agents/agent_missing', 404]] as const) {
+      const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      const text = await response.text();
+      expect(response.status).toBe(status);
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+      expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+      expect(JSON.parse(text)).toBeTypeOf('object');
+    }
+  });
+});

@@ -11,14 +11,18 @@ export async function writeApiResponse(response: ServerResponse, result: ApiResp
     if (!response.writableEnded) response.end();
     return;
   }
-  response.statusCode = result.status;
-  for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
   if (result.kind === 'json') {
-    if (result.text !== '') response.setHeader('Content-Length', Buffer.byteLength(result.text));
+    // One writeHead with every header (node's fast path when nothing was set before: no
+    // per-header setHeader), then header and body leave in one write.
+    if (result.text !== '') result.headers['Content-Length'] = String(Buffer.byteLength(result.text));
+    response.writeHead(result.status, result.headers);
     response.end(result.text);
   } else if (result.kind === 'binary') {
+    response.writeHead(result.status, result.headers);
     response.end(Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength));
   } else {
+    response.statusCode = result.status;
+    for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
     await writeEvents(response, result.chunks);
   }
 }
