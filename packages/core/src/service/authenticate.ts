@@ -21,8 +21,10 @@ export const MAX_END_USER_LENGTH = 255;
 
 /**
  * Resolves the caller, or throws 401 `unauthorized` alike for a key that is missing, malformed,
- * unknown, revoked or expired (spec "Authentication" 8). Nothing is cached: a revocation takes
- * effect on the very next request.
+ * unknown, revoked or expired (spec "Authentication" 8). Key and organization come in one store
+ * read; a caching store (the embedded default's `cachingStore`) answers it from memory and drops
+ * the entry on every write, and expiry is checked against the clock here, so a revocation, an
+ * expiry or a limits change takes effect on the very next request.
  */
 export async function authenticate(context: ServiceContext, request: AuthenticateRequest): Promise<Caller> {
   if (request.authorization !== undefined && request.secFetchSite !== undefined) {
