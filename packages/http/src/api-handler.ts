@@ -46,7 +46,7 @@ export type ApiRequest = {
   /** The multipart body under the route's limits. */
   readUpload(options: ReadMultipartOptions): Promise<ParsedUpload>;
   /** The request's signal, which aborts when the client goes away (a bridge may make it on first use). */
-  abortSignal(): AbortSignal;
+  abortSignal: () => AbortSignal;
 };
 
 /** What a bridge writes: status, every header, and one of the three body kinds. */
