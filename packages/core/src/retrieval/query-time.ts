@@ -97,6 +97,22 @@ export function queryTimeRanges(query: string, now: number): TimeRange[] {
 }
 
 /**
+ * What of a query to search for as words: without the date it states about itself and without the
+ * spans up to it ("in the past two weeks", "over the last few months"), which
+ * {@link queryTimeRanges} reads as time instead; their words ("past", "two", "weeks") would
+ * otherwise match every memory that mentions some other fortnight. Absolute dates stay (memories
+ * carry their dates as words too: "May 2023"), and so do relative points ("last week", "four weeks
+ * ago"): people repeat those phrases, and the words find the turn that said them. Falls back to the
+ * query when nothing else is left.
+ */
+export function searchableQuery(query: string, now: number): string {
+  const { text, reference } = statedDate(query, now);
+  if (Number.isNaN(reference.getTime())) return text || query;
+  const searchable = trailingSpans(text, reference).rest.replace(/\s+/g, ' ').trim();
+  return /\p{L}|\p{N}/u.test(searchable) ? searchable : text || query;
+}
+
+/**
  * Splits off the date a query states about itself ("… (Today is 2023/12/21 (Thu).)"): `text` is the
  * query without it (what to search for), `reference` the stated day (noon UTC) or else `now`.
  */

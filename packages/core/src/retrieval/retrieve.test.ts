@@ -4,7 +4,7 @@ import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import type { MemoryHitRecord, MemoryRecord } from '../ports/memory-index.js';
 import type { WriterTurn } from '../ports/memory-writer.js';
-import { queryTimeRanges, statedDate } from './query-time.js';
+import { queryTimeRanges, searchableQuery, statedDate } from './query-time.js';
 import { retrieve } from './retrieve.js';
 
 const embedder = hashedNgramEmbedder();
@@ -114,6 +114,15 @@ describe('retrieve', () => {
     expect(result.ranked[0]!.record.speaker).toBe('user');
   });
 
+  it('reads a span the query names as time, not as words to match', async () => {
+    const index = await learn([
+      { timestamp: '2023-10-01T10:00:00.000Z', turns: [['user', 'The past two weeks were busy: two weeks of guests, and the weeks before were no better.']] },
+      { timestamp: '2023-12-18T10:00:00.000Z', turns: [['user', 'I baked a loaf of sourdough on Tuesday.']] },
+    ]);
+    const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'How many times did I bake in the past two weeks? (Today is 2023/12/21 (Thu).)', maxContextChars: 4000 });
+    expect(cited(result.ranked)[0]).toBe('obs_1:0');
+  });
+
   it('finds a shared photo by the caption observed with the turn', async () => {
     // A client sends an image's caption (or figure text) in the observation's text; it is indexed
     // and shown with the turn, so a question about the picture finds it.
@@ -166,6 +175,18 @@ describe('queryTimeRanges', () => {
     expect(queryTimeRanges('What did I cook during the past week?', now)).toEqual([{ start: day('2026-01-02'), end: day('2026-01-12') }]);
     // Not a span: "the last time", "the last book".
     expect(queryTimeRanges(`When was the last time I baked?${stated}`, now)).toEqual([]);
+  });
+
+  it('searches a query without its stated date and the spans it names, never for nothing', () => {
+    const stated = ' (Today is 2023/12/21 (Thu).)';
+    expect(searchableQuery(`How many times did I bake in the past two weeks?${stated}`, now)).toBe('How many times did I bake ?');
+    expect(searchableQuery('What did I cook over the last few months?', now)).toBe('What did I cook ?');
+    // Relative points and absolute dates stay words: people repeat them ("last week", "May 2023").
+    expect(searchableQuery(`What did I buy last week?${stated}`, now)).toBe('What did I buy last week?');
+    expect(searchableQuery('What did she do in May 2023?', now)).toBe('What did she do in May 2023?');
+    // A query that is only a span keeps its words rather than searching for nothing.
+    expect(searchableQuery('the past two weeks', now)).toBe('the past two weeks');
+    expect(searchableQuery(`the past two weeks?${stated}`, now)).toBe('the past two weeks?');
   });
 
   it('splits the stated date off the text to search', () => {

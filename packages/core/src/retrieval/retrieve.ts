@@ -1,7 +1,7 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { MemoryHit, MemoryHitRecord, MemoryIndex } from '../ports/memory-index.js';
-import { isWithin, queryTimeRanges, statedDate } from './query-time.js';
+import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
 import { wordNet } from './wordnet.js';
 
 /** `max_context_chars` when a request gives none. */
@@ -91,9 +91,11 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  * `maxContextChars`. Every packed item keeps its record, and so its citation.
  *
  * 1. Full-text and vector candidates for the query, without the names of the people speaking
- *    (learned from the agent's hits, remembered per agent) and without a date the query states
- *    about itself: a query naming Caroline otherwise matches every greeting addressed to her; the
- *    name says whose memory it is, not what it is about, and becomes a cue instead.
+ *    (learned from the agent's hits, remembered per agent), without a date the query states
+ *    about itself and without the spans it names ("in the past two weeks", read as time in step
+ *    3; {@link searchableQuery}): a query naming Caroline otherwise matches every greeting
+ *    addressed to her; the name says whose memory it is, not what it is about, and becomes a cue
+ *    instead.
  * 2. Fusion by score: each channel's scores are divided by its best score and weighted
  *    ({@link RETRIEVAL_WEIGHTS}), so a clearly better full-text hit stays ahead (reciprocal rank
  *    fusion would flatten that).
@@ -106,7 +108,7 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
   const now = request.now ?? Date.now();
   // A date the query states about itself says when it is asked, not what it is about.
-  const query = statedDate(request.query, now).text || request.query;
+  const query = searchableQuery(request.query, now);
   const queryTokens = tokenize(query);
   const queryTerms = new Set(queryTokens.map(stem));
   // Speaker names come from the hits; remembering an agent's names lets the usual query run one
