@@ -8,6 +8,8 @@
  *                        (a team's own OpenAI-compatible embedding model, as `serve` takes it; key from
  *                        MEMORY_AGENTS_EMBEDDING_API_KEY or MEMORY_AGENTS_MODEL_API_KEY)
  *                   [--wordnet]   (optional retrieval signal on: WordNet noun hyponyms of the question)
+ *                   [--weights speaker=0,episode=0.2]   (fused signals' weights, RETRIEVAL_WEIGHTS; 0 = off,
+ *                        to show a signal's share)
  *
  * Writes OUT/<dataset>.jsonl (one line per question, the issue's shape) and OUT/<dataset>.summary.md
  * (per-category recall, ingestion time, query latency), and prints the summary. Each conversation
@@ -47,7 +49,7 @@ function parseArguments(argv: readonly string[]): Arguments {
       flags.set(name, value);
     } else positional.push(arg);
   }
-  const known = new Set([...SWITCHES, ...MODEL_EMBEDDER_FLAGS, 'embedding-omit-dimensions', 'word-vectors', 'keep-agents', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars']);
+  const known = new Set([...SWITCHES, ...MODEL_EMBEDDER_FLAGS, 'embedding-omit-dimensions', 'word-vectors', 'keep-agents', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars', 'weights']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const dataset = positional[0];
   if (dataset !== 'locomo' && dataset !== 'longmemeval') throw new Error('usage: npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR] [--limit N]');
@@ -61,7 +63,7 @@ function parseArguments(argv: readonly string[]): Arguments {
   return {
     flags,
     keepAgents: flags.has('keep-agents'),
-    retrieval: { wordNet: flags.has('wordnet') },
+    retrieval: { wordNet: flags.has('wordnet'), ...(flags.has('weights') ? { weights: parseWeights(flags.get('weights')!) } : {}) },
     wordVectors: flags.has('word-vectors') ? resolve(flags.get('word-vectors')!) : null,
     dataset,
     file: resolve(flags.get('file') ?? DEFAULT_FILES[dataset]),
@@ -71,6 +73,17 @@ function parseArguments(argv: readonly string[]): Arguments {
     queryMode,
     maxContextChars,
   };
+}
+
+/** `speaker=0,episode=0.2` → `{ speaker: 0, episode: 0.2 }`; names and ranges are checked by the service. */
+function parseWeights(value: string): Record<string, number> {
+  const weights: Record<string, number> = {};
+  for (const pair of value.split(',')) {
+    const match = /^\s*([a-z]+)\s*=\s*(\S+)\s*$/i.exec(pair);
+    if (!match) throw new Error(`--weights takes name=value pairs separated by commas (speaker=0,episode=0.2), got "${pair}"`);
+    weights[match[1]!] = Number(match[2]);
+  }
+  return weights;
 }
 
 /** Flags that switch an optional retrieval signal on (RetrievalOptions). */
@@ -122,7 +135,7 @@ async function main(): Promise<void> {
   process.stderr.write('\n');
   const on = SWITCHES.filter((name) => process.argv.includes(`--${name}`));
   const summary = [
-    `## ${args.dataset} on ${args.index} (${args.file.split('/').pop()}${embedder ? `, embedder ${embedder.id}` : ''}${on.length > 0 ? `, on: ${on.join(' ')}` : ''})`,
+    `## ${args.dataset} on ${args.index} (${args.file.split('/').pop()}${embedder ? `, embedder ${embedder.id}` : ''}${on.length > 0 ? `, on: ${on.join(' ')}` : ''}${args.flags.has('weights') ? `, weights ${args.flags.get('weights')}` : ''})`,
     '',
     table,
     '',

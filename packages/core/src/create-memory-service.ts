@@ -28,7 +28,7 @@ import type { Store } from './ports/store.js';
 import type { RateLimitStore } from './ports/store-credits.js';
 import { BackgroundTasks } from './service/background.js';
 import type { ServiceContext } from './service/context.js';
-import type { RetrievalOptions } from './retrieval/retrieve.js';
+import { checkRetrievalOptions, type RetrievalOptions } from './retrieval/retrieve.js';
 import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
 import { createImages } from './images/images.js';
@@ -87,7 +87,11 @@ export type MemoryServiceOptions = {
    * @default true for a persistent store no other process shares (the embedded default), else false
    */
   cacheRecords?: boolean;
-  /** Retrieval signals switched off (for measuring each one's share). @default every signal on */
+  /**
+   * Optional retrieval signals and the weights of the fused ones (`weights: { speaker: 0 }` switches
+   * the speaker cue off, to measure its share). An unknown signal or a weight that is not a finite
+   * number >= 0 throws here. @default the measured defaults (RETRIEVAL_WEIGHTS), WordNet off
+   */
   retrieval?: RetrievalOptions;
   /**
    * Whether `start()` starts background work: the learning workers (this instance's and, through
@@ -136,7 +140,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     embedder: options.embedder ?? hashedNgramEmbedder(),
     model: options.model ?? extractiveLanguageModel(),
     writer: options.writer ?? defaultMemoryWriter(),
-    retrieval: options.retrieval ?? {},
+    retrieval: checkRetrievalOptions(options.retrieval ?? {}),
     ocr: options.ocr ?? null,
     documents: options.documentConverter ?? textDocumentConverter(),
     instanceId,

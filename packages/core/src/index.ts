@@ -3,7 +3,7 @@
 // Service
 export { createMemoryService, type MemoryServiceOptions } from './create-memory-service.js';
 export type { IdempotencyOptions, MemoryAdmin, MemoryService, StoredOriginal } from './memory-service.js';
-export type { RetrievalOptions } from './retrieval/retrieve.js';
+export type { RetrievalOptions, RetrievalSignal } from './retrieval/retrieve.js';
 export type { Caller } from './auth/caller.js';
 export type { AuthenticateRequest } from './service/authenticate.js';
 export { IN_PROCESS_KEY_ID, MAX_END_USER_LENGTH, type ActAsOptions } from './service/authenticate.js';
@@ -74,7 +74,7 @@ export type {
 } from './schemas/outputs.js';
 export type { RetrievalResult, RetrievedItem } from './retrieval/retrieve.js';
 /** How many hits retrieval asks each channel (full text, vector) of the `MemoryIndex` for. */
-export { CANDIDATES_PER_CHANNEL } from './retrieval/retrieve.js';
+export { CANDIDATES_PER_CHANNEL, RETRIEVAL_WEIGHTS } from './retrieval/retrieve.js';
 export { parseBody, parseQuery } from './validation/parse.js';
 
 // Ports

@@ -94,6 +94,25 @@ describe('retrieve', () => {
     expect(order.indexOf('obs_0:2')).toBeLessThan(order.indexOf('obs_0:4'));
   });
 
+  it('takes the weights of the fused signals from the options; 0 switches one off', async () => {
+    const index = await learn(sessions);
+    const query = { agentId: 'agent_1', query: 'What did Caroline and Melanie talk about in August 2023?', maxContextChars: 4000 };
+    const score = (result: Awaited<ReturnType<typeof retrieve>>, id: string) => result.ranked.find((item) => cited([item])[0] === id)!.score;
+    const withTime = await retrieve(index, embedder, query);
+    const withoutTime = await retrieve(index, embedder, { ...query, options: { weights: { time: 0 } } });
+    const doubleTime = await retrieve(index, embedder, { ...query, options: { weights: { time: 0.4 } } });
+    // obs_1:1 is dated in August 2023; obs_0:4 is not and keeps its score.
+    expect(score(withTime, 'obs_1:1') - score(withoutTime, 'obs_1:1')).toBeGreaterThanOrEqual(0.2);
+    expect(score(doubleTime, 'obs_1:1') - score(withTime, 'obs_1:1')).toBeGreaterThanOrEqual(0.2);
+    expect(score(withoutTime, 'obs_0:4')).toBe(score(withTime, 'obs_0:4'));
+    // The vector channel at 0 adds no candidates: only turns sharing a searched word remain.
+    const lexicalOnly = await retrieve(index, embedder, { ...query, query: 'adoption', options: { weights: { semantic: 0 } } });
+    // "adoption" is in turn 4 and, as a neighbour, in the keywords of turns 2 and 3.
+    expect(cited(lexicalOnly.ranked).sort()).toEqual(['obs_0:2', 'obs_0:3', 'obs_0:4']);
+    const both = await retrieve(index, embedder, { ...query, query: 'adoption' });
+    expect(both.ranked.length).toBeGreaterThan(3);
+  });
+
   it('prefers memories dated inside a time the query names', async () => {
     const index = await learn(sessions);
     const result = await retrieve(index, embedder, { agentId: 'agent_1', query: 'What did Caroline and Melanie talk about in August 2023?', maxContextChars: 4000 });

@@ -38,10 +38,24 @@ export const RETRIEVAL_WEIGHTS = {
    * hit divided by that channel's best; only with {@link RetrievalOptions.wordNet}.
    */
   hyponyms: 0.2,
-} as const;
+} as const satisfies Record<string, number>;
 
-/** Optional retrieval signals (off by default; docs/benchmarks.md, "Memory quality 2", says why). */
+/** The name of a fused signal ({@link RETRIEVAL_WEIGHTS}). */
+export type RetrievalSignal = keyof typeof RETRIEVAL_WEIGHTS;
+
+/**
+ * Optional retrieval signals (off by default; docs/benchmarks.md, "Memory quality 2", says why) and
+ * the weights of the fused ones.
+ */
 export type RetrievalOptions = {
+  /**
+   * Weights that replace {@link RETRIEVAL_WEIGHTS} one by one, each a finite number >= 0; 0 switches
+   * a signal off (the vector channel then adds no candidates). For measuring each signal's share on
+   * your own data (the evaluation harness's `--weights speaker=0`), or tuning for it.
+   * {@link createMemoryService} refuses an unknown name or a value out of range.
+   * @default RETRIEVAL_WEIGHTS
+   */
+  weights?: Partial<Record<RetrievalSignal, number>>;
   /**
    * Also search the WordNet 3.1 noun hyponyms of the query ({@link RETRIEVAL_WEIGHTS}.hyponyms):
    * "What books …?" reaches "that novel", "children" reaches "my son". Needs the npm package
@@ -51,6 +65,19 @@ export type RetrievalOptions = {
    */
   wordNet?: boolean;
 };
+/**
+ * `options` checked for {@link createMemoryService}: a clear sentence for an unknown signal or a
+ * weight that is not a finite number >= 0, instead of a ranking quietly made of NaN.
+ */
+export function checkRetrievalOptions(options: RetrievalOptions): RetrievalOptions {
+  for (const [name, weight] of Object.entries(options.weights ?? {})) {
+    if (weight === undefined) continue;
+    if (!Object.hasOwn(RETRIEVAL_WEIGHTS, name)) throw new TypeError(`retrieval.weights.${name} is not a retrieval signal; the signals are ${Object.keys(RETRIEVAL_WEIGHTS).join(', ')}`);
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) throw new RangeError(`retrieval.weights.${name} must be a finite number >= 0 (0 switches the signal off), got ${String(weight)}`);
+  }
+  return options;
+}
+
 /** The speaker of observations that name none (spec: `speaker` defaults to `user`). */
 const DEFAULT_SPEAKER = 'user';
 /** Memories of an episode whose scores make up its evidence. */
@@ -106,6 +133,8 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  */
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
+  const weights: Record<RetrievalSignal, number> = { ...RETRIEVAL_WEIGHTS };
+  for (const [name, weight] of Object.entries(request.options?.weights ?? {})) if (weight !== undefined) weights[name as RetrievalSignal] = weight;
   const now = request.now ?? Date.now();
   // A date the query states about itself says when it is asked, not what it is about.
   const query = searchableQuery(request.query, now);
@@ -131,7 +160,7 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   const fused = new Map<string, RetrievedItem>();
   const add = (hits: MemoryHit[], weight: number) => {
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
-    if (best <= 0) return;
+    if (best <= 0 || weight === 0) return;
     for (const hit of hits) {
       const entry = fused.get(hit.record.id) ?? { record: hit.record, score: 0 };
       entry.score += (weight * Math.max(0, hit.score)) / best;
@@ -139,21 +168,21 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
     }
   };
   add(lexical, 1);
-  add(semantic, RETRIEVAL_WEIGHTS.semantic);
+  add(semantic, weights.semantic);
   if (request.options?.wordNet) {
     // Kinds of what the query names, in a channel of their own at a low weight: they widen the
     // candidates without outweighing the query's own words.
     const expansion = hyponymQuery(searched, named);
-    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit })).lexical, RETRIEVAL_WEIGHTS.hyponyms);
+    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit })).lexical, weights.hyponyms);
   }
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
   const ranges = queryTimeRanges(request.query, now);
   for (const item of fused.values()) {
     const speaker = item.record.speaker;
-    if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) item.score += RETRIEVAL_WEIGHTS.speaker;
-    if (isWithin(item.record.occurredAt, ranges)) item.score += RETRIEVAL_WEIGHTS.time;
-    if (isFirstPerson && speaker === DEFAULT_SPEAKER) item.score += RETRIEVAL_WEIGHTS.self;
+    if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) item.score += weights.speaker;
+    if (isWithin(item.record.occurredAt, ranges)) item.score += weights.time;
+    if (isFirstPerson && speaker === DEFAULT_SPEAKER) item.score += weights.self;
   }
 
   const episodes = new Map<string, number[]>();
@@ -163,7 +192,7 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   }
   const evidence = new Map<string, number>();
   for (const [key, scores] of episodes) evidence.set(key, scores.sort((a, b) => b - a).slice(0, EPISODE_TOP).reduce((sum, score) => sum + score, 0));
-  for (const item of fused.values()) item.score += RETRIEVAL_WEIGHTS.episode * evidence.get(item.record.source.observationId)!;
+  for (const item of fused.values()) item.score += weights.episode * evidence.get(item.record.source.observationId)!;
 
   const ranked = dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)));
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
