@@ -67,15 +67,19 @@ export type RetrievalOptions = {
 };
 /**
  * `options` checked for {@link createMemoryService}: a clear sentence for an unknown signal or a
- * weight that is not a finite number >= 0, instead of a ranking quietly made of NaN.
+ * weight that is not a finite number >= 0, instead of a ranking quietly made of NaN. Weights given
+ * as `undefined` are left out of the result, so retrieval can lay it over the defaults as it is.
  */
 export function checkRetrievalOptions(options: RetrievalOptions): RetrievalOptions {
-  for (const [name, weight] of Object.entries(options.weights ?? {})) {
+  if (options.weights === undefined) return options;
+  const weights: Partial<Record<RetrievalSignal, number>> = {};
+  for (const [name, weight] of Object.entries(options.weights)) {
     if (weight === undefined) continue;
     if (!Object.hasOwn(RETRIEVAL_WEIGHTS, name)) throw new TypeError(`retrieval.weights.${name} is not a retrieval signal; the signals are ${Object.keys(RETRIEVAL_WEIGHTS).join(', ')}`);
     if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) throw new RangeError(`retrieval.weights.${name} must be a finite number >= 0 (0 switches the signal off), got ${String(weight)}`);
+    weights[name as RetrievalSignal] = weight;
   }
-  return options;
+  return { ...options, weights };
 }
 
 /** The speaker of observations that name none (spec: `speaker` defaults to `user`). */
@@ -104,7 +108,7 @@ export type RetrieveRequest = {
    * unless the query states its own date ("Today is 2023/05/08."). @default Date.now()
    */
   now?: number;
-  /** Optional signals. @default none */
+  /** Optional signals and weights, as {@link checkRetrievalOptions} returns them. @default none */
   options?: RetrievalOptions;
 };
 
@@ -133,8 +137,7 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  */
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
-  const weights: Record<RetrievalSignal, number> = { ...RETRIEVAL_WEIGHTS };
-  for (const [name, weight] of Object.entries(request.options?.weights ?? {})) if (weight !== undefined) weights[name as RetrievalSignal] = weight;
+  const weights = { ...RETRIEVAL_WEIGHTS, ...request.options?.weights };
   const now = request.now ?? Date.now();
   // A date the query states about itself says when it is asked, not what it is about.
   const query = searchableQuery(request.query, now);

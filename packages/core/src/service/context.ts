@@ -23,7 +23,7 @@ export type ServiceContext = {
   readonly embedder: Embedder;
   readonly model: LanguageModel;
   readonly writer: MemoryWriter;
-  /** Retrieval signals switched on or off. */
+  /** Retrieval signals switched on or off, and the fused signals' weights (checked). */
   readonly retrieval: RetrievalOptions;
   readonly ocr: Ocr | null;
   /** Reads uploaded files into blocks (`observe-file`). */
