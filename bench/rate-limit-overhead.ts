@@ -120,9 +120,9 @@ async function limiterRate(name: string, store: Store, calls: number): Promise<v
     const callers = await Promise.all(
       Array.from({ length: 100 }, (_, i) => service.authenticate({ authorization: `Bearer ${key}`, endUser: `person-${i}`, secFetchSite: undefined, requestId: 'r' })),
     );
-    for (let i = 0; i < Math.min(200, calls); i++) await service.limits.take(callers[i % callers.length]!, 'observe');
+    for (let i = 0; i < Math.min(200, calls); i++) await service.limits.take({ caller: callers[i % callers.length]!, operation: 'observe' });
     const started = performance.now();
-    for (let i = 0; i < calls; i++) await service.limits.take(callers[i % callers.length]!, 'observe');
+    for (let i = 0; i < calls; i++) await service.limits.take({ caller: callers[i % callers.length]!, operation: 'observe' });
     const elapsed = performance.now() - started;
     console.log(`${name.padEnd(34)} ${((calls / elapsed) * 1000).toFixed(0).padStart(7)} take/s  ${((elapsed / calls) * 1000).toFixed(1)} µs per call  (${calls} calls)`);
   } finally {

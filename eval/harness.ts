@@ -94,8 +94,8 @@ export type LearnedConversation = {
  */
 export async function learnConversation(env: EvalEnvironment, conversation: EvalConversation): Promise<LearnedConversation> {
   const { service, caller } = env;
-  const agent = await service.agents.create(caller, { agent_config: { role: 'assistant', objective: `remember conversation ${conversation.id}` } });
-  for (let status = agent.status; status !== 'ready'; status = (await service.agents.get(caller, agent.agent_id)).status) {
+  const agent = await service.agents.create({ caller, body: { agent_config: { role: 'assistant', objective: `remember conversation ${conversation.id}` } } });
+  for (let status = agent.status; status !== 'ready'; status = (await service.agents.get({ caller, agentId: agent.agent_id })).status) {
     if (status === 'failed') throw new Error(`agent ${agent.agent_id} failed to initialize`);
     await pause(1);
   }
@@ -104,12 +104,12 @@ export async function learnConversation(env: EvalEnvironment, conversation: Eval
   const started = performance.now();
   for (const session of conversation.sessions) {
     if (session.turns.length === 0) continue;
-    const thread = await service.threads.create(caller, agent.agent_id, { title: session.id });
+    const thread = await service.threads.create({ caller, agentId: agent.agent_id, body: { title: session.id } });
     for (let start = 0; start < session.turns.length; start += MAX_OBSERVATIONS_PER_CALL) {
       const part = session.turns.slice(start, start + MAX_OBSERVATIONS_PER_CALL);
-      const accepted = await service.observe(caller, agent.agent_id, thread.thread_id, {
+      const accepted = await service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: {
         observations: part.map((turn) => ({ content: [{ type: 'text', text: turn.text }], timestamp: session.timestamp, speaker: turn.speaker })),
-      });
+      } });
       part.forEach((turn, turnIndex) => turns.set(`${accepted.observation_id}:${turnIndex}`, { ref: turn.ref, sessionId: session.id }));
       turnCount += part.length;
       await waitCommitted(env, agent.agent_id, thread.thread_id, accepted.observation_id);
@@ -120,7 +120,7 @@ export async function learnConversation(env: EvalEnvironment, conversation: Eval
 
 async function waitCommitted(env: EvalEnvironment, agentId: string, threadId: string, observationId: string): Promise<void> {
   for (;;) {
-    const status = await env.service.observationStatus(env.caller, agentId, threadId, observationId);
+    const status = await env.service.observationStatus({ caller: env.caller, agentId, threadId, observationId });
     if (status.status === 'committed') return;
     if (status.status === 'failed' || status.status === 'cancelled') {
       throw new Error(`observation ${observationId} ended ${status.status}: ${JSON.stringify(status.learning ?? status.error)}`);
@@ -142,7 +142,7 @@ export type Asked = {
 /** Asks the product's retrieval (the one chat uses) and maps every item back to the turn it cites. */
 export async function ask(env: EvalEnvironment, learned: LearnedConversation, query: string, maxContextChars: number): Promise<Asked> {
   const started = performance.now();
-  const result = await env.service.retrieve(env.caller, learned.agentId, query, maxContextChars);
+  const result = await env.service.retrieve({ caller: env.caller, agentId: learned.agentId, query, maxContextChars });
   const ms = performance.now() - started;
   const flatten = (items: typeof result.ranked) => {
     const seen = new Set<string>();
@@ -161,6 +161,6 @@ export async function ask(env: EvalEnvironment, learned: LearnedConversation, qu
 
 /** Deletes the agent (its memories go with it), so a long run keeps one conversation in the index at a time. */
 export async function forget(env: EvalEnvironment, learned: LearnedConversation): Promise<void> {
-  await env.service.agents.delete(env.caller, learned.agentId);
+  await env.service.agents.delete({ caller: env.caller, agentId: learned.agentId });
   await env.service.idle();
 }

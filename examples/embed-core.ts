@@ -7,7 +7,7 @@ import { createMemoryService, inMemoryStore, type Caller, type MemoryService } f
 /** Waits until an observation job is final (learning is asynchronous). */
 export async function waitForLearning(service: MemoryService, caller: Caller, agentId: string, threadId: string, observationId: string) {
   for (;;) {
-    const status = await service.observationStatus(caller, agentId, threadId, observationId);
+    const status = await service.observationStatus({ caller, agentId, threadId, observationId });
     if (status.status === 'committed' || status.status === 'failed' || status.status === 'cancelled') return status;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -22,19 +22,19 @@ export async function main(): Promise<string> {
     const { key } = await service.admin.createKey({ organizationId: org.organizationId });
     const caller = await service.authenticate({ authorization: `Bearer ${key}`, endUser: 'alice@example.com', secFetchSite: undefined, requestId: 'example' });
 
-    const agent = await service.agents.create(caller, { agent_config: { role: 'assistant', objective: 'remember what Alice tells us' } });
+    const agent = await service.agents.create({ caller, body: { agent_config: { role: 'assistant', objective: 'remember what Alice tells us' } } });
     await service.idle(); // creation work finishes in the background
-    const thread = await service.threads.create(caller, agent.agent_id, { title: 'Onboarding' });
+    const thread = await service.threads.create({ caller, agentId: agent.agent_id, body: { title: 'Onboarding' } });
 
-    const accepted = await service.observe(caller, agent.agent_id, thread.thread_id, {
+    const accepted = await service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: {
       observations: [
         { speaker: 'alice', timestamp: '2024-03-04T10:00:00Z', content: [{ type: 'text', text: 'Our invoices go to billing@acme.test and are due in 30 days.' }] },
         { speaker: 'alice', timestamp: '2024-03-04T10:01:00Z', content: [{ type: 'text', text: 'I moved to the Berlin office last week.' }] },
       ],
-    });
+    } });
     await waitForLearning(service, caller, agent.agent_id, thread.thread_id, accepted.observation_id);
 
-    const answer = await service.chat(caller, agent.agent_id, thread.thread_id, { turn_id: 't1', message: 'Where do invoices go?' });
+    const answer = await service.chat({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: { turn_id: 't1', message: 'Where do invoices go?' } });
     return `${answer.message}\n${answer.citations.map((c) => `  cited: ${c.label} (${c.source_id}, verified ${c.verified})`).join('\n')}`;
   } finally {
     await service.stop();

@@ -180,14 +180,14 @@ describe('memory-agents CLI', () => {
       await queuing.start();
       const acme = await queuing.admin.createOrganization({ name: 'Acme', credits: '1000' });
       const org = await queuing.as(acme.organizationId);
-      const agent = await queuing.agents.create(org, { agent_config: { role: 'assistant', objective: 'remember' } });
+      const agent = await queuing.agents.create({ caller: org, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
       agentId = agent.agent_id;
       await queuing.idle();
-      const thread = await queuing.threads.create(org, agent.agent_id, { title: 'waiting' });
-      const observed = await queuing.observe(org, agent.agent_id, thread.thread_id, {
+      const thread = await queuing.threads.create({ caller: org, agentId: agent.agent_id, body: { title: 'waiting' } });
+      const observed = await queuing.observe({ caller: org, agentId: agent.agent_id, threadId: thread.thread_id, body: {
         observations: Array.from({ length: 20 }, (_, t) => ({ content: [{ type: 'text', text: `Ledger line ${t}: the harbour crane was inspected.` }] })),
-      });
-      const status = () => queuing.observationStatus(org, agent.agent_id, thread.thread_id, observed.observation_id);
+      } });
+      const status = () => queuing.observationStatus({ caller: org, agentId: agent.agent_id, threadId: thread.thread_id, observationId: observed.observation_id });
       expect(await status()).toMatchObject({ status: 'queued' });
 
       // Admin commands through the CLI on the same database, one after another: none learns the

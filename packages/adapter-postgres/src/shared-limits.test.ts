@@ -43,25 +43,25 @@ describe.skipIf(!databaseUrl)('limits and credits across processes sharing Postg
     const { a, b, caller } = await twoProcesses();
     const [onA, onB] = [await caller(a, 'alice'), await caller(b, 'alice')];
     const decisions = [];
-    for (let i = 0; i < 5; i++) decisions.push(await (i % 2 === 0 ? a : b).limits.take(i % 2 === 0 ? onA : onB, 'thread_create'));
+    for (let i = 0; i < 5; i++) decisions.push(await (i % 2 === 0 ? a : b).limits.take({ caller: i % 2 === 0 ? onA : onB, operation: 'thread_create' }));
     expect(decisions.every((decision) => decision.allowed)).toBe(true);
-    const sixth = await b.limits.take(onB, 'thread_create');
+    const sixth = await b.limits.take({ caller: onB, operation: 'thread_create' });
     expect(sixth.allowed).toBe(false);
     if (!sixth.allowed) expect(sixth.error).toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
     // Concurrent requests from both processes: exactly the window's places are admitted.
     const bob = [await caller(a, 'bob'), await caller(b, 'bob')];
-    const raced = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? a : b).limits.take(bob[i % 2]!, 'thread_create')));
+    const raced = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? a : b).limits.take({ caller: bob[i % 2]!, operation: 'thread_create' })));
     expect(raced.filter((decision) => decision.allowed)).toHaveLength(5);
   });
 
   it('holds at most 2 answers per subject across both processes', async () => {
     const { a, b, caller } = await twoProcesses();
     const agentCaller = await caller(a, 'carol');
-    const agent = await a.agents.create(agentCaller, { agent_config: { role: 'assistant', objective: 'remember' } });
+    const agent = await a.agents.create({ caller: agentCaller, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
     await a.idle();
-    const thread = await a.threads.create(agentCaller, agent.agent_id, {});
+    const thread = await a.threads.create({ caller: agentCaller, agentId: agent.agent_id, body: {} });
     await a.admin.addCredits({ organizationId: agentCaller.organizationId, amount: '100' });
-    const open = async (service: typeof a) => service.chatStream(await caller(service, 'carol'), agent.agent_id, thread.thread_id, { turn_id: 't', message: 'hi', answer_length: 'brief' });
+    const open = async (service: typeof a) => service.chatStream({ caller: await caller(service, 'carol'), agentId: agent.agent_id, threadId: thread.thread_id, body: { turn_id: 't', message: 'hi', answer_length: 'brief' } });
     const first = await open(a);
     const second = await open(b);
     await expect(open(a)).rejects.toMatchObject({ code: 'rate_limit_exceeded', retryAfter: 5 });
@@ -74,9 +74,9 @@ describe.skipIf(!databaseUrl)('limits and credits across processes sharing Postg
   it('never overdraws a small balance with answers racing in both processes', async () => {
     const { a, b, caller } = await twoProcesses();
     const owner = await caller(a);
-    const agent = await a.agents.create(owner, { agent_config: { role: 'assistant', objective: 'remember' } });
+    const agent = await a.agents.create({ caller: owner, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
     await a.idle();
-    const threads = await Promise.all(['p1', 'p2', 'p3', 'p4'].map(async (person) => ({ person, thread: (await a.threads.create(await caller(a, person), agent.agent_id, {})).thread_id })));
+    const threads = await Promise.all(['p1', 'p2', 'p3', 'p4'].map(async (person) => ({ person, thread: (await a.threads.create({ caller: await caller(a, person), agentId: agent.agent_id, body: {} })).thread_id })));
     // 0.02 credits: a brief answer reserves 1 input word + 150 output words = 0.301 > 0.02, so top up to
     // exactly cover two reservations (0.602), then race four answers from two processes.
     await a.admin.addCredits({ organizationId: owner.organizationId, amount: '0.582' });
@@ -85,16 +85,16 @@ describe.skipIf(!databaseUrl)('limits and credits across processes sharing Postg
       threads.map(({ person, thread }, i) =>
         (async () => {
           const service = i % 2 === 0 ? a : b;
-          return service.chatStream(await caller(service, person), agent.agent_id, thread, { turn_id: 't', message: 'hi', answer_length: 'brief' });
+          return service.chatStream({ caller: await caller(service, person), agentId: agent.agent_id, threadId: thread, body: { turn_id: 't', message: 'hi', answer_length: 'brief' } });
         })(),
       ),
     );
     const refused = results.filter((result) => result.status === 'rejected');
     expect(refused).toHaveLength(2);
     for (const result of refused) expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'payment_required' });
-    expect((await a.billing(owner, {})).balance).toBe('0');
+    expect((await a.billing({ caller: owner, query: {} })).balance).toBe('0');
     for (const result of results) if (result.status === 'fulfilled') for await (const _event of result.value) void _event;
-    const billing = await a.billing(owner, { limit: '100' });
+    const billing = await a.billing({ caller: owner, query: { limit: '100' } });
     expect(Number(billing.balance)).toBeGreaterThan(0);
   });
 });

@@ -42,24 +42,24 @@ describe('createMemoryService', () => {
     const org = await service.as(acme.organizationId);
     expect(org).toMatchObject({ organizationId: acme.organizationId, organizationName: 'Acme', endUserId: null, subjectId: acme.organizationId, keyId: 'in_process' });
     expect(org.limits.maxAgents).toBe(1);
-    const agent = await service.agents.create(org, { agent_config: { role: 'assistant', objective: 'remember' } });
+    const agent = await service.agents.create({ caller: org, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
     await service.idle();
-    await expect(service.agents.create(org, { agent_config: { role: 'assistant', objective: 'a second one' } })).rejects.toMatchObject({ code: 'agent_quota_exceeded' });
+    await expect(service.agents.create({ caller: org, body: { agent_config: { role: 'assistant', objective: 'a second one' } } })).rejects.toMatchObject({ code: 'agent_quota_exceeded' });
 
     const alice = await service.as(acme.organizationId, { endUser: 'alice@example.com' });
     const bob = await service.as(acme.organizationId, { endUser: 'bob@example.com' });
     expect(alice.endUserId).toMatch(/^eu_/);
     expect(alice.subjectId).toBe(alice.endUserId);
-    const thread = await service.threads.create(alice, agent.agent_id, { title: 'Alice only' });
-    await expect(service.threads.get(alice, agent.agent_id, thread.thread_id)).resolves.toMatchObject({ title: 'Alice only' });
-    await expect(service.threads.get(bob, agent.agent_id, thread.thread_id)).rejects.toMatchObject({ code: 'thread_not_found' });
-    await expect(service.agents.get(await service.as(other.organizationId), agent.agent_id)).rejects.toMatchObject({ code: 'agent_not_found' });
+    const thread = await service.threads.create({ caller: alice, agentId: agent.agent_id, body: { title: 'Alice only' } });
+    await expect(service.threads.get({ caller: alice, agentId: agent.agent_id, threadId: thread.thread_id })).resolves.toMatchObject({ title: 'Alice only' });
+    await expect(service.threads.get({ caller: bob, agentId: agent.agent_id, threadId: thread.thread_id })).rejects.toMatchObject({ code: 'thread_not_found' });
+    await expect(service.agents.get({ caller: await service.as(other.organizationId), agentId: agent.agent_id })).rejects.toMatchObject({ code: 'agent_not_found' });
 
     // The public surface is typed (a wrong shape does not compile) and still validated at run time.
     // @ts-expect-error role and objective are required
-    await expect(service.agents.create(org, { agent_config: {} })).rejects.toMatchObject({ code: 'invalid_request', status: 422 });
+    await expect(service.agents.create({ caller: org, body: { agent_config: {} } })).rejects.toMatchObject({ code: 'invalid_request', status: 422 });
     // @ts-expect-error observations must be a list of turns
-    await expect(service.observe(org, agent.agent_id, thread.thread_id, { observations: 'hello' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(service.observe({ caller: org, agentId: agent.agent_id, threadId: thread.thread_id, body: { observations: 'hello' } })).rejects.toMatchObject({ code: 'invalid_request' });
 
     await expect(service.as('org_missing')).rejects.toMatchObject({ code: 'not_found', status: 404 });
     await expect(service.as(acme.organizationId, { endUser: '  ' })).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
@@ -92,10 +92,10 @@ describe('createMemoryService', () => {
     const org = await service.admin.createOrganization({ name: 'Small', limits: { maxUploadBytes: 1024 } });
     const { key } = await service.admin.createKey({ organizationId: org.organizationId });
     const caller = await service.authenticate(auth(key));
-    expect(await service.session(caller)).toMatchObject({ max_upload_bytes: 1024, max_image_bytes: 10485760, max_image_bytes_per_turn: 33554432 });
+    expect(await service.session({ caller })).toMatchObject({ max_upload_bytes: 1024, max_image_bytes: 10485760, max_image_bytes_per_turn: 33554432 });
     await service.admin.setLimits({ organizationId: org.organizationId, limits: { maxImageBytes: 40_000_000, maxImagesPerTurn: 2 } });
     const after = await service.authenticate(auth(key));
-    expect(await service.session(after)).toMatchObject({ max_upload_bytes: 10485760, max_image_bytes: 40_000_000, max_image_bytes_per_turn: 40_000_000, max_images_per_turn: 2 });
+    expect(await service.session({ caller: after })).toMatchObject({ max_upload_bytes: 10485760, max_image_bytes: 40_000_000, max_image_bytes_per_turn: 40_000_000, max_images_per_turn: 2 });
     await expect(service.admin.setLimits({ organizationId: org.organizationId, limits: { maxAgents: 0 } })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
@@ -105,9 +105,9 @@ describe('createMemoryService', () => {
     const { key } = await service.admin.createKey({ organizationId: org.organizationId });
     const caller = await service.authenticate(auth(key));
     const body = { agent_config: { role: 'r', objective: 'o' } };
-    await service.agents.create(caller, body);
-    await service.agents.create(caller, body);
-    await expect(service.agents.create(caller, body)).rejects.toMatchObject({ code: 'agent_quota_exceeded', status: 409 });
+    await service.agents.create({ caller, body });
+    await service.agents.create({ caller, body });
+    await expect(service.agents.create({ caller, body })).rejects.toMatchObject({ code: 'agent_quota_exceeded', status: 409 });
   });
 
   it('answers agent_not_ready while an agent is initializing', async () => {
@@ -115,12 +115,12 @@ describe('createMemoryService', () => {
     const org = await service.admin.createOrganization({ name: 'Acme' });
     const { key } = await service.admin.createKey({ organizationId: org.organizationId });
     const caller = await service.authenticate(auth(key));
-    const agent = await service.agents.create(caller, { agent_config: { role: 'r', objective: 'o' } });
+    const agent = await service.agents.create({ caller, body: { agent_config: { role: 'r', objective: 'o' } } });
     // Creation work runs in the background after the 202; the thread create below reads the
     // agent before that work has had a turn.
-    await expect(service.threads.create(caller, agent.agent_id, {})).rejects.toMatchObject({ code: 'agent_not_ready', status: 409 });
+    await expect(service.threads.create({ caller, agentId: agent.agent_id, body: {} })).rejects.toMatchObject({ code: 'agent_not_ready', status: 409 });
     await service.idle();
-    await expect(service.threads.create(caller, agent.agent_id, {})).resolves.toMatchObject({ status: 'ready' });
+    await expect(service.threads.create({ caller, agentId: agent.agent_id, body: {} })).resolves.toMatchObject({ status: 'ready' });
   });
 
   it('rejects an End-User header when it is empty, whitespace or too long', async () => {
@@ -152,7 +152,7 @@ describe('createMemoryService', () => {
     const second = createMemoryService({ store, logger: silentLogger });
     await second.start();
     await second.idle();
-    expect((await second.agents.get(caller, 'agent_01JAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe('ready');
+    expect((await second.agents.get({ caller, agentId: 'agent_01JAAAAAAAAAAAAAAAAAAAAAAA' })).status).toBe('ready');
   });
 
   it('with backgroundWork: false takes no job, on a call or at start: a queued job waits for an instance that runs the workers', async () => {
@@ -163,14 +163,14 @@ describe('createMemoryService', () => {
     await admin.start();
     const acme = await admin.admin.createOrganization({ name: 'Acme' });
     const org = await admin.as(acme.organizationId);
-    const agent = await admin.agents.create(org, { agent_config: { role: 'assistant', objective: 'remember' } });
+    const agent = await admin.agents.create({ caller: org, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
     await admin.idle();
-    const thread = await admin.threads.create(org, agent.agent_id, { title: 'queued' });
-    const observed = await admin.observe(org, agent.agent_id, thread.thread_id, {
+    const thread = await admin.threads.create({ caller: org, agentId: agent.agent_id, body: { title: 'queued' } });
+    const observed = await admin.observe({ caller: org, agentId: agent.agent_id, threadId: thread.thread_id, body: {
       observations: [{ content: [{ type: 'text', text: 'The boiler in the east wing was serviced on Monday.' }] }],
-    });
+    } });
     await admin.idle();
-    const status = () => admin.observationStatus(org, agent.agent_id, thread.thread_id, observed.observation_id);
+    const status = () => admin.observationStatus({ caller: org, agentId: agent.agent_id, threadId: thread.thread_id, observationId: observed.observation_id });
     expect(await status()).toMatchObject({ status: 'queued', resumed_at: null });
     await admin.stop();
     await admin.start();
@@ -182,7 +182,7 @@ describe('createMemoryService', () => {
     const worker = createMemoryService({ store, index, logger: silentLogger });
     await worker.start();
     await worker.idle();
-    const learned = await worker.observationStatus(await worker.as(acme.organizationId), agent.agent_id, thread.thread_id, observed.observation_id);
+    const learned = await worker.observationStatus({ caller: await worker.as(acme.organizationId), agentId: agent.agent_id, threadId: thread.thread_id, observationId: observed.observation_id });
     expect(learned).toMatchObject({ status: 'committed', resumed_at: null });
     await worker.stop();
   });

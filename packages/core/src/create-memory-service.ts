@@ -8,6 +8,8 @@ import { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
 import { defaultMemoryWriter } from './memory/default-memory-writer.js';
 import { IngestionScheduler } from './observations/ingestion.js';
 import { createObservations } from './observations/observations.js';
+import { createJobInsert } from './observations/insert-job.js';
+import { createAccount } from './service/account.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { Embedder } from './ports/embedder.js';
 import type { LanguageModel } from './ports/language-model.js';
@@ -17,12 +19,9 @@ import type { Ocr } from './ports/ocr.js';
 import type { DocumentConverter } from './ports/document-converter.js';
 import { textDocumentConverter } from './documents/text-document-converter.js';
 import { cachingStore } from './store/caching-store.js';
-import { actAs, authenticate } from './service/authenticate.js';
-import { describeSession } from './auth/session.js';
 import { createIdGenerator, type IdGenerator } from './ids/index.js';
 import { DEFAULT_LIMITS, type Limits } from './limits/index.js';
-import { listLogs } from './agents/logs.js';
-import { createAdmin } from './organizations/admin.js';
+import { createMemoryAdmin } from './organizations/memory-admin.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import type { Store } from './ports/store.js';
 import type { RateLimitStore } from './ports/store-credits.js';
@@ -33,7 +32,6 @@ import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
 import { createImages } from './images/images.js';
 import { createSources, type DocumentOptions } from './sources/sources.js';
-import { createBillingAdmin } from './organizations/billing-admin.js';
 import { createCredits } from './credits/credits.js';
 import type { Prices } from './credits/pricing.js';
 import { inProcessRateLimits } from './limits/in-process-rate-limits.js';
@@ -114,7 +112,7 @@ export type MemoryServiceOptions = {
  * const org = await service.admin.createOrganization({ name: 'Acme' });
  * const { key } = await service.admin.createKey({ organizationId: org.organizationId });
  * const caller = await service.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'r1' });
- * const agent = await service.agents.create(caller, { agent_config: { role: 'assistant', objective: 'remember' } });
+ * const agent = await service.agents.create({ caller, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
  */
 export function createMemoryService(options: MemoryServiceOptions): MemoryService {
   const clock = options.clock ?? systemClock;
@@ -155,85 +153,23 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   };
 
   const scheduler = new IngestionScheduler(context);
-  const observations = createObservations(context, scheduler);
-  const chat = createChat(context, observations);
+  const insertJob = createJobInsert(context, (agentId) => scheduler.kick(agentId));
+  const agents = createAgents(context);
+  const threads = createThreads(context);
   const sources = createSources(context, (agentId) => scheduler.kick(agentId), options.documents);
-  const images = createImages(context);
-  const agents = createAgents(context, {
-    // restore_from: copy the other agent's memories; it had learned its own turns plus what it restored.
-    async initialize(agent) {
-      if (agent.restoreFrom === null) return { resumedFromTurn: 0 };
-      const source = await context.store.agents.get({ organizationId: agent.organizationId, agentId: agent.restoreFrom });
-      if (!source) throw new Error(`restore source ${agent.restoreFrom} vanished`);
-      await context.index.deleteBy({ agentId: agent.id });
-      await context.index.copyAgent({ fromAgentId: source.id, toAgentId: agent.id, toOrganizationId: agent.organizationId, newId: () => context.ids('mem_') });
-      return { resumedFromTurn: source.resumedFromTurn + (await context.store.jobs.countCommittedTurns({ agentId: source.id })) };
-    },
-    async destroy(agent) {
-      await context.index.deleteBy({ agentId: agent.id });
-    },
-  });
-  const threads = createThreads(context, {
-    async destroy(thread) {
-      await context.store.jobs.cancelForThread({ threadId: thread.id, at: context.nowIso() });
-      await context.index.deleteBy({ agentId: thread.agentId, threadId: thread.id });
-    },
-  });
   let started = false;
-  const admin = createAdmin(context);
-  const billingAdmin = createBillingAdmin({ store: context.store, clock });
 
-  // Each member is documented on `MemoryService` (memory-service.ts).
+  // Each member is documented on `MemoryService` (memory-service.ts); each area returns its part.
   return {
-    admin: {
-      ...admin,
-      createOrganization: billingAdmin.withCredits(admin),
-      getBilling: billingAdmin.getBilling,
-      addCredits: billingAdmin.addCredits,
-      configureBilling: billingAdmin.configureBilling,
-    },
-    agents: {
-      create: (caller, body) => agents.create(caller, body),
-      list: agents.list,
-      get: agents.get,
-      update: (caller, agentId, body) => agents.update(caller, agentId, body),
-      delete: agents.delete,
-    },
-    threads: {
-      create: (caller, agentId, body) => threads.create(caller, agentId, body),
-      get: threads.get,
-      delete: threads.delete,
-      learning: (caller, agentId, threadId, query = {}) => observations.learningRecord(caller, agentId, threadId, query),
-    },
-    observe: (caller, agentId, threadId, body, options) => observations.observe(caller, agentId, threadId, body, options),
-    observationStatus: observations.status,
-    chat: (caller, agentId, threadId, body, signal) => chat.chat(caller, agentId, threadId, body, signal),
-    chatStream: (caller, agentId, threadId, body, signal) => chat.chatStream(caller, agentId, threadId, body, signal),
-    observeAndRespond: (caller, agentId, threadId, body, signal, options) =>
-      chat.observeAndRespond(caller, agentId, threadId, body, signal, options),
-    observeAndEnrich: (caller, agentId, threadId, body, options) =>
-      chat.observeAndEnrich(caller, agentId, threadId, body, options),
-    recall: (caller, agentId, body) => chat.recall(caller, agentId, body),
-    retrieve: chat.retrieve,
-    observeFile: (caller, agentId, threadId, request) => sources.observeFile(caller, agentId, threadId, request),
-    sources: {
-      list: sources.listSources,
-      finishLearning: (caller, agentId, threadId, sourceId, body) => sources.finishLearning(caller, agentId, threadId, sourceId, body),
-      get: sources.getSource,
-    },
-    images: {
-      upload: (caller, file) => images.upload(caller, file),
-    },
-
-    authenticate: (request) => authenticate(context, request),
-    as: (organizationId, options) => actAs(context, organizationId, options),
-    session: async (caller) => describeSession(caller),
-    billing: (caller, query = {}) => context.credits.billing(caller, query),
-    limits: {
-      take: (caller, operation) => context.limiter.take(caller, operation),
-      now: () => clock.now(),
-    },
-    logs: (caller, agentId, query = {}) => listLogs(context, caller, agentId, query),
+    admin: createMemoryAdmin(context),
+    agents: agents.agents,
+    threads: threads.threads,
+    ...createObservations(context, insertJob),
+    ...createChat(context, insertJob),
+    observeFile: sources.observeFile,
+    sources: sources.sources,
+    images: createImages(context).images,
+    ...createAccount(context),
 
     async start(): Promise<void> {
       if (started) return;
@@ -242,15 +178,8 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       await context.blobs.init?.();
       started = true;
       if (options.backgroundWork === false) return;
-      for (const agent of await context.store.agents.listByStatus({ statuses: ['initializing', 'deleting'] })) {
-        if (agent.status === 'initializing') context.background.run('agent initialize', { agentId: agent.id }, () => agents.initialize(agent));
-        else context.background.run('agent delete', { agentId: agent.id }, () => agents.destroy(agent));
-      }
-      // A thread delete the last process did not finish (it stopped, or the index failed): its
-      // memories and messages go now, as the 202 promised.
-      for (const thread of await context.store.threads.listByStatus({ statuses: ['deleting'] })) {
-        context.background.run('thread delete', { threadId: thread.id }, () => threads.destroy(thread));
-      }
+      await agents.resume();
+      await threads.resume();
       await scheduler.start();
       await sources.resumeConversions();
     },

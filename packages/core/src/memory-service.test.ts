@@ -21,8 +21,8 @@ describe('MemoryService', () => {
     expectTypeOf(createMemoryService).returns.toEqualTypeOf<MemoryService>();
   });
 
-  it('takes the wire input types and returns citations as data', async () => {
-    expectTypeOf<Parameters<MemoryService['chat']>[3]>().toEqualTypeOf<ChatInput>();
+  it('takes one request object with the wire input type as `body`, and returns citations as data', async () => {
+    expectTypeOf<Parameters<MemoryService['chat']>[0]['body']>().toEqualTypeOf<ChatInput>();
     expectTypeOf<Awaited<ReturnType<MemoryService['chat']>>>().toEqualTypeOf<ChatOutput>();
     expectTypeOf<RecallOutput['citations'][number]>().toEqualTypeOf<Citation>();
     expectTypeOf<Citation>().not.toHaveProperty('href');
@@ -31,12 +31,12 @@ describe('MemoryService', () => {
     await service.start();
     const org = await service.admin.createOrganization({ name: 'Acme' });
     const caller = await service.as(org.organizationId);
-    const agent = await service.agents.create(caller, { agent_config: { role: 'r', objective: 'o' } });
+    const agent = await service.agents.create({ caller, body: { agent_config: { role: 'r', objective: 'o' } } });
     await service.idle();
-    const thread = await service.threads.create(caller, agent.agent_id);
-    const accepted = await service.observe(caller, agent.agent_id, thread.thread_id, { observations: [{ speaker: 'ana', content: [{ type: 'text', text: 'Invoices go to billing@acme.test.' }] }] });
+    const thread = await service.threads.create({ caller, agentId: agent.agent_id });
+    const accepted = await service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: { observations: [{ speaker: 'ana', content: [{ type: 'text', text: 'Invoices go to billing@acme.test.' }] }] } });
     await service.idle();
-    const recalled = await service.recall(caller, agent.agent_id, { query: 'Where do invoices go?' });
+    const recalled = await service.recall({ caller, agentId: agent.agent_id, body: { query: 'Where do invoices go?' } });
     expect(recalled.citations[0]).toEqual({
       source_id: accepted.observation_id,
       label: expect.stringContaining('ana'),

@@ -2,24 +2,10 @@ import type { ActAsOptions, AuthenticateRequest } from './service/authenticate.j
 import type { Caller } from './auth/caller.js';
 import type { BillingSummary } from './organizations/billing-admin.js';
 import type { RateLimitDecision } from './limits/rate-limiter.js';
-import type { ObserveOptions } from './observations/observations.js';
 import type { CreatedKey, KeySummary, OrganizationSummary } from './organizations/admin.js';
-import type { LimitOverrides, RateLimitedOperation } from './ports/limit-overrides.js';
+import type { LimitOverrides } from './ports/limit-overrides.js';
 import type { PriceOverrides } from './ports/store-credits.js';
 import type { RetrievalResult } from './retrieval/retrieve.js';
-import type {
-  BillingQuery,
-  ChatInput,
-  CreateAgentInput,
-  CreateThreadInput,
-  FinishLearningInput,
-  LearningQuery,
-  LogsQuery,
-  ObserveAndEnrichInput,
-  ObserveInput,
-  RecallInput,
-  UpdateAgentInput,
-} from './schemas/inputs.js';
 import type {
   AgentDeleteOutput,
   AgentListOutput,
@@ -41,10 +27,35 @@ import type {
   ThreadDeleteOutput,
   ThreadOutput,
 } from './schemas/outputs.js';
-import type { FileUpload, ObserveFileRequest } from './sources/document-options.js';
+import type { IdempotentRequest } from './service/requests.js';
+import type {
+  AgentRequest,
+  BillingRequest,
+  CallerRequest,
+  ChatRequest,
+  CreateAgentRequest,
+  CreateThreadRequest,
+  FinishLearningRequest,
+  ImageUploadRequest,
+  LearningRequest,
+  LogsRequest,
+  ObservationStatusRequest,
+  ObserveAndEnrichRequest,
+  ObserveAndRespondRequest,
+  ObserveFileRequest,
+  ObserveRequest,
+  RateLimitRequest,
+  RecallRequest,
+  RetrieveRequest,
+  SourceRequest,
+  ThreadRequest,
+  UpdateAgentRequest,
+} from './service/requests.js';
+
+export type * from './service/requests.js';
 
 /** The `Idempotency-Key` of a keyed call (1 to 255 characters); the same key replays the first answer. */
-export type IdempotencyOptions = { idempotencyKey?: string | undefined };
+export type IdempotencyOptions = IdempotentRequest;
 
 /** A stored original as `service.sources.get` returns it. */
 export type StoredOriginal = { data: Uint8Array; mediaType: string; filename: string };
@@ -79,9 +90,12 @@ export interface MemoryAdmin {
 
 /**
  * The memory-agents service: every operation of the `/v1` API as a method, with the same rules and
- * error codes (`ServiceError` with `code` and `status`; docs/api.md). Each method takes the caller
- * (`service.authenticate` for a request, `service.as` in process) and the wire schema's input type;
- * a body of the wrong shape is 422 `invalid_request` (the service validates every input itself).
+ * error codes (`ServiceError` with `code` and `status`; docs/api.md). Each method takes ONE request
+ * object (service/requests.ts), as the AI SDK's `generateText` takes its options: the `caller`
+ * (`service.authenticate` for a request, `service.as` in process), the path's ids (`agentId`,
+ * `threadId`, ...), the wire schema's input as `body` (or `query`), and `idempotencyKey` /
+ * `abortSignal` where the call takes them. A body of the wrong shape is 422 `invalid_request` (the
+ * service validates every input itself).
  * Results are the wire schema's output types, except that citations are data (`Citation`): the
  * HTTP layer writes their links. Made by `createMemoryService`.
  */
@@ -91,63 +105,63 @@ export interface MemoryService {
 
   readonly agents: {
     /** `POST /v1/agents` (202): the agent starts `initializing` (with `restore_from`, it copies that agent's memories). */
-    create(caller: Caller, body: CreateAgentInput): Promise<AgentOutput>;
+    create(request: CreateAgentRequest): Promise<AgentOutput>;
     /** `GET /v1/agents`: the caller's agents, with the threads the caller may see. */
-    list(caller: Caller): Promise<AgentListOutput>;
+    list(request: CallerRequest): Promise<AgentListOutput>;
     /** `GET /v1/agents/{agent_id}`; 404 `agent_not_found`. */
-    get(caller: Caller, agentId: string): Promise<AgentOutput>;
+    get(request: AgentRequest): Promise<AgentOutput>;
     /** `PATCH /v1/agents/{agent_id}`: `agent_config` is replaced whole. */
-    update(caller: Caller, agentId: string, body: UpdateAgentInput): Promise<AgentOutput>;
+    update(request: UpdateAgentRequest): Promise<AgentOutput>;
     /** `DELETE /v1/agents/{agent_id}` (202): the agent and its memories are removed in the background. */
-    delete(caller: Caller, agentId: string): Promise<AgentDeleteOutput>;
+    delete(request: AgentRequest): Promise<AgentDeleteOutput>;
   };
 
   readonly threads: {
     /** `POST /v1/agents/{agent_id}/threads` (201); the body is optional (an empty thread). */
-    create(caller: Caller, agentId: string, body?: CreateThreadInput): Promise<ThreadOutput>;
+    create(request: CreateThreadRequest): Promise<ThreadOutput>;
     /** `GET /v1/agents/{agent_id}/threads/{thread_id}`: the thread and its messages; 404 `thread_not_found`. */
-    get(caller: Caller, agentId: string, threadId: string): Promise<ThreadOutput>;
+    get(request: ThreadRequest): Promise<ThreadOutput>;
     /** `DELETE .../threads/{thread_id}` (202): its jobs are cancelled and its memories removed. */
-    delete(caller: Caller, agentId: string, threadId: string): Promise<ThreadDeleteOutput>;
+    delete(request: ThreadRequest): Promise<ThreadDeleteOutput>;
     /** `GET .../threads/{thread_id}/learning`: every turn of the thread that was not learned, newest first. */
-    learning(caller: Caller, agentId: string, threadId: string, query?: LearningQuery): Promise<LearningRecordOutput>;
+    learning(request: LearningRequest): Promise<LearningRecordOutput>;
   };
 
   /** `POST .../observe` (202): stores up to 100 observations as one job and learns them in the background. */
-  observe(caller: Caller, agentId: string, threadId: string, body: ObserveInput, options?: ObserveOptions): Promise<ObserveOutput>;
+  observe(request: ObserveRequest): Promise<ObserveOutput>;
   /** `GET .../observe/{observation_id}/status`: the job's progress; 404 `not_found` for an unknown id. */
-  observationStatus(caller: Caller, agentId: string, threadId: string, observationId: string): Promise<ObservationStatusOutput>;
-  /** `POST .../chat`: retrieves, answers, records the turn and cites, in one call; `signal` aborts the answer. */
-  chat(caller: Caller, agentId: string, threadId: string, body: ChatInput, signal?: AbortSignal): Promise<ChatOutput>;
+  observationStatus(request: ObservationStatusRequest): Promise<ObservationStatusOutput>;
+  /** `POST .../chat`: retrieves, answers, records the turn and cites, in one call; `abortSignal` aborts the answer. */
+  chat(request: ChatRequest): Promise<ChatOutput>;
   /**
    * `POST .../chat/stream`: everything that can be refused is refused (thrown) before the first
    * event; then `context`, `delta`..., and `done` or `error`. Stop reading (`return()`) to give
    * the answer place back.
    */
-  chatStream(caller: Caller, agentId: string, threadId: string, body: ChatInput, signal?: AbortSignal): Promise<AsyncIterable<ChatStreamEventOutput>>;
+  chatStream(request: ChatRequest): Promise<AsyncIterable<ChatStreamEventOutput>>;
   /** `POST .../observe-and-respond`: answers like chat and learns the message and the answer. */
-  observeAndRespond(caller: Caller, agentId: string, threadId: string, body: ChatInput, signal?: AbortSignal, options?: IdempotencyOptions): Promise<ObserveAndRespondOutput>;
+  observeAndRespond(request: ObserveAndRespondRequest): Promise<ObserveAndRespondOutput>;
   /** `POST .../observe-and-enrich`: learns the message and returns memory context, no answer. */
-  observeAndEnrich(caller: Caller, agentId: string, threadId: string, body: ObserveAndEnrichInput, options?: IdempotencyOptions): Promise<ObserveAndEnrichOutput>;
+  observeAndEnrich(request: ObserveAndEnrichRequest): Promise<ObserveAndEnrichOutput>;
   /** `POST /v1/agents/{agent_id}/recall`: memory context and citations for a query; learns, records and charges nothing. */
-  recall(caller: Caller, agentId: string, body: RecallInput): Promise<RecallOutput>;
+  recall(request: RecallRequest): Promise<RecallOutput>;
   /** The hybrid retrieval chat uses, scored directly (evaluation, custom answerers). */
-  retrieve(caller: Caller, agentId: string, query: string, maxContextChars?: number): Promise<RetrievalResult>;
+  retrieve(request: RetrieveRequest): Promise<RetrievalResult>;
   /** `POST .../observe-file` (202): a document, converted and split into the turns of one job. */
-  observeFile(caller: Caller, agentId: string, threadId: string, request: ObserveFileRequest): Promise<DocumentIngestOutput>;
+  observeFile(request: ObserveFileRequest): Promise<DocumentIngestOutput>;
 
   readonly sources: {
     /** `GET .../threads/{thread_id}/sources`: the documents sent in the thread and how far each was learned. */
-    list(caller: Caller, agentId: string, threadId: string): Promise<SourcesListOutput>;
+    list(request: ThreadRequest): Promise<SourcesListOutput>;
     /** `POST .../sources/{source_id}/finish-learning` (202): learns the rest of a partially learned document. */
-    finishLearning(caller: Caller, agentId: string, threadId: string, sourceId: string, body?: FinishLearningInput): Promise<DocumentIngestOutput>;
+    finishLearning(request: FinishLearningRequest): Promise<DocumentIngestOutput>;
     /** `GET /v1/agents/{agent_id}/sources/{source_id}`: the stored original bytes (what document citations link to). */
-    get(caller: Caller, agentId: string, sourceId: string): Promise<StoredOriginal>;
+    get(request: SourceRequest): Promise<StoredOriginal>;
   };
 
   readonly images: {
     /** `POST /v1/images` (201): an image for later chat turns; null `file` is 422. */
-    upload(caller: Caller, file: FileUpload | null): Promise<ImageUploadOutput>;
+    upload(request: ImageUploadRequest): Promise<ImageUploadOutput>;
   };
 
   /** Resolves the caller of a request; throws 401/400 per the spec's Authentication rules. */
@@ -158,24 +172,24 @@ export interface MemoryService {
    *
    * @example
    * const alice = await service.as(org.organizationId, { endUser: 'alice@example.com' });
-   * const agent = await service.agents.create(alice, { agent_config: { role: 'assistant', objective: 'remember' } });
+   * const agent = await service.agents.create({ caller: alice, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
    */
   as(organizationId: string, options?: ActAsOptions): Promise<Caller>;
   /** `GET /v1/session`: who the caller is and the organization's upload limits. */
-  session(caller: Caller): Promise<SessionOutput>;
+  session(request: CallerRequest): Promise<SessionOutput>;
   /** `GET /v1/billing`: balance and ledger entries; readable even with no credit left. */
-  billing(caller: Caller, query?: BillingQuery): Promise<BillingOutput>;
+  billing(request: BillingRequest): Promise<BillingOutput>;
   /**
    * Request-rate windows (spec "Limits / Request rates"). `take` counts a request of a limited
    * operation or refuses it (429) without counting; the HTTP layer calls it before any work.
    * `now` is the service clock (ms), for `X-RateLimit-Reset` of responses outside every window.
    */
   readonly limits: {
-    take(caller: Caller, operation: RateLimitedOperation): Promise<RateLimitDecision>;
+    take(request: RateLimitRequest): Promise<RateLimitDecision>;
     now(): number;
   };
   /** `GET /v1/agents/{agent_id}/logs`: the agent's activity, newest first. */
-  logs(caller: Caller, agentId: string, query?: LogsQuery): Promise<LogsOutput>;
+  logs(request: LogsRequest): Promise<LogsOutput>;
 
   /**
    * Opens the ports and resumes work a previous process left: agents still initializing are

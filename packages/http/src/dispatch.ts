@@ -78,7 +78,7 @@ export async function dispatch(service: MemoryService, match: RouteMatch, reques
     requestId: request.requestId,
   });
   if (match.route.rateLimit) {
-    const decision = await service.limits.take(caller, match.route.rateLimit);
+    const decision = await service.limits.take({ caller, operation: match.route.rateLimit });
     request.onRateLimit?.(decision.status);
     if (!decision.allowed) throw decision.error;
   }

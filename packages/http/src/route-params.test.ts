@@ -30,10 +30,10 @@ beforeAll(async () => {
   key = (await service.admin.createKey({ organizationId: org.organizationId })).key;
   api = createFetchHandler(service, { logger: silentLogger });
   const caller = await service.as(org.organizationId);
-  const agent = await service.agents.create(caller, { agent_config: { role: 'r', objective: 'o' } });
+  const agent = await service.agents.create({ caller, body: { agent_config: { role: 'r', objective: 'o' } } });
   await service.idle();
-  const thread = await service.threads.create(caller, agent.agent_id, {});
-  const observed = await service.observe(caller, agent.agent_id, thread.thread_id, { observations: [{ content: [{ type: 'text', text: 'Invoices go to billing.' }] }] });
+  const thread = await service.threads.create({ caller, agentId: agent.agent_id, body: {} });
+  const observed = await service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: { observations: [{ content: [{ type: 'text', text: 'Invoices go to billing.' }] }] } });
   await service.idle();
   valid = { agent_id: agent.agent_id, thread_id: thread.thread_id, observation_id: observed.observation_id, source_id: 'src_0123456789abcdef0123456789abcdef' };
 });

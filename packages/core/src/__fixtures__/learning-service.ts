@@ -14,18 +14,18 @@ export async function learningService(options: Partial<MemoryServiceOptions> = {
   const caller = (endUser?: string): Promise<Caller> =>
     service.authenticate({ authorization: `Bearer ${key}`, endUser, secFetchSite: undefined, requestId: `req_test_${++requests}` });
   const owner = await caller();
-  const agent = await service.agents.create(owner, { agent_config: { role: 'assistant', objective: 'remember' } });
+  const agent = await service.agents.create({ caller: owner, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
   await service.idle();
   const agentId = agent.agent_id;
-  const thread = await service.threads.create(owner, agentId, {});
+  const thread = await service.threads.create({ caller: owner, agentId, body: {} });
   const threadId = thread.thread_id;
 
   /** Observes and waits until the job settles; resolves the final status. */
   async function observeSettled(observations: ObserveInput['observations'], options: { caller?: Caller; threadId?: string } = {}) {
     const who = options.caller ?? (await caller());
-    const accepted = await service.observe(who, agentId, options.threadId ?? threadId, { observations });
+    const accepted = await service.observe({ caller: who, agentId, threadId: options.threadId ?? threadId, body: { observations } });
     await service.idle();
-    return service.observationStatus(who, agentId, options.threadId ?? threadId, accepted.observation_id);
+    return service.observationStatus({ caller: who, agentId, threadId: options.threadId ?? threadId, observationId: accepted.observation_id });
   }
 
   return { service, key, organizationId: org.organizationId, caller, owner, agentId, threadId, observeSettled };

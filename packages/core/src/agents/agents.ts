@@ -2,29 +2,42 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
 import type { AgentRecord } from '../ports/store.js';
-import { createAgentBody, patchAgentBody, type AgentBody } from '../schemas/agents.js';
+import { createAgentBody, patchAgentBody } from '../schemas/agents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { findAgent } from './lookup.js';
 import { presentAgent } from './present.js';
 
-/** Hooks other areas attach to the agent lifecycle (memory restore, memory deletion). */
-export type AgentLifecycle = {
-  /** Creation work run in the background; resolves the number of turns restored. */
-  initialize(agent: AgentRecord): Promise<{ resumedFromTurn: number }>;
-  /** Removes everything the agent owns outside the store (memory index, blobs). */
-  destroy(agent: AgentRecord): Promise<void>;
-};
+import type { AgentDeleteOutput, AgentListOutput, AgentOutput } from '../schemas/outputs.js';
+import type { MemoryService } from '../memory-service.js';
+import type { AgentRequest, CallerRequest, CreateAgentRequest, UpdateAgentRequest } from '../service/requests.js';
 
-export function createAgents(context: ServiceContext, lifecycle: AgentLifecycle) {
+/**
+ * The agents area: `service.agents` and the lifecycle work behind it. Creation copies the memories
+ * of `restore_from` in the background; deletion removes the agent's memories, then the agent.
+ */
+export function createAgents(context: ServiceContext) {
   async function threadsFor(caller: Caller, agent: AgentRecord) {
     return context.store.threads.list({ agentId: agent.id, ...(caller.endUserId === null ? {} : { endUserId: caller.endUserId }) });
+  }
+
+  /**
+   * Creation work: with `restore_from`, copies the other agent's memories; it had learned its own
+   * turns plus what it restored. Resolves the number of turns restored.
+   */
+  async function restore(agent: AgentRecord): Promise<{ resumedFromTurn: number }> {
+    if (agent.restoreFrom === null) return { resumedFromTurn: 0 };
+    const source = await context.store.agents.get({ organizationId: agent.organizationId, agentId: agent.restoreFrom });
+    if (!source) throw new Error(`restore source ${agent.restoreFrom} vanished`);
+    await context.index.deleteBy({ agentId: agent.id });
+    await context.index.copyAgent({ fromAgentId: source.id, toAgentId: agent.id, toOrganizationId: agent.organizationId, newId: () => context.ids('mem_') });
+    return { resumedFromTurn: source.resumedFromTurn + (await context.store.jobs.countCommittedTurns({ agentId: source.id })) };
   }
 
   /** Finishes creation work: `initializing` -> `ready` (or `failed`). Also run on start for leftovers. */
   async function initialize(agent: AgentRecord): Promise<void> {
     try {
-      const { resumedFromTurn } = await lifecycle.initialize(agent);
+      const { resumedFromTurn } = await restore(agent);
       await context.store.agents.update({
         organizationId: agent.organizationId,
         agentId: agent.id,
@@ -44,16 +57,21 @@ export function createAgents(context: ServiceContext, lifecycle: AgentLifecycle)
 
   /** Removes the agent and everything under it. Also run on start for agents left `deleting`. */
   async function destroy(agent: AgentRecord): Promise<void> {
-    await lifecycle.destroy(agent);
+    await context.index.deleteBy({ agentId: agent.id });
     await context.store.agents.delete({ organizationId: agent.organizationId, agentId: agent.id });
   }
 
-  return {
-    initialize,
-    destroy,
+  /** Resumes what a stopped process left: agents still initializing or left deleting. */
+  async function resume(): Promise<void> {
+    for (const agent of await context.store.agents.listByStatus({ statuses: ['initializing', 'deleting'] })) {
+      if (agent.status === 'initializing') context.background.run('agent initialize', { agentId: agent.id }, () => initialize(agent));
+      else context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
+    }
+  }
 
+  const agents = {
     /** `POST /v1/agents` -> 202 Agent (`initializing`, ready once creation work finishes). */
-    async create(caller: Caller, body: unknown): Promise<AgentBody> {
+    async create({ caller, body }: CreateAgentRequest): Promise<AgentOutput> {
       const input = parseBody(createAgentBody, body);
       if (input.restore_from !== undefined) {
         // The source may be `failed` too (DESIGN "Decisions"), but must be the caller's.
@@ -84,19 +102,19 @@ export function createAgents(context: ServiceContext, lifecycle: AgentLifecycle)
     },
 
     /** `GET /v1/agents`: live agents, newest first, without threads. */
-    async list(caller: Caller): Promise<AgentBody[]> {
+    async list({ caller }: CallerRequest): Promise<AgentListOutput> {
       const agents = await context.store.agents.list({ organizationId: caller.organizationId });
       return agents.map((agent) => presentAgent(agent, []));
     },
 
     /** `GET /v1/agents/{agent_id}` with the threads the caller reaches. */
-    async get(caller: Caller, agentId: string): Promise<AgentBody> {
+    async get({ caller, agentId }: AgentRequest): Promise<AgentOutput> {
       const agent = await findAgent(context, caller, agentId);
       return presentAgent(agent, await threadsFor(caller, agent));
     },
 
     /** `PATCH /v1/agents/{agent_id}`: only supplied fields change; `agent_config` is replaced whole. */
-    async update(caller: Caller, agentId: string, body: unknown): Promise<AgentBody> {
+    async update({ caller, agentId, body }: UpdateAgentRequest): Promise<AgentOutput> {
       const input = parseBody(patchAgentBody, body);
       let agent = await findAgent(context, caller, agentId);
       if (input.agent_config !== undefined) {
@@ -114,7 +132,7 @@ export function createAgents(context: ServiceContext, lifecycle: AgentLifecycle)
     },
 
     /** `DELETE /v1/agents/{agent_id}` -> 202 `{ agent_id, status: "deleting" }`; then 404. */
-    async delete(caller: Caller, agentId: string): Promise<{ agent_id: string; status: 'deleting' }> {
+    async delete({ caller, agentId }: AgentRequest): Promise<AgentDeleteOutput> {
       const agent = await findAgent(context, caller, agentId);
       const deleting = await context.store.agents.update({
         organizationId: caller.organizationId,
@@ -126,7 +144,9 @@ export function createAgents(context: ServiceContext, lifecycle: AgentLifecycle)
       context.background.run('agent delete', { agentId: agent.id }, () => destroy(deleting));
       return { agent_id: agent.id, status: 'deleting' };
     },
-  };
+  } satisfies MemoryService['agents'];
+
+  return { agents, resume };
 }
 
 export type Agents = ReturnType<typeof createAgents>;

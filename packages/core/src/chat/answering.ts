@@ -10,6 +10,7 @@ import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult 
 import { chatBody, type ChatBody, type ChatLearningItem } from '../schemas/observations.js';
 import type { ChatOutput, Citation } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
+import type { ThreadRequest } from '../service/requests.js';
 import { parseBody } from '../validation/parse.js';
 import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer-prompt.js';
 import { citationsOf } from './citations.js';
@@ -18,6 +19,22 @@ import { timed, type Stage } from './stages.js';
 
 /** The routes that write an answer (activity log and credit entries name them). */
 export type AnswerRoute = 'chat' | 'chat_stream' | 'observe_and_respond';
+
+/** A turn answered: the user's message and the answer, recorded as thread messages. */
+type RecordedTurn = { caller: Caller; agent: AgentRecord; thread: ThreadRecord; message: string; answer: string; citations: Citation[]; route: AnswerRoute };
+
+/** One answer to write, streamed (`onContext`, `onDelta`) or not. */
+type AnswerCall<Opened> = {
+  caller: Caller;
+  /** The validated request with its agent, thread and images (`open`). */
+  opened: Opened;
+  route: AnswerRoute;
+  abortSignal?: AbortSignal | undefined;
+  /** Called once with the memory context and its citations, before the answer (a stream's `context` event). */
+  onContext?: (memoryContext: string, citations: Citation[]) => void;
+  /** Called with each piece of the answer; set, the model streams. */
+  onDelta?: (text: string) => void;
+};
 
 /**
  * What every answering call is made of: admission (answer place and credits), validation and
@@ -51,7 +68,7 @@ export function createAnswering(context: ServiceContext) {
   }
 
   /** Validation and lookups shared by every answering call; throws before any work is done. */
-  async function open(caller: Caller, agentId: string, threadId: string, body: unknown) {
+  async function open({ caller, agentId, threadId, body }: ThreadRequest & { body: unknown }) {
     const input = parseBody(chatBody, body);
     const agent = await findReadyAgent(context, caller, agentId);
     const thread = await findThread(context, caller, agent, threadId);
@@ -107,7 +124,7 @@ export function createAnswering(context: ServiceContext) {
   }
 
   /** Records the turn as thread messages and activity entries; reports unreported failed turns. */
-  async function record(caller: Caller, agent: AgentRecord, thread: ThreadRecord, message: string, answer: string, citations: Citation[], route: AnswerRoute) {
+  async function record({ caller, agent, thread, message, answer, citations, route }: RecordedTurn) {
     const now = context.nowIso();
     // Messages and activity entries in one store call (one round trip, stored together).
     await context.store.messages.append({
@@ -144,14 +161,7 @@ export function createAnswering(context: ServiceContext) {
   }
 
   /** The whole answering operation, streaming or not, while holding an answer place. */
-  async function answer(
-    caller: Caller,
-    opened: Awaited<ReturnType<typeof open>>,
-    route: AnswerRoute,
-    signal: AbortSignal | undefined,
-    onContext?: (memoryContext: string, citations: Citation[]) => void,
-    onDelta?: (text: string) => void,
-  ): Promise<ChatOutput> {
+  async function answer({ caller, opened, route, abortSignal: signal, onContext, onDelta }: AnswerCall<Awaited<ReturnType<typeof open>>>): Promise<ChatOutput> {
     const started = performance.now();
     const { input, agent, thread } = opened;
     const stages: Stage[] = [];
@@ -175,7 +185,7 @@ export function createAnswering(context: ServiceContext) {
     });
     // Exactly the items the answer cites: as the model reports them, else its [n] markers.
     const citations = await citationsFor(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length), packedCitations);
-    const learning = await timed(stages, 'record', () => record(caller, agent, thread, input.message, generated.text, citations, route));
+    const learning = await timed(stages, 'record', () => record({ caller, agent, thread, message: input.message, answer: generated.text, citations, route }));
     return {
       agent_id: agent.id,
       thread_id: thread.id,

@@ -56,25 +56,25 @@ describe('chat: concurrent answers', () => {
     const held = heldModel();
     const { service, caller, agentId, threadId, observeSettled, owner } = await learningService({ model: held.model });
     await observeSettled(turns(2));
-    const threadOf = async (who: Caller) => (await service.threads.create(who, agentId, {})).thread_id;
-    const running = [service.chat(owner, agentId, threadId, body('a')), service.chat(await caller(), agentId, threadId, body('b'))];
+    const threadOf = async (who: Caller) => (await service.threads.create({ caller: who, agentId, body: {} })).thread_id;
+    const running = [service.chat({ caller: owner, agentId, threadId, body: body('a') }), service.chat({ caller: await caller(), agentId, threadId, body: body('b') })];
     await held.stalled(2);
-    await expect(service.chat(await caller(), agentId, threadId, body('c'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 5, details: 'user' });
+    await expect(service.chat({ caller: await caller(), agentId, threadId, body: body('c') })).rejects.toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 5, details: 'user' });
     // Observe-and-respond and observe-and-enrich count as answers too.
-    await expect(service.observeAndRespond(owner, agentId, threadId, body('c2'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
-    await expect(service.observeAndEnrich(owner, agentId, threadId, body('c3'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
+    await expect(service.observeAndRespond({ caller: owner, agentId, threadId, body: body('c2') })).rejects.toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
+    await expect(service.observeAndEnrich({ caller: owner, agentId, threadId, body: body('c3') })).rejects.toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
     const alice = await caller('alice');
     const bob = await caller('bob');
     const aliceThread = await threadOf(alice);
     const bobThread = await threadOf(bob);
-    running.push(service.chat(alice, agentId, aliceThread, body('d')), service.chat(bob, agentId, bobThread, body('e')));
+    running.push(service.chat({ caller: alice, agentId, threadId: aliceThread, body: body('d') }), service.chat({ caller: bob, agentId, threadId: bobThread, body: body('e') }));
     await held.stalled(4);
     const carol = await caller('carol');
-    await expect(service.chat(carol, agentId, await threadOf(carol), body('f'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 5, details: 'organization' });
+    await expect(service.chat({ caller: carol, agentId, threadId: await threadOf(carol), body: body('f') })).rejects.toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 5, details: 'organization' });
     held.releaseAll();
     for (const answer of await Promise.all(running)) expect(answer.message).toBe('The held answer.');
     // Every place came back.
-    const again = [service.chat(owner, agentId, threadId, body('g')), service.chat(owner, agentId, threadId, body('h'))];
+    const again = [service.chat({ caller: owner, agentId, threadId, body: body('g') }), service.chat({ caller: owner, agentId, threadId, body: body('h') })];
     await held.stalled(6);
     held.releaseAll();
     await Promise.all(again);
@@ -84,17 +84,17 @@ describe('chat: concurrent answers', () => {
   it('keeps a stream\'s place until the stream ends', async () => {
     const held = heldModel();
     const { service, owner, agentId, threadId } = await learningService({ model: held.model });
-    const first = await service.chatStream(owner, agentId, threadId, body('s1'));
-    const second = await service.chatStream(owner, agentId, threadId, body('s2'));
+    const first = await service.chatStream({ caller: owner, agentId, threadId, body: body('s1') });
+    const second = await service.chatStream({ caller: owner, agentId, threadId, body: body('s2') });
     const firstEvents = drain(first);
     const secondEvents = drain(second);
     await held.stalled(2);
-    await expect(service.chat(owner, agentId, threadId, body('x'))).rejects.toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
+    await expect(service.chat({ caller: owner, agentId, threadId, body: body('x') })).rejects.toMatchObject({ code: 'rate_limit_exceeded', details: 'user' });
     held.releaseAll();
     const events = await firstEvents;
     expect(events.map((event) => event.event)).toEqual(['context', 'delta', 'delta', 'done']);
     await secondEvents;
-    const after = service.chat(owner, agentId, threadId, body('y'));
+    const after = service.chat({ caller: owner, agentId, threadId, body: body('y') });
     await held.stalled(3);
     held.releaseAll();
     await expect(after).resolves.toMatchObject({ message: 'The held answer.' });
@@ -107,16 +107,16 @@ describe('chat: concurrent answers', () => {
       const { service, owner, agentId, threadId } = await learningService({ model: held.model });
       const streamAbort = new AbortController();
       const chatAbort = new AbortController();
-      const stream = await service.chatStream(owner, agentId, threadId, body('s'), streamAbort.signal);
+      const stream = await service.chatStream({ caller: owner, agentId, threadId, body: body('s'), abortSignal: streamAbort.signal });
       const streamed = drain(stream).catch(() => []);
-      const chatting = service.chat(owner, agentId, threadId, body('c'), chatAbort.signal).catch((error: unknown) => error);
+      const chatting = service.chat({ caller: owner, agentId, threadId, body: body('c'), abortSignal: chatAbort.signal }).catch((error: unknown) => error);
       await held.stalled(2);
-      await expect(service.chat(owner, agentId, threadId, body('refused'))).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
+      await expect(service.chat({ caller: owner, agentId, threadId, body: body('refused') })).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
       streamAbort.abort();
       chatAbort.abort();
       await new Promise((resolve) => setTimeout(resolve, 0));
       // Both places are free while the model may still be stalled.
-      const next = [service.chat(owner, agentId, threadId, body('n1')), service.chat(owner, agentId, threadId, body('n2'))];
+      const next = [service.chat({ caller: owner, agentId, threadId, body: body('n1') }), service.chat({ caller: owner, agentId, threadId, body: body('n2') })];
       await held.stalled(4);
       held.releaseAll();
       for (const answer of await Promise.all(next)) expect(answer.message).toBe('The held answer.');
@@ -142,9 +142,9 @@ describe('chat: model failures', () => {
     };
     const { service, owner, agentId, threadId } = await learningService({ model: failing });
     for (let i = 0; i < 3; i++) {
-      await expect(service.chat(owner, agentId, threadId, body(`f${i}`))).rejects.toMatchObject({ code: 'answer_model_unavailable', status: 503 });
+      await expect(service.chat({ caller: owner, agentId, threadId, body: body(`f${i}`) })).rejects.toMatchObject({ code: 'answer_model_unavailable', status: 503 });
     }
-    expect((await service.threads.get(owner, agentId, threadId)).messages).toEqual([]);
+    expect((await service.threads.get({ caller: owner, agentId, threadId })).messages).toEqual([]);
     await service.stop();
   });
 
@@ -160,14 +160,14 @@ describe('chat: model failures', () => {
     };
     const { service, owner, agentId, threadId, observeSettled } = await learningService({ model: breaking });
     await observeSettled(turns(2));
-    const events = await drain(await service.chatStream(owner, agentId, threadId, body('broken')));
+    const events = await drain(await service.chatStream({ caller: owner, agentId, threadId, body: body('broken') }));
     expect(events.map((event) => event.event)).toEqual(['context', 'delta', 'error']);
     expect(events[0]).toMatchObject({ event: 'context', data: { memory_context: expect.stringContaining('item1') } });
     expect(events[2]!.data).toEqual({ error: expect.any(String), code: 'answer_model_unavailable', request_id: owner.requestId });
     // The failed turn is not recorded, and the place is free again.
-    expect((await service.threads.get(owner, agentId, threadId)).messages).toEqual([]);
-    await drain(await service.chatStream(owner, agentId, threadId, body('again1')));
-    await drain(await service.chatStream(owner, agentId, threadId, body('again2')));
+    expect((await service.threads.get({ caller: owner, agentId, threadId })).messages).toEqual([]);
+    await drain(await service.chatStream({ caller: owner, agentId, threadId, body: body('again1') }));
+    await drain(await service.chatStream({ caller: owner, agentId, threadId, body: body('again2') }));
     await service.stop();
   });
 });
@@ -176,8 +176,8 @@ describe('recall', () => {
   it('returns the memory context and citations for a query, and learns, records and charges nothing', async () => {
     const { service, owner, agentId, threadId, observeSettled } = await learningService();
     await observeSettled([{ content: [{ type: 'text' as const, text: 'The staging database lives on host pg-staging-3.' }] }]);
-    const before = await service.threads.get(owner, agentId, threadId);
-    const recalled = await service.recall(owner, agentId, { query: 'Where does the staging database live?', max_context_chars: 500 });
+    const before = await service.threads.get({ caller: owner, agentId, threadId });
+    const recalled = await service.recall({ caller: owner, agentId, body: { query: 'Where does the staging database live?', max_context_chars: 500 } });
     expect(recalled.agent_id).toBe(agentId);
     expect(recalled.memory_context).toContain('pg-staging-3');
     expect(recalled.memory_context.length).toBeLessThanOrEqual(500);
@@ -185,11 +185,11 @@ describe('recall', () => {
     expect(recalled.stages.map((stage) => stage.name)).toEqual(['memory_context']);
     await service.idle();
     // The query became no memory and no message.
-    const again = await service.recall(owner, agentId, { query: 'Where does the staging database live?' });
+    const again = await service.recall({ caller: owner, agentId, body: { query: 'Where does the staging database live?' } });
     expect(again.memory_context).not.toContain('Where does the staging database live?');
-    expect((await service.threads.get(owner, agentId, threadId)).messages).toEqual(before.messages);
-    await expect(service.recall(owner, agentId, { query: '' })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(service.recall(owner, 'agent_00000000000000000000000000', { query: 'x' })).rejects.toMatchObject({ code: 'agent_not_found' });
+    expect((await service.threads.get({ caller: owner, agentId, threadId })).messages).toEqual(before.messages);
+    await expect(service.recall({ caller: owner, agentId, body: { query: '' } })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(service.recall({ caller: owner, agentId: 'agent_00000000000000000000000000', body: { query: 'x' } })).rejects.toMatchObject({ code: 'agent_not_found' });
     await service.stop();
   });
 });
@@ -204,11 +204,11 @@ describe('chat: store calls per answer', () => {
     await observeSettled(turns(4));
     await service.idle();
     turnReads = 0;
-    const whole = await service.chat(owner, agentId, threadId, body('whole'));
+    const whole = await service.chat({ caller: owner, agentId, threadId, body: body('whole') });
     expect(whole.citations.length).toBeGreaterThan(0);
     expect(turnReads).toBe(1);
     turnReads = 0;
-    const events = await drain(await service.chatStream(owner, agentId, threadId, body('streamed')));
+    const events = await drain(await service.chatStream({ caller: owner, agentId, threadId, body: body('streamed') }));
     expect(turnReads).toBe(1);
     const context = events.find((event) => event.event === 'context');
     const done = events.find((event) => event.event === 'done');

@@ -1,13 +1,14 @@
 import { findReadyAgent, findThread } from '../agents/lookup.js';
-import type { Caller } from '../auth/caller.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
-import type { NewTurn, Observations } from '../observations/observations.js';
-import type { JobRecord, StoreAreas } from '../ports/store.js';
+import type { MemoryService } from '../memory-service.js';
+import type { InsertJob } from '../observations/insert-job.js';
+import type { NewTurn } from '../observations/new-job.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, type RetrievalResult } from '../retrieval/retrieve.js';
 import { observeAndEnrichBody, recallBody } from '../schemas/observations.js';
 import type { ChatOutput, ChatStreamEventOutput, ObserveAndEnrichOutput, ObserveAndRespondOutput, RecallOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
+import type { ChatRequest, ObserveAndEnrichRequest, ObserveAndRespondRequest, RecallRequest, RetrieveRequest } from '../service/requests.js';
 import { parseBody } from '../validation/parse.js';
 import { createAnswering } from './answering.js';
 import { enrich } from './enrich.js';
@@ -17,29 +18,33 @@ import { timed, type Stage } from './stages.js';
 /** Events of `chat/stream` (DESIGN "Decisions"). */
 export type ChatStreamEvent = ChatStreamEventOutput;
 
+/** The members of `MemoryService` the chat area answers. */
+export type ChatOperations = Pick<MemoryService, 'chat' | 'chatStream' | 'observeAndRespond' | 'observeAndEnrich' | 'recall' | 'retrieve'>;
+
 /**
  * The answering routes: chat (whole or streamed), observe-and-respond, observe-and-enrich and
  * recall, over the parts in `answering.ts` (admission, retrieval, the model call, citations,
  * recording the turn).
  */
-export function createChat(context: ServiceContext, observations: Observations) {
+export function createChat(context: ServiceContext, insertJob: InsertJob) {
   const answering = createAnswering(context);
   const idempotency = createIdempotency(context);
 
   return {
     /** `POST .../chat`: retrieve, generate, record, cite: one operation. */
-    async chat(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<ChatOutput> {
-      const opened = await answering.open(caller, agentId, threadId, body);
+    async chat(request: ChatRequest): Promise<ChatOutput> {
+      const { caller, abortSignal } = request;
+      const opened = await answering.open(request);
       const place = await answering.admit(caller, opened.input, 'chat');
       // A caller that goes away gives its place back at once, even while a model ignores the abort
       // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
-      signal?.addEventListener('abort', place.releasePlace, { once: true });
+      abortSignal?.addEventListener('abort', place.releasePlace, { once: true });
       try {
-        const response = await answering.answer(caller, opened, 'chat', signal);
+        const response = await answering.answer({ caller, opened, route: 'chat', abortSignal });
         await place.hold.settle(response.message);
         return response;
       } finally {
-        signal?.removeEventListener('abort', place.releasePlace);
+        abortSignal?.removeEventListener('abort', place.releasePlace);
         await place.release();
       }
     },
@@ -49,25 +54,26 @@ export function createChat(context: ServiceContext, observations: Observations) 
      * (thrown); after that, a failure is an `error` event. The answer place is held until the
      * stream ends or the consumer stops reading.
      */
-    async chatStream(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<AsyncIterable<ChatStreamEvent>> {
-      const opened = await answering.open(caller, agentId, threadId, body);
+    async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatStreamEvent>> {
+      const { caller, abortSignal } = request;
+      const opened = await answering.open(request);
       const place = await answering.admit(caller, opened.input, 'chat_stream');
       // A caller that goes away gives its place back at once, even while a model ignores the abort
       // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
-      signal?.addEventListener('abort', place.releasePlace, { once: true });
+      abortSignal?.addEventListener('abort', place.releasePlace, { once: true });
       // `return()` gives the place back even before the first event (a generator not yet started skips its `finally`).
       return releasingOnReturn(place.release, (async function* events(): AsyncGenerator<ChatStreamEvent> {
         try {
           yield* pushedEvents<ChatStreamEvent>((push) =>
             answering
-              .answer(
+              .answer({
                 caller,
                 opened,
-                'chat_stream',
-                signal,
-                (memoryContext, citations) => push({ event: 'context', data: { memory_context: memoryContext, citations } }),
-                (text) => push({ event: 'delta', data: { text } }),
-              )
+                route: 'chat_stream',
+                abortSignal,
+                onContext: (memoryContext, citations) => push({ event: 'context', data: { memory_context: memoryContext, citations } }),
+                onDelta: (text) => push({ event: 'delta', data: { text } }),
+              })
               .then(async (response) => {
                 await place.hold.settle(response.message);
                 push({ event: 'done', data: response });
@@ -79,37 +85,42 @@ export function createChat(context: ServiceContext, observations: Observations) 
               }),
           );
         } finally {
-          signal?.removeEventListener('abort', place.releasePlace);
+          abortSignal?.removeEventListener('abort', place.releasePlace);
           await place.release();
         }
       })());
     },
 
     /** `POST .../observe-and-respond`: answers like chat and learns the message and the answer. */
-    async observeAndRespond(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal, options: { idempotencyKey?: string | undefined } = {}): Promise<ObserveAndRespondOutput> {
-      const opened = await answering.open(caller, agentId, threadId, body);
+    async observeAndRespond(request: ObserveAndRespondRequest): Promise<ObserveAndRespondOutput> {
+      const { caller, abortSignal, idempotencyKey } = request;
+      const opened = await answering.open(request);
       const fingerprint = requestFingerprint(['observe_and_respond', opened.agent.id, opened.thread.id, opened.input]);
       type Respond = ObserveAndRespondOutput;
       // With an Idempotency-Key: a retry of the same request replays the first answer, learned once.
-      return idempotency.run<Respond>(caller, options.idempotencyKey, fingerprint, { what: 'request', status: 200 }, async (bind) => {
+      return idempotency.run<Respond>({ caller, idempotencyKey, fingerprint, what: 'request', status: 200 }, async (bind) => {
         const place = await answering.admit(caller, opened.input, 'observe_and_respond');
         try {
-          const response = await answering.answer(caller, opened, 'observe_and_respond', signal);
+          const response = await answering.answer({ caller, opened, route: 'observe_and_respond', abortSignal });
           await place.hold.settle(response.message);
           const now = context.nowIso();
           const turns: NewTurn[] = [
             { speaker: 'user', text: opened.input.message, timestamp: now, tags: [] },
             { speaker: 'agent', text: response.message, timestamp: now, tags: [] },
           ];
-          let result: Respond | null = null;
-          const record = async (store: StoreAreas, job: JobRecord) => {
-            result = { ...response, observation_id: job.id };
-            if (bind) await bind(store, result);
-          };
           // Answering calls run while the agent learns something else: this job queues behind it.
-          const job = await observations.enqueue(caller, opened.thread, turns, { kind: 'respond', onlyIfIdle: false, ...(bind ? { within: record } : {}) });
-          if (!bind) await record(context.store, job);
-          return result!;
+          return await insertJob({
+            caller,
+            thread: opened.thread,
+            turns,
+            kind: 'respond',
+            onlyIfIdle: false,
+            onStored: async (store, job) => {
+              const result: Respond = { ...response, observation_id: job.id };
+              if (bind) await bind(store, result);
+              return result;
+            },
+          });
         } finally {
           await place.release();
         }
@@ -117,12 +128,14 @@ export function createChat(context: ServiceContext, observations: Observations) 
     },
 
     /** `POST .../observe-and-enrich`: learns the message and returns memory context, no answer. */
-    async observeAndEnrich(caller: Caller, agentId: string, threadId: string, body: unknown, options: { idempotencyKey?: string | undefined } = {}): Promise<ObserveAndEnrichOutput> {
+    async observeAndEnrich({ caller, agentId, threadId, body, idempotencyKey }: ObserveAndEnrichRequest): Promise<ObserveAndEnrichOutput> {
       const input = parseBody(observeAndEnrichBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
       const fingerprint = requestFingerprint(['observe_and_enrich', agent.id, thread.id, input]);
-      return idempotency.run(caller, options.idempotencyKey, fingerprint, { what: 'request', status: 200 }, (bind) => enrich({ context, observations, answering }, caller, agent, thread, input, bind));
+      return idempotency.run({ caller, idempotencyKey, fingerprint, what: 'request', status: 200 }, (bind) =>
+        enrich({ context, insertJob, answering, caller, agent, thread, input, bind }),
+      );
     },
 
     /**
@@ -130,7 +143,7 @@ export function createChat(context: ServiceContext, observations: Observations) 
      * its citations, as chat would use it. Nothing is learned, recorded or charged: the query is
      * not an observation (observe-and-enrich is the call that also learns the message).
      */
-    async recall(caller: Caller, agentId: string, body: unknown): Promise<RecallOutput> {
+    async recall({ caller, agentId, body }: RecallRequest): Promise<RecallOutput> {
       const input = parseBody(recallBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const stages: Stage[] = [];
@@ -140,11 +153,11 @@ export function createChat(context: ServiceContext, observations: Observations) 
     },
 
     /** The retrieval chat uses, for callers (and the evaluation harness) that score it directly. */
-    async retrieve(caller: Caller, agentId: string, query: string, maxContextChars = DEFAULT_MAX_CONTEXT_CHARS): Promise<RetrievalResult> {
+    async retrieve({ caller, agentId, query, maxContextChars = DEFAULT_MAX_CONTEXT_CHARS }: RetrieveRequest): Promise<RetrievalResult> {
       const agent = await findReadyAgent(context, caller, agentId);
       return answering.recall(agent, query, maxContextChars);
     },
-  };
+  } satisfies ChatOperations;
 }
 
 export type Chat = ReturnType<typeof createChat>;

@@ -3,8 +3,8 @@ import type { Caller } from '../auth/caller.js';
 import { billedWords } from '../credits/index.js';
 import type { BindResponse } from '../idempotency/idempotency.js';
 import { activityEntry } from '../logs/activity.js';
-import type { Observations } from '../observations/observations.js';
-import type { AgentRecord, JobRecord, StoreAreas, ThreadRecord } from '../ports/store.js';
+import type { InsertJob } from '../observations/insert-job.js';
+import type { AgentRecord, ThreadRecord } from '../ports/store.js';
 import type { observeAndEnrichBody } from '../schemas/observations.js';
 import type { ObserveAndEnrichOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
@@ -15,14 +15,17 @@ export type ObserveAndEnrichInput = z.output<typeof observeAndEnrichBody>;
 export type EnrichResponse = ObserveAndEnrichOutput;
 
 /** `observe-and-enrich` after validation: learns the message, returns memory context, no answer. */
-export async function enrich(
-  { context, observations, answering }: { context: ServiceContext; observations: Observations; answering: Answering },
-  caller: Caller,
-  agent: AgentRecord,
-  thread: ThreadRecord,
-  input: ObserveAndEnrichInput,
-  bind: BindResponse<EnrichResponse> | null,
-): Promise<EnrichResponse> {
+export async function enrich({ context, insertJob, answering, caller, agent, thread, input, bind }: {
+  context: ServiceContext;
+  insertJob: InsertJob;
+  answering: Answering;
+  caller: Caller;
+  agent: AgentRecord;
+  thread: ThreadRecord;
+  input: ObserveAndEnrichInput;
+  /** Records the response of a keyed call in the job's transaction; null without a key. */
+  bind: BindResponse<EnrichResponse> | null;
+}): Promise<EnrichResponse> {
   // No answer is written: the message is charged when its job reads it; refuse now if it cannot be.
   const release = await context.limiter.acquireAnswer(caller);
   try {
@@ -30,30 +33,31 @@ export async function enrich(
     const stages: Stage[] = [];
     const retrieval = await timed(stages, 'memory_context', () => answering.recall(agent, input.message, input.max_context_chars));
     const citations = await answering.contextCitations(retrieval);
-    let result: EnrichResponse | null = null;
     const recordStart = performance.now();
-    const record = async (store: StoreAreas, job: JobRecord) => {
-      await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe_and_enrich' })] });
-      // The `record` stage ends here, so a replay of the recorded body equals this answer.
-      stages.push({ name: 'record', duration_ms: Math.max(0, Math.round(performance.now() - recordStart)) });
-      result = {
-        agent_id: agent.id,
-        thread_id: thread.id,
-        turn_id: input.turn_id,
-        memory_context: retrieval.memoryContext,
-        citations,
-        stages,
-        observation_id: job.id,
-      };
-      if (bind) await bind(store, result);
-    };
-    const job = await observations.enqueue(caller, thread, [{ speaker: 'user', text: input.message, timestamp: context.nowIso(), tags: [] }], {
+    // The message's job, its activity entry and (with a key) the recorded body commit together.
+    return await insertJob({
+      caller,
+      thread,
+      turns: [{ speaker: 'user', text: input.message, timestamp: context.nowIso(), tags: [] }],
       kind: 'respond',
       onlyIfIdle: false,
-      ...(bind ? { within: record } : {}),
+      onStored: async (store, job) => {
+        await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe_and_enrich' })] });
+        // The `record` stage ends here, so a replay of the recorded body equals this answer.
+        stages.push({ name: 'record', duration_ms: Math.max(0, Math.round(performance.now() - recordStart)) });
+        const result: EnrichResponse = {
+          agent_id: agent.id,
+          thread_id: thread.id,
+          turn_id: input.turn_id,
+          memory_context: retrieval.memoryContext,
+          citations,
+          stages,
+          observation_id: job.id,
+        };
+        if (bind) await bind(store, result);
+        return result;
+      },
     });
-    if (!bind) await record(context.store, job);
-    return result!;
   } finally {
     await release();
   }

@@ -22,7 +22,7 @@ describe('chat: grounded answers with a prompt-reading model', () => {
       },
     });
     const { service, owner, agentId, threadId } = await learned(model);
-    const response = await service.chat(owner, agentId, threadId, { turn_id: 't1', message: 'What does Ana play?', answer_length: 'detailed' });
+    const response = await service.chat({ caller: owner, agentId, threadId, body: { turn_id: 't1', message: 'What does Ana play?', answer_length: 'detailed' } });
     const [request] = model.generateCalls;
     expect(request!.messages[0]!.content).toMatch(/^Your role: assistant\nYour objective: remember\n\n/);
     expect(request!.messages[0]!.content).toContain('Answer in detail');
@@ -38,7 +38,7 @@ describe('chat: grounded answers with a prompt-reading model', () => {
 
   it('cites nothing when the model cites nothing', async () => {
     const { service, owner, agentId, threadId } = await learned(mockLanguageModel({ generate: { text: 'I do not remember that.', citedItems: [] } }));
-    const response = await service.chat(owner, agentId, threadId, { turn_id: 't1', message: 'What does Ana play?' });
+    const response = await service.chat({ caller: owner, agentId, threadId, body: { turn_id: 't1', message: 'What does Ana play?' } });
     expect(response.citations).toEqual([]);
     await service.stop();
   });
@@ -46,7 +46,7 @@ describe('chat: grounded answers with a prompt-reading model', () => {
   it('cites from the [n] markers of a streamed answer', async () => {
     const { service, owner, agentId, threadId } = await learned(mockLanguageModel({ stream: ['Bees ', '[1]', ' and cello [2].'] }));
     const events = [];
-    for await (const event of await service.chatStream(owner, agentId, threadId, { turn_id: 't1', message: 'What does Ana do?' })) events.push(event);
+    for await (const event of await service.chatStream({ caller: owner, agentId, threadId, body: { turn_id: 't1', message: 'What does Ana do?' } })) events.push(event);
     const done = events.at(-1);
     expect(done?.event).toBe('done');
     if (done?.event !== 'done') return;
@@ -62,7 +62,7 @@ describe('chat: grounded answers with a prompt-reading model', () => {
       },
     });
     const { service, owner, agentId, threadId } = await learned(model);
-    const error = await service.chat(owner, agentId, threadId, { turn_id: 't1', message: 'What does Ana play?' }).catch((caught: unknown) => caught);
+    const error = await service.chat({ caller: owner, agentId, threadId, body: { turn_id: 't1', message: 'What does Ana play?' } }).catch((caught: unknown) => caught);
     expect(isServiceError(error) && { code: error.code, status: error.status }).toEqual({ code: 'answer_model_unavailable', status: 503 });
     await service.stop();
   });

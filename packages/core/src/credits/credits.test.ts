@@ -30,9 +30,9 @@ async function setup(credits?: string) {
   const org = await service.admin.createOrganization({ name: 'Acme', ...(credits === undefined ? {} : { credits }) });
   const { key } = await service.admin.createKey({ organizationId: org.organizationId });
   const caller = await service.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'req_t' });
-  const agent = await service.agents.create(caller, { agent_config: { role: 'assistant', objective: 'remember' } });
+  const agent = await service.agents.create({ caller, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
   await service.idle();
-  const thread = await service.threads.create(caller, agent.agent_id, {});
+  const thread = await service.threads.create({ caller, agentId: agent.agent_id, body: {} });
   return { store, service, org, caller, agentId: agent.agent_id, threadId: thread.thread_id };
 }
 
@@ -42,8 +42,8 @@ describe('credits', () => {
   it('charges an answer its input words and its real output words, and records the entry', async () => {
     const { service, caller, agentId, threadId, org } = await setup('10');
     expect(org.balance).toBe('10');
-    const response = await service.chat(caller, agentId, threadId, { turn_id: 't1', message: 'what did I say about lagoons' });
-    const billing = await service.billing(caller, {});
+    const response = await service.chat({ caller, agentId, threadId, body: { turn_id: 't1', message: 'what did I say about lagoons' } });
+    const billing = await service.billing({ caller, query: {} });
     const answerWords = response.message.split(/\s+/).filter(Boolean).length;
     const charge = billing.entries[0]!;
     expect(charge).toMatchObject({ route: 'chat', in_words: 6 });
@@ -58,13 +58,13 @@ describe('credits', () => {
 
   it('answers 402 with no credit, learns and answers nothing, and keeps GET /v1/billing readable', async () => {
     const { service, caller, agentId, threadId } = await setup('0');
-    await expect(service.chat(caller, agentId, threadId, { turn_id: 't', message: 'hello' })).rejects.toMatchObject({ code: 'payment_required', status: 402 });
-    await expect(service.observe(caller, agentId, threadId, { observations: [said('remember this')] })).rejects.toMatchObject({ code: 'payment_required' });
-    await expect(service.observeAndEnrich(caller, agentId, threadId, { turn_id: 't', message: 'remember this' })).rejects.toMatchObject({ code: 'payment_required' });
-    const stream = service.chatStream(caller, agentId, threadId, { turn_id: 't', message: 'hello' });
+    await expect(service.chat({ caller, agentId, threadId, body: { turn_id: 't', message: 'hello' } })).rejects.toMatchObject({ code: 'payment_required', status: 402 });
+    await expect(service.observe({ caller, agentId, threadId, body: { observations: [said('remember this')] } })).rejects.toMatchObject({ code: 'payment_required' });
+    await expect(service.observeAndEnrich({ caller, agentId, threadId, body: { turn_id: 't', message: 'remember this' } })).rejects.toMatchObject({ code: 'payment_required' });
+    const stream = service.chatStream({ caller, agentId, threadId, body: { turn_id: 't', message: 'hello' } });
     await expect(stream).rejects.toMatchObject({ code: 'payment_required' });
-    expect((await service.threads.get(caller, agentId, threadId)).messages).toEqual([]);
-    expect(await service.billing(caller, {})).toEqual({
+    expect((await service.threads.get({ caller, agentId, threadId })).messages).toEqual([]);
+    expect(await service.billing({ caller, query: {} })).toEqual({
       organization_id: caller.organizationId,
       enabled: true,
       balance: '0',
@@ -76,27 +76,27 @@ describe('credits', () => {
 
   it('refuses an answer whose reservation the balance cannot cover; a brief one still fits', async () => {
     const { service, caller, agentId, threadId } = await setup('0.5');
-    await expect(service.chat(caller, agentId, threadId, { turn_id: 't', message: 'hello' })).rejects.toMatchObject({ code: 'payment_required' });
-    await expect(service.chat(caller, agentId, threadId, { turn_id: 't', message: 'hello', answer_length: 'brief' })).resolves.toMatchObject({ turn_id: 't' });
+    await expect(service.chat({ caller, agentId, threadId, body: { turn_id: 't', message: 'hello' } })).rejects.toMatchObject({ code: 'payment_required' });
+    await expect(service.chat({ caller, agentId, threadId, body: { turn_id: 't', message: 'hello', answer_length: 'brief' } })).resolves.toMatchObject({ turn_id: 't' });
   });
 
   it('charges observed turns once when read and refunds the input side of the turns not learned', async () => {
     const { service, caller, agentId, threadId } = await setup('5');
-    const accepted = await service.observe(caller, agentId, threadId, {
+    const accepted = await service.observe({ caller, agentId, threadId, body: {
       observations: [said('one two three'), said('FAIL four five six seven'), said('eight nine')],
-    });
+    } });
     await service.idle();
-    const status = await service.observationStatus(caller, agentId, threadId, accepted.observation_id);
+    const status = await service.observationStatus({ caller, agentId, threadId, observationId: accepted.observation_id });
     expect(status.status).toBe('failed');
     expect(status.learning).toMatchObject({ not_learned_turns: [{ first: 2, last: 2 }], reason: 'generation_failed', refunded_credits: '0.005' });
-    const billing = await service.billing(caller, {});
+    const billing = await service.billing({ caller, query: {} });
     expect(billing.entries.slice(0, 2).map(({ route, in_words, cost }) => ({ route, in_words, cost }))).toEqual([
       { route: 'refund', in_words: 5, cost: '-0.005' },
       { route: 'observe', in_words: 10, cost: '0.01' },
     ]);
     expect(billing.balance).toBe('4.995');
     // The chat that follows reports the turns not learned, with the same refund.
-    const chat = await service.chat(caller, agentId, threadId, { turn_id: 't', message: 'numbers', answer_length: 'brief' });
+    const chat = await service.chat({ caller, agentId, threadId, body: { turn_id: 't', message: 'numbers', answer_length: 'brief' } });
     expect(chat.learning).toEqual([expect.objectContaining({ refunded_credits: '0.005', action: 'resend' })]);
   });
 
@@ -104,23 +104,23 @@ describe('credits', () => {
     const { service, caller, org } = await setup('1');
     await service.admin.addCredits({ organizationId: org.organizationId, amount: '2' });
     await service.admin.addCredits({ organizationId: org.organizationId, amount: '3.25' });
-    const first = await service.billing(caller, { limit: '2' });
+    const first = await service.billing({ caller, query: { limit: '2' } });
     expect(first.entries.map((entry) => entry.cost)).toEqual(['-3.25', '-2']);
     expect(first.balance).toBe('6.25');
-    const second = await service.billing(caller, { limit: '2', cursor: String(first.next_cursor) });
+    const second = await service.billing({ caller, query: { limit: '2', cursor: String(first.next_cursor) } });
     expect(second.entries.map((entry) => entry.cost)).toEqual(['-1']);
     expect(second.next_cursor).toBeNull();
     for (const query of [{ limit: '0' }, { limit: '101' }, { cursor: '0' }, { cursor: 'abc' }, { cursor: '9223372036854776001' }]) {
-      await expect(service.billing(caller, query)).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+      await expect(service.billing({ caller, query })).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
     }
-    expect((await service.billing(caller, { cursor: '9223372036854776000' })).entries).toHaveLength(3);
+    expect((await service.billing({ caller, query: { cursor: '9223372036854776000' } })).entries).toHaveLength(3);
   });
 
   it('shows balance null for an organization that never had credits, and lets billing be switched', async () => {
     const { service, caller, org } = await setup();
-    expect(await service.billing(caller, {})).toMatchObject({ enabled: false, balance: null, low_credit_threshold: '0', entries: [] });
+    expect(await service.billing({ caller, query: {} })).toMatchObject({ enabled: false, balance: null, low_credit_threshold: '0', entries: [] });
     await service.admin.configureBilling({ organizationId: org.organizationId, enabled: true, lowCreditThreshold: '2.50' });
-    expect(await service.billing(caller, {})).toMatchObject({ enabled: true, balance: '0', low_credit_threshold: '2.5' });
+    expect(await service.billing({ caller, query: {} })).toMatchObject({ enabled: true, balance: '0', low_credit_threshold: '2.5' });
     await expect(service.admin.addCredits({ organizationId: org.organizationId, amount: '-1' })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(service.admin.addCredits({ organizationId: 'org_missing', amount: '1' })).rejects.toMatchObject({ code: 'not_found' });
   });

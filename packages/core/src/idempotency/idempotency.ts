@@ -23,6 +23,9 @@ export type BindResponse<T> = (store: StoreAreas, response: T) => Promise<void>;
 /** A keyed operation: what its refusals call it (`upload`, `observation`, ...) and its success status. */
 export type IdempotentOperation = { what: string; status: number };
 
+/** One keyed call: who sends it, its key (absent: nothing is recorded), what makes it "the same", and its operation. */
+export type IdempotentCall = IdempotentOperation & { caller: Caller; idempotencyKey: string | undefined; fingerprint: string };
+
 /** Hash of what makes two requests "the same" for a key: the operation, its target and its input. */
 export function requestFingerprint(parts: readonly unknown[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
@@ -47,7 +50,8 @@ export function createIdempotency(context: ServiceContext) {
      * recorded after it resolves. Without a key `bind` is null and nothing is recorded (no
      * transaction is needed then).
      */
-    async run<T>(caller: Caller, key: string | undefined, fingerprint: string, operation: IdempotentOperation, run: (bind: BindResponse<T> | null) => Promise<T>): Promise<T> {
+    async run<T>(call: IdempotentCall, run: (bind: BindResponse<T> | null) => Promise<T>): Promise<T> {
+      const { caller, idempotencyKey: key, fingerprint, ...operation } = call;
       if (key === undefined) return run(null);
       if (key.length === 0 || key.length > 255) throw new ServiceError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', { status: 400 });
       const now = context.clock.now();

@@ -2,8 +2,10 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS, contentId } from '../ids/index.js';
 import type { ModelMessage } from '../ports/language-model.js';
+import type { MemoryService } from '../memory-service.js';
+import type { ImageUploadOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
-import type { FileUpload } from '../sources/sources.js';
+import type { ImageUploadRequest } from '../service/requests.js';
 import { readImageHeader } from './image-header.js';
 
 /** Blob key of an uploaded image. */
@@ -12,14 +14,15 @@ export const imageBlobKey = (organizationId: string, imageId: string) => `images
 /** `POST /v1/images` response body (DESIGN "Decisions"). */
 export type ImageUploadedBody = { image_id: string; media_type: 'image/png' | 'image/jpeg' | 'image/webp'; bytes: number; width: number; height: number };
 
+/** The images area: `service.images` and the images a chat turn names (`forChat`). */
 export function createImages(context: ServiceContext) {
-  return {
+  const images = {
     /**
      * Stores an uploaded image: PNG, JPEG or WebP by magic bytes (422 otherwise), at most the
      * organization's `max_image_bytes` (413 `payload_too_large`). The `img_` id is the content hash
      * scoped to the organization, so the same bytes uploaded twice give the same id.
      */
-    async upload(caller: Caller, file: FileUpload | null): Promise<ImageUploadedBody> {
+    async upload({ caller, file }: ImageUploadRequest): Promise<ImageUploadOutput> {
       if (!file) throw new ServiceError('invalid_request', 'The form has no `file` part; send the image as the `file` field.', { status: 422 });
       if (file.data.length > caller.limits.maxImageBytes) {
         throw new ServiceError('payload_too_large', `The image is ${file.data.length} bytes; the limit is ${caller.limits.maxImageBytes}.`);
@@ -33,6 +36,10 @@ export function createImages(context: ServiceContext) {
       });
       return { image_id: imageId, media_type: header.mediaType, bytes: file.data.length, width: header.width, height: header.height };
     },
+  } satisfies MemoryService['images'];
+
+  return {
+    images,
 
     /**
      * The images a chat turn names, loaded for the model: at most `max_images_per_turn` distinct

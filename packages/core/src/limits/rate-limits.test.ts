@@ -39,49 +39,49 @@ describe('request-rate windows', () => {
     const { service, caller, advance, now } = await setup();
     const alice = await caller('alice');
     for (let i = 1; i <= 5; i++) {
-      const decision = await service.limits.take(alice, 'thread_create');
+      const decision = await service.limits.take({ caller: alice, operation: 'thread_create' });
       expect(decision).toMatchObject({ allowed: true, status: { limit: 5, remaining: 5 - i, resetAt: T0 + 10_000 } });
       advance(1000);
     }
-    const refused = await service.limits.take(alice, 'thread_create');
+    const refused = await service.limits.take({ caller: alice, operation: 'thread_create' });
     expect(refused.allowed).toBe(false);
     if (refused.allowed) return;
     expect(refused.error).toMatchObject({ code: 'rate_limit_exceeded', status: 429, details: 'user', retryAfter: 5 });
     expect(refused.status).toEqual({ limit: 5, remaining: 0, resetAt: now() + 5000, retryAfterSeconds: 5 });
     // The refusal counted nothing: once the first request leaves the window, exactly one place is free.
     advance(5000);
-    expect((await service.limits.take(alice, 'thread_create')).allowed).toBe(true);
-    expect((await service.limits.take(alice, 'thread_create')).allowed).toBe(false);
+    expect((await service.limits.take({ caller: alice, operation: 'thread_create' })).allowed).toBe(true);
+    expect((await service.limits.take({ caller: alice, operation: 'thread_create' })).allowed).toBe(false);
   });
 
   it('counts subjects apart, and the organization ceiling across subjects (details organization)', async () => {
     const { service, caller } = await setup({ rateLimits: { chat: { subject: { limit: 2, windowSeconds: 60 }, organization: { limit: 3, windowSeconds: 60 } } } });
     const [alice, bob, carol, backend] = await Promise.all([caller('alice'), caller('bob'), caller('carol'), caller()]);
-    expect((await service.limits.take(alice, 'chat')).allowed).toBe(true);
-    expect((await service.limits.take(alice, 'chat')).allowed).toBe(true);
-    const aliceOut = await service.limits.take(alice, 'chat');
+    expect((await service.limits.take({ caller: alice, operation: 'chat' })).allowed).toBe(true);
+    expect((await service.limits.take({ caller: alice, operation: 'chat' })).allowed).toBe(true);
+    const aliceOut = await service.limits.take({ caller: alice, operation: 'chat' });
     expect(aliceOut.allowed === false && aliceOut.error.details).toBe('user');
     // Bob has his own window; he takes the organization's last place.
-    const bobFirst = await service.limits.take(bob, 'chat');
+    const bobFirst = await service.limits.take({ caller: bob, operation: 'chat' });
     expect(bobFirst).toMatchObject({ allowed: true, status: { limit: 3, remaining: 0 } });
-    const carolOut = await service.limits.take(carol, 'chat');
+    const carolOut = await service.limits.take({ caller: carol, operation: 'chat' });
     expect(carolOut.allowed === false && carolOut.error.details).toBe('organization');
-    const backendOut = await service.limits.take(backend, 'chat');
+    const backendOut = await service.limits.take({ caller: backend, operation: 'chat' });
     expect(backendOut.allowed === false && backendOut.error.details).toBe('organization');
     // Another operation's windows are untouched.
-    expect((await service.limits.take(carol, 'observe')).allowed).toBe(true);
+    expect((await service.limits.take({ caller: carol, operation: 'observe' })).allowed).toBe(true);
   });
 
   it('holds at most 2 answers per subject and 4 per organization (Retry-After 5); a stream holds its place until closed', async () => {
     const { service, caller } = await setup();
     const backend = await caller();
-    const agent = await service.agents.create(backend, { agent_config: { role: 'assistant', objective: 'remember' } });
+    const agent = await service.agents.create({ caller: backend, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
     await service.idle();
     const threads = new Map<string, string>();
     const open = async (who: string) => {
       const person = await caller(who);
-      if (!threads.has(who)) threads.set(who, (await service.threads.create(person, agent.agent_id, {})).thread_id);
-      return service.chatStream(person, agent.agent_id, threads.get(who)!, { turn_id: 't', message: 'hello there' });
+      if (!threads.has(who)) threads.set(who, (await service.threads.create({ caller: person, agentId: agent.agent_id, body: {} })).thread_id);
+      return service.chatStream({ caller: person, agentId: agent.agent_id, threadId: threads.get(who)!, body: { turn_id: 't', message: 'hello there' } });
     };
     const a1 = await open('a');
     const a2 = await open('a');

@@ -39,10 +39,10 @@ describe('observation jobs with a reconciling memory writer', () => {
     const writer = supersedingWriter();
     const { service, owner, agentId, observeSettled } = await learningService({ writer });
     expect((await observeSettled(say('Ana lives in Porto near the river.'))).status).toBe('committed');
-    expect((await service.retrieve(owner, agentId, 'Ana Porto river', 100_000)).packed.map((item) => item.record.text)).toEqual(['Ana lives in Porto near the river.']);
+    expect((await service.retrieve({ caller: owner, agentId, query: 'Ana Porto river', maxContextChars: 100_000 })).packed.map((item) => item.record.text)).toEqual(['Ana lives in Porto near the river.']);
 
     expect((await observeSettled(say('Ana moved to Lisbon near the river.'))).status).toBe('committed');
-    const texts = (await service.retrieve(owner, agentId, 'Ana Porto Lisbon river', 100_000)).packed.map((item) => item.record.text);
+    const texts = (await service.retrieve({ caller: owner, agentId, query: 'Ana Porto Lisbon river', maxContextChars: 100_000 })).packed.map((item) => item.record.text);
     expect(texts).toEqual(['Ana moved to Lisbon near the river.']);
     await service.stop();
   });
@@ -62,7 +62,7 @@ describe('observation jobs with a reconciling memory writer', () => {
     failUpserts = true;
     const status = await observeSettled(say('Ana moved to Lisbon near the river.'));
     expect(status.learning?.reason).toBe('memory_commit_shortfall');
-    const texts = (await service.retrieve(owner, agentId, 'Ana Porto river', 100_000)).packed.map((item) => item.record.text);
+    const texts = (await service.retrieve({ caller: owner, agentId, query: 'Ana Porto river', maxContextChars: 100_000 })).packed.map((item) => item.record.text);
     expect(texts).toEqual(['Ana lives in Porto near the river.']);
     await service.stop();
   });
@@ -146,25 +146,25 @@ describe('observation jobs with a reconciling memory writer', () => {
     const org = await first.admin.createOrganization({ name: 'Acme' });
     const { key } = await first.admin.createKey({ organizationId: org.organizationId });
     const caller = () => first.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'req_1' });
-    const agent = await first.agents.create(await caller(), { agent_config: { role: 'assistant', objective: 'remember' } });
+    const agent = await first.agents.create({ caller: await caller(), body: { agent_config: { role: 'assistant', objective: 'remember' } } });
     await first.idle();
-    const thread = await first.threads.create(await caller(), agent.agent_id, {});
-    const accepted = await first.observe(await caller(), agent.agent_id, thread.thread_id, { observations: turns(2) });
+    const thread = await first.threads.create({ caller: await caller(), agentId: agent.agent_id, body: {} });
+    const accepted = await first.observe({ caller: await caller(), agentId: agent.agent_id, threadId: thread.thread_id, body: { observations: turns(2) } });
     while (!signalled) await new Promise((resolve) => setTimeout(resolve, 5));
     await first.stop();
     expect(signalled.aborted).toBe(true);
-    const stopped = await first.observationStatus(await caller(), agent.agent_id, thread.thread_id, accepted.observation_id);
+    const stopped = await first.observationStatus({ caller: await caller(), agentId: agent.agent_id, threadId: thread.thread_id, observationId: accepted.observation_id });
     expect(stopped.learning).toBeNull();
     expect(stopped.status).not.toBe('failed');
 
     const second = createMemoryService({ store, index, logger: silentLogger });
     await second.start();
     const again = () => second.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'req_2' });
-    let status = await second.observationStatus(await again(), agent.agent_id, thread.thread_id, accepted.observation_id);
+    let status = await second.observationStatus({ caller: await again(), agentId: agent.agent_id, threadId: thread.thread_id, observationId: accepted.observation_id });
     while (status.status !== 'committed' && status.status !== 'failed') {
       await second.idle();
       await new Promise((resolve) => setTimeout(resolve, 10));
-      status = await second.observationStatus(await again(), agent.agent_id, thread.thread_id, accepted.observation_id);
+      status = await second.observationStatus({ caller: await again(), agentId: agent.agent_id, threadId: thread.thread_id, observationId: accepted.observation_id });
     }
     expect(status).toMatchObject({ status: 'committed', learning: null });
     await second.stop();

@@ -79,7 +79,7 @@ describe('observation jobs: failure accounting', () => {
       ),
     });
     // The learned turns are searchable; the failed ones are not (and never will be).
-    const found = await service.retrieve(owner, agentId, 'item1 item5 item6 item2 item8', 100_000);
+    const found = await service.retrieve({ caller: owner, agentId, query: 'item1 item5 item6 item2 item8', maxContextChars: 100_000 });
     const texts = found.packed.map((item) => item.record.text);
     expect(texts).toEqual(expect.arrayContaining(['This is turn 1 about item1.', 'This is turn 5 about item5.']));
     expect(texts.some((text) => text.includes('item2.') || text.includes('item8.'))).toBe(false);
@@ -167,7 +167,7 @@ describe('observation jobs: learning record and chat learning', () => {
     const { service, owner, agentId, threadId, observeSettled } = await learningService({ writer: failingWriter({ 0: 'generation_failed' }) });
     const jobs = [];
     for (let i = 0; i < 3; i++) jobs.push((await observeSettled(turns(2, `job${i}`))).observation_id);
-    const firstPage = await service.threads.learning(owner, agentId, threadId, { limit: '2' });
+    const firstPage = await service.threads.learning({ caller: owner, agentId, threadId, query: { limit: '2' } });
     expect(firstPage).toMatchObject({ agent_id: agentId, thread_id: threadId });
     expect(firstPage.entries.map((entry) => entry.observation_id)).toEqual([jobs[2], jobs[1]]);
     expect(firstPage.entries[0]).toEqual({
@@ -180,17 +180,17 @@ describe('observation jobs: learning record and chat learning', () => {
       created_at: expect.any(String),
     });
     expect(firstPage.next_cursor).toEqual(expect.any(String));
-    const secondPage = await service.threads.learning(owner, agentId, threadId, { limit: '2', cursor: firstPage.next_cursor! });
+    const secondPage = await service.threads.learning({ caller: owner, agentId, threadId, query: { limit: '2', cursor: firstPage.next_cursor! } });
     expect(secondPage.entries.map((entry) => entry.observation_id)).toEqual([jobs[0]]);
     expect(secondPage.next_cursor).toBeNull();
-    expect((await service.threads.learning(owner, agentId, threadId, {})).entries).toHaveLength(3);
+    expect((await service.threads.learning({ caller: owner, agentId, threadId, query: {} })).entries).toHaveLength(3);
     for (const query of [{ limit: '0' }, { limit: '101' }, { limit: 'ten' }, { cursor: 'abc' }, { cursor: '0' }, { extra: '1' }]) {
-      await expect(service.threads.learning(owner, agentId, threadId, query)).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+      await expect(service.threads.learning({ caller: owner, agentId, threadId, query })).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
     }
-    expect((await service.threads.learning(owner, agentId, threadId, { limit: '100' })).entries).toHaveLength(3);
+    expect((await service.threads.learning({ caller: owner, agentId, threadId, query: { limit: '100' } })).entries).toHaveLength(3);
     // Another thread has its own (empty) record.
-    const other = await service.threads.create(owner, agentId, {});
-    expect((await service.threads.learning(owner, agentId, other.thread_id, {})).entries).toEqual([]);
+    const other = await service.threads.create({ caller: owner, agentId, body: {} });
+    expect((await service.threads.learning({ caller: owner, agentId, threadId: other.thread_id, query: {} })).entries).toEqual([]);
     await service.stop();
   });
 
@@ -200,24 +200,24 @@ describe('observation jobs: learning record and chat learning', () => {
     const failed = await observeSettled(turns(3), { caller: sender });
     expect(failed.status).toBe('failed');
     // A chat in another thread does not take this thread's report.
-    const elsewhere = await service.threads.create(owner, agentId, {});
-    expect((await service.chat(await caller(), agentId, elsewhere.thread_id, { turn_id: 'a', message: 'item1?' })).learning).toEqual([]);
-    const first = await service.chat(await caller(), agentId, threadId, { turn_id: 'b', message: 'item1?' });
+    const elsewhere = await service.threads.create({ caller: owner, agentId, body: {} });
+    expect((await service.chat({ caller: await caller(), agentId, threadId: elsewhere.thread_id, body: { turn_id: 'a', message: 'item1?' } })).learning).toEqual([]);
+    const first = await service.chat({ caller: await caller(), agentId, threadId, body: { turn_id: 'b', message: 'item1?' } });
     expect(first.learning).toEqual([
       { request_id: sender.requestId, role: 'user', status: 'not_learned', reason: 'generation_timeout', message: LEARNING_MESSAGES.generation_timeout, refunded_credits: '0', action: 'resend' },
     ]);
-    expect((await service.chat(await caller(), agentId, threadId, { turn_id: 'c', message: 'item1?' })).learning).toEqual([]);
+    expect((await service.chat({ caller: await caller(), agentId, threadId, body: { turn_id: 'c', message: 'item1?' } })).learning).toEqual([]);
     // Two new failures are both reported by the next answering call (here a stream), once.
     await observeSettled(turns(2, 'again'));
     await observeSettled(turns(2, 'more'));
     const events = [];
-    for await (const event of await service.chatStream(await caller(), agentId, threadId, { turn_id: 'd', message: 'item1?' })) events.push(event);
+    for await (const event of await service.chatStream({ caller: await caller(), agentId, threadId, body: { turn_id: 'd', message: 'item1?' } })) events.push(event);
     const done = events.at(-1)!;
     expect(done.event).toBe('done');
     expect(done.event === 'done' && done.data.learning.map((item) => item.reason)).toEqual(['generation_timeout', 'generation_timeout']);
-    expect((await service.chat(await caller(), agentId, threadId, { turn_id: 'e', message: 'item1?' })).learning).toEqual([]);
+    expect((await service.chat({ caller: await caller(), agentId, threadId, body: { turn_id: 'e', message: 'item1?' } })).learning).toEqual([]);
     // The full record still lists all three.
-    expect((await service.threads.learning(owner, agentId, threadId, {})).entries).toHaveLength(3);
+    expect((await service.threads.learning({ caller: owner, agentId, threadId, query: {} })).entries).toHaveLength(3);
     await service.stop();
   });
 });
@@ -225,7 +225,7 @@ describe('observation jobs: learning record and chat learning', () => {
 describe('observation jobs: the ingestion slot and readiness', () => {
   it('admits exactly one of many concurrent observes to an idle agent; the rest get 429 with Retry-After 1', async () => {
     const { service, caller, agentId, threadId } = await learningService();
-    const results = await Promise.allSettled(Array.from({ length: 6 }, async () => service.observe(await caller(), agentId, threadId, { observations: turns(2) })));
+    const results = await Promise.allSettled(Array.from({ length: 6 }, async () => service.observe({ caller: await caller(), agentId, threadId, body: { observations: turns(2) } })));
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     for (const result of results.filter((result) => result.status === 'rejected')) {
       expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 1, details: 'capacity' });
@@ -249,16 +249,16 @@ describe('observation jobs: the ingestion slot and readiness', () => {
       },
     });
     const { service, owner, agentId: source } = await learningService({ index: slow });
-    const agent = await service.agents.create(owner, { agent_config: { role: 'r', objective: 'o' }, restore_from: source });
+    const agent = await service.agents.create({ caller: owner, body: { agent_config: { role: 'r', objective: 'o' }, restore_from: source } });
     const thread = 'thread_01ARZ3NDEKTSV4RRFFQ69G5FAV';
-    await expect(service.observe(owner, agent.agent_id, thread, { observations: turns(1) })).rejects.toMatchObject({ code: 'agent_not_ready', status: 409 });
-    await expect(service.chat(owner, agent.agent_id, thread, { turn_id: 't', message: 'hi' })).rejects.toMatchObject({ code: 'agent_not_ready', status: 409 });
+    await expect(service.observe({ caller: owner, agentId: agent.agent_id, threadId: thread, body: { observations: turns(1) } })).rejects.toMatchObject({ code: 'agent_not_ready', status: 409 });
+    await expect(service.chat({ caller: owner, agentId: agent.agent_id, threadId: thread, body: { turn_id: 't', message: 'hi' } })).rejects.toMatchObject({ code: 'agent_not_ready', status: 409 });
     // Validation comes first: a malformed body is 422 even then.
-    await expect(service.observe(owner, agent.agent_id, thread, { observations: [] })).rejects.toMatchObject({ code: 'invalid_request', status: 422 });
-    expect((await service.agents.get(owner, agent.agent_id)).status).toBe('initializing');
+    await expect(service.observe({ caller: owner, agentId: agent.agent_id, threadId: thread, body: { observations: [] } })).rejects.toMatchObject({ code: 'invalid_request', status: 422 });
+    expect((await service.agents.get({ caller: owner, agentId: agent.agent_id })).status).toBe('initializing');
     release();
     await service.idle();
-    await expect(service.observe(owner, agent.agent_id, thread, { observations: turns(1) })).rejects.toMatchObject({ code: 'thread_not_found', status: 404 });
+    await expect(service.observe({ caller: owner, agentId: agent.agent_id, threadId: thread, body: { observations: turns(1) } })).rejects.toMatchObject({ code: 'thread_not_found', status: 404 });
     await service.stop();
   });
 
@@ -266,7 +266,7 @@ describe('observation jobs: the ingestion slot and readiness', () => {
     const store = inMemoryStore();
     const index = inMemoryMemoryIndex();
     const first = await learningService({ store, index });
-    const accepted = await first.service.observe(first.owner, first.agentId, first.threadId, { observations: turns(3) });
+    const accepted = await first.service.observe({ caller: first.owner, agentId: first.agentId, threadId: first.threadId, body: { observations: turns(3) } });
     await first.service.idle();
     // Simulate a crash mid-job: the job back to processing with its turns unread and the lease
     // held by a holder that no longer exists.
@@ -278,7 +278,7 @@ describe('observation jobs: the ingestion slot and readiness', () => {
     const restarted = createMemoryService({ store, index, logger: silentLogger });
     await restarted.start();
     await restarted.idle();
-    const status = await restarted.observationStatus(first.owner, first.agentId, first.threadId, accepted.observation_id);
+    const status = await restarted.observationStatus({ caller: first.owner, agentId: first.agentId, threadId: first.threadId, observationId: accepted.observation_id });
     expect(status).toMatchObject({ status: 'committed', turns_total: 3, turns_processed: 3, learning: null });
     expect(status.resumed_at).not.toBeNull();
     expect((await index.stats({ agentId: first.agentId })).count).toBe(3);
@@ -288,7 +288,7 @@ describe('observation jobs: the ingestion slot and readiness', () => {
     const store = inMemoryStore();
     const index = inMemoryMemoryIndex();
     const first = await learningService({ store, index });
-    const accepted = await first.service.observe(first.owner, first.agentId, first.threadId, { observations: turns(4) });
+    const accepted = await first.service.observe({ caller: first.owner, agentId: first.agentId, threadId: first.threadId, body: { observations: turns(4) } });
     await first.service.idle();
     const jobId = accepted.observation_id;
     const learned = (await index.get({ agentId: first.agentId, ids: [0, 1, 2, 3].map((turn) => `mem_${jobId.slice(4)}_${turn}_0`) })).length;
@@ -304,7 +304,7 @@ describe('observation jobs: the ingestion slot and readiness', () => {
     const restarted = createMemoryService({ store, index, logger: silentLogger });
     await restarted.start();
     await restarted.idle();
-    const status = await restarted.observationStatus(first.owner, first.agentId, first.threadId, jobId);
+    const status = await restarted.observationStatus({ caller: first.owner, agentId: first.agentId, threadId: first.threadId, observationId: jobId });
     expect(status).toMatchObject({ status: 'committed', turns_total: 4, turns_processed: 4, learning: null });
     expect(status.resumed_at).not.toBeNull();
     expect(await store.jobs.turnCounts({ jobId })).toEqual({ pending: 0, read: 0, committed: 4, failed: 0 });
@@ -335,19 +335,19 @@ describe('observation jobs: deletion while learning', () => {
       stats: (request: Parameters<MemoryIndex['stats']>[0]) => index.stats(request),
     });
     const { service, owner, agentId, observeSettled } = await learningService({ index: slow });
-    const keep = await service.threads.create(owner, agentId, {});
+    const keep = await service.threads.create({ caller: owner, agentId, body: {} });
     expect((await observeSettled(turns(2, 'kept'), { threadId: keep.thread_id })).status).toBe('committed');
-    const doomed = await service.threads.create(owner, agentId, {});
+    const doomed = await service.threads.create({ caller: owner, agentId, body: {} });
     gated = true;
-    await service.observe(owner, agentId, doomed.thread_id, { observations: turns(5, 'doomed') });
+    await service.observe({ caller: owner, agentId, threadId: doomed.thread_id, body: { observations: turns(5, 'doomed') } });
     await upsertStarted;
-    await service.threads.delete(owner, agentId, doomed.thread_id);
+    await service.threads.delete({ caller: owner, agentId, threadId: doomed.thread_id });
     await new Promise((resolve) => setTimeout(resolve, 0));
     unblock();
     await service.idle();
     // Only the kept thread's two memories remain.
     expect((await index.stats({ agentId })).count).toBe(2);
-    const found = await service.retrieve(owner, agentId, 'doomed item1 item2', 100_000);
+    const found = await service.retrieve({ caller: owner, agentId, query: 'doomed item1 item2', maxContextChars: 100_000 });
     expect(found.packed.map((item) => item.record.text).filter((text) => text.includes('doomed'))).toEqual([]);
     await service.stop();
   });
@@ -356,11 +356,11 @@ describe('observation jobs: deletion while learning', () => {
     const index = inMemoryMemoryIndex();
     const { service, owner, agentId, threadId } = await learningService({ index });
     const long = Array.from({ length: 20 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
-    await service.observe(owner, agentId, threadId, { observations: long });
-    await service.agents.delete(owner, agentId);
+    await service.observe({ caller: owner, agentId, threadId, body: { observations: long } });
+    await service.agents.delete({ caller: owner, agentId });
     await service.idle();
     expect((await index.stats({ agentId })).count).toBe(0);
-    await expect(service.agents.get(owner, agentId)).rejects.toMatchObject({ code: 'agent_not_found' });
+    await expect(service.agents.get({ caller: owner, agentId })).rejects.toMatchObject({ code: 'agent_not_found' });
     await service.stop();
   });
 });
@@ -381,13 +381,13 @@ describe('thread deletion resumed at start', () => {
       },
     });
     const { service, owner, agentId, threadId, observeSettled } = await learningService({ store, index: flaky });
-    const kept = await service.threads.create(owner, agentId, {});
+    const kept = await service.threads.create({ caller: owner, agentId, body: {} });
     expect((await observeSettled(turns(2, 'kept'), { threadId: kept.thread_id })).status).toBe('committed');
     expect((await observeSettled(turns(3, 'forgotten'))).status).toBe('committed');
     expect((await index.stats({ agentId })).count).toBe(5);
 
     indexDown = true;
-    expect(await service.threads.delete(owner, agentId, threadId)).toMatchObject({ status: 'deleting' });
+    expect(await service.threads.delete({ caller: owner, agentId, threadId })).toMatchObject({ status: 'deleting' });
     await service.idle();
     // The background delete failed: the memories are still there, the thread still `deleting`.
     expect((await index.stats({ agentId })).count).toBe(5);
@@ -400,7 +400,7 @@ describe('thread deletion resumed at start', () => {
     await restarted.idle();
     expect(await store.threads.get({ agentId, threadId })).toBeNull();
     expect((await index.stats({ agentId })).count).toBe(2);
-    const found = await restarted.retrieve(owner, agentId, 'forgotten item1 item2 item3', 100_000);
+    const found = await restarted.retrieve({ caller: owner, agentId, query: 'forgotten item1 item2 item3', maxContextChars: 100_000 });
     expect(found.packed.map((item) => item.record.text).filter((text) => text.includes('forgotten'))).toEqual([]);
     expect((await store.threads.get({ agentId, threadId: kept.thread_id }))?.status).toBe('ready');
     await restarted.stop();
@@ -437,14 +437,14 @@ describe('observation jobs: two processes on one store', () => {
     // accepts an observe then, and B's worker is refused the lease A still holds.
     let late: string | null = null;
     beforeRelease = async () => {
-      late = (await b.observe(callerOfB, a.agentId, a.threadId, { observations: turns(2, 'late') })).observation_id;
+      late = (await b.observe({ caller: callerOfB, agentId: a.agentId, threadId: a.threadId, body: { observations: turns(2, 'late') } })).observation_id;
     };
     expect((await a.observeSettled(turns(2))).status).toBe('committed');
     expect(late).not.toBeNull();
     await a.service.idle();
     await b.idle();
     // Both processes idle: the late job was learned, not left for the next sweep (5 s later).
-    expect(await b.observationStatus(callerOfB, a.agentId, a.threadId, late!)).toMatchObject({ status: 'committed', turns_processed: 2, resumed_at: null });
+    expect(await b.observationStatus({ caller: callerOfB, agentId: a.agentId, threadId: a.threadId, observationId: late! })).toMatchObject({ status: 'committed', turns_processed: 2, resumed_at: null });
     expect((await index.stats({ agentId: a.agentId })).count).toBe(4);
     await a.service.stop();
     await b.stop();

@@ -12,16 +12,8 @@ export type FileUpload = {
   data: Uint8Array;
 };
 
-/** What `observe-file` receives besides the path. */
-export type ObserveFileRequest = {
-  /** The `file` part, or null when the form had none. */
-  file: FileUpload | null;
-  /** The form's text fields (`allow_duplicate`, `max_chars`, `overlap_chars`, `strategy`). */
-  fields: Record<string, string>;
-  /** The `Idempotency-Key` header, if sent. */
-  idempotencyKey?: string | undefined;
-  signal?: AbortSignal;
-};
+/** What `observe-file` receives (defined with the other request objects). */
+export type { ObserveFileRequest } from '../service/requests.js';
 
 /** Options of the document service (`createMemoryService({ documents })`). */
 export type DocumentOptions = {

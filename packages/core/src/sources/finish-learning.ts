@@ -1,5 +1,5 @@
 import { findReadyAgent, findThread } from '../agents/lookup.js';
-import type { Caller } from '../auth/caller.js';
+import type { FinishLearningRequest } from '../service/requests.js';
 import { resolveChunkOptions, type ChunkStrategy } from '../chunking/index.js';
 import { countWords } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
@@ -47,7 +47,7 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
       .map((turn) => ({ ...turn, words: countWords(turn.text) }));
   }
 
-  return async function finishLearning(caller: Caller, agentId: string, threadId: string, sourceId: string, body: unknown): Promise<DocumentIngestBody> {
+  return async function finishLearning({ caller, agentId, threadId, sourceId, body }: FinishLearningRequest): Promise<DocumentIngestBody> {
     const input = parseBody(finishLearningBody, body ?? {});
     const agent = await findReadyAgent(context, caller, agentId);
     const thread = await findThread(context, caller, agent, threadId);
@@ -66,7 +66,7 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
       const bytes = original ? await originals.load(original) : null;
       if (!original || !bytes) throw new ServiceError('conflict', 'The original of this source was not stored; upload the file again.');
       const resolved = resolveChunkOptions({ ...original.chunking, ...requested } as { strategy: ChunkStrategy; maxChars: number; overlapChars: number });
-      return ingestFile(caller, thread, { bytes, filename: original.filename, declaredMediaType: original.mediaType, chunking: resolved, sourceId, alreadyStored: true }, undefined);
+      return ingestFile({ caller, thread, input: { bytes, filename: original.filename, declaredMediaType: original.mediaType, chunking: resolved, sourceId, alreadyStored: true } });
     }
 
     if (uploads.some((upload) => upload.state === 'ingesting')) {
@@ -94,13 +94,13 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
     const resumedWords = turns.reduce((sum, turn) => sum + (turn.words ?? 0), 0);
     await slot.precheck(caller, agent.id);
     await context.credits.requireFunds(caller.organizationId, resumedWords);
-    const { job, record } = await slot.insert(
+    const { job, record } = await slot.insert({
       caller,
-      home,
-      turns.map(({ words: _words, ...turn }) => turn),
-      { ...root, threadId: home.id, resumes: root.jobId, wordsTotal: resumedWords, deferred: false },
-      false,
-    );
+      thread: home,
+      turns: turns.map(({ words: _words, ...turn }) => turn),
+      record: { ...root, threadId: home.id, resumes: root.jobId, wordsTotal: resumedWords, deferred: false },
+      converting: false,
+    });
     await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: home.id, route: 'observe_file' })] });
     return ingestBody({ ...record, turnsTotal: turns.length }, job, { duplicate: false, state: 'ingesting', turnsTotal: turns.length, wordsTotal: resumedWords });
   };

@@ -31,7 +31,7 @@ export type IngestInput = {
 export function createFileIngest(setup: SourcesSetup, slot: IngestSlot, originals: Originals, deferred: DeferredConversions) {
   const { context, convertLimits, ocrPagesInRequest, describe } = setup;
 
-  return async function ingestFile(caller: Caller, thread: ThreadRecord, input: IngestInput, signal: AbortSignal | undefined): Promise<DocumentIngestBody> {
+  return async function ingestFile({ caller, thread, input, abortSignal: signal }: { caller: Caller; thread: ThreadRecord; input: IngestInput; abortSignal?: AbortSignal | undefined }): Promise<DocumentIngestBody> {
     await slot.precheck(caller, thread.agentId);
     const inspection = await context.documents.inspect({ bytes: input.bytes, filename: input.filename, limits: convertLimits, ...(signal ? { signal } : {}) });
     const scanned = inspection.pagesNeedingOcr.length;
@@ -52,11 +52,11 @@ export function createFileIngest(setup: SourcesSetup, slot: IngestSlot, original
     // for `observe` (a deferred scan, whose words are not known yet, needs a balance above zero).
     await context.credits.requireFunds(caller.organizationId, read?.wordsTotal ?? 0);
     const stored = input.alreadyStored || (await originals.store(caller.organizationId, input.sourceId, input.bytes, inspection.mediaType));
-    const { job, record } = await slot.insert(
+    const { job, record } = await slot.insert({
       caller,
       thread,
-      read?.turns ?? [],
-      {
+      turns: read?.turns ?? [],
+      record: {
         organizationId: caller.organizationId,
         agentId: thread.agentId,
         threadId: thread.id,
@@ -74,9 +74,9 @@ export function createFileIngest(setup: SourcesSetup, slot: IngestSlot, original
         deferred: isDeferred,
         resumes: null,
       },
-      isDeferred,
-      scanned,
-    );
+      converting: isDeferred,
+      scannedPages: scanned,
+    });
     if (isDeferred) deferred.start(job, record, input.bytes);
     await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: thread.agentId, threadId: thread.id, route: 'observe_file' })] });
     return ingestBody(record, job, { duplicate: false });

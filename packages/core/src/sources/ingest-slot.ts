@@ -1,12 +1,27 @@
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
-import { newJob, type NewTurn } from '../observations/new-job.js';
+import { agentBusy, createJobInsert } from '../observations/insert-job.js';
+import type { NewTurn } from '../observations/new-job.js';
 import type { DocumentIngestRecord } from '../ports/store-documents.js';
 import type { JobRecord, ThreadRecord } from '../ports/store.js';
 import { ORGANIZATION_BUSY_RETRY_AFTER, type SourcesSetup } from './document-options.js';
 
 /** The agent's single ingestion slot, for files: who may start reading one now, and storing it. */
+/** A document job to store with its ingest record. */
+export type SlotInsert = {
+  caller: Caller;
+  thread: ThreadRecord;
+  turns: NewTurn[];
+  record: Omit<DocumentIngestRecord, 'jobId' | 'createdAt'>;
+  /** The file is still being converted (deferred OCR): the job starts `converting`. */
+  converting: boolean;
+  /** Scanned pages a deferred conversion reads. @default 0 */
+  scannedPages?: number;
+};
+
 export function createIngestSlot({ context, kick, maxLearning }: SourcesSetup) {
+  const insertJob = createJobInsert(context, kick);
+
   /**
    * Refuses a file while the agent runs an `observe` (429, `Retry-After: 1`) or while the
    * organization already has `maxLearning` other agents reading files (429, `Retry-After: 90`).
@@ -15,10 +30,7 @@ export function createIngestSlot({ context, kick, maxLearning }: SourcesSetup) {
   function slotFor(agentId: string, unfinished: JobRecord[], seq: number): { queued: boolean } {
     const ahead = unfinished.filter((job) => job.agentId === agentId && job.seq < seq);
     if (ahead.some((job) => job.kind === 'observe')) {
-      throw new ServiceError('rate_limit_exceeded', 'The agent is learning observations; it learns one thing at a time. Retry after the Retry-After delay.', {
-        retryAfter: 1,
-        details: 'capacity',
-      });
+      throw agentBusy('The agent is learning observations; it learns one thing at a time. Retry after the Retry-After delay.');
     }
     const learningAgents = new Set(unfinished.filter((job) => job.kind === 'document' && job.agentId !== agentId && job.seq < seq).map((job) => job.agentId));
     if (learningAgents.size >= maxLearning) {
@@ -41,29 +53,29 @@ export function createIngestSlot({ context, kick, maxLearning }: SourcesSetup) {
      * Stores the job, its turns and the ingest record in one transaction, under the slot rules.
      * The job row insert takes the agent's lock first, so the checks see every committed job.
      */
-    async insert(
-      caller: Caller,
-      thread: ThreadRecord,
-      turns: NewTurn[],
-      record: Omit<DocumentIngestRecord, 'jobId' | 'createdAt'>,
-      converting: boolean,
-      scannedPages = 0,
-    ): Promise<{ job: JobRecord; record: DocumentIngestRecord }> {
-      const now = context.nowIso();
-      const id = context.ids('obs_');
+    async insert({ caller, thread, turns, record, converting, scannedPages = 0 }: SlotInsert): Promise<{ job: JobRecord; record: DocumentIngestRecord }> {
       const details = { sourceId: record.sourceId, filename: record.filename, converting, ...(converting ? { scannedPages } : {}) };
-      const fresh = newJob({ id, now, caller, thread, kind: 'document', status: converting ? 'converting' : 'queued', details }, turns);
-      const result = await context.store.transaction(async (store) => {
-        const inserted = await store.jobs.insert({ ...fresh, onlyIfIdle: false });
-        if (!inserted) throw new ServiceError('agent_not_found', `Agent ${thread.agentId} was not found.`);
-        const slot = slotFor(thread.agentId, await store.jobs.listUnfinished({ organizationId: caller.organizationId }), inserted.seq);
-        const job = slot.queued ? ((await store.jobs.update({ jobId: id, patch: { status: 'converting', queued: true } })) ?? inserted) : inserted;
-        const stored: DocumentIngestRecord = { ...record, jobId: id, createdAt: now };
-        await store.documents.insert({ record: stored });
-        return { job, record: stored };
+      return insertJob({
+        caller,
+        thread,
+        turns,
+        kind: 'document',
+        status: converting ? 'converting' : 'queued',
+        details,
+        onlyIfIdle: false,
+        // The job row holds the agent's lock: the slot rules see every committed job.
+        async admit(store, inserted) {
+          const slot = slotFor(thread.agentId, await store.jobs.listUnfinished({ organizationId: caller.organizationId }), inserted.seq);
+          return slot.queued ? ((await store.jobs.update({ jobId: inserted.id, patch: { status: 'converting', queued: true } })) ?? inserted) : inserted;
+        },
+        async onStored(store, job) {
+          const stored: DocumentIngestRecord = { ...record, jobId: job.id, createdAt: job.createdAt };
+          await store.documents.insert({ record: stored });
+          return { job, record: stored };
+        },
+        // A file still converting is not ready to learn: the conversion wakes the worker.
+        kick: !converting,
       });
-      if (!converting) kick(thread.agentId);
-      return result;
     },
   };
 }

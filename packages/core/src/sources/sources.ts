@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
-import type { Caller } from '../auth/caller.js';
 import { resolveChunkOptions } from '../chunking/index.js';
 import { resolveLimits as resolveConvertLimits } from '../documents/limits.js';
 import { ServiceError } from '../errors/index.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
 import { ID_PATTERNS, contentId } from '../ids/index.js';
 import type { ChunkingSettings } from '../ports/store-documents.js';
-import { observeFileFields, type DocumentIngestBody } from '../schemas/documents.js';
+import type { MemoryService, StoredOriginal } from '../memory-service.js';
+import type { DocumentIngestOutput, SourcesListOutput } from '../schemas/outputs.js';
+import type { SourceRequest, ThreadRequest } from '../service/requests.js';
+import { observeFileFields } from '../schemas/documents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { createDeferredConversions } from './deferred-conversion.js';
@@ -52,42 +54,40 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
   const ingestFile = createFileIngest(setup, slot, originals, deferred);
   const finishLearning = createFinishLearning(setup, slot, originals, ingestFile);
 
-  return {
-    /** Restarts the background conversions a stopped process left (deferred uploads). */
-    resumeConversions: deferred.resume,
+  /** `POST .../observe-file` -> 202 Document ingest response. */
+  async function observeFile(request: ObserveFileRequest): Promise<DocumentIngestOutput> {
+    const { caller, agentId, threadId } = request;
+    const agent = await findReadyAgent(context, caller, agentId);
+    const thread = await findThread(context, caller, agent, threadId);
+    const fields = parseBody(observeFileFields, request.fields, 'form');
+    const resolved = resolveChunkOptions({
+      ...(fields.strategy === undefined ? {} : { strategy: fields.strategy }),
+      ...(fields.max_chars === undefined ? {} : { maxChars: Number(fields.max_chars) }),
+      ...(fields.overlap_chars === undefined ? {} : { overlapChars: Number(fields.overlap_chars) }),
+    });
+    const chunking: ChunkingSettings = { strategy: resolved.strategy, maxChars: resolved.maxChars, overlapChars: resolved.overlapChars };
+    const allowDuplicate = fields.allow_duplicate === 'true';
+    const file = request.file;
+    if (!file) throw new ServiceError('invalid_request', 'The form has no `file` part; send the document as the `file` field.', { status: 422 });
+    const filename = cleanFilename(file.filename);
+    if (file.data.length > caller.limits.maxUploadBytes) {
+      throw new ServiceError('document_too_large', `The document is ${file.data.length} bytes; the limit is ${caller.limits.maxUploadBytes}. Split it.`);
+    }
+    if (file.data.length === 0) throw new ServiceError('empty_document', 'The file is empty.');
+    const sourceId = contentId('src_', caller.organizationId, file.data);
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([agent.id, thread.id, sourceId, filename, chunking.strategy, chunking.maxChars, chunking.overlapChars, allowDuplicate]))
+      .digest('hex');
+    return idempotency.run({ caller, idempotencyKey: request.idempotencyKey, fingerprint, what: 'upload', status: 202 }, async () => {
+      const duplicate = await checkDuplicates(context, agent, thread, sourceId, allowDuplicate);
+      if (duplicate) return duplicate;
+      return ingestFile({ caller, thread, input: { bytes: file.data, filename, declaredMediaType: file.mediaType, chunking, sourceId, alreadyStored: false }, abortSignal: request.abortSignal });
+    });
+  }
 
-    /** `POST .../observe-file` -> 202 Document ingest response. */
-    async observeFile(caller: Caller, agentId: string, threadId: string, request: ObserveFileRequest): Promise<DocumentIngestBody> {
-      const agent = await findReadyAgent(context, caller, agentId);
-      const thread = await findThread(context, caller, agent, threadId);
-      const fields = parseBody(observeFileFields, request.fields, 'form');
-      const resolved = resolveChunkOptions({
-        ...(fields.strategy === undefined ? {} : { strategy: fields.strategy }),
-        ...(fields.max_chars === undefined ? {} : { maxChars: Number(fields.max_chars) }),
-        ...(fields.overlap_chars === undefined ? {} : { overlapChars: Number(fields.overlap_chars) }),
-      });
-      const chunking: ChunkingSettings = { strategy: resolved.strategy, maxChars: resolved.maxChars, overlapChars: resolved.overlapChars };
-      const allowDuplicate = fields.allow_duplicate === 'true';
-      const file = request.file;
-      if (!file) throw new ServiceError('invalid_request', 'The form has no `file` part; send the document as the `file` field.', { status: 422 });
-      const filename = cleanFilename(file.filename);
-      if (file.data.length > caller.limits.maxUploadBytes) {
-        throw new ServiceError('document_too_large', `The document is ${file.data.length} bytes; the limit is ${caller.limits.maxUploadBytes}. Split it.`);
-      }
-      if (file.data.length === 0) throw new ServiceError('empty_document', 'The file is empty.');
-      const sourceId = contentId('src_', caller.organizationId, file.data);
-      const fingerprint = createHash('sha256')
-        .update(JSON.stringify([agent.id, thread.id, sourceId, filename, chunking.strategy, chunking.maxChars, chunking.overlapChars, allowDuplicate]))
-        .digest('hex');
-      return idempotency.run(caller, request.idempotencyKey, fingerprint, { what: 'upload', status: 202 }, async () => {
-        const duplicate = await checkDuplicates(context, agent, thread, sourceId, allowDuplicate);
-        if (duplicate) return duplicate;
-        return ingestFile(caller, thread, { bytes: file.data, filename, declaredMediaType: file.mediaType, chunking, sourceId, alreadyStored: false }, request.signal);
-      });
-    },
-
+  const service = {
     /** `GET .../threads/{thread_id}/sources`: the uploads read in this thread, newest first. */
-    async listSources(caller: Caller, agentId: string, threadId: string) {
+    async list({ caller, agentId, threadId }: ThreadRequest): Promise<SourcesListOutput> {
       const agent = await findAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
       const roots = (await context.store.documents.listByThread({ agentId: agent.id, threadId: thread.id })).filter((record) => record.resumes === null);
@@ -117,7 +117,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
     finishLearning,
 
     /** `GET /v1/agents/{agent_id}/sources/{source_id}`: the stored original, to the same organization. */
-    async getSource(caller: Caller, agentId: string, sourceId: string): Promise<{ data: Uint8Array; mediaType: string; filename: string }> {
+    async get({ caller, agentId, sourceId }: SourceRequest): Promise<StoredOriginal> {
       const agent = await findAgent(context, caller, agentId);
       const notFound = () => new ServiceError('not_found', `Source ${sourceId} was not found.`);
       if (!ID_PATTERNS.source.test(sourceId)) throw notFound();
@@ -127,12 +127,14 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       if (!blob) throw notFound();
       return { data: blob.data, mediaType: record.mediaType, filename: record.filename };
     },
+  } satisfies MemoryService['sources'];
 
-    /** Media type of a source the agent read, for citations (`application/octet-stream` when unknown). */
-    async mediaTypeOf(agentId: string, sourceId: string): Promise<string> {
-      const [record] = await context.store.documents.listBySource({ agentId, sourceId });
-      return record?.mediaType ?? 'application/octet-stream';
-    },
+  return {
+    sources: service,
+    /** `POST .../observe-file` -> 202 Document ingest response (`service.observeFile`). */
+    observeFile,
+    /** Restarts the background conversions a stopped process left (deferred uploads). */
+    resumeConversions: deferred.resume,
   };
 }
 

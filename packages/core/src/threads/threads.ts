@@ -1,30 +1,44 @@
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import { presentThread } from '../agents/present.js';
-import type { Caller } from '../auth/caller.js';
 import { activityEntry } from '../logs/activity.js';
 import type { ThreadRecord } from '../ports/store.js';
-import { createThreadBody, type ThreadBody } from '../schemas/threads.js';
+import { createThreadBody } from '../schemas/threads.js';
+import type { LearningRecordOutput, ThreadDeleteOutput, ThreadOutput } from '../schemas/outputs.js';
+import type { MemoryService } from '../memory-service.js';
+import type { CreateThreadRequest, LearningRequest, ThreadRequest } from '../service/requests.js';
+import { learningQuery } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
-import { parseBody } from '../validation/parse.js';
+import { parseBody, parseQuery } from '../validation/parse.js';
 
 /** Messages returned when one thread is read (spec "Thread": up to the 200 most recent). */
 export const THREAD_MESSAGES_LIMIT = 200;
 export const DEFAULT_THREAD_TITLE = 'Untitled';
 
-/** Hook to remove what a thread owns outside the store (its memories in the index). */
-export type ThreadLifecycle = { destroy(thread: ThreadRecord): Promise<void> };
-
-export function createThreads(context: ServiceContext, lifecycle: ThreadLifecycle) {
+/**
+ * The threads area: `service.threads` (with `learning`, the turns of a thread that were not learned)
+ * and thread cleanup: a deleted thread's jobs are cancelled and its memories removed, then the thread.
+ */
+export function createThreads(context: ServiceContext) {
   async function destroy(thread: ThreadRecord): Promise<void> {
-    await lifecycle.destroy(thread);
+    await context.store.jobs.cancelForThread({ threadId: thread.id, at: context.nowIso() });
+    await context.index.deleteBy({ agentId: thread.agentId, threadId: thread.id });
     await context.store.threads.delete({ agentId: thread.agentId, threadId: thread.id });
   }
 
-  return {
-    destroy,
+  /**
+   * A thread delete the last process did not finish (it stopped, or the index failed): its
+   * memories and messages go now, as the 202 promised.
+   */
+  async function resume(): Promise<void> {
+    for (const thread of await context.store.threads.listByStatus({ statuses: ['deleting'] })) {
+      context.background.run('thread delete', { threadId: thread.id }, () => destroy(thread));
+    }
+  }
+
+  const threads = {
 
     /** `POST /v1/agents/{agent_id}/threads` -> 201 Thread, recorded against the end user. */
-    async create(caller: Caller, agentId: string, body: unknown): Promise<ThreadBody> {
+    async create({ caller, agentId, body }: CreateThreadRequest): Promise<ThreadOutput> {
       const input = parseBody(createThreadBody, body ?? {});
       const agent = await findReadyAgent(context, caller, agentId);
       const now = context.nowIso();
@@ -45,7 +59,7 @@ export function createThreads(context: ServiceContext, lifecycle: ThreadLifecycl
     },
 
     /** `GET .../threads/{thread_id}` with up to 200 recent messages. */
-    async get(caller: Caller, agentId: string, threadId: string): Promise<ThreadBody> {
+    async get({ caller, agentId, threadId }: ThreadRequest): Promise<ThreadOutput> {
       const agent = await findAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
       const messages = await context.store.messages.listRecent({ threadId: thread.id, limit: THREAD_MESSAGES_LIMIT });
@@ -53,7 +67,7 @@ export function createThreads(context: ServiceContext, lifecycle: ThreadLifecycl
     },
 
     /** `DELETE .../threads/{thread_id}` -> 202; the thread, its messages and memories go. */
-    async delete(caller: Caller, agentId: string, threadId: string): Promise<{ agent_id: string; thread_id: string; status: 'deleting' }> {
+    async delete({ caller, agentId, threadId }: ThreadRequest): Promise<ThreadDeleteOutput> {
       const agent = await findAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
       const deleting = await context.store.threads.update({
@@ -66,7 +80,32 @@ export function createThreads(context: ServiceContext, lifecycle: ThreadLifecycl
       context.background.run('thread delete', { threadId: thread.id }, () => destroy(deleting ?? thread));
       return { agent_id: agent.id, thread_id: thread.id, status: 'deleting' };
     },
-  };
+
+    /** `GET .../threads/{thread_id}/learning`: every record of turns not learned, newest first. */
+    async learning({ caller, agentId, threadId, query = {} }: LearningRequest): Promise<LearningRecordOutput> {
+      const { limit, cursor } = parseQuery(learningQuery, query);
+      const agent = await findAgent(context, caller, agentId);
+      const thread = await findThread(context, caller, agent, threadId);
+      const records = await context.store.learning.list({ threadId: thread.id, limit: limit + 1, ...(cursor === undefined ? {} : { beforeId: Number(cursor) }) });
+      const page = records.slice(0, limit);
+      return {
+        agent_id: agent.id,
+        thread_id: thread.id,
+        entries: page.map((record) => ({
+          observation_id: record.jobId,
+          not_learned_turns: record.ranges,
+          reason: record.reason,
+          message: record.message,
+          refunded_credits: record.refundedCredits,
+          action: 'resend' as const,
+          created_at: record.createdAt,
+        })),
+        next_cursor: records.length > limit ? String(page.at(-1)!.id) : null,
+      };
+    },
+  } satisfies MemoryService['threads'];
+
+  return { threads, resume };
 }
 
 export type Threads = ReturnType<typeof createThreads>;

@@ -93,9 +93,9 @@ describe('the node handler behind body-parsing middleware', () => {
   it('refuses a multipart upload whose stream middleware already read, saying what to change', async () => {
     const { service, key, url } = await setup((raw) => raw);
     const caller = await service.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'test' });
-    const agent = await service.agents.create(caller, { agent_config: { role: 'r', objective: 'o' } });
+    const agent = await service.agents.create({ caller, body: { agent_config: { role: 'r', objective: 'o' } } });
     await service.idle();
-    const thread = await service.threads.create(caller, agent.agent_id, {});
+    const thread = await service.threads.create({ caller, agentId: agent.agent_id, body: {} });
     // A multipart parser (multer, @fastify/multipart) read the form before the handler.
     const form = new FormData();
     form.append('file', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
@@ -130,9 +130,9 @@ describe('the node handler under a mount prefix', () => {
     for (const mount of [{ mountAt: '/api/memory' }, { basePath: '/api/memory' }]) {
       const { service, key, origin, call } = await setup((raw) => JSON.parse(raw.toString('utf8')), mount);
       const caller = await service.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'test' });
-      const agent = await service.agents.create(caller, { agent_config: { role: 'r', objective: 'o' } });
+      const agent = await service.agents.create({ caller, body: { agent_config: { role: 'r', objective: 'o' } } });
       await service.idle();
-      const thread = await service.threads.create(caller, agent.agent_id, {});
+      const thread = await service.threads.create({ caller, agentId: agent.agent_id, body: {} });
       const base = `/v1/agents/${agent.agent_id}/threads/${thread.thread_id}`;
       const accepted = await call('POST', `${base}/observe`, JSON.stringify({ observations: [{ speaker: 'alice', timestamp: '2024-03-04T10:00:00Z', content: [{ type: 'text', text: 'Our invoices go to billing@acme.test.' }] }] }));
       expect(accepted.status).toBe(202);

@@ -12,7 +12,7 @@ export const agentRoutes = [
     body: schemas.createAgentBody,
     response: schemas.agent,
     codes: ['agent_not_found', 'agent_quota_exceeded'],
-    handler: async ({ service, caller, body }) => ({ body: await service.agents.create(caller, body as schemas.CreateAgentInput) }),
+    handler: async ({ service, caller, body }) => ({ body: await service.agents.create({ caller, body: body as schemas.CreateAgentInput }) }),
   }),
   route({
     method: 'GET',
@@ -23,7 +23,7 @@ export const agentRoutes = [
     status: 200,
     response: schemas.agentList,
     codes: [],
-    handler: async ({ service, caller }) => ({ body: await service.agents.list(caller) }),
+    handler: async ({ service, caller }) => ({ body: await service.agents.list({ caller }) }),
   }),
   route({
     method: 'GET',
@@ -35,7 +35,7 @@ export const agentRoutes = [
     response: schemas.agent,
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found'],
-    handler: async ({ service, caller, params }) => ({ body: await service.agents.get(caller, params.agent_id) }),
+    handler: async ({ service, caller, params }) => ({ body: await service.agents.get({ caller, agentId: params.agent_id }) }),
   }),
   route({
     method: 'PATCH',
@@ -48,7 +48,7 @@ export const agentRoutes = [
     response: schemas.agent,
     codes: ['agent_not_found'],
     handler: async ({ service, caller, params, body }) => ({
-      body: await service.agents.update(caller, params.agent_id, body as schemas.UpdateAgentInput),
+      body: await service.agents.update({ caller, agentId: params.agent_id, body: body as schemas.UpdateAgentInput }),
     }),
   }),
   route({
@@ -60,7 +60,7 @@ export const agentRoutes = [
     status: 202,
     response: schemas.agentDeleteAccepted,
     codes: ['agent_not_found'],
-    handler: async ({ service, caller, params }) => ({ body: await service.agents.delete(caller, params.agent_id) }),
+    handler: async ({ service, caller, params }) => ({ body: await service.agents.delete({ caller, agentId: params.agent_id }) }),
   }),
   route({
     method: 'GET',
@@ -72,6 +72,6 @@ export const agentRoutes = [
     query: schemas.logsQuery,
     response: schemas.logsResponse,
     codes: ['agent_not_found'],
-    handler: async ({ service, caller, params, query }) => ({ body: await service.logs(caller, params.agent_id, query) }),
+    handler: async ({ service, caller, params, query }) => ({ body: await service.logs({ caller, agentId: params.agent_id, query }) }),
   }),
 ];

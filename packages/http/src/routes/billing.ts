@@ -12,6 +12,6 @@ export const billingRoutes = [
     query: schemas.billingQuery,
     response: schemas.billing,
     codes: [],
-    handler: async ({ service, caller, query }) => ({ body: await service.billing(caller, query) }),
+    handler: async ({ service, caller, query }) => ({ body: await service.billing({ caller, query }) }),
   }),
 ];

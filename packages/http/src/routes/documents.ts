@@ -39,11 +39,14 @@ export const documentRoutes = [
       ...CONVERSION_CODES,
     ],
     handler: async ({ service, caller, params, headers, upload, signal }) => ({
-      body: await service.observeFile(caller, params.agent_id, params.thread_id, {
+      body: await service.observeFile({
+        caller,
+        agentId: params.agent_id,
+        threadId: params.thread_id,
         file: upload?.file ?? null,
         fields: upload?.fields ?? {},
         idempotencyKey: headers['idempotency-key'],
-        signal,
+        abortSignal: signal,
       }),
     }),
   }),
@@ -58,7 +61,7 @@ export const documentRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params }) => ({
-      body: await service.sources.list(caller, params.agent_id, params.thread_id),
+      body: await service.sources.list({ caller, agentId: params.agent_id, threadId: params.thread_id }),
     }),
   }),
   route({
@@ -76,7 +79,7 @@ export const documentRoutes = [
       ...CONVERSION_CODES,
     ],
     handler: async ({ service, caller, params, body }) => ({
-      body: await service.sources.finishLearning(caller, params.agent_id, params.thread_id, params.source_id, body as schemas.FinishLearningInput),
+      body: await service.sources.finishLearning({ caller, agentId: params.agent_id, threadId: params.thread_id, sourceId: params.source_id, body: body as schemas.FinishLearningInput }),
     }),
   }),
   route({
@@ -90,7 +93,7 @@ export const documentRoutes = [
     binary: true,
     codes: ['agent_not_found', 'not_found'],
     handler: async ({ service, caller, params }) => {
-      const source = await service.sources.get(caller, params.agent_id, params.source_id);
+      const source = await service.sources.get({ caller, agentId: params.agent_id, sourceId: params.source_id });
       return { binary: source.data, headers: { 'Content-Type': source.mediaType, 'Content-Disposition': disposition(source.filename) } };
     },
   }),

@@ -19,7 +19,7 @@ export const imageRoutes = [
     response: schemas.imageUploaded,
     codes: ['payload_too_large'],
     handler: async ({ service, caller, upload }) => ({
-      body: await service.images.upload(caller, upload?.file ?? null),
+      body: await service.images.upload({ caller, file: upload?.file ?? null }),
     }),
   }),
 ];

@@ -23,7 +23,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'conflict', 'payment_required'],
     handler: async ({ service, caller, params, body, headers }) => ({
-      body: await service.observe(caller, params.agent_id, params.thread_id, body as schemas.ObserveInput, { idempotencyKey: headers['idempotency-key'] }),
+      body: await service.observe({ caller, agentId: params.agent_id, threadId: params.thread_id, body: body as schemas.ObserveInput, idempotencyKey: headers['idempotency-key'] }),
     }),
   }),
   route({
@@ -37,7 +37,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found', 'not_found'],
     handler: async ({ service, caller, params }) => ({
-      body: await service.observationStatus(caller, params.agent_id, params.thread_id, params.observation_id),
+      body: await service.observationStatus({ caller, agentId: params.agent_id, threadId: params.thread_id, observationId: params.observation_id }),
     }),
   }),
   route({
@@ -52,7 +52,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params, query }) => ({
-      body: await service.threads.learning(caller, params.agent_id, params.thread_id, query),
+      body: await service.threads.learning({ caller, agentId: params.agent_id, threadId: params.thread_id, query }),
     }),
   }),
   route({
@@ -68,7 +68,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ANSWER_CODES,
     handler: async ({ service, caller, params, body, signal, basePath }) => ({
-      body: withCitationLinks(await service.chat(caller, params.agent_id, params.thread_id, body as schemas.ChatInput, signal), basePath),
+      body: withCitationLinks(await service.chat({ caller, agentId: params.agent_id, threadId: params.thread_id, body: body as schemas.ChatInput, abortSignal: signal }), basePath),
     }),
   }),
   route({
@@ -85,7 +85,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ANSWER_CODES,
     handler: async ({ service, caller, params, body, signal, basePath }) => ({
-      stream: streamWithCitationLinks(await service.chatStream(caller, params.agent_id, params.thread_id, body as schemas.ChatInput, signal), basePath),
+      stream: streamWithCitationLinks(await service.chatStream({ caller, agentId: params.agent_id, threadId: params.thread_id, body: body as schemas.ChatInput, abortSignal: signal }), basePath),
     }),
   }),
   route({
@@ -101,7 +101,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: [...ANSWER_CODES, 'conflict'],
     handler: async ({ service, caller, params, body, signal, headers, basePath }) => ({
-      body: withCitationLinks(await service.observeAndRespond(caller, params.agent_id, params.thread_id, body as schemas.ChatInput, signal, { idempotencyKey: headers['idempotency-key'] }), basePath),
+      body: withCitationLinks(await service.observeAndRespond({ caller, agentId: params.agent_id, threadId: params.thread_id, body: body as schemas.ChatInput, abortSignal: signal, idempotencyKey: headers['idempotency-key'] }), basePath),
     }),
   }),
   route({
@@ -117,7 +117,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User', 'Idempotency-Key'],
     codes: ['agent_not_found', 'agent_not_ready', 'thread_not_found', 'payment_required', 'conflict'],
     handler: async ({ service, caller, params, body, headers, basePath }) => ({
-      body: withCitationLinks(await service.observeAndEnrich(caller, params.agent_id, params.thread_id, body as schemas.ObserveAndEnrichInput, { idempotencyKey: headers['idempotency-key'] }), basePath),
+      body: withCitationLinks(await service.observeAndEnrich({ caller, agentId: params.agent_id, threadId: params.thread_id, body: body as schemas.ObserveAndEnrichInput, idempotencyKey: headers['idempotency-key'] }), basePath),
     }),
   }),
   route({
@@ -133,7 +133,7 @@ export const observationRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'agent_not_ready'],
     handler: async ({ service, caller, params, body, basePath }) => ({
-      body: withCitationLinks(await service.recall(caller, params.agent_id, body as schemas.RecallInput), basePath),
+      body: withCitationLinks(await service.recall({ caller, agentId: params.agent_id, body: body as schemas.RecallInput }), basePath),
     }),
   }),
 ];

@@ -12,6 +12,6 @@ export const sessionRoutes = [
     response: schemas.session,
     headers: ['X-SP-End-User'],
     codes: [],
-    handler: async ({ service, caller }) => ({ body: await service.session(caller) }),
+    handler: async ({ service, caller }) => ({ body: await service.session({ caller }) }),
   }),
 ];

@@ -15,7 +15,7 @@ export const threadRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'agent_not_ready'],
     handler: async ({ service, caller, params, body }) => ({
-      body: await service.threads.create(caller, params.agent_id, body as schemas.CreateThreadInput),
+      body: await service.threads.create({ caller, agentId: params.agent_id, body: body as schemas.CreateThreadInput }),
     }),
   }),
   route({
@@ -29,7 +29,7 @@ export const threadRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params }) => ({
-      body: await service.threads.get(caller, params.agent_id, params.thread_id),
+      body: await service.threads.get({ caller, agentId: params.agent_id, threadId: params.thread_id }),
     }),
   }),
   route({
@@ -43,7 +43,7 @@ export const threadRoutes = [
     headers: ['X-SP-End-User'],
     codes: ['agent_not_found', 'thread_not_found'],
     handler: async ({ service, caller, params }) => ({
-      body: await service.threads.delete(caller, params.agent_id, params.thread_id),
+      body: await service.threads.delete({ caller, agentId: params.agent_id, threadId: params.thread_id }),
     }),
   }),
 ];
