@@ -3,6 +3,30 @@
 // Service
 export { createMemoryService, type MemoryServiceOptions } from './create-memory-service.js';
 export type { IdempotencyOptions, MemoryAdmin, MemoryService, StoredOriginal } from './memory-service.js';
+export type {
+  AbortableRequest,
+  AgentRequest,
+  BillingRequest,
+  CallerRequest,
+  ChatRequest,
+  CreateAgentRequest,
+  CreateThreadRequest,
+  FinishLearningRequest,
+  IdempotentRequest,
+  ImageUploadRequest,
+  LearningRequest,
+  LogsRequest,
+  ObservationStatusRequest,
+  ObserveAndEnrichRequest,
+  ObserveAndRespondRequest,
+  ObserveRequest,
+  RateLimitRequest,
+  RecallRequest,
+  RetrieveRequest,
+  SourceRequest,
+  ThreadRequest,
+  UpdateAgentRequest,
+} from './service/requests.js';
 export type { RetrievalOptions, RetrievalSignal } from './retrieval/retrieve.js';
 export type { Caller } from './auth/caller.js';
 export type { AuthenticateRequest } from './service/authenticate.js';
