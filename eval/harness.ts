@@ -107,9 +107,14 @@ export async function learnConversation(env: EvalEnvironment, conversation: Eval
     const thread = await service.threads.create({ caller, agentId: agent.agent_id, body: { title: session.id } });
     for (let start = 0; start < session.turns.length; start += MAX_OBSERVATIONS_PER_CALL) {
       const part = session.turns.slice(start, start + MAX_OBSERVATIONS_PER_CALL);
-      const accepted = await service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: {
-        observations: part.map((turn) => ({ content: [{ type: 'text', text: turn.text }], timestamp: session.timestamp, speaker: turn.speaker })),
-      } });
+      const accepted = await service.observe({
+        caller,
+        agentId: agent.agent_id,
+        threadId: thread.thread_id,
+        body: {
+          observations: part.map((turn) => ({ content: [{ type: 'text', text: turn.text }], timestamp: session.timestamp, speaker: turn.speaker })),
+        },
+      });
       part.forEach((turn, turnIndex) => turns.set(`${accepted.observation_id}:${turnIndex}`, { ref: turn.ref, sessionId: session.id }));
       turnCount += part.length;
       await waitCommitted(env, agent.agent_id, thread.thread_id, accepted.observation_id);

@@ -26,12 +26,17 @@ export async function main(): Promise<string> {
     await service.idle(); // creation work finishes in the background
     const thread = await service.threads.create({ caller, agentId: agent.agent_id, body: { title: 'Onboarding' } });
 
-    const accepted = await service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: {
-      observations: [
-        { speaker: 'alice', timestamp: '2024-03-04T10:00:00Z', content: [{ type: 'text', text: 'Our invoices go to billing@acme.test and are due in 30 days.' }] },
-        { speaker: 'alice', timestamp: '2024-03-04T10:01:00Z', content: [{ type: 'text', text: 'I moved to the Berlin office last week.' }] },
-      ],
-    } });
+    const accepted = await service.observe({
+      caller,
+      agentId: agent.agent_id,
+      threadId: thread.thread_id,
+      body: {
+        observations: [
+          { speaker: 'alice', timestamp: '2024-03-04T10:00:00Z', content: [{ type: 'text', text: 'Our invoices go to billing@acme.test and are due in 30 days.' }] },
+          { speaker: 'alice', timestamp: '2024-03-04T10:01:00Z', content: [{ type: 'text', text: 'I moved to the Berlin office last week.' }] },
+        ],
+      },
+    });
     await waitForLearning(service, caller, agent.agent_id, thread.thread_id, accepted.observation_id);
 
     const answer = await service.chat({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: { turn_id: 't1', message: 'Where do invoices go?' } });

@@ -184,9 +184,14 @@ describe('memory-agents CLI', () => {
       agentId = agent.agent_id;
       await queuing.idle();
       const thread = await queuing.threads.create({ caller: org, agentId: agent.agent_id, body: { title: 'waiting' } });
-      const observed = await queuing.observe({ caller: org, agentId: agent.agent_id, threadId: thread.thread_id, body: {
-        observations: Array.from({ length: 20 }, (_, t) => ({ content: [{ type: 'text', text: `Ledger line ${t}: the harbour crane was inspected.` }] })),
-      } });
+      const observed = await queuing.observe({
+        caller: org,
+        agentId: agent.agent_id,
+        threadId: thread.thread_id,
+        body: {
+          observations: Array.from({ length: 20 }, (_, t) => ({ content: [{ type: 'text', text: `Ledger line ${t}: the harbour crane was inspected.` }] })),
+        },
+      });
       const status = () => queuing.observationStatus({ caller: org, agentId: agent.agent_id, threadId: thread.thread_id, observationId: observed.observation_id });
       expect(await status()).toMatchObject({ status: 'queued' });
 

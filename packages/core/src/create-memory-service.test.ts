@@ -166,9 +166,12 @@ describe('createMemoryService', () => {
     const agent = await admin.agents.create({ caller: org, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
     await admin.idle();
     const thread = await admin.threads.create({ caller: org, agentId: agent.agent_id, body: { title: 'queued' } });
-    const observed = await admin.observe({ caller: org, agentId: agent.agent_id, threadId: thread.thread_id, body: {
-      observations: [{ content: [{ type: 'text', text: 'The boiler in the east wing was serviced on Monday.' }] }],
-    } });
+    const observed = await admin.observe({
+      caller: org,
+      agentId: agent.agent_id,
+      threadId: thread.thread_id,
+      body: { observations: [{ content: [{ type: 'text', text: 'The boiler in the east wing was serviced on Monday.' }] }] },
+    });
     await admin.idle();
     const status = () => admin.observationStatus({ caller: org, agentId: agent.agent_id, threadId: thread.thread_id, observationId: observed.observation_id });
     expect(await status()).toMatchObject({ status: 'queued', resumed_at: null });

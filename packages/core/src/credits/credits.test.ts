@@ -82,9 +82,12 @@ describe('credits', () => {
 
   it('charges observed turns once when read and refunds the input side of the turns not learned', async () => {
     const { service, caller, agentId, threadId } = await setup('5');
-    const accepted = await service.observe({ caller, agentId, threadId, body: {
-      observations: [said('one two three'), said('FAIL four five six seven'), said('eight nine')],
-    } });
+    const accepted = await service.observe({
+      caller,
+      agentId,
+      threadId,
+      body: { observations: [said('one two three'), said('FAIL four five six seven'), said('eight nine')] },
+    });
     await service.idle();
     const status = await service.observationStatus({ caller, agentId, threadId, observationId: accepted.observation_id });
     expect(status.status).toBe('failed');
