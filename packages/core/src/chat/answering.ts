@@ -83,7 +83,13 @@ export function createAnswering(context: ServiceContext) {
     return retrieve(context.index, embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS, options: context.retrieval });
   }
 
-  function generateRequest(agent: AgentRecord, input: ChatBody, retrieval: RetrievalResult, signal: AbortSignal | undefined, images: NonNullable<ModelMessage['images']> = []): GenerateRequest {
+  function generateRequest({ agent, input, retrieval, abortSignal: signal, images = [] }: {
+    agent: AgentRecord;
+    input: ChatBody;
+    retrieval: RetrievalResult;
+    abortSignal: AbortSignal | undefined;
+    images?: NonNullable<ModelMessage['images']>;
+  }): GenerateRequest {
     const items: AnswerContextItem[] = retrieval.packed.map((item, i) => ({
       number: i + 1,
       text: item.record.text,
@@ -169,7 +175,7 @@ export function createAnswering(context: ServiceContext) {
     // A streamed answer cites from the packed items' citations made for its context event.
     const packedCitations = onContext ? await citationsOf(context, retrieval.packed.map((item) => item.record)) : undefined;
     if (onContext) onContext(retrieval.memoryContext, await citationsFor(retrieval, undefined, packedCitations));
-    const request = generateRequest(agent, input, retrieval, signal, opened.images);
+    const request = generateRequest({ agent, input, retrieval, abortSignal: signal, images: opened.images });
     const generated = await timed(stages, 'generate', async () => {
       try {
         if (!onDelta) return await context.model.generate(request);

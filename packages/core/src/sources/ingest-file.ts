@@ -114,10 +114,7 @@ export function ingestBody(
  */
 export async function checkDuplicates(
   context: ServiceContext,
-  agent: AgentRecord,
-  thread: ThreadRecord,
-  sourceId: string,
-  allowDuplicate: boolean,
+  { agent, thread, sourceId, allowDuplicate }: { agent: AgentRecord; thread: ThreadRecord; sourceId: string; allowDuplicate: boolean },
 ): Promise<DocumentIngestBody | null> {
   const uploads = await uploadStates(context, await context.store.documents.listBySource({ agentId: agent.id, sourceId }));
   if (uploads.length === 0) return null;

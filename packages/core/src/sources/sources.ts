@@ -79,7 +79,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       .update(JSON.stringify([agent.id, thread.id, sourceId, filename, chunking.strategy, chunking.maxChars, chunking.overlapChars, allowDuplicate]))
       .digest('hex');
     return idempotency.run({ caller, idempotencyKey: request.idempotencyKey, fingerprint, what: 'upload', status: 202 }, async () => {
-      const duplicate = await checkDuplicates(context, agent, thread, sourceId, allowDuplicate);
+      const duplicate = await checkDuplicates(context, { agent, thread, sourceId, allowDuplicate });
       if (duplicate) return duplicate;
       return ingestFile({ caller, thread, input: { bytes: file.data, filename, declaredMediaType: file.mediaType, chunking, sourceId, alreadyStored: false }, abortSignal: request.abortSignal });
     });
