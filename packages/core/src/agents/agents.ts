@@ -7,7 +7,6 @@ import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { findAgent } from './lookup.js';
 import { presentAgent } from './present.js';
-
 import type { AgentDeleteOutput, AgentListOutput, AgentOutput } from '../schemas/outputs.js';
 import type { MemoryService } from '../memory-service.js';
 import type { AgentRequest, CallerRequest, CreateAgentRequest, UpdateAgentRequest } from '../service/requests.js';

@@ -37,12 +37,11 @@ export function createObservations(context: ServiceContext, insertJob: InsertJob
   }
 
   return {
-
     /**
-     * `POST .../observe` -> 202 once the job and all its turns are stored. With an
-     * `Idempotency-Key`, the job, its activity entry and the recorded 202 commit in one
-     * transaction; the same key and body replay that 202 (even while the agent is busy learning
-     * it), another body with the key is 409.
+     * `POST .../observe` -> 202 once the job and all its turns are stored. The job, its activity
+     * entry and (with an `Idempotency-Key`) the recorded 202 commit in one transaction; the same
+     * key and body replay that 202 (even while the agent is busy learning it), another body with
+     * the key is 409.
      */
     async observe({ caller, agentId, threadId, body, idempotencyKey }: ObserveRequest): Promise<ObserveOutput> {
       const input = parseBody(observeBody, body);
