@@ -75,10 +75,10 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
   };
 
   return async function handle(request: ApiRequest, { passThrough = false }: { passThrough?: boolean } = {}): Promise<ApiResponse | null> {
-    const requestId = makeRequestId();
-    const { method } = request;
     const path = stripBasePath(request.pathname, basePath);
     if (path === null && passThrough) return null;
+    const requestId = makeRequestId();
+    const { method } = request;
     const linkBase = `${request.mountedAt}${basePath}`;
     const rateLimit = rateLimitTracker(service.limits.now);
     // Every response starts with the rate-limit headers (as they stand when it is written) and the request id.
