@@ -3,7 +3,9 @@ import { createRouter, dispatch, routeNotFound } from './dispatch.js';
 import { errorResponse } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { rateLimitTracker } from './rate-limit-headers.js';
-import type { BinaryResult, JsonResult, ParsedUpload, ReadMultipartOptions, StreamResult, WithStatus } from './route.js';
+import { normalizeBasePath } from './citation-links.js';
+import type { ApiRequest } from './request.js';
+import type { BinaryResult, JsonResult, StreamResult, WithStatus } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { SSE_HEADERS, SSE_KEEP_ALIVE_MS, sseChunks, type SseChunks } from './sse.js';
 
@@ -31,23 +33,7 @@ export type ApiHandlerOptions = {
 /** Default `maxJsonBytes`. */
 export const DEFAULT_MAX_JSON_BYTES = 32 * 1024 * 1024;
 
-/** One request as a bridge hands it to the shared core: no sockets, bodies read on demand. */
-export type ApiRequest = {
-  method: string;
-  /** The path below the mount prefix, e.g. `/v1/session`. */
-  path: string;
-  query: Record<string, string>;
-  /** Lower-cased header names. */
-  headers: Record<string, string | undefined>;
-  /** The prefix the client reached the API under ('' at the root), for the links in responses. */
-  basePath: string;
-  /** The JSON body, refused with 413 while it streams past `limit` bytes; `undefined` when empty. */
-  readJson(limit: number): Promise<unknown>;
-  /** The multipart body under the route's limits. */
-  readUpload(options: ReadMultipartOptions): Promise<ParsedUpload>;
-  /** The request's signal, which aborts when the client goes away (a bridge may make it on first use). */
-  abortSignal: () => AbortSignal;
-};
+export type { ApiRequest, RequestBody } from './request.js';
 
 /** What a bridge writes: status, every header, and one of the three body kinds. */
 export type ApiResponse = { status: number; headers: Record<string, string> } & (
@@ -59,16 +45,28 @@ export type ApiResponse = { status: number; headers: Record<string, string> } & 
 );
 
 /**
- * The runtime-neutral core of both handlers: routing, the OpenAPI document, 404/405, dispatch,
- * the error mapper, `X-Request-Id`, and rate-limit headers (routes put citation links under the mount prefix).
- * Returns null for a path outside the API (the node handler then calls `next`). The returned
- * promise never rejects.
+ * The path below `basePath`, or null when `pathname` is outside it (the API is not there).
+ * `basePath` is normalized ('' or `/prefix` without a trailing slash).
+ */
+export function stripBasePath(pathname: string, basePath: string): string | null {
+  if (basePath === '') return pathname;
+  if (pathname !== basePath && !pathname.startsWith(`${basePath}/`)) return null;
+  return pathname.slice(basePath.length) || '/';
+}
+
+/**
+ * The runtime-neutral core of both handlers: base-path stripping, routing, the OpenAPI document,
+ * 404/405, reading bodies (the capped JSON reader and the multipart parser, over the bridge's
+ * byte chunks), dispatch, the error mapper, `X-Request-Id`, rate-limit headers, and the log of an
+ * event stream that fails after its headers. Returns null for a path outside the API when
+ * `passThrough` is set (the node handler then calls `next`). The returned promise never rejects.
  */
 export function createApiHandler(service: MemoryService, options: ApiHandlerOptions = {}) {
   const maxJsonBytes = options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
   const logger = options.logger ?? stderrLogger;
   const makeRequestId = options.requestId ?? (() => `req_${globalThis.crypto.randomUUID().replaceAll('-', '')}`);
   const router = createRouter(ROUTES);
+  const basePath = normalizeBasePath(options.basePath);
   let openApi: Record<string, unknown> | null = null;
 
   const openApiText = (basePath: string) => {
@@ -77,8 +75,11 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
   };
 
   return async function handle(request: ApiRequest, { passThrough = false }: { passThrough?: boolean } = {}): Promise<ApiResponse | null> {
+    const path = stripBasePath(request.pathname, basePath);
+    if (path === null && passThrough) return null;
     const requestId = makeRequestId();
-    const { method, path } = request;
+    const { method } = request;
+    const linkBase = `${request.mountedAt}${basePath}`;
     const rateLimit = rateLimitTracker(service.limits.now);
     // Every response starts with the rate-limit headers (as they stand when it is written) and the request id.
     const base = () => {
@@ -90,10 +91,10 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
 
     try {
       if (path === '/v1/openapi.json' && method === 'GET') {
-        const text = openApiText(request.basePath);
+        const text = openApiText(linkBase);
         return { status: 200, headers: { ...base(), 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }, kind: 'json', text };
       }
-      const match = router.match(method, path);
+      const match = path === null ? null : router.match(method, path);
       if (match === null) {
         if (passThrough) return null;
         throw routeNotFound();
@@ -107,17 +108,8 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
         );
         return json({ ...result, headers: { ...result.headers, Allow: match.allowed.join(', ') } });
       }
-      const result = await dispatch(service, match, {
-        requestId,
-        headers: request.headers,
-        query: request.query,
-        basePath: request.basePath,
-        readBody: () => request.readJson(maxJsonBytes),
-        readUpload: (spec, caller) => request.readUpload({ maxFileBytes: spec.maxFileBytes(caller), tooLargeCode: spec.tooLargeCode, fields: spec.fields }),
-        abortSignal: request.abortSignal,
-        onRateLimit: rateLimit.set,
-      });
-      return 'stream' in result || 'binary' in result ? toApiResponse(result, base()) : json(result);
+      const result = await dispatch(service, match, request, { requestId, basePath: linkBase, maxJsonBytes, onRateLimit: rateLimit.set });
+      return 'stream' in result || 'binary' in result ? toApiResponse(result, base(), logger) : json(result);
     } catch (error) {
       // The client went away mid-request (an answer honoured the abort): nobody reads a reply, and
       // it is not a defect of the service, so it is not logged as one.
@@ -144,9 +136,9 @@ function jsonResponse(result: WithStatus<JsonResult>, headers: Record<string, st
 }
 
 /** A stream or binary result as written, after `headers` and the result's own. */
-function toApiResponse(result: WithStatus<StreamResult | BinaryResult>, headers: Record<string, string>): ApiResponse {
+function toApiResponse(result: WithStatus<StreamResult | BinaryResult>, headers: Record<string, string>, logger: Logger): ApiResponse {
   if ('stream' in result) {
-    return { status: result.status, headers: { ...headers, ...result.headers, ...SSE_HEADERS }, kind: 'events', chunks: sseChunks(result.stream, SSE_KEEP_ALIVE_MS) };
+    return { status: result.status, headers: { ...headers, ...result.headers, ...SSE_HEADERS }, kind: 'events', chunks: loggedFailure(sseChunks(result.stream, SSE_KEEP_ALIVE_MS), logger) };
   }
   return {
     status: result.status,
@@ -159,5 +151,24 @@ function toApiResponse(result: WithStatus<StreamResult | BinaryResult>, headers:
     },
     kind: 'binary',
     bytes: result.binary,
+  };
+}
+
+/**
+ * An event stream whose source fails after the headers were sent: the failure is logged (the one
+ * place for both bridges) and the stream ends there, as a finished one does.
+ */
+function loggedFailure(chunks: SseChunks, logger: Logger): SseChunks {
+  return {
+    async next() {
+      try {
+        return await chunks.next();
+      } catch (error) {
+        logger.error('response failed while streaming', { error: error instanceof Error ? error.message : String(error) });
+        chunks.close();
+        return { done: true, value: undefined };
+      }
+    },
+    close: () => chunks.close(),
   };
 }

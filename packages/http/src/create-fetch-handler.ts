@@ -1,7 +1,6 @@
-import { stderrLogger, type MemoryService } from '@memory-agents/core';
+import type { MemoryService } from '@memory-agents/core';
 import { createApiHandler, type ApiHandlerOptions } from './api-handler.js';
-import { normalizeBasePath } from './citation-links.js';
-import { readWebJsonBody, readWebUpload } from './fetch/read-body.js';
+import { webRequestBody } from './fetch/request-body.js';
 import { toWebResponse } from './fetch/to-response.js';
 
 /** Options of `createFetchHandler`. */
@@ -15,6 +14,8 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  * `createHandler` (routes, errors, limits, headers); a path outside the API answers 404. With
  * `basePath: '/api/memory'` it serves `/api/memory/v1/...`, and citation links carry the prefix.
  * The returned promise never rejects; `request.signal` aborting stops the work and the stream.
+ * It uses Web APIs only (no `node:` module): import it from `@memory-agents/http/fetch` on an edge
+ * runtime.
  *
  * @example
  * const api = createFetchHandler(service);
@@ -23,24 +24,19 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  */
 export function createFetchHandler(service: MemoryService, options: FetchHandlerOptions = {}): FetchHandler {
   const handle = createApiHandler(service, options);
-  const basePath = normalizeBasePath(options.basePath);
-  const logger = options.logger ?? stderrLogger;
 
   return async (request) => {
     const url = new URL(request.url);
-    let path = url.pathname;
-    if (basePath !== '') path = path === basePath || path.startsWith(`${basePath}/`) ? path.slice(basePath.length) || '/' : '/';
     const result = await handle({
       method: request.method.toUpperCase(),
-      path,
+      pathname: url.pathname,
+      mountedAt: '',
       query: Object.fromEntries(url.searchParams),
       headers: Object.fromEntries(request.headers),
-      basePath,
-      readJson: (limit) => readWebJsonBody(request, limit),
-      readUpload: (upload) => readWebUpload(request, upload),
+      body: webRequestBody(request),
       abortSignal: () => request.signal,
     });
     // Without `passThrough` the core answers every path (404 outside the API).
-    return toWebResponse(result!, request.signal, logger);
+    return toWebResponse(result!, request.signal);
   };
 }

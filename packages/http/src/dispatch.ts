@@ -1,5 +1,8 @@
 import { ServiceError, type MemoryService } from '@memory-agents/core';
-import type { HttpMethod, ParsedUpload, Route, RouteInput, RouteResult, UploadSpec, WithStatus } from './route.js';
+import { readJsonBody } from './json-body.js';
+import { readMultipart } from './multipart.js';
+import type { ApiRequest } from './request.js';
+import type { HttpMethod, ParsedUpload, Route, RouteInput, RouteResult, WithStatus } from './route.js';
 import type { Caller, RateLimitStatus } from '@memory-agents/core';
 
 export type RouteMatch = { route: Route; params: Record<string, string> };
@@ -50,53 +53,47 @@ function safeDecode(segment: string): string {
   }
 }
 
-/** A request as dispatch sees it: no sockets, the body read on demand (after authentication). */
-export type DispatchRequest = {
+/** What dispatch adds to the request: its id, the limits and where the rate status goes. */
+export type DispatchContext = {
   requestId: string;
-  headers: Record<string, string | undefined>;
-  query: Record<string, string>;
-  /** The mount prefix the client reached the API under ('' at the root), for links in responses. */
+  /** The prefix the client reached the API under ('' at the root), for links in responses. */
   basePath: string;
-  readBody: () => Promise<unknown>;
-  /** Reads a multipart body under the route's limits (routes with `upload`). */
-  readUpload?: (spec: UploadSpec, caller: Caller) => Promise<ParsedUpload>;
-  /** The request's abort signal (made on first use by the node bridge). */
-  abortSignal: () => AbortSignal;
+  maxJsonBytes: number;
   /** Receives the status of the route's request window (for the `X-RateLimit-*` headers). */
-  onRateLimit?: (status: RateLimitStatus) => void;
+  onRateLimit: (status: RateLimitStatus) => void;
 };
 
 /**
  * Authenticates, reads the body and runs the route's one service call; answers with the route's
  * success status. Throws `ServiceError`.
  */
-export async function dispatch(service: MemoryService, match: RouteMatch, request: DispatchRequest): Promise<WithStatus<RouteResult>> {
+export async function dispatch(service: MemoryService, match: RouteMatch, request: ApiRequest, context: DispatchContext): Promise<WithStatus<RouteResult>> {
   const caller = await service.authenticate({
     authorization: request.headers.authorization,
     endUser: request.headers['x-sp-end-user'],
     secFetchSite: request.headers['sec-fetch-site'],
-    requestId: request.requestId,
+    requestId: context.requestId,
   });
   if (match.route.rateLimit) {
     const decision = await service.limits.take({ caller, operation: match.route.rateLimit });
-    request.onRateLimit?.(decision.status);
+    context.onRateLimit(decision.status);
     if (!decision.allowed) throw decision.error;
   }
-  const body = match.route.body ? await request.readBody() : undefined;
-  const upload = match.route.upload && request.readUpload ? await request.readUpload(match.route.upload, caller) : undefined;
-  const result = await match.route.handler(new HandlerInput(service, caller, match.params, request, body, upload));
+  const body = match.route.body ? await readJsonBody(request, context.maxJsonBytes) : undefined;
+  const spec = match.route.upload;
+  const upload = spec ? await readMultipart(request, { maxFileBytes: spec.maxFileBytes(caller), tooLargeCode: spec.tooLargeCode, fields: spec.fields }) : undefined;
+  const result = await match.route.handler(new HandlerInput(service, caller, match.params, request, context.basePath, body, upload));
   return { ...result, status: match.route.status };
 }
 
 /**
- * A route handler's input. A class so that `signal` is a getter on the prototype: the abort signal
- * is made only when a handler reads it (an object literal with a getter costs more than the
- * signal saves).
+ * A route handler's input: the request's parts and what dispatch found (caller, params, body). A
+ * class so that `signal` is a getter on the prototype: the abort signal is made only when a
+ * handler reads it (an object literal with a getter costs more than the signal saves).
  */
 class HandlerInput implements RouteInput {
   readonly query: Record<string, string>;
   readonly headers: Record<string, string | undefined>;
-  readonly basePath: string;
   readonly upload?: ParsedUpload;
   readonly #abortSignal: () => AbortSignal;
 
@@ -104,13 +101,13 @@ class HandlerInput implements RouteInput {
     readonly service: MemoryService,
     readonly caller: Caller,
     readonly params: Readonly<Record<string, string>>,
-    request: DispatchRequest,
+    request: ApiRequest,
+    readonly basePath: string,
     readonly body: unknown,
     upload: ParsedUpload | undefined,
   ) {
     this.query = request.query;
     this.headers = request.headers;
-    this.basePath = request.basePath;
     if (upload) this.upload = upload;
     this.#abortSignal = request.abortSignal;
   }

@@ -5,3 +5,4 @@ export { ROUTES } from './routes/index.js';
 export type { Route, RouteInput, RouteResult, HttpMethod } from './route.js';
 export { createClientErrorHandler, handleClientError, type ClientErrorHandlerOptions } from './node/client-error.js';
 export { citationHref, withCitationLinks, wireCitation } from './citation-links.js';
+export { rateLimitHeaders, unmeteredStatus, UNMETERED_LIMIT } from './rate-limit-headers.js';

@@ -1,22 +1,26 @@
 import type { BillingSummary, MemoryService } from '@memory-agents/core';
+import { decimal, required, STATE_OPTIONS, UsageError, type CliValues, type OptionName } from './cli-options.js';
 
 /**
- * The admin commands of the CLI, as plain functions over the service. The CLI runs them in
- * process (no server on the data) or sends them over the control socket to the running server,
- * which runs the same functions, so both paths print the same JSON.
+ * One admin command of the CLI, whole: its usage, the flags it takes, how its flags become its
+ * arguments, and what it does on the service. The CLI runs it in process (no server on the data)
+ * or sends its flags over the control socket to the running server, which parses and runs the
+ * same entry, so both paths print the same JSON.
  */
-export type AdminCommand =
-  | 'orgs.create'
-  | 'orgs.list'
-  | 'orgs.limits'
-  | 'keys.create'
-  | 'keys.revoke'
-  | 'keys.list'
-  | 'credits.add'
-  | 'billing.show'
-  | 'billing.enable'
-  | 'billing.disable'
-  | 'billing.threshold';
+export type AdminCommandSpec<Args> = {
+  /** The usage line(s), `memory-agents orgs create ...`, shown by `help` and on usage errors. */
+  usage: string;
+  /** The flags it takes besides `--data`/`--database-url` and the global ones. */
+  options: readonly OptionName[];
+  /** Its arguments from its flags; throws `UsageError` naming what is missing or wrong. */
+  parse(values: CliValues, command: string): Args;
+  run(service: MemoryService, args: Args): Promise<unknown>;
+};
+
+/** Declares an entry, inferring `Args` from `parse` so `run` is checked against it. */
+const admin = <Args>(spec: AdminCommandSpec<Args>): AdminCommandSpec<Args> => ({ ...spec, options: [...spec.options, ...STATE_OPTIONS] });
+
+type LimitOverrides = Parameters<MemoryService['admin']['setLimits']>[0]['limits'];
 
 /** An organization's billing as the CLI prints it (snake_case, like the API). */
 function billingRow(billing: BillingSummary) {
@@ -29,33 +33,74 @@ function billingRow(billing: BillingSummary) {
   };
 }
 
-export async function runAdminCommand(service: MemoryService, command: AdminCommand, args: Record<string, unknown>): Promise<unknown> {
-  switch (command) {
-    case 'orgs.create': {
-      const org = await service.admin.createOrganization({
-        name: String(args.name ?? ''),
-        ...(args.credits === undefined ? {} : { credits: String(args.credits) }),
-      });
-      return { organization_id: org.organizationId, name: org.name, balance: org.balance };
-    }
-    case 'orgs.list':
-      return (await service.admin.listOrganizations()).map((org) => ({ organization_id: org.organizationId, name: org.name, created_at: org.createdAt }));
-    case 'orgs.limits': {
-      // Replaces the organization's overrides whole (absent fields use the defaults), e.g.
-      // {"rateLimits":{"chat":{"subject":{"limit":50,"windowSeconds":60}}}}.
-      const org = await service.admin.setLimits({ organizationId: String(args.org ?? ''), limits: (args.limits ?? {}) as never });
-      return { organization_id: org.organizationId, limits: org.limits };
-    }
-    case 'keys.create': {
-      const key = await service.admin.createKey({ organizationId: String(args.org ?? '') });
+const org = (values: CliValues, command: string) => ({ organizationId: required(values.org, command, '--org ORG_ID') });
+const orgAndAmount = (values: CliValues, command: string) => {
+  if (!values.org || values.amount === undefined) throw new UsageError(`${command} needs --org ORG_ID --amount DECIMAL`, command);
+  return { organizationId: values.org, amount: decimal(values.amount, '--amount', command) };
+};
+const billingSwitch = (enabled: boolean) =>
+  admin({
+    usage: `memory-agents billing ${enabled ? 'enable' : 'disable'} --org ORG_ID [--json]`,
+    options: ['org'],
+    parse: org,
+    run: async (service, { organizationId }) => billingRow(await service.admin.configureBilling({ organizationId, enabled })),
+  });
+
+/** The admin commands, by the name the control socket carries (`orgs.create` is `orgs create`). */
+export const ADMIN_COMMANDS = {
+  'orgs.create': admin({
+    usage: `memory-agents orgs create --name NAME [--credits DECIMAL] [--json]
+  --credits enables billing with that starting balance (--credits 0: billing on, no credit).`,
+    options: ['name', 'credits'],
+    parse: (values, command) => ({
+      name: required(values.name, command, '--name NAME'),
+      ...(values.credits === undefined ? {} : { credits: decimal(values.credits, '--credits', command) }),
+    }),
+    run: async (service, input) => {
+      const created = await service.admin.createOrganization(input);
+      return { organization_id: created.organizationId, name: created.name, balance: created.balance };
+    },
+  }),
+  'orgs.list': admin({
+    usage: 'memory-agents orgs list [--json]',
+    options: [],
+    parse: () => ({}),
+    run: async (service) => (await service.admin.listOrganizations()).map((o) => ({ organization_id: o.organizationId, name: o.name, created_at: o.createdAt })),
+  }),
+  'orgs.limits': admin({
+    usage: `memory-agents orgs limits --org ORG_ID --limits JSON [--json]
+  Replaces the organization's limit overrides whole, e.g.
+  --limits '{"rateLimits":{"chat":{"subject":{"limit":50,"windowSeconds":60}}}}'`,
+    options: ['org', 'limits'],
+    parse: (values, command) => {
+      if (!values.org || values.limits === undefined) throw new UsageError(`${command} needs --org ORG_ID --limits JSON`, command);
+      try {
+        // The service validates the shape (absent fields use the defaults).
+        return { organizationId: values.org, limits: JSON.parse(values.limits) as LimitOverrides };
+      } catch {
+        throw new UsageError('--limits must be JSON, e.g. {"rateLimits":{"chat":{"subject":{"limit":50,"windowSeconds":60}}}}', command);
+      }
+    },
+    run: async (service, input) => {
+      const updated = await service.admin.setLimits(input);
+      return { organization_id: updated.organizationId, limits: updated.limits };
+    },
+  }),
+  'keys.create': admin({
+    usage: 'memory-agents keys create --org ORG_ID [--json]   (the key is shown once)',
+    options: ['org'],
+    parse: org,
+    run: async (service, input) => {
+      const key = await service.admin.createKey(input);
       return { key: key.key, key_id: key.keyId, organization_id: key.organizationId, expires_at: key.expiresAt };
-    }
-    case 'keys.revoke': {
-      const key = await service.admin.revokeKey({ keyId: String(args.keyId ?? '') });
-      return { key_id: key.keyId, organization_id: key.organizationId, status: key.status, revoked_at: key.revokedAt };
-    }
-    case 'keys.list':
-      return (await service.admin.listKeys({ organizationId: String(args.org ?? '') })).map((key) => ({
+    },
+  }),
+  'keys.list': admin({
+    usage: 'memory-agents keys list --org ORG_ID [--json]',
+    options: ['org'],
+    parse: org,
+    run: async (service, input) =>
+      (await service.admin.listKeys(input)).map((key) => ({
         key_id: key.keyId,
         organization_id: key.organizationId,
         status: key.status,
@@ -63,31 +108,56 @@ export async function runAdminCommand(service: MemoryService, command: AdminComm
         expires_at: key.expiresAt,
         revoked_at: key.revokedAt,
         expiring_soon: key.expiringSoon,
-      }));
-    case 'credits.add': {
-      const added = await service.admin.addCredits({ organizationId: String(args.org ?? ''), amount: String(args.amount ?? '') });
+      })),
+  }),
+  'keys.revoke': admin({
+    usage: 'memory-agents keys revoke --key-id KEY_ID [--json]   (effective on the very next request)',
+    options: ['key-id'],
+    parse: (values, command) => ({ keyId: required(values['key-id'], command, '--key-id KEY_ID') }),
+    run: async (service, input) => {
+      const key = await service.admin.revokeKey(input);
+      return { key_id: key.keyId, organization_id: key.organizationId, status: key.status, revoked_at: key.revokedAt };
+    },
+  }),
+  'credits.add': admin({
+    usage: 'memory-agents credits add --org ORG_ID --amount DECIMAL [--json]   (a grant, e.g. 25.5)',
+    options: ['org', 'amount'],
+    parse: orgAndAmount,
+    run: async (service, input) => {
+      const added = await service.admin.addCredits(input);
       return { ...billingRow(added), entry_id: added.entryId };
-    }
-    case 'billing.show':
-      return billingRow(await service.admin.getBilling({ organizationId: String(args.org ?? '') }));
-    case 'billing.enable':
-    case 'billing.disable':
-      return billingRow(await service.admin.configureBilling({ organizationId: String(args.org ?? ''), enabled: command === 'billing.enable' }));
-    case 'billing.threshold':
-      return billingRow(await service.admin.configureBilling({ organizationId: String(args.org ?? ''), lowCreditThreshold: String(args.amount ?? '') }));
-  }
+    },
+  }),
+  'billing.show': admin({
+    usage: 'memory-agents billing show --org ORG_ID [--json]',
+    options: ['org'],
+    parse: org,
+    run: async (service, input) => billingRow(await service.admin.getBilling(input)),
+  }),
+  'billing.enable': billingSwitch(true),
+  'billing.disable': billingSwitch(false),
+  'billing.threshold': admin({
+    usage: 'memory-agents billing threshold --org ORG_ID --amount DECIMAL [--json]',
+    options: ['org', 'amount'],
+    parse: orgAndAmount,
+    run: async (service, { organizationId, amount }) => billingRow(await service.admin.configureBilling({ organizationId, lowCreditThreshold: amount })),
+  }),
+};
+
+export type AdminCommand = keyof typeof ADMIN_COMMANDS;
+
+export function isAdminCommand(name: unknown): name is AdminCommand {
+  return typeof name === 'string' && Object.hasOwn(ADMIN_COMMANDS, name);
 }
 
-export const ADMIN_COMMANDS: readonly AdminCommand[] = [
-  'orgs.create',
-  'orgs.list',
-  'orgs.limits',
-  'keys.create',
-  'keys.revoke',
-  'keys.list',
-  'credits.add',
-  'billing.show',
-  'billing.enable',
-  'billing.disable',
-  'billing.threshold',
-];
+/**
+ * Runs an admin command on the service from its CLI flags (`{ org: 'org_...', amount: '5' }`):
+ * the entry parses them (a `UsageError` when they do not fit) and runs.
+ */
+export async function runAdminCommand(service: MemoryService, command: AdminCommand, values: CliValues): Promise<unknown> {
+  return runEntry(ADMIN_COMMANDS[command], service, command.replace('.', ' '), values);
+}
+
+function runEntry<Args>(spec: AdminCommandSpec<Args>, service: MemoryService, name: string, values: CliValues): Promise<unknown> {
+  return spec.run(service, spec.parse(values, name));
+}

@@ -1,12 +1,14 @@
 import { chmod, rm } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { isServiceError, type MemoryService } from '@memory-agents/core';
-import { ADMIN_COMMANDS, runAdminCommand, type AdminCommand } from './admin-commands.js';
+import { isAdminCommand, runAdminCommand, type AdminCommand } from './admin-commands.js';
+import { UsageError, type CliValues } from './cli-options.js';
 
 /**
  * PGlite admits one process per data dir, so while a server runs, admin commands reach it over a
  * Unix socket in the data dir (mode 0600: only the owner can open it). Protocol: one JSON line
- * `{ command, args }` in, one JSON line `{ ok: true, result }` or `{ ok: false, error, code }` out.
+ * `{ command, args }` in (`args`: the command's CLI flags, parsed by its entry in `ADMIN_COMMANDS`),
+ * one JSON line `{ ok: true, result }` or `{ ok: false, error, code }` out.
  */
 export async function listenControlSocket(path: string, service: MemoryService): Promise<Server> {
   await rm(path, { force: true });
@@ -25,10 +27,11 @@ export async function listenControlSocket(path: string, service: MemoryService):
   });
   async function answer(line: string): Promise<unknown> {
     try {
-      const request = JSON.parse(line) as { command: AdminCommand; args: Record<string, unknown> };
-      if (!ADMIN_COMMANDS.includes(request.command)) return { ok: false, code: 'invalid_request', error: `unknown command ${String(request.command)}` };
-      return { ok: true, result: await runAdminCommand(service, request.command, request.args ?? {}) };
+      const request = JSON.parse(line) as { command: unknown; args?: unknown };
+      if (!isAdminCommand(request.command)) return { ok: false, code: 'invalid_request', error: `unknown command ${String(request.command)}` };
+      return { ok: true, result: await runAdminCommand(service, request.command, flagValues(request.args)) };
     } catch (error) {
+      if (error instanceof UsageError) return { ok: false, code: 'invalid_request', error: error.message };
       return isServiceError(error)
         ? { ok: false, code: error.code, error: error.message }
         : { ok: false, code: 'internal_error', error: error instanceof Error ? error.message : String(error) };
@@ -43,10 +46,16 @@ export async function listenControlSocket(path: string, service: MemoryService):
   return server;
 }
 
+/** The flags of a command as sent: only string and boolean values are kept. */
+function flagValues(args: unknown): CliValues {
+  if (typeof args !== 'object' || args === null) return {};
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => typeof value === 'string' || typeof value === 'boolean')) as CliValues;
+}
+
 export type ControlReply = { ok: true; result: unknown } | { ok: false; code: string; error: string };
 
 /** Sends one command to a running server; rejects with the socket error when none listens. */
-export function sendControlCommand(path: string, command: AdminCommand, args: Record<string, unknown>): Promise<ControlReply> {
+export function sendControlCommand(path: string, command: AdminCommand, args: CliValues): Promise<ControlReply> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(path);
     let buffer = '';

@@ -79,3 +79,35 @@ describe('createNodeServer limits', () => {
     expect(server.requestTimeout).toBe(4_000);
   });
 });
+
+/** Sends `raw` on a fresh connection; resolves with everything the server wrote before closing. */
+function rawExchange(raw: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket: Socket = connect(port, '127.0.0.1', () => socket.write(raw));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(received));
+    setTimeout(() => socket.destroy(), 3_000).unref();
+  });
+}
+
+describe('a request without Host', () => {
+  it('answers 400 invalid_request with a sentence and the headers of every response, not Node’s bare 400', async () => {
+    const received = await rawExchange('GET /v1/session HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(received).toMatch(/^HTTP\/1\.1 400/);
+    const [head, body] = received.split('\r\n\r\n');
+    expect(head).toMatch(/x-ratelimit-limit: \d+/i);
+    expect(head).toMatch(/x-request-id: req_/i);
+    const parsed = JSON.parse(body!) as { code: string; error: string; request_id: string };
+    expect(parsed.code).toBe('invalid_request');
+    expect(parsed.error).toMatch(/Host header/);
+    expect(parsed.request_id).toMatch(/^req_/);
+  });
+
+  it('still serves an HTTP/1.0 request without Host (Host is optional there)', async () => {
+    const received = await rawExchange(`GET /v1/session HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    expect(received).toMatch(/^HTTP\/1\.1 200/);
+  });
+});

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { silentLogger, type Logger } from '@memory-agents/core';
-import { createClientErrorHandler, type NodeHandler } from '@memory-agents/http';
+import { createClientErrorHandler, rateLimitHeaders, unmeteredStatus, type NodeHandler } from '@memory-agents/http';
 
 /**
  * How long and how many connections the node:http server accepts. Every field bounds what a slow
@@ -67,8 +68,14 @@ export function createNodeServer(handler: NodeHandler, limits: ServerLimits = {}
       // Node checks the two timeouts above on this interval (default 30 s): check every second at
       // most, so a slow client is cut off close to its deadline.
       connectionsCheckingInterval: Math.max(100, Math.min(1000, settings.headersTimeoutMs / 4)),
+      // Node answers an HTTP/1.1 request without Host with a bare 400 and no body; it is answered
+      // here instead, with the spec's error body (`missingHostResponse`).
+      requireHostHeader: false,
     },
-    handler,
+    (request, response) => {
+      if (request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor >= 1) return missingHostResponse(response);
+      return handler(request, response);
+    },
   );
   server.keepAliveTimeout = settings.keepAliveTimeoutMs;
   server.maxConnections = settings.maxConnections;
@@ -96,4 +103,22 @@ function watchBodyRate(request: IncomingMessage, settings: Required<ServerLimits
   }, Math.min(1000, settings.slowBodyGraceMs));
   timer.unref();
   request.once('close', () => clearInterval(timer));
+}
+
+/**
+ * 400 `invalid_request` for an HTTP/1.1 request without a `Host` header (RFC 9112 3.2 requires
+ * one), with the headers every response carries. The connection closes after it.
+ */
+function missingHostResponse(response: ServerResponse): void {
+  const requestId = `req_${randomUUID().replaceAll('-', '')}`;
+  const text = JSON.stringify({ error: 'The request has no Host header; HTTP/1.1 requires one (e.g. Host: 127.0.0.1:8787).', code: 'invalid_request', request_id: requestId });
+  response.shouldKeepAlive = false;
+  response.writeHead(400, {
+    ...rateLimitHeaders(unmeteredStatus(Date.now())),
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(text)),
+    'Cache-Control': 'no-store',
+    'X-Request-Id': requestId,
+  });
+  response.end(text);
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server as NetServer } from 'node:net';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
-import { createHandler, type NodeHandler } from '@memory-agents/http';
+import { createHandler, rateLimitHeaders, unmeteredStatus, type NodeHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
 import { createNodeServer, type ServerLimits } from './create-node-server.js';
@@ -150,10 +150,20 @@ async function serverVersion(): Promise<string> {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-/** The answer to a request that arrives while the state is still opening. */
-function startingResponse(response: ServerResponse): void {
+/**
+ * The answer to a request that arrives while the state is still opening: 503 with the headers
+ * every response carries (spec "Limits": the `X-RateLimit-*` of a response outside every window,
+ * as the API handler writes them for unmetered routes).
+ */
+export function startingResponse(response: ServerResponse): void {
   const requestId = `req_${randomUUID().replaceAll('-', '')}`;
-  response.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '2', 'X-Request-Id': requestId });
+  response.writeHead(503, {
+    ...rateLimitHeaders(unmeteredStatus(Date.now())),
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Retry-After': '2',
+    'X-Request-Id': requestId,
+  });
   response.end(JSON.stringify({ error: 'The server is starting; send the request again in a few seconds.', code: 'service_unavailable', request_id: requestId }));
 }
 

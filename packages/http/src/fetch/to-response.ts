@@ -1,4 +1,3 @@
-import type { Logger } from '@memory-agents/core';
 import type { ApiResponse } from '../api-handler.js';
 import type { SseChunks } from '../sse.js';
 
@@ -7,7 +6,7 @@ import type { SseChunks } from '../sse.js';
  * one chunk at a time; cancelling it (the client went away) or `signal` aborting closes the event
  * source at once. `Connection` is left to the runtime (HTTP/2 forbids it).
  */
-export function toWebResponse(result: ApiResponse, signal: AbortSignal, logger: Logger): Response {
+export function toWebResponse(result: ApiResponse, signal: AbortSignal): Response {
   const headers = new Headers(result.headers);
   switch (result.kind) {
     case 'json':
@@ -18,11 +17,11 @@ export function toWebResponse(result: ApiResponse, signal: AbortSignal, logger: 
       return new Response(null, { status: result.status, headers });
     case 'events':
       headers.delete('Connection');
-      return new Response(eventStream(result.chunks, signal, logger), { status: result.status, headers });
+      return new Response(eventStream(result.chunks, signal), { status: result.status, headers });
   }
 }
 
-function eventStream(chunks: SseChunks, signal: AbortSignal, logger: Logger): ReadableStream<Uint8Array> {
+function eventStream(chunks: SseChunks, signal: AbortSignal): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cancelled = false;
   const close = () => chunks.close();
@@ -37,10 +36,9 @@ function eventStream(chunks: SseChunks, signal: AbortSignal, logger: Logger): Re
           signal.removeEventListener('abort', close);
           controller.close();
         } else controller.enqueue(encoder.encode(next.value));
-      } catch (error) {
+      } catch {
+        // The core logs an event source that fails (its chunks then end); this is the stream's own failure.
         if (cancelled) return;
-        // An event source that failed after the headers: the stream ends, as the node handler ends its response.
-        logger.error('response failed while streaming', { error: error instanceof Error ? error.message : String(error) });
         signal.removeEventListener('abort', close);
         chunks.close();
         controller.close();

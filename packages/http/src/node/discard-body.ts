@@ -1,30 +1,33 @@
-import type { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
 
-/** After a refusal, the rest of a body is read and dropped up to this many bytes, then the socket closes. */
-export const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
+/**
+ * How long the rest of a refused body is read and dropped, from the refusal on; a client still
+ * sending after that has its connection closed. A time bound, not a byte bound: draining costs
+ * no memory (nothing is buffered), only bandwidth, and any body a client sends at a sane rate ends
+ * well within it (200 MB takes under a second on a LAN, 20 s at 10 MB/s), so the client reads its
+ * 413 whatever the body's size (docs/api.md "Limits", docs/decisions.md).
+ */
+export const DISCARD_TIMEOUT_MS = 30_000;
 
 /**
  * Reads and drops the rest of a body the service refused (413 over a limit, 401, 429, 400 ...), so
  * the client, which is still sending, reads the answer instead of a reset connection (closing a
  * socket with unread bytes makes the kernel answer with RST, and the client loses the response).
- * Memory stays bounded: nothing is buffered. Past `maxBytes` the socket is destroyed; a slow
- * sender is bounded by the server's `requestTimeout`. Once the body ends, the connection is
- * reused like any other keep-alive connection. Safe to call more than once.
+ * Memory stays bounded: nothing is buffered. After `timeoutMs` the socket is destroyed; a slow
+ * sender is also bounded by the server's `requestTimeout` and minimum body rate. Once the body
+ * ends, the connection is reused like any other keep-alive connection. Safe to call more than once.
  */
-export function discardBody(request: DiscardableBody, maxBytes = MAX_DISCARD_BYTES): void {
-  if (request.complete === true || request.readableEnded || request.destroyed || discarding.has(request)) return;
+export function discardBody(request: IncomingMessage, timeoutMs = DISCARD_TIMEOUT_MS): void {
+  if (request.complete || request.readableEnded || request.destroyed || discarding.has(request)) return;
   discarding.add(request);
-  let dropped = 0;
-  request.on('data', (chunk: Buffer) => {
-    dropped += chunk.length;
-    // A Web body (the fetch handler's uploads) has no socket: destroying the stream cancels it.
-    if (dropped > maxBytes) (request.socket ?? request).destroy();
-  });
+  const timer = setTimeout(() => {
+    if (!request.complete) request.socket?.destroy();
+  }, timeoutMs);
+  timer.unref();
+  request.once('end', () => clearTimeout(timer));
+  request.once('close', () => clearTimeout(timer));
   request.on('error', () => undefined);
   request.resume();
 }
 
-/** A node:http request, or a Readable made from a Web body (no socket, no `complete`). */
-export type DiscardableBody = Readable & { complete?: boolean; socket?: { destroy(): void } | null };
-
-const discarding = new WeakSet<DiscardableBody>();
+const discarding = new WeakSet<IncomingMessage>();

@@ -106,6 +106,54 @@ function sendThenRead(path: string, options: { contentType: string; total: numbe
   });
 }
 
+/**
+ * Like `sendThenRead`, for bodies far larger than memory should hold: writes `total` bytes (with a
+ * Content-Length, or chunked) as fast as the socket takes them, and reads only once all is sent.
+ */
+function sendHugeThenRead(path: string, options: { contentType: string; total: number; prefix: string; chunked: boolean }): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const url = new URL(server.url);
+    const socket = connect(Number(url.port), url.hostname);
+    let settled = false;
+    const settle = (outcome: Outcome) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      resolve(outcome);
+    };
+    const received: Buffer[] = [];
+    socket.on('error', (error: NodeJS.ErrnoException) => settle({ error: error.code ?? error.message }));
+    socket.on('end', () => settle({ error: `closed before a whole answer: ${Buffer.concat(received).toString('utf8').slice(0, 200)}` }));
+    socket.pause();
+    socket.on('connect', async () => {
+      const framing = options.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${options.total}`;
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: ${options.contentType}\r\n${framing}\r\n\r\n`);
+      const piece = Buffer.alloc(1024 * 1024, 'a');
+      const write = async (data: Buffer) => {
+        const framed = options.chunked ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data;
+        if (!socket.write(framed)) await new Promise((next) => socket.once('drain', next));
+      };
+      await write(Buffer.from(options.prefix));
+      for (let sent = Buffer.byteLength(options.prefix); sent < options.total && !settled; sent += piece.length) await write(piece.subarray(0, Math.min(piece.length, options.total - sent)));
+      if (options.chunked && !settled) socket.write('0\r\n\r\n');
+      socket.on('data', (chunk: Buffer) => {
+        received.push(chunk);
+        const text = Buffer.concat(received).toString('utf8');
+        const split = text.indexOf('\r\n\r\n');
+        if (split < 0) return;
+        const length = Number(/content-length: (\d+)/i.exec(text.slice(0, split))?.[1] ?? NaN);
+        if (Buffer.byteLength(text.slice(split + 4)) < length) return;
+        try {
+          settle({ status: Number(text.slice(9, 12)), body: JSON.parse(text.slice(split + 4, split + 4 + length)) as Record<string, unknown> });
+        } catch {
+          settle({ error: `unparseable: ${text.slice(0, 300)}` });
+        }
+      });
+      socket.resume();
+    });
+  });
+}
+
 const multipartPrefix = (boundary: string) =>
   `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\n`;
 
@@ -145,6 +193,21 @@ describe('over-limit bodies', () => {
       expect(upload).toMatchObject({ status: 413, body: { code: 'document_too_large', request_id: expect.any(String) } });
       const json = await sendThenRead(`${server.base}/observe`, { contentType: 'application/json', total: 16 * LIMIT, prefix: '{"observations":[' });
       expect(json).toMatchObject({ status: 413, body: { code: 'payload_too_large', request_id: expect.any(String) } });
+    }
+  });
+
+  // Issue 29: 200 MB bodies sent before reading lost their 413 to a reset (the rest was drained up
+  // to 64 MiB only). The drain is now bounded by time, not size (node/discard-body.ts).
+  it('a client that sends a body far past the limit (96 MiB, beyond any byte bound) before reading still reads each 413', async () => {
+    const total = 96 * 1024 * 1024;
+    for (let i = 0; i < 2; i++) {
+      const boundary = `h${i}xyz`;
+      const upload = await sendHugeThenRead(`${server.base}/observe-file`, { contentType: `multipart/form-data; boundary=${boundary}`, total, prefix: multipartPrefix(boundary), chunked: false });
+      expect(upload).toMatchObject({ status: 413, body: { code: 'document_too_large' } });
+      const image = await sendHugeThenRead('/v1/images', { contentType: `multipart/form-data; boundary=${boundary}`, total, prefix: multipartPrefix(boundary), chunked: true });
+      expect(image).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
+      const json = await sendHugeThenRead(`${server.base}/observe`, { contentType: 'application/json', total, prefix: '{"observations":[', chunked: true });
+      expect(json).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
     }
   });
 

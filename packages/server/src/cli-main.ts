@@ -1,0 +1,354 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { isServiceError, silentLogger } from '@memory-agents/core';
+import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.js';
+import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, type CliValues, type OptionName } from './cli-options.js';
+import { sendControlCommand } from './control-socket.js';
+import { MODEL_CLI_OPTIONS, MODEL_USAGE, modelSettings, ModelSettingsError, type ModelSettings } from './model-options.js';
+import { dataPaths, DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
+// The server, the adapters and the service are imported when a command needs them, so
+// `--version`, `help` and usage errors answer without loading the database and index adapters.
+
+/** Where the CLI writes and what it reads from its environment (the process's, or a test's). */
+export type CliIo = {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+};
+
+const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+};
+
+/**
+ * One command of the CLI, whole: the usage `help COMMAND` prints (first line in the overview), the
+ * flags it takes (any other is a usage error; `--json`, `--help`, `--version` go with every
+ * command), and what it does. `run` returns the exit code.
+ */
+export type CliCommand = {
+  usage: string;
+  options: readonly OptionName[];
+  run(values: CliValues, io: CliIo): Promise<number>;
+};
+
+/** The state a command works on, from `--data` / `--database-url`. */
+function stateLocation(values: CliValues, command: string): StateLocation {
+  if (values.data !== undefined && values['database-url'] !== undefined) throw new UsageError('pass either --data or --database-url, not both', command);
+  return values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : { dataDir: values.data ?? DEFAULT_DATA_DIR };
+}
+
+/** An admin command's CLI entry: its flags are checked here, then it runs through `runAdmin`. */
+function adminCliCommand(command: AdminCommand): CliCommand {
+  const spec = ADMIN_COMMANDS[command];
+  const name = command.replace('.', ' ');
+  return {
+    usage: spec.usage,
+    options: spec.options,
+    async run(values, io) {
+      const location = stateLocation(values, name);
+      spec.parse(values, name);
+      const flags: CliValues = Object.fromEntries(Object.entries(values).filter(([flag]) => !GLOBAL_OPTIONS.includes(flag as OptionName)));
+      print(await runAdmin(location, command, flags), values.json === true, io);
+      return 0;
+    },
+  };
+}
+
+/** Every command, by the words that name it. */
+export const COMMANDS: Readonly<Record<string, CliCommand>> = {
+  serve: {
+    usage: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [model options]
+  Serves the /v1 API. On an empty data dir (or database) it creates an organization and prints its
+  first API key once. Exits 1 with one line when the port is in use or a server already runs on DIR.
+  SIGTERM or SIGINT shuts it down gracefully (repeated SIGTERMs do not cut that short); a second
+  SIGINT (Ctrl-C) stops it at once.`,
+    options: ['port', 'host', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io),
+  },
+  mcp: {
+    usage: `memory-agents mcp --url URL --agent AGENT_ID [--end-user NAME] [--thread THREAD_ID]
+  Serves the memory tools (remember, recall, ask, upload, list_agents) over MCP on stdio, for
+  desktop clients (Claude Desktop, Cursor), talking to the server running at --url. The API key
+  comes from the environment variable MEMORY_AGENTS_API_KEY (never a flag). Without --thread, each
+  MCP session writes to a thread of its own, created on first use and titled by the client's name.
+  The same tools are served over Streamable HTTP at /mcp by \`serve\` (bearer = an API key).`,
+    options: ['url', 'agent', 'end-user', 'thread'],
+    run: (values, io) => mcp(values, io),
+  },
+  ...Object.fromEntries((Object.keys(ADMIN_COMMANDS) as AdminCommand[]).map((command) => [command.replace('.', ' '), adminCliCommand(command)])),
+};
+
+const COMMON = `Every command but mcp takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
+Admin commands work while a server runs on the same data dir: they go through its control socket.
+With --json, results and errors are printed as JSON (errors on stderr: {"error", "code"}).`;
+
+const USAGE = `memory-agents: memory agents over HTTP on an embedded default
+
+Usage:
+${Object.values(COMMANDS)
+  .map((command) => `  ${command.usage.split('\n')[0]}`)
+  .join('\n')}
+  memory-agents help [COMMAND]    memory-agents --version
+
+${COMMON}
+
+${MODEL_USAGE}`;
+
+/** The usage of `words` (a command, or a group such as `keys`), or null when it names none. */
+export function commandUsage(words: string[]): string | null {
+  const name = words.join(' ');
+  const matching = Object.entries(COMMANDS).filter(([command]) => command === name || command.startsWith(`${name} `));
+  if (name === '' || matching.length === 0) return null;
+  const extra = name === 'serve' ? `\n\n${MODEL_USAGE}` : '';
+  if (name === 'mcp') return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n`;
+  return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n\n${COMMON}${extra}\n`;
+}
+
+/** The version of this package, read from its package.json (next to src/ and dist/). */
+async function packageVersion(): Promise<string> {
+  const text = await readFile(new URL('../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
+}
+
+/**
+ * Compiles WebAssembly with V8's baseline compiler (Liftoff) only, before PGlite's module is
+ * compiled. PGlite's PostgreSQL is ~9 MB of wasm; V8 tiers its hot functions up to TurboFan in
+ * the background, which on an embedded server kept 50–90 MB more resident memory and cost ~1.5 s
+ * of CPU in the first seconds, for little gain on the server's small queries (docs/decisions.md,
+ * "A lean server"). Process-wide: the document converter and OCR, which do heavy wasm work, run
+ * in a child process that is started without it.
+ */
+function baselineWasmOnly(): void {
+  setFlagsFromString('--liftoff-only');
+}
+
+/**
+ * Runs the CLI on `argv` (the arguments after the script) and returns the exit code: 0 done, 1 a
+ * refusal or failure (one line, with its code), 2 a usage error (one line and where to read
+ * more). Writes only through `io`; importing this module does nothing.
+ */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  let json = argv.includes('--json');
+  try {
+    const parsed = parseCommandLine(argv);
+    json = parsed.values.json === true;
+    return await runCommandLine(parsed, io);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ModelSettingsError) {
+      const command = error instanceof UsageError ? error.command : 'serve';
+      fail(error.message, 'usage', json, io, `Run "memory-agents help${command ? ` ${command}` : ''}" for usage.`);
+      return 2;
+    }
+    if (error instanceof CliError || (error instanceof Error && error.name === 'StartError')) {
+      fail(error.message, (error as CliError).code, json, io);
+      return 1;
+    }
+    fail(error instanceof Error ? error.message : String(error), 'internal', json, io);
+    return 1;
+  }
+}
+
+function parseCommandLine(argv: string[]): { values: CliValues; positionals: string[] } {
+  try {
+    return parseArgs({ args: argv, options: CLI_OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    const words = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2);
+    throw new UsageError((error as Error).message.split('\n')[0]!.split('. ')[0]!, commandUsage(words) ? words.join(' ') : commandUsage(words.slice(0, 1)) ? words[0] : '');
+  }
+}
+
+async function runCommandLine({ values, positionals }: { values: CliValues; positionals: string[] }, io: CliIo): Promise<number> {
+  if (values.version) {
+    io.stdout(`${await packageVersion()}\n`);
+    return 0;
+  }
+  if (positionals[0] === 'help') {
+    const topic = positionals.slice(1);
+    if (topic.length === 0) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const usage = commandUsage(topic);
+    if (usage === null) throw new UsageError(`no command "${topic.join(' ')}"`);
+    io.stdout(usage);
+    return 0;
+  }
+  if (positionals.length === 0) {
+    (values.help ? io.stdout : io.stderr)(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (values.help) {
+    const usage = commandUsage(positionals.slice(0, 2)) ?? commandUsage(positionals.slice(0, 1));
+    if (usage === null) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+    io.stdout(usage);
+    return 0;
+  }
+  const [group, action] = positionals;
+  const name = group === 'serve' || group === 'mcp' ? group : `${group} ${action ?? ''}`.trim();
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    const actions = Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `));
+    throw new UsageError(actions.length > 0 ? `${group} needs one of: ${actions.map((c) => c.split(' ')[1]).join(', ')}` : `unknown command: ${positionals.join(' ')}`, actions.length > 0 ? group : '');
+  }
+  const extra = positionals.slice(name.split(' ').length);
+  if (extra.length > 0) throw new UsageError(`${name} takes no argument "${extra[0]}"; every value is passed with its flag`, name);
+  const refused = (Object.keys(values) as OptionName[]).filter((flag) => values[flag] !== undefined && !GLOBAL_OPTIONS.includes(flag) && !command.options.includes(flag));
+  if (refused.length > 0) {
+    throw new UsageError(`${name} does not take ${refused.map((flag) => `--${flag}`).join(', ')}`, name);
+  }
+  return command.run(values, io);
+}
+
+async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo): Promise<number> {
+  const portNumber = port === undefined ? 8787 : Number(port);
+  if (!/^\d+$/.test(port ?? '8787') || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`, 'serve');
+  if (location.databaseUrl === undefined) {
+    const owner = await runningServerPid(location.dataDir);
+    if (owner !== null) throw new CliError('data_dir_locked', `a server (pid ${owner}) already runs on ${dataPaths(location.dataDir).root}; stop it or pass another --data`);
+    if (!existsSync(dataPaths(location.dataDir).pgdata)) {
+      io.stdout(`Creating a new data dir in ${dataPaths(location.dataDir).root} (the first start takes a few seconds)...\n`);
+    }
+  } else {
+    io.stdout('Connecting to PostgreSQL and applying migrations...\n');
+  }
+  if (location.databaseUrl === undefined) baselineWasmOnly();
+  // The key is read from the environment here and goes only into the adapters' Authorization header.
+  const { startServer } = await import('./start-server.js');
+  const { createServiceModels, describeModels } = await import('./model-options.js');
+  const server = await startServer({ ...location, port: portNumber, ...(host === undefined ? {} : { host }), models: createServiceModels(models, io.env) });
+  if (server.firstKey) {
+    io.stdout(`Created organization ${server.firstKey.organizationId} and its first API key. It is shown once; store it now:\n`);
+    io.stdout(`  ${server.firstKey.key}\n`);
+  }
+  io.stdout(`${describeModels(models, io.env)}\n`);
+  io.stdout(`memory-agents listening on ${server.url}\n`);
+  await shutdownSignal(io);
+  await server.close();
+  return 0;
+}
+
+/**
+ * Resolves on the first SIGTERM or SIGINT, which starts the graceful shutdown. The handlers stay
+ * for the rest of the process: a repeated SIGTERM (supervisors, `kill` of a process group and its
+ * leader) never cuts the shutdown short (on the embedded default that would stop PGlite in the
+ * middle of closing); a second SIGINT, from a person at a terminal, stops the process at once,
+ * after saying so.
+ */
+function shutdownSignal(io: CliIo): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (!stopping) {
+        stopping = true;
+        io.stdout(`memory-agents: ${signal}, shutting down\n`);
+        resolve();
+      } else if (signal === 'SIGINT') {
+        io.stderr('memory-agents: second SIGINT, stopping at once without finishing the shutdown; work in progress is resumed on the next start\n');
+        process.exit(130);
+      } else {
+        io.stdout(`memory-agents: ${signal} again, still shutting down (a second Ctrl-C stops at once)\n`);
+      }
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+/** `memory-agents mcp`: the MCP server over stdio, in front of a running server. */
+async function mcp(values: CliValues, io: CliIo): Promise<number> {
+  if (!values.agent) throw new UsageError('mcp needs --agent AGENT_ID (see GET /v1/agents, or the list_agents tool)', 'mcp');
+  const url = values.url ?? 'http://127.0.0.1:8787';
+  if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be the http(s) URL of a running server, like http://127.0.0.1:8787, not "${url}"`, 'mcp');
+  const apiKey = io.env.MEMORY_AGENTS_API_KEY?.trim();
+  if (!apiKey) {
+    throw new CliError(
+      'missing_api_key',
+      'set MEMORY_AGENTS_API_KEY to an API key (sp_...) in the environment of this command (in Claude Desktop or Cursor: the "env" of the server entry); keys are never passed as flags',
+    );
+  }
+  const { runMcpStdio } = await import('./mcp/stdio.js');
+  await runMcpStdio({
+    url,
+    apiKey,
+    agentId: values.agent,
+    version: await packageVersion(),
+    ...(values['end-user'] === undefined ? {} : { endUser: values['end-user'] }),
+    ...(values.thread === undefined ? {} : { threadId: values.thread }),
+  });
+  return 0;
+}
+
+/** The pid of a live server on the data dir, or null. */
+async function runningServerPid(dataDir: string): Promise<number | null> {
+  const text = await readFile(dataPaths(dataDir).pidFile, 'utf8').catch(() => null);
+  const pid = text === null ? NaN : Number(text.trim());
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs an admin command through a running server's control socket, or in process when none runs. */
+async function runAdmin(location: StateLocation, command: AdminCommand, flags: CliValues): Promise<unknown> {
+  if (location.databaseUrl === undefined) {
+    const paths = dataPaths(location.dataDir);
+    const pid = await runningServerPid(location.dataDir);
+    if (pid !== null) {
+      const reply = await sendControlCommand(paths.controlSocket, command, flags).catch((error: unknown) => {
+        throw new Error(`a server (pid ${pid}) runs on ${paths.root} but its control socket did not answer (${String(error)}); retry in a moment`);
+      });
+      if (!reply.ok) throw new CliError(reply.code, reply.error);
+      return reply.result;
+    }
+  }
+  if (location.databaseUrl === undefined) baselineWasmOnly();
+  const { composeService } = await import('./compose.js');
+  const { runAdminCommand } = await import('./admin-commands.js');
+  // An admin command takes no learning job, conversion or agent deletion: it exits in a moment,
+  // and a job it abandoned would be found interrupted and resumed by a server.
+  const composed = await composeService(location, silentLogger, {}, { backgroundWork: false });
+  await composed.service.start();
+  try {
+    return await runAdminCommand(composed.service, command, flags);
+  } catch (error) {
+    if (isServiceError(error)) throw new CliError(error.code, error.message);
+    throw error;
+  } finally {
+    await composed.close();
+  }
+}
+
+/** A refusal with a stable code: a service error, or a server that cannot start. Exit 1. */
+class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function print(result: unknown, json: boolean, io: CliIo): void {
+  if (json) {
+    io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  const rows = Array.isArray(result) ? result : [result];
+  if (rows.length === 0) io.stdout('(none)\n');
+  for (const row of rows) {
+    io.stdout(`${Object.entries(row as Record<string, unknown>).map(([k, v]) => `${k}=${v === null ? '' : String(v)}`).join('  ')}\n`);
+  }
+}
+
+/** Prints one error line (or a JSON object under --json) on stderr. */
+function fail(message: string, code: string, json: boolean, io: CliIo, hint?: string): void {
+  if (json) io.stderr(`${JSON.stringify({ error: message, code })}\n`);
+  else io.stderr(`memory-agents: ${message}${code === 'usage' || code === 'internal' ? '' : ` (${code})`}\n${hint ? `${hint}\n` : ''}`);
+}
