@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cachingStore } from '@memory-agents/core';
+import { cachingStore } from '@memory-agents/core/adapter';
 import { describeStoreConformance } from '@memory-agents/core/testing';
 import pg from 'pg';
 import { existsSync } from 'node:fs';

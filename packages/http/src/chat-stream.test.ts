@@ -1,7 +1,8 @@
 import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryService, inMemoryStore, LanguageModelError, silentLogger, type LanguageModel } from '@memory-agents/core';
+import { createMemoryService, inMemoryStore, silentLogger, type LanguageModel } from '@memory-agents/core';
+import { LanguageModelError } from '@memory-agents/core/adapter';
 import { createHandler } from './create-handler.js';
 import { writeSse } from './node/sse.js';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { LanguageModelError } from '@memory-agents/core';
-import type { EmbedRequest, EmbedResult, Embedder } from '@memory-agents/core';
+import { LanguageModelError } from '@memory-agents/core/adapter';
+import type { Embedder } from '@memory-agents/core';
+import type { EmbedRequest, EmbedResult } from '@memory-agents/core/adapter';
 import { abortError } from './abort.js';
 import { createProviderClient, type RetryEvent } from './provider-client.js';
 import { createSemaphore } from './semaphore.js';

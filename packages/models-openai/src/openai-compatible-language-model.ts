@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { LanguageModelError } from '@memory-agents/core';
-import type { GenerateRequest, GenerateResult, LanguageModel, ModelMessage } from '@memory-agents/core';
+import { LanguageModelError } from '@memory-agents/core/adapter';
+import type { LanguageModel } from '@memory-agents/core';
+import type { GenerateRequest, GenerateResult, ModelMessage } from '@memory-agents/core/adapter';
 import { abortError } from './abort.js';
 import { parseCitations } from './answer-prompt.js';
 import { createProviderClient, type RetryEvent } from './provider-client.js';

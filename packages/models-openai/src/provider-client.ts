@@ -1,4 +1,4 @@
-import { LanguageModelError } from '@memory-agents/core';
+import { LanguageModelError } from '@memory-agents/core/adapter';
 import { abortError, sleep } from './abort.js';
 import type { Semaphore } from './semaphore.js';
 

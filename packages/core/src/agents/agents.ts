@@ -2,7 +2,8 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
 import type { AgentRecord } from '../ports/store.js';
-import { createAgentBody, patchAgentBody, type AgentBody } from '../schemas/agents.js';
+import { createAgentBody, patchAgentBody } from '../schemas/agents.js';
+import type { AgentOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { findAgent } from './lookup.js';
@@ -53,7 +54,7 @@ export function createAgents(context: ServiceContext, lifecycle: AgentLifecycle)
     destroy,
 
     /** `POST /v1/agents` -> 202 Agent (`initializing`, ready once creation work finishes). */
-    async create(caller: Caller, body: unknown): Promise<AgentBody> {
+    async create(caller: Caller, body: unknown): Promise<AgentOutput> {
       const input = parseBody(createAgentBody, body);
       if (input.restore_from !== undefined) {
         // The source may be `failed` too (DESIGN "Decisions"), but must be the caller's.
@@ -84,19 +85,19 @@ export function createAgents(context: ServiceContext, lifecycle: AgentLifecycle)
     },
 
     /** `GET /v1/agents`: live agents, newest first, without threads. */
-    async list(caller: Caller): Promise<AgentBody[]> {
+    async list(caller: Caller): Promise<AgentOutput[]> {
       const agents = await context.store.agents.list({ organizationId: caller.organizationId });
       return agents.map((agent) => presentAgent(agent, []));
     },
 
     /** `GET /v1/agents/{agent_id}` with the threads the caller reaches. */
-    async get(caller: Caller, agentId: string): Promise<AgentBody> {
+    async get(caller: Caller, agentId: string): Promise<AgentOutput> {
       const agent = await findAgent(context, caller, agentId);
       return presentAgent(agent, await threadsFor(caller, agent));
     },
 
     /** `PATCH /v1/agents/{agent_id}`: only supplied fields change; `agent_config` is replaced whole. */
-    async update(caller: Caller, agentId: string, body: unknown): Promise<AgentBody> {
+    async update(caller: Caller, agentId: string, body: unknown): Promise<AgentOutput> {
       const input = parseBody(patchAgentBody, body);
       let agent = await findAgent(context, caller, agentId);
       if (input.agent_config !== undefined) {

@@ -1,7 +1,8 @@
 import { findAgent } from './lookup.js';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
-import { logsQuery, type LogsResponseBody } from '../schemas/session.js';
+import { logsQuery } from '../schemas/session.js';
+import type { LogsOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseQuery } from '../validation/parse.js';
 import { presentLogEntry } from '../logs/activity.js';
@@ -10,7 +11,7 @@ import { presentLogEntry } from '../logs/activity.js';
  * `GET /v1/agents/{agent_id}/logs`: newest first. The cursor is the id of the last entry of the
  * previous page; `next_cursor` is "" on the last page (the spec types it as a string).
  */
-export async function listLogs(context: ServiceContext, caller: Caller, agentId: string, query: unknown): Promise<LogsResponseBody> {
+export async function listLogs(context: ServiceContext, caller: Caller, agentId: string, query: unknown): Promise<LogsOutput> {
   const { limit, cursor } = parseQuery(logsQuery, query);
   let beforeLogId: number | undefined;
   if (cursor !== undefined && cursor !== '') {

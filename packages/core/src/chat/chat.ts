@@ -15,7 +15,6 @@ import { pushedEvents, releasingOnReturn } from './pushed-events.js';
 import { timed, type Stage } from './stages.js';
 
 /** Events of `chat/stream` (DESIGN "Decisions"). */
-export type ChatStreamEvent = ChatStreamEventOutput;
 
 /**
  * The answering routes: chat (whole or streamed), observe-and-respond, observe-and-enrich and
@@ -49,16 +48,16 @@ export function createChat(context: ServiceContext, observations: Observations) 
      * (thrown); after that, a failure is an `error` event. The answer place is held until the
      * stream ends or the consumer stops reading.
      */
-    async chatStream(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<AsyncIterable<ChatStreamEvent>> {
+    async chatStream(caller: Caller, agentId: string, threadId: string, body: unknown, signal?: AbortSignal): Promise<AsyncIterable<ChatStreamEventOutput>> {
       const opened = await answering.open(caller, agentId, threadId, body);
       const place = await answering.admit(caller, opened.input, 'chat_stream');
       // A caller that goes away gives its place back at once, even while a model ignores the abort
       // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
       signal?.addEventListener('abort', place.releasePlace, { once: true });
       // `return()` gives the place back even before the first event (a generator not yet started skips its `finally`).
-      return releasingOnReturn(place.release, (async function* events(): AsyncGenerator<ChatStreamEvent> {
+      return releasingOnReturn(place.release, (async function* events(): AsyncGenerator<ChatStreamEventOutput> {
         try {
-          yield* pushedEvents<ChatStreamEvent>((push) =>
+          yield* pushedEvents<ChatStreamEventOutput>((push) =>
             answering
               .answer(
                 caller,

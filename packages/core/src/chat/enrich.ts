@@ -12,7 +12,6 @@ import type { Answering } from './answering.js';
 import { timed, type Stage } from './stages.js';
 
 export type ObserveAndEnrichInput = z.output<typeof observeAndEnrichBody>;
-export type EnrichResponse = ObserveAndEnrichOutput;
 
 /** `observe-and-enrich` after validation: learns the message, returns memory context, no answer. */
 export async function enrich(
@@ -21,8 +20,8 @@ export async function enrich(
   agent: AgentRecord,
   thread: ThreadRecord,
   input: ObserveAndEnrichInput,
-  bind: BindResponse<EnrichResponse> | null,
-): Promise<EnrichResponse> {
+  bind: BindResponse<ObserveAndEnrichOutput> | null,
+): Promise<ObserveAndEnrichOutput> {
   // No answer is written: the message is charged when its job reads it; refuse now if it cannot be.
   const release = await context.limiter.acquireAnswer(caller);
   try {
@@ -30,7 +29,7 @@ export async function enrich(
     const stages: Stage[] = [];
     const retrieval = await timed(stages, 'memory_context', () => answering.recall(agent, input.message, input.max_context_chars));
     const citations = await answering.contextCitations(retrieval);
-    let result: EnrichResponse | null = null;
+    let result: ObserveAndEnrichOutput | null = null;
     const recordStart = performance.now();
     const record = async (store: StoreAreas, job: JobRecord) => {
       await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe_and_enrich' })] });

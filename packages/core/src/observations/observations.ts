@@ -6,7 +6,8 @@ import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
 import type { JobKind, JobRecord, StoreAreas, ThreadRecord } from '../ports/store.js';
-import { learningQuery, observeBody, type ObservationStatusBody } from '../schemas/observations.js';
+import { learningQuery, observeBody } from '../schemas/observations.js';
+import type { ObservationStatusOutput, ObserveOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
 import type { IngestionScheduler } from './ingestion.js';
@@ -24,7 +25,6 @@ export type ObserveOptions = {
 };
 
 /** The 202 body of `observe`. */
-export type ObserveAcceptedBody = { agent_id: string; thread_id: string; observation_id: string; accepted: true };
 
 export function createObservations(context: ServiceContext, scheduler: IngestionScheduler) {
   const idempotency = createIdempotency(context);
@@ -97,12 +97,12 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
      * transaction; the same key and body replay that 202 (even while the agent is busy learning
      * it), another body with the key is 409.
      */
-    async observe(caller: Caller, agentId: string, threadId: string, body: unknown, options: ObserveOptions = {}): Promise<ObserveAcceptedBody> {
+    async observe(caller: Caller, agentId: string, threadId: string, body: unknown, options: ObserveOptions = {}): Promise<ObserveOutput> {
       const input = parseBody(observeBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
       const fingerprint = requestFingerprint(['observe', agent.id, thread.id, input]);
-      return idempotency.run<ObserveAcceptedBody>(caller, options.idempotencyKey, fingerprint, { what: 'observation request', status: 202 }, async (bind) => {
+      return idempotency.run<ObserveOutput>(caller, options.idempotencyKey, fingerprint, { what: 'observation request', status: 202 }, async (bind) => {
         const now = context.nowIso();
         const turns: NewTurn[] = input.observations.map((observation) => ({
           speaker: observation.speaker ?? 'user',
@@ -112,7 +112,7 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
         }));
         // 402 before anything is stored when billing is on and the balance cannot cover the input words.
         await context.credits.requireFunds(caller.organizationId, turns.reduce((words, turn) => words + billedWords(turn.text), 0));
-        let accepted: ObserveAcceptedBody | null = null;
+        let accepted: ObserveOutput | null = null;
         const record = async (store: StoreAreas, job: JobRecord) => {
           accepted = { agent_id: agent.id, thread_id: thread.id, observation_id: job.id, accepted: true };
           await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe' })] });
@@ -126,7 +126,7 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
     },
 
     /** `GET .../observe/{observation_id}/status`: exactly the spec's properties. */
-    async status(caller: Caller, agentId: string, threadId: string, observationId: string): Promise<ObservationStatusBody> {
+    async status(caller: Caller, agentId: string, threadId: string, observationId: string): Promise<ObservationStatusOutput> {
       const job = await findJob(caller, agentId, threadId, observationId);
       const settled = (job.status === 'failed' || job.status === 'cancelled') && job.learning !== null;
       return {

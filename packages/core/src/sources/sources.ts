@@ -7,7 +7,8 @@ import { ServiceError } from '../errors/index.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
 import { ID_PATTERNS, contentId } from '../ids/index.js';
 import type { ChunkingSettings } from '../ports/store-documents.js';
-import { observeFileFields, type DocumentIngestBody } from '../schemas/documents.js';
+import { observeFileFields } from '../schemas/documents.js';
+import type { DocumentIngestOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { createDeferredConversions } from './deferred-conversion.js';
@@ -57,7 +58,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
     resumeConversions: deferred.resume,
 
     /** `POST .../observe-file` -> 202 Document ingest response. */
-    async observeFile(caller: Caller, agentId: string, threadId: string, request: ObserveFileRequest): Promise<DocumentIngestBody> {
+    async observeFile(caller: Caller, agentId: string, threadId: string, request: ObserveFileRequest): Promise<DocumentIngestOutput> {
       const agent = await findReadyAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
       const fields = parseBody(observeFileFields, request.fields, 'form');

@@ -3,7 +3,8 @@ import { presentThread } from '../agents/present.js';
 import type { Caller } from '../auth/caller.js';
 import { activityEntry } from '../logs/activity.js';
 import type { ThreadRecord } from '../ports/store.js';
-import { createThreadBody, type ThreadBody } from '../schemas/threads.js';
+import { createThreadBody } from '../schemas/threads.js';
+import type { ThreadOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 
@@ -24,7 +25,7 @@ export function createThreads(context: ServiceContext, lifecycle: ThreadLifecycl
     destroy,
 
     /** `POST /v1/agents/{agent_id}/threads` -> 201 Thread, recorded against the end user. */
-    async create(caller: Caller, agentId: string, body: unknown): Promise<ThreadBody> {
+    async create(caller: Caller, agentId: string, body: unknown): Promise<ThreadOutput> {
       const input = parseBody(createThreadBody, body ?? {});
       const agent = await findReadyAgent(context, caller, agentId);
       const now = context.nowIso();
@@ -45,7 +46,7 @@ export function createThreads(context: ServiceContext, lifecycle: ThreadLifecycl
     },
 
     /** `GET .../threads/{thread_id}` with up to 200 recent messages. */
-    async get(caller: Caller, agentId: string, threadId: string): Promise<ThreadBody> {
+    async get(caller: Caller, agentId: string, threadId: string): Promise<ThreadOutput> {
       const agent = await findAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
       const messages = await context.store.messages.listRecent({ threadId: thread.id, limit: THREAD_MESSAGES_LIMIT });
