@@ -128,12 +128,6 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       if (!blob) throw notFound();
       return { data: blob.data, mediaType: record.mediaType, filename: record.filename };
     },
-
-    /** Media type of a source the agent read, for citations (`application/octet-stream` when unknown). */
-    async mediaTypeOf(agentId: string, sourceId: string): Promise<string> {
-      const [record] = await context.store.documents.listBySource({ agentId, sourceId });
-      return record?.mediaType ?? 'application/octet-stream';
-    },
   };
 }
 
