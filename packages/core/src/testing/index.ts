@@ -42,3 +42,4 @@ export {
   type DocumentConverterConformanceTarget,
   type PdfPageSpec,
 } from './conformance/document-converter/index.js';
+export { postgresUrl, testPrerequisite } from './prerequisites.js';

@@ -1,5 +1,5 @@
-// Scoring helpers for OCR accuracy: the package's accuracy test
-// (packages/ocr-tesseract/src/accuracy.test.ts) and bench/ocr-accuracy.ts, bench/document-ingest.ts.
+// Scoring helpers for OCR accuracy: the package's accuracy test (../accuracy.test.ts) and
+// bench/ocr-accuracy.ts, bench/document-ingest.ts.
 
 /** How text is prepared before scoring. */
 export type NormalizeOptions = {
