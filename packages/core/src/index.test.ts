@@ -49,10 +49,13 @@ const ADAPTER_ONLY = [
   'LanguageModelError', 'EmbedderMismatchError', 'systemClock', 'CANDIDATES_PER_CHANNEL',
 ];
 
-/** Every name (values and types) a module exports, as the TypeScript checker sees it. */
-function exportedNames(file: string): string[] {
-  const path = fileURLToPath(new URL(file, import.meta.url));
-  const program = ts.createProgram([path], {
+const ENTRIES = ['./index.ts', './adapter.ts'];
+let program: ts.Program | undefined;
+
+/** Every name (values and types) an entry exports, as the TypeScript checker sees it (one program for both entries). */
+function exportedNames(file: (typeof ENTRIES)[number]): string[] {
+  const path = (entry: string) => fileURLToPath(new URL(entry, import.meta.url));
+  program ??= ts.createProgram(ENTRIES.map(path), {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ES2022,
@@ -61,7 +64,7 @@ function exportedNames(file: string): string[] {
     noEmit: true,
   });
   const checker = program.getTypeChecker();
-  const symbol = checker.getSymbolAtLocation(program.getSourceFile(path)!);
+  const symbol = checker.getSymbolAtLocation(program.getSourceFile(path(file))!);
   return checker.getExportsOfModule(symbol!).map((item) => item.name).sort();
 }
 
