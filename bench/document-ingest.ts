@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createHandler } from '@memory-agents/http';
-import { characterErrorRate, normalizeForScoring } from '../test/support/ocr-scoring.js';
+import { characterErrorRate, normalizeForScoring } from '@memory-agents/core/testing';
 import { createMemoryService, fileSystemBlobs } from '@memory-agents/core';
 import { postgresStore } from '@memory-agents/adapter-postgres';
 import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';

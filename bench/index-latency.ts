@@ -16,7 +16,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
 import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
-import { hashedNgramEmbedder, inMemoryMemoryIndex, type MemoryIndex, type MemoryRecord } from '@memory-agents/core';
+import { hashedNgramEmbedder, inMemoryMemoryIndex, type MemoryIndex } from '@memory-agents/core';
+import { type MemoryRecord } from '@memory-agents/core/adapter';
 import { seededRandom as random } from '@memory-agents/core/testing';
 import { argument } from './support/args.js';
 

@@ -13,7 +13,8 @@ import { readFile } from 'node:fs/promises';
 import * as lancedb from '@lancedb/lancedb';
 import { MatchQuery, Operator } from '@lancedb/lancedb';
 import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
-import { analyze, hashedNgramEmbedder } from '@memory-agents/core';
+import { hashedNgramEmbedder } from '@memory-agents/core';
+import { analyze } from '@memory-agents/core/adapter';
 
 const uri = process.argv[2]!;
 const agentId = process.argv[3] ?? 'agent_main';

@@ -34,7 +34,8 @@ import { fileURLToPath } from 'node:url';
 import * as lancedb from '@lancedb/lancedb';
 import { lancedbMemoryIndex, type LancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
 import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
-import { CANDIDATES_PER_CHANNEL, hashedNgramEmbedder, inMemoryMemoryIndex, type MemoryIndex, type MemoryRecord } from '@memory-agents/core';
+import { hashedNgramEmbedder, inMemoryMemoryIndex, type MemoryIndex } from '@memory-agents/core';
+import { CANDIDATES_PER_CHANNEL, type MemoryRecord } from '@memory-agents/core/adapter';
 import { seededRandom as random } from '@memory-agents/core/testing';
 import { argument } from './support/args.js';
 

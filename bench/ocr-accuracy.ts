@@ -19,8 +19,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { renderTextImage } from '@memory-agents/core/testing';
-import { characterErrorRate, normalizeForScoring, renderPdfPages } from '../test/support/ocr-scoring.js';
+import { characterErrorRate, normalizeForScoring, renderPdfPages, renderTextImage } from '@memory-agents/core/testing';
 import { tesseractOcr } from '@memory-agents/ocr-tesseract';
 
 const docs = new URL('../../shared/fixtures/docs/', import.meta.url);

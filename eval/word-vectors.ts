@@ -10,7 +10,8 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { hashedNgramEmbedder, isStopWord, tokenize, type Embedder } from '@memory-agents/core';
+import { hashedNgramEmbedder, type Embedder } from '@memory-agents/core';
+import { isStopWord, tokenize } from '@memory-agents/core/adapter';
 
 const VOCABULARY = 100_000;
 const DIMENSIONS = 100;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { type MemoryIndex } from '@memory-agents/core';
 import {
   analyze,
   assertEmbedderMatches,
@@ -14,9 +15,8 @@ import {
   matchesDeleteFilter,
   type EmbedderFingerprint,
   type MemoryHit,
-  type MemoryIndex,
   type MemoryRecord,
-} from '@memory-agents/core';
+} from '@memory-agents/core/adapter';
 
 /** Options of {@link jsonFileMemoryIndex}. */
 export type JsonFileMemoryIndexOptions = {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { postgresUrl } from '@memory-agents/core/testing';
 import { client, readyAgent } from '../support/client.js';
 import { removeDataDir, runCli, startServerProcess } from '../support/server.js';
 import { as, rateHeaders } from './billing-support.js';
-import { postgresUrl } from '../support/database-url.js';
 
 const databaseUrl = postgresUrl('two server processes on one PostgreSQL (billing)');
 

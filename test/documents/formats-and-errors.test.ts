@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countWords, documentText, inMemoryBlobs, inMemoryStore, type Store } from '@memory-agents/core';
+import { countWords, inMemoryBlobs, inMemoryStore, type Store } from '@memory-agents/core';
+import { documentText } from '@memory-agents/core/adapter';
 import { convertDocument } from '@memory-agents/documents';
 import { circularPagesPdf } from '../../packages/documents/src/__fixtures__/generated-files.js';
 import { agentWithThread, fakeOcr, fixture, postForm, settle, SHARED_DOC_NAMES, SHARED_DOCS, startInProcess, type InProcess } from './document-support.js';

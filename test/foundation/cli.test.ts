@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { postgresUrl } from '@memory-agents/core/testing';
 import { client, readyAgent } from '../support/client.js';
 import { removeDataDir, runCli, startServerProcess } from '../support/server.js';
-import { postgresUrl } from '../support/database-url.js';
 
 const databaseUrl = postgresUrl('the CLI on PostgreSQL');
 

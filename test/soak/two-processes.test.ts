@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresUrl } from '@memory-agents/core/testing';
 import { client, type ApiResponse, type Client } from '../support/client.js';
 import { runCli, startServerProcess, type ServerProcess } from '../support/server.js';
-import { postgresUrl } from '../support/database-url.js';
 
 /**
  * Two built `memory-agents serve` processes on ONE PostgreSQL database, mixed traffic through both

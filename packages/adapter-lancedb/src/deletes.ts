@@ -1,4 +1,4 @@
-import type { MemoryDeleteRequest } from '@memory-agents/core';
+import type { MemoryDeleteRequest } from '@memory-agents/core/adapter';
 import { scheduleSettle } from './maintenance.js';
 import { sqlString } from './rows.js';
 import { agentFilter, guard, type IndexState } from './state.js';

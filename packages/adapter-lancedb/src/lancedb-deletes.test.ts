@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashedNgramEmbedder, type MemoryRecord } from '@memory-agents/core';
+import { hashedNgramEmbedder } from '@memory-agents/core';
+import { type MemoryRecord } from '@memory-agents/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lancedbMemoryIndex } from './lancedb-memory-index.js';
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import type { MemoryRecord } from '@memory-agents/core';
+import type { MemoryRecord } from '@memory-agents/core/adapter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lancedbMemoryIndex } from './lancedb-memory-index.js';
 

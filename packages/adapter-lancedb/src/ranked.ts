@@ -1,4 +1,4 @@
-import { compareMemoryHits, type MemoryHit, type MemoryHitRecord } from '@memory-agents/core';
+import { compareMemoryHits, type MemoryHit, type MemoryHitRecord } from '@memory-agents/core/adapter';
 
 /** Scores tie within this distance (float noise across queries and index types). */
 const TIE = 1e-6;

@@ -1,5 +1,5 @@
 import type { Table } from '@lancedb/lancedb';
-import type { MemoryHitRecord, MemoryRecord } from '@memory-agents/core';
+import type { MemoryHitRecord, MemoryRecord } from '@memory-agents/core/adapter';
 import { HIT_COLUMNS, RECORD_COLUMNS, fromRow, hitFromRow, sqlString } from './rows.js';
 import { agentFilter, type IndexState } from './state.js';
 

@@ -1,6 +1,6 @@
 import { Field, FixedSizeList, Float32, Int32, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, makeData, vectorFromArray } from 'apache-arrow';
+import { ServiceError } from '@memory-agents/core';
 import {
-  ServiceError,
   analyze,
   indexedText,
   memorySourceColumns,
@@ -8,7 +8,7 @@ import {
   type EmbedderFingerprint,
   type MemoryHitRecord,
   type MemoryRecord,
-} from '@memory-agents/core';
+} from '@memory-agents/core/adapter';
 
 /** One table row: a memory record as columns. */
 export type Row = {

@@ -7,7 +7,7 @@ import {
   type MemoryHitRecord,
   type MemorySearchRequest,
   type MemorySearchResult,
-} from '@memory-agents/core';
+} from '@memory-agents/core/adapter';
 import { ranked } from './ranked.js';
 import { agentShare, hitRecordsById } from './reads.js';
 import { HIT_COLUMNS, hitFromPayload, hitFromRow, vectorView } from './rows.js';

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Connection, Table } from '@lancedb/lancedb';
 import type { Schema } from 'apache-arrow';
-import { EmbedderMismatchError, ServiceError, type EmbedderFingerprint } from '@memory-agents/core';
+import { ServiceError } from '@memory-agents/core';
+import { EmbedderMismatchError, type EmbedderFingerprint } from '@memory-agents/core/adapter';
 import type { ResolvedOptions } from './options.js';
 import { sqlString } from './rows.js';
 import { MaintenanceLane } from './maintenance-lane.js';

@@ -1,6 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Index, type Table } from '@lancedb/lancedb';
-import { ServiceError, type EmbedderFingerprint } from '@memory-agents/core';
+import { ServiceError } from '@memory-agents/core';
+import { type EmbedderFingerprint } from '@memory-agents/core/adapter';
 import { buildVectorIndexInChild } from './build-process.js';
 import { META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, tableSchema } from './rows.js';
 import { guard, type IndexState } from './state.js';

@@ -1,11 +1,11 @@
 import type { Table } from '@lancedb/lancedb';
+import { type MemoryIndex } from '@memory-agents/core';
 import {
   assertEmbedderMatches,
   assertVectorDimensions,
   dedupeRecordsById,
-  type MemoryIndex,
   type MemoryUpsertRequest,
-} from '@memory-agents/core';
+} from '@memory-agents/core/adapter';
 import { scheduleMaintenance } from './maintenance.js';
 import { RECORD_COLUMNS, fromRow, rowsToArrow, sqlString, toRow, type Row } from './rows.js';
 import { agentFilter, guard, type IndexState } from './state.js';

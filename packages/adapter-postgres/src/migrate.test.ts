@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { postgresUrl } from '@memory-agents/core/testing';
 import { migrate } from './migrate.js';
 import { openSqlClient } from './sql-client.js';
-import { postgresUrl } from '../../../test/support/database-url.js';
 
 const databaseUrl = postgresUrl('migrate on PostgreSQL');
 const MIGRATIONS = [{ version: 1, name: 'first', sql: 'CREATE TABLE IF NOT EXISTS soak_things (id integer PRIMARY KEY)' }];

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { describeMemoryIndexConformance } from '@memory-agents/core/testing';
+import { describeMemoryIndexConformance, postgresUrl } from '@memory-agents/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresMemoryIndex, type PostgresMemoryIndexOptions } from './postgres-memory-index.js';
 import { indexTables, migrations } from './memory-index/schema.js';
 import { migrate } from './migrate.js';
 import { openSqlClient, type SqlClient } from './sql-client.js';
-import { postgresUrl } from '../../../test/support/database-url.js';
 
 /**
  * One database per file (PGlite's initdb takes seconds), one schema per test: each test starts

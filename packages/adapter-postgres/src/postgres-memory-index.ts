@@ -1,14 +1,13 @@
+import { ServiceError, type MemoryIndex } from '@memory-agents/core';
 import {
   EmbedderMismatchError,
-  ServiceError,
   assertEmbedderMatches,
   assertVectorDimensions,
   dedupeRecordsById,
   type EmbedderFingerprint,
-  type MemoryIndex,
   type MemorySearchRequest,
   type MemorySearchResult,
-} from '@memory-agents/core';
+} from '@memory-agents/core/adapter';
 import { fullTextChannel } from './memory-index/full-text-channel.js';
 import { COLUMNS, fromRow, indexTables, migrations, type IndexState, type RecordRow } from './memory-index/schema.js';
 import { vectorChannel, type AgentSize } from './memory-index/vector-channel.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { cachingStore } from '@memory-agents/core';
-import { describeStoreConformance } from '@memory-agents/core/testing';
+import { cachingStore } from '@memory-agents/core/adapter';
+import { describeStoreConformance, postgresUrl } from '@memory-agents/core/testing';
 import pg from 'pg';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { postgresStore } from './postgres-store.js';
 import { openSqlClient } from './sql-client.js';
-import { postgresUrl } from '../../../test/support/database-url.js';
 
 describe('PGlite on disk', () => {
   it('opens with 32 MB of shared buffers unless told otherwise', async () => {

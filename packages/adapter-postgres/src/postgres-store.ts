@@ -1,4 +1,5 @@
-import type { Store, StoreAreas } from '@memory-agents/core';
+import type { Store } from '@memory-agents/core';
+import type { StoreAreas } from '@memory-agents/core/adapter';
 import { migrate } from './migrate.js';
 import { STORE_MIGRATIONS } from './migrations/index.js';
 import { openSqlClient, type SqlClient, type SqlConnectionOptions } from './sql-client.js';

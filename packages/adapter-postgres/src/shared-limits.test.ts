@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createMemoryService, silentLogger } from '@memory-agents/core';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { postgresUrl } from '@memory-agents/core/testing';
 import { postgresStore } from './postgres-store.js';
-import { postgresUrl } from '../../../test/support/database-url.js';
 
 const databaseUrl = postgresUrl('limits and credits across processes on PostgreSQL');
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');

@@ -15,7 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import mammoth from 'mammoth';
-import type { DocumentBlock } from '@memory-agents/core';
+import type { DocumentBlock } from '@memory-agents/core/adapter';
 import { htmlToBlocks as currentBlocks, type HtmlToBlocksOptions } from '../src/html-to-blocks.js';
 
 const { values } = parseArgs({ options: { base: { type: 'string', default: '69058c5' }, runs: { type: 'string', default: '20' } } });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkDocument, countWords, documentText, isServiceError, type ConvertedDocument, type ErrorCode } from '@memory-agents/core';
+import { countWords, isServiceError, type ErrorCode } from '@memory-agents/core';
+import { chunkDocument, documentText, type ConvertedDocument } from '@memory-agents/core/adapter';
 import { failingOcr, fixture, scriptedOcr, SHARED_DOCS } from './__fixtures__/fixture-path.js';
 import { buildDocx, buildPdf, buildZip, circularPagesPdf, docxImage, docxParagraph, textImage, textPng } from './__fixtures__/generated-files.js';
 import { convertDocument, inspectDocument } from './convert-document.js';

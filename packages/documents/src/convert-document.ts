@@ -1,3 +1,4 @@
+import { type ConvertDocumentLimits, type Ocr } from '@memory-agents/core';
 import {
   checkConvertedText,
   conversionCheckpoint as checkpoint,
@@ -6,13 +7,11 @@ import {
   detectFormat,
   resolveConvertLimits as resolveLimits,
   textFormatBlocks,
-  type ConvertDocumentLimits,
   type ConvertedDocument,
   type DocumentBlock,
   type DocumentInspection,
-  type Ocr,
   type ResolvedConvertLimits as ResolvedLimits,
-} from '@memory-agents/core';
+} from '@memory-agents/core/adapter';
 import { convertDocx } from './docx-to-blocks.js';
 import { htmlToBlocks } from './html-to-blocks.js';
 import { convertPdf, inspectPdf } from './pdf-to-blocks.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryBlobs, LanguageModelError, type GenerateRequest, type LanguageModel } from '@memory-agents/core';
+import { inMemoryBlobs, type LanguageModel } from '@memory-agents/core';
+import { LanguageModelError, type GenerateRequest } from '@memory-agents/core/adapter';
 // The service's figure pipeline (core internals) on a real converted DOCX: it needs this package's converter.
 import type { ServiceContext } from '../../core/src/service/context.js';
 import { describeFigures } from '../../core/src/sources/describe-figures.js';

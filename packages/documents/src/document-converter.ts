@@ -1,4 +1,5 @@
-import type { ConvertDocumentLimits, DocFormat, DocumentConverter } from '@memory-agents/core';
+import type { ConvertDocumentLimits, DocumentConverter } from '@memory-agents/core';
+import type { DocFormat } from '@memory-agents/core/adapter';
 import { z } from 'zod';
 import { convertDocument, inspectDocument } from './convert-document.js';
 

@@ -1,4 +1,5 @@
-import { ServiceError, conversionCheckpoint as checkpoint, figureBlockText, readZipEntries, type DocumentBlock, type DocumentFigure, type Ocr, type ResolvedConvertLimits as ResolvedLimits } from '@memory-agents/core';
+import { ServiceError, type Ocr } from '@memory-agents/core';
+import { conversionCheckpoint as checkpoint, figureBlockText, readZipEntries, type DocumentBlock, type DocumentFigure, type ResolvedConvertLimits as ResolvedLimits } from '@memory-agents/core/adapter';
 import { recognizeFigure } from './figure-ocr.js';
 import { decodeEntities } from './html-parser.js';
 import { htmlToBlocks } from './html-to-blocks.js';

@@ -1,6 +1,6 @@
 import { type HtmlElement, type HtmlNode, parseHtml, removeNode, textContent, walk } from './html-parser.js';
 import { BLOCK_TAGS, collapse, hasBlockChild, removeBoilerplate, removeLinkFarms, selectMainContent } from './html-main-content.js';
-import type { DocumentBlock } from '@memory-agents/core';
+import type { DocumentBlock } from '@memory-agents/core/adapter';
 
 /** Options of {@link htmlToBlocks}. */
 export type HtmlToBlocksOptions = {

@@ -1,4 +1,4 @@
-import type { DocumentBlock } from '@memory-agents/core';
+import type { DocumentBlock } from '@memory-agents/core/adapter';
 
 const CAPTION_START = /^(Figure|Fig\.|Table)\s*\d+/;
 const NUMBERED_HEADING = /^(\d+(?:\.\d+){0,3})\.?\s+[A-Z]/;

@@ -1,14 +1,12 @@
 import type { PDFParse } from 'pdf-parse';
+import { ServiceError, isServiceError, type Ocr } from '@memory-agents/core';
 import {
-  ServiceError,
   conversionCheckpoint as checkpoint,
   figureBlockText,
-  isServiceError,
   type DocumentBlock,
   type DocumentFigure,
-  type Ocr,
   type ResolvedConvertLimits as ResolvedLimits,
-} from '@memory-agents/core';
+} from '@memory-agents/core/adapter';
 import { type Box, area, clip, groupBoxes, paintedBoxes } from './pdf-layout.js';
 import { captionFor, captionLabel, ocrTextToBlocks, pageTextToBlocks, stripRunningLines } from './pdf-text.js';
 import { recognize, recognizeFigure } from './figure-ocr.js';

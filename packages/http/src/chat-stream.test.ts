@@ -1,9 +1,12 @@
-import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryService, inMemoryStore, LanguageModelError, silentLogger, type LanguageModel } from '@memory-agents/core';
+import { createMemoryService, inMemoryStore, silentLogger, type LanguageModel } from '@memory-agents/core';
+import { LanguageModelError } from '@memory-agents/core/adapter';
 import { createHandler } from './create-handler.js';
-import { writeSse } from './node/sse.js';
+import { writeApiResponse } from './node/write-response.js';
+import type { SseEvent } from './route.js';
+import { SSE_HEADERS, sseChunks } from './sse.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -193,7 +196,12 @@ describe('chat over HTTP', () => {
   });
 });
 
-describe('writeSse', () => {
+/** What the node handler writes for a streaming route's result: `writeApiResponse` of an `events` answer. */
+function writeSse(response: ServerResponse, stream: AsyncIterable<SseEvent>, requestId: string, keepAliveMs: number): Promise<void> {
+  return writeApiResponse(response, { status: 200, headers: { 'X-Request-Id': requestId, ...SSE_HEADERS }, kind: 'events', chunks: sseChunks(stream, keepAliveMs) });
+}
+
+describe('event streams written to node:http', () => {
   it('writes events and a keep-alive comment while the stream is quiet, then ends', async () => {
     let seenComment: () => void = () => undefined;
     const quietUntilComment = new Promise<void>((resolve) => (seenComment = resolve));
@@ -202,7 +210,7 @@ describe('writeSse', () => {
       await quietUntilComment;
       yield { event: 'done', data: { ok: true } };
     }
-    const url = await listen((_request, response) => void writeSse(response, { status: 200, stream: events() }, 'req_sse', 10));
+    const url = await listen((_request, response) => void writeSse(response, events(), 'req_sse', 10));
     const text = await new Promise<string>((resolve, reject) => {
       httpRequest(url, (response) => {
         expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -246,7 +254,7 @@ describe('writeSse', () => {
         };
       },
     };
-    const url = await listen((_request, response) => void writeSse(response, { status: 200, stream: source }, 'req_close', 1_000));
+    const url = await listen((_request, response) => void writeSse(response, source, 'req_close', 1_000));
     const request = httpRequest(url, (response) => response.once('data', () => request.destroy()));
     request.on('error', () => undefined);
     request.end();

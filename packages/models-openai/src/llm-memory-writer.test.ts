@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LanguageModelError, type GenerateRequest, type MemoryRecord, type MemoryWriteRequest, type WriterTurn } from '@memory-agents/core';
+import { LanguageModelError, type GenerateRequest, type MemoryRecord, type MemoryWriteRequest, type WriterTurn } from '@memory-agents/core/adapter';
 import { mockLanguageModel } from '@memory-agents/core/testing';
 import { llmMemoryWriter, normalizeDate } from './llm-memory-writer.js';
 import { openaiCompatibleLanguageModel } from './openai-compatible-language-model.js';

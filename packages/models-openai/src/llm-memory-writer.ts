@@ -1,15 +1,14 @@
 import { z } from 'zod';
+import type { LanguageModel, MemoryWriter } from '@memory-agents/core';
 import type {
-  LanguageModel,
   MemoryDraft,
   MemoryHitRecord,
   MemoryWriteRequest,
   MemoryWriteResult,
-  MemoryWriter,
   ModelMessage,
   TurnOutcome,
   WriterTurn,
-} from '@memory-agents/core';
+} from '@memory-agents/core/adapter';
 import { abortError, isAbortError } from './abort.js';
 import { parseJsonReply, ReplyParseError } from './parse-json-reply.js';
 import { extractionMessages, reconciliationMessages, repairMessages, type ReconcileCandidate } from './writer-prompts.js';

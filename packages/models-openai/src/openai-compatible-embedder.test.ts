@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LanguageModelError } from '@memory-agents/core';
+import { LanguageModelError } from '@memory-agents/core/adapter';
 import { openaiCompatibleEmbedder, type OpenaiCompatibleEmbedderOptions } from './openai-compatible-embedder.js';
 import { scriptedVector, startScriptedOpenaiServer, type ScriptedOpenaiServer } from './testing/scripted-openai-server.js';
 

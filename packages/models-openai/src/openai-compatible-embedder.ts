@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { LanguageModelError } from '@memory-agents/core';
-import type { EmbedRequest, EmbedResult, Embedder } from '@memory-agents/core';
+import { LanguageModelError } from '@memory-agents/core/adapter';
+import type { Embedder } from '@memory-agents/core';
+import type { EmbedRequest, EmbedResult } from '@memory-agents/core/adapter';
 import { abortError } from './abort.js';
 import { createProviderClient, type RetryEvent } from './provider-client.js';
-import { createSemaphore } from './semaphore.js';
+import pLimit from 'p-limit';
 
 const optionsSchema = z.object({
   baseURL: z.url(),
@@ -74,7 +75,7 @@ type EmbeddingResponse = { data?: { index?: unknown; embedding?: unknown }[] };
 export function openaiCompatibleEmbedder(options: OpenaiCompatibleEmbedderOptions): Embedder {
   const config = optionsSchema.parse(options);
   const operation = `embedding (${config.model})`;
-  const client = createProviderClient({ ...config, semaphore: createSemaphore(config.maxConcurrency), operation });
+  const client = createProviderClient({ ...config, concurrency: pLimit(config.maxConcurrency), operation });
   const malformed = (what: string) => new LanguageModelError('failed', `${operation} failed: malformed response (${what})`);
 
   async function embedBatch(texts: readonly string[], signal: AbortSignal): Promise<Float32Array[]> {

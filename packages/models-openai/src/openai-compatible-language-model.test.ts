@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LanguageModelError, type GenerateRequest } from '@memory-agents/core';
+import { LanguageModelError, type GenerateRequest } from '@memory-agents/core/adapter';
 import { openaiCompatibleLanguageModel, type OpenaiCompatibleLanguageModelOptions } from './openai-compatible-language-model.js';
 import type { RetryEvent } from './provider-client.js';
 import { startScriptedOpenaiServer, type ScriptedOpenaiServer } from './testing/scripted-openai-server.js';

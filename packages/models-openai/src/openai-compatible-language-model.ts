@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { LanguageModelError } from '@memory-agents/core';
-import type { GenerateRequest, GenerateResult, LanguageModel, ModelMessage } from '@memory-agents/core';
+import { LanguageModelError } from '@memory-agents/core/adapter';
+import type { LanguageModel } from '@memory-agents/core';
+import type { GenerateRequest, GenerateResult, ModelMessage } from '@memory-agents/core/adapter';
 import { abortError } from './abort.js';
 import { parseCitations } from './answer-prompt.js';
 import { createProviderClient, type RetryEvent } from './provider-client.js';
-import { createSemaphore } from './semaphore.js';
+import pLimit from 'p-limit';
 import { readServerSentEvents } from './sse.js';
 
 const optionsSchema = z.object({
@@ -66,7 +67,7 @@ export function openaiCompatibleLanguageModel(options: OpenaiCompatibleLanguageM
   const config = optionsSchema.parse(options);
   const client = createProviderClient({
     ...config,
-    semaphore: createSemaphore(config.maxConcurrency),
+    concurrency: pLimit(config.maxConcurrency),
     operation: `chat completion (${config.model})`,
   });
 

@@ -1,6 +1,7 @@
-import { LanguageModelError } from '@memory-agents/core';
+import { LanguageModelError } from '@memory-agents/core/adapter';
+import type { LimitFunction } from 'p-limit';
 import { abortError, sleep } from './abort.js';
-import type { Semaphore } from './semaphore.js';
+import { acquireSlot } from './concurrency.js';
 
 /** Reported to `onRetry` before the adapter waits and sends a request again. */
 export type RetryEvent = {
@@ -22,7 +23,8 @@ export type ProviderClientOptions = {
   maxRetries: number;
   retryBaseDelayMs: number;
   maxRetryDelayMs: number;
-  semaphore: Semaphore;
+  /** The adapter's one p-limit: every attempt holds a slot until its response is read. */
+  concurrency: LimitFunction;
   /** What the adapter was doing, for error messages: `chat completion`, `embedding`. */
   operation: string;
   onRetry?: ((event: RetryEvent) => void) | undefined;
@@ -113,7 +115,7 @@ export function createProviderClient(options: ProviderClientOptions) {
     const payload = JSON.stringify(body);
     for (let attempt = 0; ; attempt += 1) {
       if (signal?.aborted) throw abortError(signal);
-      const release = await options.semaphore.acquire(signal);
+      const release = await acquireSlot(options.concurrency, signal);
       const handle = startAttempt(signal);
       let failure: Failure;
       try {

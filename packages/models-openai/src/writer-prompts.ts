@@ -1,4 +1,4 @@
-import type { ModelMessage, WriterTurn } from '@memory-agents/core';
+import type { ModelMessage, WriterTurn } from '@memory-agents/core/adapter';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 

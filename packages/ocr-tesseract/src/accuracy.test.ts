@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import { characterErrorRate, levenshtein, normalizeForScoring, renderPdfPages } from '@memory-agents/core/testing';
 import { describe, expect, it } from 'vitest';
-import { characterErrorRate, levenshtein, normalizeForScoring, renderPdfPages } from '../../../test/support/ocr-scoring.js';
-import { hasShared, sharedPath } from '../../../test/support/shared-data.js';
+import { hasShared, sharedPath } from './__fixtures__/shared-data.js';
 import { tesseractOcr } from './tesseract-ocr.js';
 
 const docs = pathToFileURL(sharedPath('fixtures/docs/'));

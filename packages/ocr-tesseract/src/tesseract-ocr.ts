@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Worker as ThreadWorker } from 'node:worker_threads';
-import type { Ocr, OcrRequest, OcrResult } from '@memory-agents/core';
+import type { Ocr } from '@memory-agents/core';
+import type { OcrRequest, OcrResult } from '@memory-agents/core/adapter';
 import type { Worker as TesseractWorker } from 'tesseract.js';
 import { z } from 'zod';
 

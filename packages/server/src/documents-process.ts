@@ -3,18 +3,20 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   ServiceError,
-  conversionTimeLimitError,
   isServiceError,
-  detectFormat,
-  resolveConvertLimits,
   type ConvertDocumentLimits,
-  type ConvertedDocument,
   type DocumentConverter,
-  type DocumentInspection,
   type ErrorCode,
   type Ocr,
-  type OcrResult,
 } from '@memory-agents/core';
+import {
+  conversionTimeLimitError,
+  detectFormat,
+  resolveConvertLimits,
+  type ConvertedDocument,
+  type DocumentInspection,
+  type OcrResult,
+} from '@memory-agents/core/adapter';
 import { DOCUMENT_FORMATS, documentConverter, type DocumentConverterOptions } from '@memory-agents/documents';
 
 /** Options of {@link documentsInChildProcess}. */

@@ -1,4 +1,5 @@
-import type { MemoryIndex, MemoryIndexCapabilities } from '@memory-agents/core';
+import type { MemoryIndex } from '@memory-agents/core';
+import type { MemoryIndexCapabilities } from '@memory-agents/core/adapter';
 
 /**
  * A `MemoryIndex` whose adapter is loaded and opened on its first use, not at `init()`: the

@@ -1,4 +1,4 @@
-import { analyze, type MemoryHit } from '@memory-agents/core';
+import { analyze, type MemoryHit } from '@memory-agents/core/adapter';
 import { hitColumns, hitFromRow, type HitRow, type IndexState } from './schema.js';
 
 /** BM25 parameters, the same as the in-memory index. */

@@ -1,4 +1,4 @@
-import { memorySourceFromColumns, type EmbedderFingerprint, type MemoryHitRecord, type MemoryRecord } from '@memory-agents/core';
+import { memorySourceFromColumns, type EmbedderFingerprint, type MemoryHitRecord, type MemoryRecord } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { parseVector } from './vectors.js';
 

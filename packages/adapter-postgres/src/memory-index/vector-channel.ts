@@ -1,4 +1,4 @@
-import { compareMemoryHits, type MemoryHit } from '@memory-agents/core';
+import { compareMemoryHits, type MemoryHit } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { HIT_COLUMNS, hitColumns, hitFromRow, type HitRow, type IndexState } from './schema.js';
 import { CachedAgentVectors, norm, vectorFromBytes, vectorFromSend, vectorLiteral } from './vectors.js';

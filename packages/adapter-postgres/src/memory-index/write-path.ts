@@ -1,4 +1,4 @@
-import { analyze, indexedText, type MemoryRecord } from '@memory-agents/core';
+import { analyze, indexedText, type MemoryRecord } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { impact, type IndexTables, type VectorKind } from './schema.js';
 import { norm, vectorLiteral } from './vectors.js';

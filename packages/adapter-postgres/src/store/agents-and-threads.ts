@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentStore, MessageRecord, MessageStore, ThreadRecord, ThreadStore } from '@memory-agents/core';
+import type { AgentRecord, AgentStore, MessageRecord, MessageStore, ThreadRecord, ThreadStore } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { iso, json, type Row } from './rows.js';
 import { insertLogEntries } from './logs-and-leases.js';

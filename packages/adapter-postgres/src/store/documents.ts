@@ -1,4 +1,4 @@
-import type { DocumentIngestRecord, DocumentStore, IdempotencyRecord, IdempotencyStore, ImageRecord, ImageStore } from '@memory-agents/core';
+import type { DocumentIngestRecord, DocumentStore, IdempotencyRecord, IdempotencyStore, ImageRecord, ImageStore } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, type Row } from './rows.js';

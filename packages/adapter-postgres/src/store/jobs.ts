@@ -1,4 +1,4 @@
-import type { JobRecord, JobStore, LearningRecord, LearningStore, TurnRecord, TurnState } from '@memory-agents/core';
+import type { JobRecord, JobStore, LearningRecord, LearningStore, TurnRecord, TurnState } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';

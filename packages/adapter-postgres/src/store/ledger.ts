@@ -1,4 +1,4 @@
-import type { BillingAccountRecord, LedgerEntryRecord, LedgerStore } from '@memory-agents/core';
+import type { BillingAccountRecord, LedgerEntryRecord, LedgerStore } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { iso, type Row } from './rows.js';
 

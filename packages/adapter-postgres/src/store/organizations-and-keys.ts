@@ -1,4 +1,4 @@
-import type { KeyRecord, KeyStore, OrganizationRecord, OrganizationStore } from '@memory-agents/core';
+import type { KeyRecord, KeyStore, OrganizationRecord, OrganizationStore } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
 

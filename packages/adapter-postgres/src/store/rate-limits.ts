@@ -1,4 +1,4 @@
-import type { RateLimitStore, RateWindowState } from '@memory-agents/core';
+import type { RateLimitStore, RateWindowState } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 
 /** The longest request window an organization override may set (`rateLimitOverridesSchema`). */

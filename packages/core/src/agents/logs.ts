@@ -1,8 +1,8 @@
 import { findAgent } from './lookup.js';
-import type { LogsOutput } from '../schemas/outputs.js';
 import type { LogsRequest } from '../service/requests.js';
 import { ServiceError } from '../errors/index.js';
 import { logsQuery } from '../schemas/session.js';
+import type { LogsOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseQuery } from '../validation/parse.js';
 import { presentLogEntry } from '../logs/activity.js';

@@ -1,9 +1,9 @@
-import type { AgentBody } from '../schemas/agents.js';
-import type { MessageBody, ThreadBody } from '../schemas/threads.js';
+import type { AgentOutput, ThreadOutput } from '../schemas/outputs.js';
+import type { MessageBody } from '../schemas/threads.js';
 import type { AgentRecord, MessageRecord, ThreadRecord } from '../ports/store.js';
 
 /** Wire shape of an agent (spec "Agent"). */
-export function presentAgent(agent: AgentRecord, threads: ThreadRecord[]): AgentBody {
+export function presentAgent(agent: AgentRecord, threads: ThreadRecord[]): AgentOutput {
   return {
     agent_id: agent.id,
     status: agent.status,
@@ -19,8 +19,8 @@ export function presentAgent(agent: AgentRecord, threads: ThreadRecord[]): Agent
 }
 
 /** Wire shape of a thread (spec "Thread"); `messages` only when one thread is read. */
-export function presentThread(thread: ThreadRecord, messages?: MessageRecord[]): ThreadBody {
-  const body: ThreadBody = {
+export function presentThread(thread: ThreadRecord, messages?: MessageRecord[]): ThreadOutput {
+  const body: ThreadOutput = {
     agent_id: thread.agentId,
     thread_id: thread.id,
     status: thread.status,

@@ -1,8 +1,8 @@
-import type { SessionBody } from '../schemas/session.js';
+import type { SessionOutput } from '../schemas/outputs.js';
 import { PARTNER_DISPLAY_NAME, type Caller } from './caller.js';
 
 /** `GET /v1/session`: who the key resolves to and the organization's upload limits. */
-export function describeSession(caller: Caller): SessionBody {
+export function describeSession(caller: Caller): SessionOutput {
   return {
     authenticated: true,
     user: { id: caller.subjectId, email: '', display_name: PARTNER_DISPLAY_NAME },

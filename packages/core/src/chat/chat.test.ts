@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Caller } from '../auth/caller.js';
 import { learningService, turns } from '../__fixtures__/learning-service.js';
 import { LanguageModelError, type GenerateRequest, type LanguageModel } from '../ports/language-model.js';
-import type { ChatStreamEvent } from './chat.js';
+import type { ChatStreamEventOutput } from '../schemas/outputs.js';
 import { inMemoryStore } from '../in-memory/in-memory-store.js';
 import type { Store } from '../ports/store.js';
 
@@ -45,8 +45,8 @@ function heldModel(options: { ignoreAbort?: boolean } = {}) {
 
 const body = (turn: string) => ({ turn_id: turn, message: 'What about item1?' });
 
-async function drain(events: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
-  const seen: ChatStreamEvent[] = [];
+async function drain(events: AsyncIterable<ChatStreamEventOutput>): Promise<ChatStreamEventOutput[]> {
+  const seen: ChatStreamEventOutput[] = [];
   for await (const event of events) seen.push(event);
   return seen;
 }

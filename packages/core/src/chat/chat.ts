@@ -16,7 +16,6 @@ import { pushedEvents, releasingOnReturn } from './pushed-events.js';
 import { timed, type Stage } from './stages.js';
 
 /** Events of `chat/stream` (DESIGN "Decisions"). */
-export type ChatStreamEvent = ChatStreamEventOutput;
 
 /** The members of `MemoryService` the chat area answers. */
 export type ChatOperations = Pick<MemoryService, 'chat' | 'chatStream' | 'observeAndRespond' | 'observeAndEnrich' | 'recall' | 'retrieve'>;
@@ -54,7 +53,7 @@ export function createChat(context: ServiceContext, insertJob: InsertJob) {
      * (thrown); after that, a failure is an `error` event. The answer place is held until the
      * stream ends or the consumer stops reading.
      */
-    async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatStreamEvent>> {
+    async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatStreamEventOutput>> {
       const { caller, abortSignal } = request;
       const opened = await answering.open(request);
       const place = await answering.admit(caller, opened.input, 'chat_stream');
@@ -62,9 +61,9 @@ export function createChat(context: ServiceContext, insertJob: InsertJob) {
       // (spec "Limits / Concurrent answers"); the answer itself stops when the model honours it.
       abortSignal?.addEventListener('abort', place.releasePlace, { once: true });
       // `return()` gives the place back even before the first event (a generator not yet started skips its `finally`).
-      return releasingOnReturn(place.release, (async function* events(): AsyncGenerator<ChatStreamEvent> {
+      return releasingOnReturn(place.release, (async function* events(): AsyncGenerator<ChatStreamEventOutput> {
         try {
-          yield* pushedEvents<ChatStreamEvent>((push) =>
+          yield* pushedEvents<ChatStreamEventOutput>((push) =>
             answering
               .answer({
                 caller,

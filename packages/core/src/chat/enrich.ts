@@ -12,7 +12,6 @@ import type { Answering } from './answering.js';
 import { timed, type Stage } from './stages.js';
 
 export type ObserveAndEnrichInput = z.output<typeof observeAndEnrichBody>;
-export type EnrichResponse = ObserveAndEnrichOutput;
 
 /** `observe-and-enrich` after validation: learns the message, returns memory context, no answer. */
 export async function enrich({ context, insertJob, answering, caller, agent, thread, input, bind }: {
@@ -24,8 +23,8 @@ export async function enrich({ context, insertJob, answering, caller, agent, thr
   thread: ThreadRecord;
   input: ObserveAndEnrichInput;
   /** Records the response of a keyed call in the job's transaction; null without a key. */
-  bind: BindResponse<EnrichResponse> | null;
-}): Promise<EnrichResponse> {
+  bind: BindResponse<ObserveAndEnrichOutput> | null;
+}): Promise<ObserveAndEnrichOutput> {
   // No answer is written: the message is charged when its job reads it; refuse now if it cannot be.
   const release = await context.limiter.acquireAnswer(caller);
   try {
@@ -33,6 +32,7 @@ export async function enrich({ context, insertJob, answering, caller, agent, thr
     const stages: Stage[] = [];
     const retrieval = await timed(stages, 'memory_context', () => answering.recall(agent, input.message, input.max_context_chars));
     const citations = await answering.contextCitations(retrieval);
+    let result: ObserveAndEnrichOutput | null = null;
     const recordStart = performance.now();
     // The message's job, its activity entry and (with a key) the recorded body commit together.
     return await insertJob({
@@ -45,7 +45,7 @@ export async function enrich({ context, insertJob, answering, caller, agent, thr
         await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe_and_enrich' })] });
         // The `record` stage ends here, so a replay of the recorded body equals this answer.
         stages.push({ name: 'record', duration_ms: Math.max(0, Math.round(performance.now() - recordStart)) });
-        const result: EnrichResponse = {
+        const result: ObserveAndEnrichOutput = {
           agent_id: agent.id,
           thread_id: thread.id,
           turn_id: input.turn_id,

@@ -5,7 +5,8 @@ import type { Clock } from '../ports/clock.js';
 import type { JobRecord, Store, TurnRecord } from '../ports/store.js';
 import type { BillingAccountRecord, LedgerEntryRecord } from '../ports/store-credits.js';
 import type { BillingRequest } from '../service/requests.js';
-import { billingQuery, type BillingBody, type BillingEntryBody } from '../schemas/billing.js';
+import { billingQuery, type BillingEntryBody } from '../schemas/billing.js';
+import type { BillingOutput } from '../schemas/outputs.js';
 import { parseQuery } from '../validation/parse.js';
 import { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, priceOf, resolvePrices, sumOf, type Prices } from './pricing.js';
 
@@ -221,7 +222,7 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
     },
 
     /** `GET /v1/billing`: settings, balance and entries newest first. Readable with no credit. */
-    async billing({ caller, query = {} }: BillingRequest): Promise<BillingBody> {
+    async billing({ caller, query = {} }: BillingRequest): Promise<BillingOutput> {
       const { limit, cursor } = parseQuery(billingQuery, query);
       const account = await store.ledger.getAccount({ organizationId: caller.organizationId });
       const before = cursor === undefined ? undefined : Math.min(Number(cursor), Number.MAX_SAFE_INTEGER);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from './codes.js';
-import { hasShared, sharedPath } from '../../../../test/support/shared-data.js';
+import { hasShared, sharedPath } from '../__fixtures__/shared-data.js';
 import { ServiceError, isServiceError } from './service-error.js';
 
 const SPEC = sharedPath('spec/memory-agent-service.md');

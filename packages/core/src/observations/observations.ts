@@ -22,7 +22,6 @@ export { AGENT_BUSY_RETRY_AFTER } from './insert-job.js';
 export type ObserveOptions = IdempotentRequest;
 
 /** The 202 body of `observe`. */
-export type ObserveAcceptedBody = { agent_id: string; thread_id: string; observation_id: string; accepted: true };
 
 /** The observations area: `service.observe` and `service.observationStatus`. */
 export function createObservations(context: ServiceContext, insertJob: InsertJob) {
@@ -48,7 +47,7 @@ export function createObservations(context: ServiceContext, insertJob: InsertJob
       const agent = await findReadyAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
       const fingerprint = requestFingerprint(['observe', agent.id, thread.id, input]);
-      return idempotency.run<ObserveAcceptedBody>({ caller, idempotencyKey, fingerprint, what: 'observation request', status: 202 }, async (bind) => {
+      return idempotency.run<ObserveOutput>({ caller, idempotencyKey, fingerprint, what: 'observation request', status: 202 }, async (bind) => {
         const now = context.nowIso();
         const turns: NewTurn[] = input.observations.map((observation) => ({
           speaker: observation.speaker ?? 'user',
@@ -66,7 +65,7 @@ export function createObservations(context: ServiceContext, insertJob: InsertJob
           kind: 'observe',
           onlyIfIdle: true,
           onStored: async (store, job) => {
-            const accepted: ObserveAcceptedBody = { agent_id: agent.id, thread_id: thread.id, observation_id: job.id, accepted: true };
+            const accepted: ObserveOutput = { agent_id: agent.id, thread_id: thread.id, observation_id: job.id, accepted: true };
             await store.logs.append({ entries: [activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route: 'observe' })] });
             if (bind) await bind(store, accepted);
             return accepted;

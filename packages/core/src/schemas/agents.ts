@@ -53,6 +53,3 @@ export const agentDeleteAccepted = z
 
 export const agentList = z.array(agent).meta({ id: 'AgentList' });
 
-export type AgentBody = z.infer<typeof agent>;
-export type CreateAgentBody = z.infer<typeof createAgentBody>;
-export type PatchAgentBody = z.infer<typeof patchAgentBody>;

@@ -46,5 +46,4 @@ export const billing = z
   .strict()
   .meta({ id: 'Billing' });
 
-export type BillingBody = z.infer<typeof billing>;
 export type BillingEntryBody = z.infer<typeof billingEntry>;

@@ -50,8 +50,6 @@ export const documentIngestResponse = z
   .strict()
   .meta({ id: 'DocumentIngestResponse' });
 
-export type DocumentIngestBody = z.infer<typeof documentIngestResponse>;
-
 /** `finish-learning` body. */
 export const finishLearningBody = z
   .object({

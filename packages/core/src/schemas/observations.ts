@@ -117,10 +117,7 @@ export const observeAndEnrichBody = z
   .strict()
   .meta({ id: 'ObserveAndEnrichRequest' });
 
-export type ObserveBody = z.infer<typeof observeBody>;
-export type ObservationStatusBody = z.infer<typeof observationStatus>;
 export type ChatBody = z.infer<typeof chatBody>;
-export type ChatResponseBody = z.infer<typeof chatResponse>;
 
 export const learningRecordResponse = z
   .object({

@@ -55,7 +55,5 @@ export const logsResponse = z
   .strict()
   .meta({ id: 'ActivityLog' });
 
-export type SessionBody = z.infer<typeof session>;
 export type LogEntryBody = z.infer<typeof logEntry>;
-export type LogsResponseBody = z.infer<typeof logsResponse>;
 export const agentPath = z.object({ agent_id: agentId });

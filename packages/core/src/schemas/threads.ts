@@ -39,6 +39,4 @@ export const threadDeleteAccepted = z
   .strict()
   .meta({ id: 'ThreadDeleteAccepted' });
 
-export type ThreadBody = z.infer<typeof thread>;
 export type MessageBody = z.infer<typeof message>;
-export type CreateThreadBody = z.infer<typeof createThreadBody>;

@@ -8,7 +8,8 @@ import { activityEntry } from '../logs/activity.js';
 import type { NewTurn } from '../observations/new-job.js';
 import type { ThreadRecord } from '../ports/store.js';
 import type { ChunkingSettings, DocumentIngestRecord } from '../ports/store-documents.js';
-import { finishLearningBody, type DocumentIngestBody } from '../schemas/documents.js';
+import { finishLearningBody } from '../schemas/documents.js';
+import type { DocumentIngestOutput } from '../schemas/outputs.js';
 import { parseBody } from '../validation/parse.js';
 import type { SourcesSetup } from './document-options.js';
 import { ingestBody, type createFileIngest } from './ingest-file.js';
@@ -47,7 +48,7 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
       .map((turn) => ({ ...turn, words: countWords(turn.text) }));
   }
 
-  return async function finishLearning({ caller, agentId, threadId, sourceId, body }: FinishLearningRequest): Promise<DocumentIngestBody> {
+  return async function finishLearning({ caller, agentId, threadId, sourceId, body }: FinishLearningRequest): Promise<DocumentIngestOutput> {
     const input = parseBody(finishLearningBody, body ?? {});
     const agent = await findReadyAgent(context, caller, agentId);
     const thread = await findThread(context, caller, agent, threadId);

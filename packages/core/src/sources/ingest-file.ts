@@ -3,7 +3,7 @@ import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
 import type { AgentRecord, JobRecord, ThreadRecord } from '../ports/store.js';
 import type { ChunkingSettings, DocumentIngestRecord } from '../ports/store-documents.js';
-import type { DocumentIngestBody } from '../schemas/documents.js';
+import type { DocumentIngestOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import type { DeferredConversions } from './deferred-conversion.js';
 import type { SourcesSetup } from './document-options.js';
@@ -31,7 +31,7 @@ export type IngestInput = {
 export function createFileIngest(setup: SourcesSetup, slot: IngestSlot, originals: Originals, deferred: DeferredConversions) {
   const { context, convertLimits, ocrPagesInRequest, describe } = setup;
 
-  return async function ingestFile({ caller, thread, input, abortSignal: signal }: { caller: Caller; thread: ThreadRecord; input: IngestInput; abortSignal?: AbortSignal | undefined }): Promise<DocumentIngestBody> {
+  return async function ingestFile({ caller, thread, input, abortSignal: signal }: { caller: Caller; thread: ThreadRecord; input: IngestInput; abortSignal?: AbortSignal | undefined }): Promise<DocumentIngestOutput> {
     await slot.precheck(caller, thread.agentId);
     const inspection = await context.documents.inspect({ bytes: input.bytes, filename: input.filename, limits: convertLimits, ...(signal ? { signal } : {}) });
     const scanned = inspection.pagesNeedingOcr.length;
@@ -88,7 +88,7 @@ export function ingestBody(
   record: DocumentIngestRecord,
   job: JobRecord,
   extra: { duplicate: boolean; state?: UploadState['state']; turnsTotal?: number; wordsTotal?: number },
-): DocumentIngestBody {
+): DocumentIngestOutput {
   return {
     agent_id: record.agentId,
     thread_id: job.threadId,
@@ -115,7 +115,7 @@ export function ingestBody(
 export async function checkDuplicates(
   context: ServiceContext,
   { agent, thread, sourceId, allowDuplicate }: { agent: AgentRecord; thread: ThreadRecord; sourceId: string; allowDuplicate: boolean },
-): Promise<DocumentIngestBody | null> {
+): Promise<DocumentIngestOutput | null> {
   const uploads = await uploadStates(context, await context.store.documents.listBySource({ agentId: agent.id, sourceId }));
   if (uploads.length === 0) return null;
   const here = uploads.filter((upload) => upload.root.threadId === thread.id).at(-1);

@@ -6,10 +6,16 @@ export {
   type BlobStoreConformanceTarget,
 } from './conformance/blob-store/index.js';
 export {
+  characterErrorRate,
   describeOcrConformance,
+  levenshtein,
+  normalizeForScoring,
+  renderPdfPages,
   renderTextImage,
+  type NormalizeOptions,
   type OcrConformanceOptions,
   type OcrConformanceTarget,
+  type RenderPdfPagesOptions,
   type RenderTextImageOptions,
 } from './conformance/ocr/index.js';
 export {
@@ -42,3 +48,4 @@ export {
   type DocumentConverterConformanceTarget,
   type PdfPageSpec,
 } from './conformance/document-converter/index.js';
+export { postgresUrl, testPrerequisite } from './prerequisites.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { hasShared, sharedPath } from '../../../../test/support/shared-data.js';
 import type { Ocr } from '@memory-agents/core';
+import { hasShared, sharedPath } from './shared-data.js';
 
 /** Whether the shared real documents are beside the repository (absent in a clone; see `hasShared`). */
 export const SHARED_DOCS = hasShared('fixtures/docs', 'tests on the shared real documents');

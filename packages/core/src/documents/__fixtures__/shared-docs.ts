@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { hasShared, sharedPath } from '../../../../../test/support/shared-data.js';
+import { hasShared, sharedPath } from '../../__fixtures__/shared-data.js';
 
 /** Whether the shared real documents are beside the repository (absent in a clone; see `hasShared`). */
 export const SHARED_DOCS = hasShared('fixtures/docs', 'tests on the shared real documents');

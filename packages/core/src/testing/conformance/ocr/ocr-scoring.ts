@@ -1,5 +1,5 @@
-// Scoring helpers for OCR accuracy: the package's accuracy test
-// (packages/ocr-tesseract/src/accuracy.test.ts) and bench/ocr-accuracy.ts, bench/document-ingest.ts.
+// Scoring helpers for OCR accuracy (ocr-tesseract's accuracy test, bench/ocr-accuracy.ts,
+// bench/document-ingest.ts): character error rate against a reference, and PDF pages as images.
 
 /** How text is prepared before scoring. */
 export type NormalizeOptions = {
@@ -60,7 +60,10 @@ export type RenderPdfPagesOptions = {
   pages?: number[];
 };
 
-/** Renders PDF pages to PNG bytes with pdf-parse (pdf.js + @napi-rs/canvas). */
+/**
+ * Renders PDF pages to PNG bytes with pdf-parse (pdf.js + @napi-rs/canvas), optional peer
+ * dependencies imported on first call: install them in the package that runs it.
+ */
 export async function renderPdfPages(
   pdf: Uint8Array,
   { scale = 300 / 72, pages }: RenderPdfPagesOptions = {},

@@ -1,0 +1,72 @@
+// @memory-agents/core/adapter: what a port implementation is built from. The ports with their
+// records and requests, the memory-index helpers every index shares, the text analyzer, chunking,
+// the document-converter helpers and budgets, and the grounded-answer prompt every model receives.
+// An application embedding the service needs `@memory-agents/core` only; conformance suites and
+// mocks are `@memory-agents/core/testing`.
+
+// Ports: every port type, record and request, and the values they declare
+export type * from './ports/index.js';
+export { CHUNK_STRATEGIES, EmbedderMismatchError, FINAL_JOB_STATUSES, LanguageModelError, RATE_LIMITED_OPERATIONS, systemClock } from './ports/index.js';
+
+// Store adapters: the read-through cache the service lays over a persistent unshared store, the
+// in-process rate limiter, and the content-derived ids a store keys by
+export { cachingStore, type CachingStoreOptions } from './store/caching-store.js';
+export { inProcessRateLimits } from './limits/in-process-rate-limits.js';
+export { contentId, endUserId } from './ids/index.js';
+export { parseBody, parseQuery } from './validation/parse.js';
+
+// Memory indexes: the shared plumbing, the text analyzer every full-text channel uses, and how many
+// hits retrieval asks each channel (full text, vector) for
+export {
+  assertEmbedderMatches,
+  assertVectorDimensions,
+  cloneMemoryRecord,
+  compareMemoryHits,
+  cosineSimilarity,
+  dedupeRecordsById,
+  hitRecord,
+  indexedText,
+  matchesDeleteFilter,
+  memorySourceColumns,
+  memorySourceFromColumns,
+  type MemorySourceColumns,
+} from './memory-index/memory-index-helpers.js';
+export { analyze, tokenize, stem, isStopWord, STOP_WORDS } from './embedding/text-analysis.js';
+export { CANDIDATES_PER_CHANNEL } from './retrieval/retrieve.js';
+
+// Language models: the grounded-answer prompt every model receives and its citation parser
+export { ANSWER_LENGTH_INSTRUCTIONS, agentSystemPrompt, buildAnswerMessages, parseCitations, type BuildAnswerMessagesOptions } from './chat/answer-prompt.js';
+
+// Document converters: the built-in text reader, format detection, the converter budgets and the
+// helpers a converter package shares (PDF, DOCX and HTML live in @memory-agents/documents)
+export {
+  TEXT_FORMATS,
+  checkConvertedText,
+  decodeText,
+  detectFormat,
+  figureBlockText,
+  readZipEntries,
+  textDocumentConverter,
+  textFormatBlocks,
+  checkpoint as conversionCheckpoint,
+  resolveLimits as resolveConvertLimits,
+  timeLimitError as conversionTimeLimitError,
+} from './documents/index.js';
+export {
+  DEFAULT_CONVERT_TIMEOUT_MS,
+  DEFAULT_FIGURE_SCALE,
+  DEFAULT_MAX_FIGURES,
+  DEFAULT_MAX_OCR_BYTES,
+  DEFAULT_MAX_OCR_PAGES,
+  DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_TEXT_CHARS,
+  DEFAULT_MAX_UNCOMPRESSED_BYTES,
+  DEFAULT_MIN_FIGURE_SIZE,
+  DEFAULT_OCR_SCALE,
+} from './documents/index.js';
+export type { DetectedFormat, ResolvedLimits as ResolvedConvertLimits, ZipEntry } from './documents/index.js';
+export { readImageHeader, type ImageHeader, type ImageMediaType } from './images/image-header.js';
+
+// Chunking: documents into pieces, and the block text both the chunker and the converters use
+export { chunkDocument, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
+export type { ChunkOptions, Piece } from './chunking/index.js';
