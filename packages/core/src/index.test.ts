@@ -28,15 +28,19 @@ const MAIN_TYPES = [
   'ChatStreamEventOutput', 'ChunkStrategy', 'Citation', 'CitationTarget', 'Clock', 'ConvertDocumentLimits',
   'CreateAgentInput', 'CreateThreadInput', 'CreatedKey', 'DocumentConverter', 'DocumentIngestOutput', 'DocumentOptions',
   'Embedder', 'ErrorCode', 'FigureDescriberOptions', 'FileSystemBlobsOptions', 'FileUpload', 'FinishLearningInput',
-  'HashedNgramEmbedderOptions', 'IdGenerator', 'IdempotencyOptions', 'ImageUploadOutput', 'KeySummary', 'LanguageModel',
+  'HashedNgramEmbedderOptions', 'IdGenerator', 'ImageUploadOutput', 'KeySummary', 'LanguageModel',
   'LearningQuery', 'LearningRecordOutput', 'Limits', 'Logger', 'LogsOutput', 'LogsQuery',
   'MemoryAdmin', 'MemoryIndex', 'MemoryService', 'MemoryServiceOptions', 'MemoryWriter', 'ObservationStatusOutput',
-  'ObserveAndEnrichInput', 'ObserveAndEnrichOutput', 'ObserveAndRespondOutput', 'ObserveFileRequest', 'ObserveInput', 'ObserveOptions',
+  'ObserveAndEnrichInput', 'ObserveAndEnrichOutput', 'ObserveAndRespondOutput', 'ObserveFileRequest', 'ObserveInput', 
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',
   'RateLimitOverrides', 'RateLimitStatus', 'RateLimitTable', 'RateLimitedOperation', 'RecallInput', 'RecallOutput',
   'RetrievalOptions', 'RetrievalResult', 'RetrievalSignal', 'RetrievedItem', 'ServiceErrorOptions', 'SessionOutput',
   'SourcesListOutput', 'Store', 'StoredOriginal', 'ThreadDeleteOutput', 'ThreadOutput', 'UlidPrefix',
   'UpdateAgentInput', 'WindowLimit', 'WithCitationData',
+  'AbortableRequest', 'AgentRequest', 'BillingRequest', 'CallerRequest', 'ChatRequest', 'CreateAgentRequest',
+  'CreateThreadRequest', 'FinishLearningRequest', 'IdempotentRequest', 'ImageUploadRequest', 'LearningRequest', 'LogsRequest',
+  'ObservationStatusRequest', 'ObserveAndEnrichRequest', 'ObserveAndRespondRequest', 'ObserveRequest', 'RateLimitRequest', 'RecallRequest',
+  'RetrieveRequest', 'SourceRequest', 'ThreadRequest', 'UpdateAgentRequest',
 ];
 
 /** Adapter plumbing that must stay out of the main entry (a sample of each kind /adapter holds). */

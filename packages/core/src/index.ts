@@ -7,7 +7,7 @@
 
 // Service
 export { createMemoryService, type MemoryServiceOptions } from './create-memory-service.js';
-export type { IdempotencyOptions, MemoryAdmin, MemoryService, StoredOriginal } from './memory-service.js';
+export type { MemoryAdmin, MemoryService, StoredOriginal } from './memory-service.js';
 export type {
   AbortableRequest,
   AgentRequest,
@@ -116,7 +116,6 @@ export type {
 
 // Idempotency-Key (observe, observe-and-respond, observe-and-enrich, observe-file)
 export { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_RETENTION_MS } from './idempotency/idempotency.js';
-export type { ObserveOptions } from './observations/observations.js';
 
 // Document ingest (observe-file, sources, finish-learning): the options and their defaults
 export { MAX_FILES_LEARNING_PER_ORGANIZATION, OCR_PAGES_IN_REQUEST, ORGANIZATION_BUSY_RETRY_AFTER } from './sources/sources.js';

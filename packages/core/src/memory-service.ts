@@ -52,9 +52,6 @@ import type {
   UpdateAgentRequest,
 } from './service/requests.js';
 
-/** The `Idempotency-Key` of a keyed call (1 to 255 characters); the same key replays the first answer. */
-export type IdempotencyOptions = IdempotentRequest;
-
 /** A stored original as `service.sources.get` returns it. */
 export type StoredOriginal = { data: Uint8Array; mediaType: string; filename: string };
 

@@ -18,9 +18,6 @@ export type { NewTurn } from './new-job.js';
 
 export { AGENT_BUSY_RETRY_AFTER } from './insert-job.js';
 
-/** The `Idempotency-Key` option of `observe` (now a field of its request object). */
-export type ObserveOptions = IdempotentRequest;
-
 /** The 202 body of `observe`. */
 
 /** The observations area: `service.observe` and `service.observationStatus`. */
