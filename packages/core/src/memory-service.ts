@@ -27,7 +27,6 @@ import type {
   ThreadDeleteOutput,
   ThreadOutput,
 } from './schemas/outputs.js';
-import type { IdempotentRequest } from './service/requests.js';
 import type {
   AgentRequest,
   BillingRequest,

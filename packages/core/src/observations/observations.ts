@@ -1,7 +1,7 @@
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import type { MemoryService } from '../memory-service.js';
 import type { ObservationStatusOutput, ObserveOutput } from '../schemas/outputs.js';
-import type { IdempotentRequest, ObservationStatusRequest, ObserveRequest } from '../service/requests.js';
+import type { ObservationStatusRequest, ObserveRequest } from '../service/requests.js';
 import { billedWords } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
