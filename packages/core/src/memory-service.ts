@@ -5,7 +5,7 @@ import type { RateLimitDecision } from './limits/rate-limiter.js';
 import type { ObserveOptions } from './observations/observations.js';
 import type { CreatedKey, KeySummary, OrganizationSummary } from './organizations/admin.js';
 import type { LimitOverrides, RateLimitedOperation } from './ports/limit-overrides.js';
-import type { PriceOverrides } from './ports/store-credits.js';
+import type { PriceOverrides } from './ports/store/index.js';
 import type { RetrievalResult } from './retrieval/retrieve.js';
 import type {
   BillingQuery,

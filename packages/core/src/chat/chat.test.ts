@@ -4,7 +4,7 @@ import { learningService, turns } from '../__fixtures__/learning-service.js';
 import { LanguageModelError, type GenerateRequest, type LanguageModel } from '../ports/language-model.js';
 import type { ChatStreamEvent } from './chat.js';
 import { inMemoryStore } from '../in-memory/in-memory-store.js';
-import type { Store } from '../ports/store.js';
+import type { Store } from '../ports/store/index.js';
 
 /**
  * A model that stalls every answer until `releaseAll()`. It honours aborts unless `ignoreAbort`

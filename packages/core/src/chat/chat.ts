@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
 import type { NewTurn, Observations } from '../observations/observations.js';
-import type { JobRecord, StoreAreas } from '../ports/store.js';
+import type { JobRecord, StoreAreas } from '../ports/store/index.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, type RetrievalResult } from '../retrieval/retrieve.js';
 import { observeAndEnrichBody, recallBody } from '../schemas/observations.js';
 import type { ChatOutput, ChatStreamEventOutput, ObserveAndEnrichOutput, ObserveAndRespondOutput, RecallOutput } from '../schemas/outputs.js';

@@ -1,4 +1,4 @@
-import type { DocumentIngestRecord, DocumentStore, IdempotencyRecord, IdempotencyStore, ImageRecord, ImageStore } from '../ports/store-documents.js';
+import type { DocumentIngestRecord, DocumentStore, IdempotencyRecord, IdempotencyStore, ImageRecord, ImageStore } from '../ports/store/index.js';
 
 /** What the in-memory store holds for documents, idempotency keys and images. */
 export type DocumentsState = {

@@ -1,5 +1,5 @@
-import { FINAL_JOB_STATUSES } from '../ports/store.js';
-import type { JobRecord, JobStore, LearningRecord, LearningStore, TurnRecord, TurnState } from '../ports/store.js';
+import { FINAL_JOB_STATUSES } from '../ports/store/index.js';
+import type { JobRecord, JobStore, LearningRecord, LearningStore, TurnRecord, TurnState } from '../ports/store/index.js';
 
 /** The part of the in-memory store's state that jobs, their turns and learning records live in. */
 export type JobsState = {

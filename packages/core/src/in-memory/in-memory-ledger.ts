@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { BillingAccountRecord, LedgerEntryRecord, LedgerStore } from '../ports/store-credits.js';
+import type { BillingAccountRecord, LedgerEntryRecord, LedgerStore } from '../ports/store/index.js';
 
 /** The ledger part of the in-memory store's state (cloned with it for transaction rollback). */
 export type LedgerState = {

@@ -2,8 +2,8 @@ import { inProcessRateLimits } from '../limits/in-process-rate-limits.js';
 import { inMemoryJobs, inMemoryLearning } from './in-memory-jobs.js';
 import { emptyLedgerState, inMemoryLedger, type LedgerState } from './in-memory-ledger.js';
 import { deleteIngests, emptyDocumentsState, inMemoryDocumentAreas, type DocumentsState } from './in-memory-documents.js';
-import type { AgentRecord, JobRecord, KeyRecord, LearningRecord, LeaseRecord, LogRecord, MessageRecord, OrganizationRecord, Store, StoreAreas, ThreadRecord, TurnRecord } from '../ports/store.js';
-import type { RateLimitStore } from '../ports/store-credits.js';
+import type { AgentRecord, JobRecord, KeyRecord, LearningRecord, LeaseRecord, LogRecord, MessageRecord, OrganizationRecord, Store, StoreAreas, ThreadRecord, TurnRecord } from '../ports/store/index.js';
+import type { RateLimitStore } from '../ports/store/index.js';
 
 /** Everything the in-memory store holds; cloned for transaction rollback. */
 type State = {

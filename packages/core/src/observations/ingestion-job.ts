@@ -1,4 +1,4 @@
-import type { JobRecord, LearningReport, TurnRecord } from '../ports/store.js';
+import type { JobRecord, LearningReport, TurnRecord } from '../ports/store/index.js';
 import { CREDITS_EXHAUSTED_REASON } from '../credits/credits.js';
 import type { ServiceContext } from '../service/context.js';
 import { LEARNING_MESSAGES, turnRanges } from './learning-report.js';

@@ -1,7 +1,7 @@
 import { EmbedderMismatchError, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
 import { LanguageModelError } from '../ports/language-model.js';
 import type { TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
-import type { JobRecord, TurnRecord } from '../ports/store.js';
+import type { JobRecord, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */

@@ -1,5 +1,5 @@
 import type { Caller } from '../auth/caller.js';
-import type { JobKind, JobRecord, JobStatus, ThreadRecord, TurnRecord } from '../ports/store.js';
+import type { JobKind, JobRecord, JobStatus, ThreadRecord, TurnRecord } from '../ports/store/index.js';
 
 /** A turn to learn, before it is stored. */
 export type NewTurn = { speaker: string; text: string; timestamp: string; tags: string[]; details?: Record<string, unknown> };

@@ -5,7 +5,7 @@ import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
-import type { JobKind, JobRecord, StoreAreas, ThreadRecord } from '../ports/store.js';
+import type { JobKind, JobRecord, StoreAreas, ThreadRecord } from '../ports/store/index.js';
 import { learningQuery, observeBody, type ObservationStatusBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody, parseQuery } from '../validation/parse.js';

@@ -1,7 +1,7 @@
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { toTurnRecord } from '../observations/new-job.js';
-import type { DocumentIngestRecord } from '../ports/store-documents.js';
-import type { JobRecord } from '../ports/store.js';
+import type { DocumentIngestRecord } from '../ports/store/index.js';
+import type { JobRecord } from '../ports/store/index.js';
 import { DEFERRED_MS_PER_SCANNED_PAGE, type SourcesSetup } from './document-options.js';
 import type { Originals } from './originals.js';
 import { readDocument, type ReadDocument } from './read-document.js';

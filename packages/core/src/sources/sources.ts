@@ -6,7 +6,7 @@ import { resolveLimits as resolveConvertLimits } from '../documents/limits.js';
 import { ServiceError } from '../errors/index.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
 import { ID_PATTERNS, contentId } from '../ids/index.js';
-import type { ChunkingSettings } from '../ports/store-documents.js';
+import type { ChunkingSettings } from '../ports/store/index.js';
 import { observeFileFields, type DocumentIngestBody } from '../schemas/documents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';

@@ -1,5 +1,5 @@
-import { FINAL_JOB_STATUSES, type JobRecord } from '../ports/store.js';
-import type { DocumentIngestRecord } from '../ports/store-documents.js';
+import { FINAL_JOB_STATUSES, type JobRecord } from '../ports/store/index.js';
+import type { DocumentIngestRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** Spec "Document state (per agent)". */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inMemoryStore } from '../in-memory/in-memory-store.js';
-import type { AgentRecord, KeyRecord, Store } from '../ports/store.js';
+import type { AgentRecord, KeyRecord, Store } from '../ports/store/index.js';
 import { describeStoreConformance } from '../testing/conformance/store/index.js';
 import { cachingStore, copyRecord } from './caching-store.js';
 

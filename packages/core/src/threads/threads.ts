@@ -2,7 +2,7 @@ import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import { presentThread } from '../agents/present.js';
 import type { Caller } from '../auth/caller.js';
 import { activityEntry } from '../logs/activity.js';
-import type { ThreadRecord } from '../ports/store.js';
+import type { ThreadRecord } from '../ports/store/index.js';
 import { createThreadBody, type ThreadBody } from '../schemas/threads.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import type { StoreAreas } from '../../../ports/store.js';
-import type { DocumentIngestRecord } from '../../../ports/store-documents.js';
+import type { StoreAreas } from '../../../ports/store/index.js';
+import type { DocumentIngestRecord } from '../../../ports/store/index.js';
 import type { storeCase } from './harness.js';
 import { iso, T0 } from './harness.js';
 import { agent, job, organization, thread, turns } from './records.js';

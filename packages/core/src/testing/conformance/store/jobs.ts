@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { StoreAreas } from '../../../ports/store.js';
+import type { StoreAreas } from '../../../ports/store/index.js';
 import type { storeCase } from './harness.js';
 import { iso, T0 } from './harness.js';
 import { agent, job, organization, thread, turns } from './records.js';

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { expect } from 'vitest';
-import type { StoreAreas } from '../../../ports/store.js';
-import type { NewLedgerEntry } from '../../../ports/store-credits.js';
+import type { StoreAreas } from '../../../ports/store/index.js';
+import type { NewLedgerEntry } from '../../../ports/store/index.js';
 import type { storeCase } from './harness.js';
 import { iso, T0 } from './harness.js';
 import { organization } from './records.js';

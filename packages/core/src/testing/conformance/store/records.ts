@@ -1,4 +1,4 @@
-import type { AgentRecord, JobRecord, KeyRecord, OrganizationRecord, ThreadRecord, TurnRecord } from '../../../ports/store.js';
+import type { AgentRecord, JobRecord, KeyRecord, OrganizationRecord, ThreadRecord, TurnRecord } from '../../../ports/store/index.js';
 import { iso, T0 } from './harness.js';
 
 let counter = 0;
