@@ -88,7 +88,7 @@ export { defaultMemoryWriter } from './memory/default-memory-writer.js';
 
 // Reference adapters
 export { cachingStore, type CachingStoreOptions } from './store/caching-store.js';
-export { inMemoryStore } from './in-memory/in-memory-store.js';
+export { inMemoryStore } from './in-memory/store/index.js';
 export { inMemoryBlobs } from './in-memory/in-memory-blobs.js';
 export { fileSystemBlobs, type FileSystemBlobsOptions } from './blobs/file-system-blobs.js';
 

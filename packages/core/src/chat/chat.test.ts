@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.js';
 import { learningService, turns } from '../__fixtures__/learning-service.js';
 import { LanguageModelError, type GenerateRequest, type LanguageModel } from '../ports/language-model.js';
 import type { ChatStreamEvent } from './chat.js';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import type { Store } from '../ports/store/index.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import type { MemoryHitRecord } from '../ports/memory-index.js';
 import type { Store } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryService } from '../create-memory-service.js';
 import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
 import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import type { Embedder } from '../ports/embedder.js';
 import { LanguageModelError } from '../ports/language-model.js';

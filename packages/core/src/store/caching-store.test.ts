@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import type { AgentRecord, KeyRecord, Store } from '../ports/store/index.js';
 import { describeStoreConformance } from '../testing/conformance/store/index.js';
 import { cachingStore, copyRecord } from './caching-store.js';
