@@ -46,6 +46,28 @@ describe('PGlite on disk', () => {
   });
 });
 
+describe('capabilities', () => {
+  it('reports a PGlite database as one process (shared false), also when handed over as a client', async () => {
+    expect(postgresStore({ dataDir: 'memory://' }).capabilities).toEqual({ persistent: true, shared: false });
+    const client = await openSqlClient({ dataDir: 'memory://' });
+    try {
+      const store = postgresStore({ client });
+      expect(store.capabilities).toEqual({ persistent: true, shared: false });
+      await store.init();
+      expect(await store.organizations.list()).toEqual([]);
+      await store.close();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reports a PostgreSQL server as shared, whether given by URL or as a client', () => {
+    expect(postgresStore({ connectionString: 'postgres://nobody@127.0.0.1:1/none' }).capabilities).toEqual({ persistent: true, shared: true });
+    const client = { dialect: 'postgres' } as Parameters<typeof postgresStore>[0]['client'];
+    expect(postgresStore({ client }).capabilities).toEqual({ persistent: true, shared: true });
+  });
+});
+
 describeStoreConformance({
   name: 'PGlite (in memory) behind cachingStore, as the embedded default runs it',
   create: async () => {
