@@ -1,4 +1,4 @@
-import type { AgentRecord, JobRecord, KeyRecord, OrganizationRecord, ThreadRecord, TurnRecord } from '../../../ports/store/index.js';
+import type { AgentRecord, StoreAreas, JobRecord, KeyRecord, OrganizationRecord, ThreadRecord, TurnRecord } from '../../../ports/store/index.js';
 import { iso, T0 } from './harness.js';
 
 let counter = 0;
@@ -86,4 +86,45 @@ export function turns(jobId: string, count: number): TurnRecord[] {
     failureReason: null,
     details: turnIndex === 0 ? { page: 1 } : {},
   }));
+}
+
+/** An organization with one agent and one thread, inserted. */
+export async function world(store: StoreAreas) {
+  const org = organization();
+  await store.organizations.insert({ organization: org });
+  const a = agent(org.id);
+  await store.agents.insert({ agent: a, maxLive: 10 });
+  const t = thread(a);
+  await store.threads.insert({ thread: t });
+  return { org, agent: a, thread: t };
+}
+
+export function logEntry(organizationId: string, agentId: string, threadId: string) {
+  return {
+    organizationId,
+    agentId,
+    threadId,
+    userId: organizationId,
+    actorEmail: '',
+    actorDisplayName: 'partner key',
+    direction: 'user',
+    route: 'chat',
+    requestId: 'req_1',
+    createdAt: iso(T0),
+  };
+}
+
+export function learningRecord(organizationId: string, agentId: string, threadId: string, jobId: string, refundedCredits: string | null = null) {
+  return {
+    organizationId,
+    agentId,
+    threadId,
+    jobId,
+    requestId: 'req_1',
+    ranges: [{ first: 2, last: 3 }],
+    reason: 'generation_failed',
+    message: 'Writing the memory failed.',
+    refundedCredits,
+    createdAt: iso(T0),
+  };
 }
