@@ -1,4 +1,4 @@
-import type { JobRecord, JobStore, TurnRecord, TurnState } from '@memory-agents/core';
+import type { JobRecord, JobStore, LearningReason, TurnRecord, TurnState } from '@memory-agents/core';
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
@@ -38,7 +38,7 @@ function toTurn(row: Row): TurnRecord {
     timestamp: row.sent_at as string,
     tags: row.tags as string[],
     state: row.state as TurnState,
-    failureReason: (row.failure_reason as string | null) ?? null,
+    failureReason: (row.failure_reason as LearningReason | null) ?? null,
     details: row.details as Record<string, unknown>,
   };
 }

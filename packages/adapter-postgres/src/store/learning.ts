@@ -1,4 +1,4 @@
-import type { LearningRecord, LearningStore } from '@memory-agents/core';
+import type { LearningReason, LearningRecord, LearningStore } from '@memory-agents/core';
 import type { SqlClient } from '../sql-client.js';
 import { iso, json, type Row } from './rows.js';
 
@@ -11,7 +11,7 @@ function toLearning(row: Row): LearningRecord {
     jobId: row.job_id as string,
     requestId: row.request_id as string,
     ranges: row.ranges as LearningRecord['ranges'],
-    reason: row.reason as string,
+    reason: row.reason as LearningReason,
     message: row.message as string,
     refundedCredits: row.refunded_credits === null || row.refunded_credits === undefined ? null : String(row.refunded_credits),
     reported: row.reported as boolean,

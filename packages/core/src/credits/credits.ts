@@ -3,13 +3,13 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobRecord, Store, TurnRecord } from '../ports/store/index.js';
-import type { BillingAccountRecord, LedgerEntryRecord } from '../ports/store/index.js';
+import type { BillingAccountRecord, LearningReason, LedgerEntryRecord } from '../ports/store/index.js';
 import { billingQuery, type BillingBody, type BillingEntryBody } from '../schemas/billing.js';
 import { parseQuery } from '../validation/parse.js';
 import { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, priceOf, resolvePrices, sumOf, type Prices } from './pricing.js';
 
 /** Learning reason of turns that were not read because the balance could not cover them. */
-export const CREDITS_EXHAUSTED_REASON = 'credits_exhausted';
+export const CREDITS_EXHAUSTED_REASON = 'credits_exhausted' satisfies LearningReason;
 
 /** A running answer's charge: settled with the answer's words, or cancelled when none came. */
 export type AnswerHold = {

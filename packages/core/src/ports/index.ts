@@ -14,3 +14,4 @@ export { systemClock } from './clock.js';
 export { FINAL_JOB_STATUSES } from './store/index.js';
 export { RATE_LIMITED_OPERATIONS } from './limit-overrides.js';
 export { CHUNK_STRATEGIES } from './store/index.js';
+export { isLearningReason, LEARNING_REASONS } from './store/index.js';

@@ -35,6 +35,7 @@ export type * from './idempotency.js';
 export type * from './images.js';
 export { FINAL_JOB_STATUSES } from './jobs.js';
 export { CHUNK_STRATEGIES } from './documents.js';
+export { isLearningReason, LEARNING_REASONS } from './learning.js';
 
 /**
  * Transactional state of the service, grouped by area.

@@ -1,4 +1,4 @@
-import type { LearningReport } from './learning.js';
+import type { LearningReason, LearningReport } from './learning.js';
 
 /**
  * Store area `jobs`: observation jobs and their turns.
@@ -60,7 +60,7 @@ export type TurnRecord = {
   tags: string[];
   state: TurnState;
   /** Learning reason when `failed`. */
-  failureReason: string | null;
+  failureReason: LearningReason | null;
   /** Kind-specific data (document turns keep their page). */
   details: Record<string, unknown>;
 };
@@ -99,7 +99,7 @@ export type JobStore = {
    */
   getTurns(request: { refs: readonly { jobId: string; turnIndex: number }[] }): Promise<TurnRecord[]>;
   /** Sets the state (and failure reason) of the given turns; the job's `turnsProcessed` is recomputed. */
-  setTurnStates(request: { jobId: string; turnIndexes: number[]; state: TurnState; failureReason?: string | null }): Promise<void>;
+  setTurnStates(request: { jobId: string; turnIndexes: number[]; state: TurnState; failureReason?: LearningReason | null }): Promise<void>;
   /** Counts of the job's turns per state. */
   turnCounts(request: { jobId: string }): Promise<Record<TurnState, number>>;
   /** Turns of the agent's jobs in state `committed` (what the agent has learned). */

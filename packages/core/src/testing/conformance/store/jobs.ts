@@ -93,7 +93,7 @@ export function jobCases(test: StoreCase) {
   test('jobs: update patches fields and keeps the rest', async ({ store }) => {
     const { agent: a, thread: t } = await world(store);
     const stored = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
-    const learning = { ranges: [{ first: 1, last: 2 }], reason: 'generation_failed', message: 'm', refundedCredits: '1.5' };
+    const learning = { ranges: [{ first: 1, last: 2 }], reason: 'generation_failed' as const, message: 'm', refundedCredits: '1.5' };
     const updated = await store.jobs.update({
       jobId: stored!.id,
       patch: { status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details: { a: 1 } },

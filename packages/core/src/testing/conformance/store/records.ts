@@ -122,7 +122,7 @@ export function learningRecord(organizationId: string, agentId: string, threadId
     jobId,
     requestId: 'req_1',
     ranges: [{ first: 2, last: 3 }],
-    reason: 'generation_failed',
+    reason: 'generation_failed' as const,
     message: 'Writing the memory failed.',
     refundedCredits,
     createdAt: iso(T0),
