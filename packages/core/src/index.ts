@@ -141,7 +141,7 @@ export {
 export type { DetectedFormat, ResolvedLimits as ResolvedConvertLimits, ZipEntry } from './documents/index.js';
 // (the DocumentConverter port's types come with `export type * from './ports/index.js'` above)
 export { chunkDocument, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
-export { CHUNK_STRATEGIES } from './ports/store/index.js';
+export { CHUNK_STRATEGIES, LEARNING_REASONS, readJobDetails, readTurnDetails } from './ports/store/index.js';
 export { DEFAULT_CHUNK_STRATEGY, DEFAULT_MAX_CHARS, DEFAULT_OVERLAP_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS } from './chunking/index.js';
 export type { ChunkOptions, ChunkStrategy, Piece } from './chunking/index.js';
 

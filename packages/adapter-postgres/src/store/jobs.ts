@@ -1,3 +1,4 @@
+import { readJobDetails, readTurnDetails } from '@memory-agents/core';
 import type { JobRecord, JobStore, LearningReason, TurnRecord, TurnState } from '@memory-agents/core';
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
@@ -14,7 +15,6 @@ function toJob(row: Row): JobRecord {
     threadId: row.thread_id as string,
     endUserId: (row.end_user_id as string | null) ?? null,
     requestId: row.request_id as string,
-    kind: row.kind as JobRecord['kind'],
     status: row.status as JobRecord['status'],
     seq: Number(row.seq),
     turnsTotal: Number(row.turns_total),
@@ -23,9 +23,10 @@ function toJob(row: Row): JobRecord {
     queued: row.queued as boolean,
     resumedAt: isoOrNull(row.resumed_at),
     learning: (row.learning as JobRecord['learning']) ?? null,
-    details: row.details as Record<string, unknown>,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
+    // The JSON column is read into the typed details of the job's kind (rows of any earlier version).
+    ...readJobDetails(row.kind, row.details),
   };
 }
 
@@ -39,7 +40,7 @@ function toTurn(row: Row): TurnRecord {
     tags: row.tags as string[],
     state: row.state as TurnState,
     failureReason: (row.failure_reason as LearningReason | null) ?? null,
-    details: row.details as Record<string, unknown>,
+    details: readTurnDetails(row.details),
   };
 }
 

@@ -172,15 +172,15 @@ function writerFailureReason(error: unknown): LearningReason {
 }
 
 function sourceOf(job: JobRecord, turn: TurnRecord): MemorySourceRef {
-  const details = turn.details as { sourceId?: string; page?: number | null; filename?: string };
-  if (job.kind === 'document' && typeof details.sourceId === 'string') {
+  const details = turn.details;
+  if (job.kind === 'document' && details.sourceId !== undefined) {
     return {
       kind: 'document',
       threadId: job.threadId,
       observationId: job.id,
       turnIndex: turn.turnIndex,
       sourceId: details.sourceId,
-      page: details.page ?? null,
+      page: details.page,
       filename: details.filename ?? turn.speaker,
     };
   }

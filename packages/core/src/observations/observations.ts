@@ -5,12 +5,12 @@ import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
-import type { JobKind, JobRecord, StoreAreas, ThreadRecord } from '../ports/store/index.js';
+import type { JobRecord, StoreAreas, ThreadRecord } from '../ports/store/index.js';
 import { learningQuery, observeBody, type ObservationStatusBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
 import type { IngestionScheduler } from './ingestion.js';
-import { newJob, type NewTurn } from './new-job.js';
+import { newJob, type NewJobDetails, type NewTurn } from './new-job.js';
 
 export type { NewTurn } from './new-job.js';
 
@@ -37,10 +37,8 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
     caller: Caller,
     thread: ThreadRecord,
     turns: NewTurn[],
-    options: {
-      kind: JobKind;
+    options: NewJobDetails & {
       onlyIfIdle: boolean;
-      details?: Record<string, unknown>;
       status?: JobRecord['status'];
       queued?: boolean;
       /**
@@ -73,7 +71,7 @@ export function createObservations(context: ServiceContext, scheduler: Ingestion
     caller: Caller,
     thread: ThreadRecord,
     turns: NewTurn[],
-    options: { kind: JobKind; onlyIfIdle: boolean; details?: Record<string, unknown>; status?: JobRecord['status']; queued?: boolean },
+    options: { onlyIfIdle: boolean; status?: JobRecord['status']; queued?: boolean } & NewJobDetails,
   ): Promise<JobRecord | null> {
     const { onlyIfIdle, ...job } = options;
     return store.jobs.insert({ ...newJob({ ...job, id: context.ids('obs_'), now: context.nowIso(), caller, thread }, turns), onlyIfIdle });

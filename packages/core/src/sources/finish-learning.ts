@@ -43,7 +43,7 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
       root.turnsTotal = read.turns.length;
     }
     return all
-      .filter((turn, index) => !learned.has(typeof turn.details?.piece === 'number' ? (turn.details.piece as number) : index))
+      .filter((turn, index) => !learned.has(turn.details?.piece ?? index))
       .map((turn) => ({ ...turn, words: countWords(turn.text) }));
   }
 

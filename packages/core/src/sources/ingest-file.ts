@@ -77,7 +77,7 @@ export function createFileIngest(setup: SourcesSetup, slot: IngestSlot, original
       isDeferred,
       scanned,
     );
-    if (isDeferred) deferred.start(job, record, input.bytes);
+    if (isDeferred && job.kind === 'document') deferred.start(job, record, input.bytes);
     await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: thread.agentId, threadId: thread.id, route: 'observe_file' })] });
     return ingestBody(record, job, { duplicate: false });
   };

@@ -24,8 +24,7 @@ async function committedPieces(context: ServiceContext, jobId: string, into: Set
     if (page.length === 0) return;
     for (const turn of page) {
       if (turn.state !== 'committed') continue;
-      const piece = (turn.details as { piece?: unknown }).piece;
-      into.add(typeof piece === 'number' ? piece : turn.turnIndex);
+      into.add(turn.details.piece ?? turn.turnIndex);
     }
     fromIndex = page.at(-1)!.turnIndex + 1;
   }

@@ -33,9 +33,9 @@ export type * from './rate-limits.js';
 export type * from './documents.js';
 export type * from './idempotency.js';
 export type * from './images.js';
-export { FINAL_JOB_STATUSES } from './jobs.js';
+export { FINAL_JOB_STATUSES, readJobDetails, readTurnDetails } from './jobs.js';
 export { CHUNK_STRATEGIES } from './documents.js';
-export { isLearningReason, LEARNING_REASONS } from './learning.js';
+export { LEARNING_REASONS } from './learning.js';
 
 /**
  * Transactional state of the service, grouped by area.

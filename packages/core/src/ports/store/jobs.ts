@@ -11,9 +11,39 @@ export type JobStatus = 'queued' | 'converting' | 'processing' | 'committed' | '
 /** Statuses after which a job never changes (spec "States / Observation job"). */
 export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['committed', 'failed', 'cancelled'];
 
-export type JobKind = 'observe' | 'document' | 'respond';
+/** What a job of kind `observe` or `respond` carries beyond the common fields: nothing. */
+export type NoJobDetails = Record<string, never>;
 
-export type JobRecord = {
+/** What a document job knows of its file while it runs. */
+export type DocumentJobDetails = {
+  /** `src_` content id of the file's bytes. */
+  sourceId: string;
+  filename: string;
+  /** True while the file's deferred conversion (text recognition) runs: the job has no turns yet. */
+  converting: boolean;
+  /** Pages the deferred conversion reads (set when the job was stored `converting`). */
+  scannedPages?: number;
+};
+
+/** The kind-specific part of a job: `kind` says what its `details` hold. */
+export type JobDetails =
+  | { kind: 'observe'; details: NoJobDetails }
+  | { kind: 'respond'; details: NoJobDetails }
+  | { kind: 'document'; details: DocumentJobDetails };
+
+export type JobKind = JobDetails['kind'];
+
+/** A job: the common fields and, by `kind`, its typed `details` (see {@link JobDetails}). */
+export type JobRecord = JobFields & JobDetails;
+
+/** A job of kind `document`: its details say which file it reads. */
+export type DocumentJobRecord = Extract<JobRecord, { kind: 'document' }>;
+
+/** A job as `insert` takes it: before the store assigns `seq`. */
+export type NewJobRecord = Omit<JobFields, 'seq'> & JobDetails;
+
+/** The fields every job has, whatever its kind. */
+export type JobFields = {
   /** `obs_` id. */
   id: string;
   organizationId: string;
@@ -23,7 +53,6 @@ export type JobRecord = {
   endUserId: string | null;
   /** Request id of the call that created the job. */
   requestId: string;
-  kind: JobKind;
   status: JobStatus;
   /** Arrival order across the whole store; assigned by `insert`. */
   seq: number;
@@ -36,8 +65,6 @@ export type JobRecord = {
   resumedAt: string | null;
   /** Set once a failed or cancelled job has settled. */
   learning: LearningReport | null;
-  /** Kind-specific data (document jobs keep their source and chunking settings here). */
-  details: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
 };
@@ -48,6 +75,21 @@ export type JobRecord = {
  * straight to a final state); `committed` (learned) and `failed` are final.
  */
 export type TurnState = 'pending' | 'read' | 'committed' | 'failed';
+
+/** Where a piece of a document comes from (the details of a document job's turn). */
+export type DocumentTurnDetails = {
+  sourceId: string;
+  /** Null only in turns stored before the filename was kept per turn. */
+  filename: string | null;
+  /** 1-based page the piece starts on, or null when the format has no pages. */
+  page: number | null;
+  pageEnd: number | null;
+  /** 0-based index of the piece in the whole document; null in turns stored before it was kept. */
+  piece: number | null;
+};
+
+/** The details of a turn: a document piece's origin, or none (`{}`) for a turn that was said. */
+export type TurnDetails = DocumentTurnDetails | { [K in keyof DocumentTurnDetails]?: undefined };
 
 export type TurnRecord = {
   jobId: string;
@@ -61,8 +103,8 @@ export type TurnRecord = {
   state: TurnState;
   /** Learning reason when `failed`. */
   failureReason: LearningReason | null;
-  /** Kind-specific data (document turns keep their page). */
-  details: Record<string, unknown>;
+  /** Where a document turn comes from in its file; no fields for other turns. */
+  details: TurnDetails;
 };
 
 export type JobStore = {
@@ -72,7 +114,7 @@ export type JobStore = {
    * slot): of N concurrent calls for an idle agent exactly one succeeds. Resolves the stored job,
    * or null when refused.
    */
-  insert(request: { job: Omit<JobRecord, 'seq'>; turns: TurnRecord[]; onlyIfIdle: boolean }): Promise<JobRecord | null>;
+  insert(request: { job: NewJobRecord; turns: TurnRecord[]; onlyIfIdle: boolean }): Promise<JobRecord | null>;
   get(request: { agentId: string; jobId: string }): Promise<JobRecord | null>;
   /**
    * Applies `patch` and resolves the updated job (null when absent). With `ifStatus`, atomically
@@ -81,7 +123,8 @@ export type JobStore = {
    */
   update(request: {
     jobId: string;
-    patch: Partial<Omit<JobRecord, 'id' | 'seq' | 'organizationId' | 'agentId' | 'threadId'>>;
+    /** `details` replaces a document job's details (the only kind with any). */
+    patch: Partial<Omit<JobFields, 'id' | 'seq' | 'organizationId' | 'agentId' | 'threadId'>> & { details?: DocumentJobDetails };
     ifStatus?: readonly JobStatus[];
   }): Promise<JobRecord | null>;
   /** The agent's oldest job (lowest `seq`) not in a final status, or null. */
@@ -114,3 +157,35 @@ export type JobStore = {
    */
   appendTurns(request: { jobId: string; turns: TurnRecord[] }): Promise<JobRecord | null>;
 };
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const numberOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/**
+ * The typed details of a job of `kind` from what a store kept (a JSON column): for adapters that
+ * store `details` as untyped data, whatever version of the service wrote it. Throws on an unknown kind.
+ */
+export function readJobDetails(kind: unknown, raw: unknown): JobDetails {
+  if (kind === 'observe' || kind === 'respond') return { kind, details: {} };
+  if (kind !== 'document') throw new Error(`Unknown job kind ${JSON.stringify(kind)} in the store.`);
+  const stored = isRecord(raw) ? raw : {};
+  const details: DocumentJobDetails = {
+    sourceId: typeof stored.sourceId === 'string' ? stored.sourceId : '',
+    filename: typeof stored.filename === 'string' ? stored.filename : '',
+    converting: stored.converting === true,
+  };
+  if (typeof stored.scannedPages === 'number') details.scannedPages = stored.scannedPages;
+  return { kind, details };
+}
+
+/** The typed details of a turn from what a store kept (see {@link readJobDetails}). */
+export function readTurnDetails(raw: unknown): TurnDetails {
+  if (!isRecord(raw) || typeof raw.sourceId !== 'string') return {};
+  return {
+    sourceId: raw.sourceId,
+    filename: typeof raw.filename === 'string' ? raw.filename : null,
+    page: numberOrNull(raw.page),
+    pageEnd: numberOrNull(raw.pageEnd),
+    piece: numberOrNull(raw.piece),
+  };
+}

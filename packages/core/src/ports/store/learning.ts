@@ -27,11 +27,6 @@ export const LEARNING_REASONS = {
 /** Why turns were not learned: a key of {@link LEARNING_REASONS}. */
 export type LearningReason = keyof typeof LEARNING_REASONS;
 
-/** True when `value` names a learning reason (a stored or reported string read back). */
-export function isLearningReason(value: unknown): value is LearningReason {
-  return typeof value === 'string' && Object.hasOwn(LEARNING_REASONS, value);
-}
-
 /** The turns a finished job did not learn, and why (spec "ObservationLearning"). */
 export type LearningReport = {
   /** 1-based inclusive ranges of the job's turns. */

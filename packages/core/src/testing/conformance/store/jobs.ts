@@ -7,7 +7,7 @@ import { agent, job, learningRecord, organization, thread, turns, world } from '
 export function jobCases(test: StoreCase) {
   test('jobs: insert stores the job and its turns and assigns increasing seq', async ({ store, reopen }) => {
     const { agent: a, thread: t } = await world(store);
-    const first = job(t, { learning: null, details: { sourceId: 'src_x' } });
+    const first = job(t, { learning: null, kind: 'document', details: { sourceId: 'src_x', filename: 'paper.pdf', converting: true, scannedPages: 4 } });
     const stored = await store.jobs.insert({ job: first, turns: turns(first.id, 3), onlyIfIdle: false });
     expect(stored).toMatchObject({ ...first, seq: expect.any(Number) });
     const second = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
@@ -92,13 +92,14 @@ export function jobCases(test: StoreCase) {
 
   test('jobs: update patches fields and keeps the rest', async ({ store }) => {
     const { agent: a, thread: t } = await world(store);
-    const stored = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
+    const stored = await store.jobs.insert({ job: job(t, { kind: 'document', details: { sourceId: 'src_x', filename: 'paper.pdf', converting: true } }), turns: [], onlyIfIdle: false });
     const learning = { ranges: [{ first: 1, last: 2 }], reason: 'generation_failed' as const, message: 'm', refundedCredits: '1.5' };
+    const details = { sourceId: 'src_x', filename: 'paper.pdf', converting: false };
     const updated = await store.jobs.update({
       jobId: stored!.id,
-      patch: { status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details: { a: 1 } },
+      patch: { status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details },
     });
-    expect(updated).toEqual({ ...stored, status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details: { a: 1 } });
+    expect(updated).toEqual({ ...stored, status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details });
     expect(await store.jobs.get({ agentId: a.id, jobId: stored!.id })).toEqual(updated);
     expect(await store.jobs.update({ jobId: 'obs_missing', patch: { status: 'failed' } })).toBeNull();
   });
