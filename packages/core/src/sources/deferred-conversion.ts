@@ -1,7 +1,6 @@
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { toTurnRecord } from '../observations/new-job.js';
-import type { DocumentIngestRecord } from '../ports/store/index.js';
-import type { DocumentJobRecord } from '../ports/store/index.js';
+import type { DocumentIngestRecord, DocumentJobRecord } from '../ports/store/index.js';
 import { DEFERRED_MS_PER_SCANNED_PAGE, type SourcesSetup } from './document-options.js';
 import type { Originals } from './originals.js';
 import { readDocument, type ReadDocument } from './read-document.js';

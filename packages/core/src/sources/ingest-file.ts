@@ -1,8 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
-import type { AgentRecord, JobRecord, ThreadRecord } from '../ports/store/index.js';
-import type { ChunkingSettings, DocumentIngestRecord } from '../ports/store/index.js';
+import type { AgentRecord, ChunkingSettings, DocumentIngestRecord, JobRecord, ThreadRecord } from '../ports/store/index.js';
 import type { DocumentIngestBody } from '../schemas/documents.js';
 import type { ServiceContext } from '../service/context.js';
 import type { DeferredConversions } from './deferred-conversion.js';

@@ -1,5 +1,4 @@
-import { FINAL_JOB_STATUSES, type JobRecord } from '../ports/store/index.js';
-import type { DocumentIngestRecord } from '../ports/store/index.js';
+import { type DocumentIngestRecord, FINAL_JOB_STATUSES, type JobRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** Spec "Document state (per agent)". */

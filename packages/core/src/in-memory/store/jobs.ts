@@ -1,6 +1,5 @@
 import { copy, type State } from './state.js';
-import { FINAL_JOB_STATUSES } from '../../ports/store/index.js';
-import type { JobRecord, JobStore, TurnRecord, TurnState } from '../../ports/store/index.js';
+import { FINAL_JOB_STATUSES, type JobRecord, type JobStore, type TurnRecord, type TurnState } from '../../ports/store/index.js';
 
 const isUnfinished = (job: JobRecord) => !FINAL_JOB_STATUSES.includes(job.status);
 
