@@ -1,5 +1,4 @@
-import { readJobDetails, readTurnDetails } from '@memory-agents/core';
-import type { JobRecord, JobStore, LearningReason, TurnRecord, TurnState } from '@memory-agents/core';
+import { readJobDetails, readTurnDetails, type JobRecord, type JobStore, type LearningReason, type TurnRecord, type TurnState } from '@memory-agents/core';
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
