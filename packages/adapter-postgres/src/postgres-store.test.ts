@@ -45,6 +45,88 @@ describe('PGlite on disk', () => {
   });
 });
 
+describe('capabilities', () => {
+  it('reports a PGlite database as one process (shared false), also when handed over as a client', async () => {
+    expect(postgresStore({ dataDir: 'memory://' }).capabilities).toEqual({ persistent: true, shared: false });
+    const client = await openSqlClient({ dataDir: 'memory://' });
+    try {
+      const store = postgresStore({ client });
+      expect(store.capabilities).toEqual({ persistent: true, shared: false });
+      await store.init();
+      expect(await store.organizations.list()).toEqual([]);
+      await store.close();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reports a PostgreSQL server as shared, whether given by URL or as a client', () => {
+    expect(postgresStore({ connectionString: 'postgres://nobody@127.0.0.1:1/none' }).capabilities).toEqual({ persistent: true, shared: true });
+    const client = { dialect: 'postgres' } as Parameters<typeof postgresStore>[0]['client'];
+    expect(postgresStore({ client }).capabilities).toEqual({ persistent: true, shared: true });
+  });
+});
+
+describe('job and turn details written by earlier versions', () => {
+  it('reads the JSON columns into the typed details: a document job and its turns, fields missing or not', async () => {
+    const client = await openSqlClient({ dataDir: 'memory://' });
+    const store = postgresStore({ client });
+    try {
+      await store.init();
+      const at = '2026-01-01T00:00:00.000Z';
+      await client.query(`INSERT INTO organizations (id, name, limits, created_at) VALUES ('org_1', 'Acme', '{}', $1)`, [at]);
+      await client.query(
+        `INSERT INTO agents (id, organization_id, status, config, visibility, resumed_from_turn, restore_from, created_at, updated_at)
+         VALUES ('agent_1', 'org_1', 'ready', '{"role":"a","objective":"b"}', 'external', 0, NULL, $1, $1)`,
+        [at],
+      );
+      await client.query(
+        `INSERT INTO threads (id, agent_id, organization_id, end_user_id, status, title, metadata, created_at, updated_at)
+         VALUES ('thread_1', 'agent_1', 'org_1', NULL, 'ready', 'Untitled', '{}', $1, $1)`,
+        [at],
+      );
+      // Rows as earlier versions wrote them: untyped JSON, a deferred document job (with its scanned pages),
+      // an observe job with '{}', turns with and without a page, pageEnd or piece.
+      const insertJob = (id: string, kind: string, status: string, details: string) =>
+        client.query(
+          `INSERT INTO jobs (id, organization_id, agent_id, thread_id, end_user_id, request_id, kind, status, turns_total, error, queued, details, created_at, updated_at)
+           VALUES ($1, 'org_1', 'agent_1', 'thread_1', NULL, 'req_1', $2, $3, 2, NULL, false, $4::jsonb, $5, $5)`,
+          [id, kind, status, details, at],
+        );
+      await insertJob('obs_doc', 'document', 'converting', '{"sourceId":"src_1","filename":"scan.pdf","converting":true,"scannedPages":12}');
+      await insertJob('obs_done', 'document', 'committed', '{"sourceId":"src_2","filename":"notes.md","converting":false}');
+      await insertJob('obs_said', 'observe', 'committed', '{}');
+      const insertTurn = (jobId: string, turnIndex: number, details: string) =>
+        client.query(
+          `INSERT INTO job_turns (job_id, turn_index, speaker, text, sent_at, tags, state, failure_reason, details)
+           VALUES ($1, $2, 'user', 'text', $3, '[]', 'committed', NULL, $4::jsonb)`,
+          [jobId, turnIndex, at, details],
+        );
+      await insertTurn('obs_done', 0, '{"sourceId":"src_2","page":null,"pageEnd":null,"filename":"notes.md","piece":0}');
+      await insertTurn('obs_done', 1, '{"sourceId":"src_2","page":3}');
+      await insertTurn('obs_said', 0, '{}');
+
+      expect(await store.jobs.get({ agentId: 'agent_1', jobId: 'obs_doc' })).toMatchObject({
+        kind: 'document',
+        details: { sourceId: 'src_1', filename: 'scan.pdf', converting: true, scannedPages: 12 },
+      });
+      expect(await store.jobs.get({ agentId: 'agent_1', jobId: 'obs_done' })).toMatchObject({
+        kind: 'document',
+        details: { sourceId: 'src_2', filename: 'notes.md', converting: false },
+      });
+      expect(await store.jobs.get({ agentId: 'agent_1', jobId: 'obs_said' })).toMatchObject({ kind: 'observe', details: {} });
+      expect((await store.jobs.listTurns({ jobId: 'obs_done', fromIndex: 0, limit: 10 })).map((turn) => turn.details)).toEqual([
+        { sourceId: 'src_2', filename: 'notes.md', page: null, pageEnd: null, piece: 0 },
+        { sourceId: 'src_2', filename: null, page: 3, pageEnd: null, piece: null },
+      ]);
+      expect((await store.jobs.listTurns({ jobId: 'obs_said', fromIndex: 0, limit: 10 })).map((turn) => turn.details)).toEqual([{}]);
+    } finally {
+      await store.close();
+      await client.close();
+    }
+  });
+});
+
 describeStoreConformance({
   name: 'PGlite (in memory) behind cachingStore, as the embedded default runs it',
   create: async () => {

@@ -3,13 +3,7 @@ import type { StoreAreas } from '@memory-agents/core/adapter';
 import { migrate } from './migrate.js';
 import { STORE_MIGRATIONS } from './migrations/index.js';
 import { openSqlClient, type SqlClient, type SqlConnectionOptions } from './sql-client.js';
-import { postgresAgents, postgresMessages, postgresThreads } from './store/agents-and-threads.js';
-import { postgresDocumentAreas } from './store/documents.js';
-import { postgresJobs, postgresLearning } from './store/jobs.js';
-import { postgresLedger } from './store/ledger.js';
-import { postgresLeases, postgresLogs } from './store/logs-and-leases.js';
-import { postgresKeys, postgresOrganizations } from './store/organizations-and-keys.js';
-import { postgresRateLimits } from './store/rate-limits.js';
+import { postgresStoreAreas as areas } from './store/index.js';
 
 /**
  * Options of `postgresStore`: where the database is. Pass exactly one of `client`, `pool`,
@@ -19,24 +13,6 @@ export type PostgresStoreOptions = SqlConnectionOptions & {
   /** An open `SqlClient` shared with other adapters (e.g. the memory index on the same PGlite). */
   client?: SqlClient;
 };
-
-/** Builds the store areas over one client (the pool, or one transaction's connection), one file per area. */
-function areas(db: SqlClient): StoreAreas {
-  return {
-    organizations: postgresOrganizations(db),
-    keys: postgresKeys(db),
-    agents: postgresAgents(db),
-    threads: postgresThreads(db),
-    messages: postgresMessages(db),
-    logs: postgresLogs(db),
-    leases: postgresLeases(db),
-    jobs: postgresJobs(db),
-    learning: postgresLearning(db),
-    ledger: postgresLedger(db),
-    rateLimits: postgresRateLimits(db),
-    ...postgresDocumentAreas(db),
-  };
-}
 
 /**
  * The `Store` on PostgreSQL: node-postgres (`pg.Pool`, any managed Postgres) or PGlite (embedded,
@@ -58,7 +34,8 @@ export function postgresStore(options: PostgresStoreOptions): Store {
   return {
     specificationVersion: 'v1',
     id: 'postgres',
-    capabilities: { persistent: true, shared: options.dataDir === undefined && options.pglite === undefined },
+    // A PGlite database lives in one process (whether the adapter opened it or was handed it as a client).
+    capabilities: { persistent: true, shared: options.client ? options.client.dialect !== 'pglite' : options.dataDir === undefined && options.pglite === undefined },
     init() {
       initialized ??= (async () => {
         client ??= await openSqlClient(options);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryService } from './create-memory-service.js';
 import { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
-import { inMemoryStore } from './in-memory/in-memory-store.js';
+import { inMemoryStore } from './in-memory/store/index.js';
 import { KEY_LIFETIME_MS } from './organizations/admin.js';
 import { silentLogger } from './service/logger.js';
 

@@ -48,7 +48,7 @@ export type { BlobStore, Clock, ConvertDocumentLimits, DocumentConverter, Embedd
 
 // Built-in defaults: in-memory store, index and blobs, file-system blobs, the default embedder,
 // memory writer and (extractive, model-free) language model
-export { inMemoryStore } from './in-memory/in-memory-store.js';
+export { inMemoryStore } from './in-memory/store/index.js';
 export { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
 export { inMemoryBlobs } from './in-memory/in-memory-blobs.js';
 export { fileSystemBlobs, type FileSystemBlobsOptions } from './blobs/file-system-blobs.js';

@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { createMemoryService } from './create-memory-service.js';
-import { inMemoryStore } from './in-memory/in-memory-store.js';
+import { inMemoryStore } from './in-memory/store/index.js';
 import type { MemoryService } from './memory-service.js';
 import type { ChatInput } from './schemas/inputs.js';
 import type { ChatOutput, Citation, RecallOutput } from './schemas/outputs.js';

@@ -4,7 +4,7 @@ import type { BillingSummary } from './organizations/billing-admin.js';
 import type { RateLimitDecision } from './limits/rate-limiter.js';
 import type { CreatedKey, KeySummary, OrganizationSummary } from './organizations/admin.js';
 import type { LimitOverrides } from './ports/limit-overrides.js';
-import type { PriceOverrides } from './ports/store-credits.js';
+import type { PriceOverrides } from './ports/store/index.js';
 import type { RetrievalResult } from './retrieval/retrieve.js';
 import type {
   AgentDeleteOutput,

@@ -1,4 +1,4 @@
-import type { JobRecord, JobStore, LearningRecord, LearningStore, TurnRecord, TurnState } from '@memory-agents/core/adapter';
+import { readJobDetails, readTurnDetails, type JobRecord, type JobStore, type LearningReason, type TurnRecord, type TurnState } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
@@ -14,7 +14,6 @@ function toJob(row: Row): JobRecord {
     threadId: row.thread_id as string,
     endUserId: (row.end_user_id as string | null) ?? null,
     requestId: row.request_id as string,
-    kind: row.kind as JobRecord['kind'],
     status: row.status as JobRecord['status'],
     seq: Number(row.seq),
     turnsTotal: Number(row.turns_total),
@@ -23,9 +22,10 @@ function toJob(row: Row): JobRecord {
     queued: row.queued as boolean,
     resumedAt: isoOrNull(row.resumed_at),
     learning: (row.learning as JobRecord['learning']) ?? null,
-    details: row.details as Record<string, unknown>,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
+    // The JSON column is read into the typed details of the job's kind (rows of any earlier version).
+    ...readJobDetails(row.kind, row.details),
   };
 }
 
@@ -38,25 +38,8 @@ function toTurn(row: Row): TurnRecord {
     timestamp: row.sent_at as string,
     tags: row.tags as string[],
     state: row.state as TurnState,
-    failureReason: (row.failure_reason as string | null) ?? null,
-    details: row.details as Record<string, unknown>,
-  };
-}
-
-function toLearning(row: Row): LearningRecord {
-  return {
-    id: Number(row.id),
-    organizationId: row.organization_id as string,
-    agentId: row.agent_id as string,
-    threadId: row.thread_id as string,
-    jobId: row.job_id as string,
-    requestId: row.request_id as string,
-    ranges: row.ranges as LearningRecord['ranges'],
-    reason: row.reason as string,
-    message: row.message as string,
-    refundedCredits: row.refunded_credits === null || row.refunded_credits === undefined ? null : String(row.refunded_credits),
-    reported: row.reported as boolean,
-    createdAt: iso(row.created_at),
+    failureReason: (row.failure_reason as LearningReason | null) ?? null,
+    details: readTurnDetails(row.details),
   };
 }
 
@@ -213,40 +196,6 @@ export function postgresJobs(db: SqlClient): JobStore {
         const { rows } = await tx.query('UPDATE jobs SET turns_total = turns_total + $2 WHERE id = $1 RETURNING *', [jobId, turns.length]);
         return toJob(rows[0]!);
       });
-    },
-  };
-}
-
-/** Learning records of failed turns, reported once each. */
-export function postgresLearning(db: SqlClient): LearningStore {
-  return {
-    async insert({ record }) {
-      const { rows } = await db.query<{ id: string }>(
-        `INSERT INTO learning_records (organization_id, agent_id, thread_id, job_id, request_id, ranges, reason, message, refunded_credits, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9::numeric, $10) RETURNING id`,
-        [
-          record.organizationId, record.agentId, record.threadId, record.jobId, record.requestId, json(record.ranges), record.reason,
-          record.message, record.refundedCredits, record.createdAt,
-        ],
-      );
-      return Number(rows[0]!.id);
-    },
-    async list({ threadId, limit, beforeId }) {
-      const { rows } =
-        beforeId === undefined
-          ? await db.query('SELECT * FROM learning_records WHERE thread_id = $1 ORDER BY id DESC LIMIT $2', [threadId, limit])
-          : await db.query('SELECT * FROM learning_records WHERE thread_id = $1 AND id < $3 ORDER BY id DESC LIMIT $2', [threadId, limit, beforeId]);
-      return rows.map(toLearning);
-    },
-    async takeUnreported({ threadId }) {
-      // One statement: concurrent callers each get disjoint records.
-      const { rows } = await db.query(
-        `UPDATE learning_records SET reported = true
-          WHERE id IN (SELECT id FROM learning_records WHERE thread_id = $1 AND NOT reported FOR UPDATE SKIP LOCKED)
-          RETURNING *`,
-        [threadId],
-      );
-      return rows.map(toLearning).sort((a, b) => a.id - b.id);
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Caller } from '../auth/caller.js';
 import { createMemoryService, type MemoryService, type MemoryServiceOptions } from '../create-memory-service.js';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import { silentLogger } from '../service/logger.js';
 import type { ObserveInput } from '../schemas/inputs.js';
 

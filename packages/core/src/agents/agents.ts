@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
-import type { AgentRecord } from '../ports/store.js';
+import type { AgentRecord } from '../ports/store/index.js';
 import { createAgentBody, patchAgentBody } from '../schemas/agents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';

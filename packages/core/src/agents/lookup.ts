@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
-import type { AgentRecord, ThreadRecord } from '../ports/store.js';
+import type { AgentRecord, ThreadRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /**

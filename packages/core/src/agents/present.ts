@@ -1,6 +1,6 @@
 import type { AgentOutput, ThreadOutput } from '../schemas/outputs.js';
 import type { MessageBody } from '../schemas/threads.js';
-import type { AgentRecord, MessageRecord, ThreadRecord } from '../ports/store.js';
+import type { AgentRecord, MessageRecord, ThreadRecord } from '../ports/store/index.js';
 
 /** Wire shape of an agent (spec "Agent"). */
 export function presentAgent(agent: AgentRecord, threads: ThreadRecord[]): AgentOutput {

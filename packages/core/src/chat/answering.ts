@@ -5,7 +5,7 @@ import { ServiceError, isServiceError } from '../errors/index.js';
 import { createImages } from '../images/images.js';
 import { activityEntry } from '../logs/activity.js';
 import { LanguageModelError, type AnswerContextItem, type GenerateRequest, type ModelMessage } from '../ports/language-model.js';
-import type { AgentRecord, ThreadRecord } from '../ports/store.js';
+import type { AgentRecord, ThreadRecord } from '../ports/store/index.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve, sourceLabel, type RetrievalResult } from '../retrieval/retrieve.js';
 import { chatBody, type ChatBody, type ChatLearningItem } from '../schemas/observations.js';
 import type { ChatOutput, Citation } from '../schemas/outputs.js';

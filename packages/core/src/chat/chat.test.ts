@@ -3,8 +3,8 @@ import type { Caller } from '../auth/caller.js';
 import { learningService, turns } from '../__fixtures__/learning-service.js';
 import { LanguageModelError, type GenerateRequest, type LanguageModel } from '../ports/language-model.js';
 import type { ChatStreamEventOutput } from '../schemas/outputs.js';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
-import type { Store } from '../ports/store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
+import type { Store } from '../ports/store/index.js';
 
 /**
  * A model that stalls every answer until `releaseAll()`. It honours aborts unless `ignoreAbort`

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import type { MemoryHitRecord } from '../ports/memory-index.js';
-import type { Store } from '../ports/store.js';
+import type { Store } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { agent, job, organization, thread, turns } from '../testing/conformance/store/records.js';
 import { citationOf, citationsOf } from './citations.js';

@@ -1,5 +1,5 @@
 import type { MemoryHitRecord } from '../ports/memory-index.js';
-import type { TurnRecord } from '../ports/store.js';
+import type { TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { sourceLabel } from '../retrieval/retrieve.js';
 import type { Citation } from '../schemas/outputs.js';

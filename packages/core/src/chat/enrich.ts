@@ -4,7 +4,7 @@ import { billedWords } from '../credits/index.js';
 import type { BindResponse } from '../idempotency/idempotency.js';
 import { activityEntry } from '../logs/activity.js';
 import type { InsertJob } from '../observations/insert-job.js';
-import type { AgentRecord, ThreadRecord } from '../ports/store.js';
+import type { AgentRecord, ThreadRecord } from '../ports/store/index.js';
 import type { observeAndEnrichBody } from '../schemas/observations.js';
 import type { ObserveAndEnrichOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';

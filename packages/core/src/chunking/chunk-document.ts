@@ -3,7 +3,7 @@ import type { DocumentBlock } from '../ports/document-converter.js';
 import { definitionBoundaries } from './code-boundaries.js';
 import { lengthCuts, lineStarts, packUnits, sentenceCuts } from './cut-points.js';
 import { BLOCK_SEPARATOR, type BlockSpan, layoutBlocks } from './document-text.js';
-import { CHUNK_STRATEGIES, type ChunkStrategy } from '../ports/store-documents.js';
+import { CHUNK_STRATEGIES, type ChunkStrategy } from '../ports/store/index.js';
 
 export type { ChunkStrategy };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryService } from '../create-memory-service.js';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
-import type { JobRecord, TurnRecord } from '../ports/store.js';
+import type { JobRecord, TurnRecord } from '../ports/store/index.js';
 import { silentLogger } from '../service/logger.js';
 import { createCredits } from './credits.js';
 

@@ -2,8 +2,7 @@ import { Decimal } from 'decimal.js';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import type { Clock } from '../ports/clock.js';
-import type { JobRecord, Store, TurnRecord } from '../ports/store.js';
-import type { BillingAccountRecord, LedgerEntryRecord } from '../ports/store-credits.js';
+import type { BillingAccountRecord, JobRecord, LearningReason, LedgerEntryRecord, Store, TurnRecord } from '../ports/store/index.js';
 import type { BillingRequest } from '../service/requests.js';
 import { billingQuery, type BillingEntryBody } from '../schemas/billing.js';
 import type { BillingOutput } from '../schemas/outputs.js';
@@ -11,7 +10,7 @@ import { parseQuery } from '../validation/parse.js';
 import { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, priceOf, resolvePrices, sumOf, type Prices } from './pricing.js';
 
 /** Learning reason of turns that were not read because the balance could not cover them. */
-export const CREDITS_EXHAUSTED_REASON = 'credits_exhausted';
+export const CREDITS_EXHAUSTED_REASON = 'credits_exhausted' satisfies LearningReason;
 
 /** A running answer's charge: settled with the answer's words, or cancelled when none came. */
 export type AnswerHold = {

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { PriceOverrides } from '../ports/store-credits.js';
+import type { PriceOverrides } from '../ports/store/index.js';
 
 /** Credits per word, decimal strings. */
 export type Prices = { inputWord: string; outputWord: string };

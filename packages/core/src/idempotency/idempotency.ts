@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
-import type { StoreAreas } from '../ports/store.js';
+import type { StoreAreas } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** How long an `Idempotency-Key` is kept (spec "observe-file": 24 hours). */

@@ -1,4 +1,4 @@
-import type { RateLimitStore, RateWindowState } from '../ports/store-credits.js';
+import type { RateLimitStore, RateWindowState } from '../ports/store/index.js';
 
 /**
  * The `RateLimitStore` kept in this process's memory: sliding logs of request times per window

@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors/index.js';
 import type { Clock } from '../ports/clock.js';
 import type { RateLimitedOperation } from '../ports/limit-overrides.js';
-import type { RateLimitStore, RateWindowState } from '../ports/store-credits.js';
+import type { RateLimitStore, RateWindowState } from '../ports/store/index.js';
 import type { RateLimitTable } from './rate-limits.js';
 
 /**

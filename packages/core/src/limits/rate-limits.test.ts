@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryService } from '../create-memory-service.js';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import { silentLogger } from '../service/logger.js';
 import { RATE_LIMITED_OPERATIONS } from '../ports/limit-overrides.js';
 import { DEFAULT_RATE_LIMITS, resolveRateLimits } from './rate-limits.js';

@@ -1,5 +1,5 @@
 import { PARTNER_DISPLAY_NAME, type Caller } from '../auth/caller.js';
-import type { LogRecord } from '../ports/store.js';
+import type { LogRecord } from '../ports/store/index.js';
 import type { LogEntryBody } from '../schemas/session.js';
 import type { ServiceContext } from '../service/context.js';
 

@@ -1,7 +1,7 @@
-import type { JobRecord, LearningReport, TurnRecord } from '../ports/store.js';
+import { LEARNING_REASONS, type JobRecord, type LearningReason, type LearningReport, type TurnRecord } from '../ports/store/index.js';
 import { CREDITS_EXHAUSTED_REASON } from '../credits/credits.js';
 import type { ServiceContext } from '../service/context.js';
-import { LEARNING_MESSAGES, turnRanges } from './learning-report.js';
+import { turnRanges } from './learning-report.js';
 import { JobStopped, learnBatch, type JobRun, type TurnResult } from './learn-batch.js';
 
 /** Most turns handed to the memory writer (and committed to the index) at once. */
@@ -120,7 +120,7 @@ async function recordResults(context: ServiceContext, job: JobRecord, results: T
   const { store } = context;
   const committed = results.filter((result) => result.ok).map((result) => result.turnIndex);
   if (committed.length > 0) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes: committed, state: 'committed' });
-  const failures = new Map<string, number[]>();
+  const failures = new Map<LearningReason, number[]>();
   for (const result of results) {
     if (result.ok) continue;
     failures.set(result.reason, [...(failures.get(result.reason) ?? []), result.turnIndex]);
@@ -153,7 +153,7 @@ async function turnsIn(context: ServiceContext, job: JobRecord, states: readonly
 }
 
 /** Fails every turn of the job not yet committed or failed. */
-async function failRemaining(context: ServiceContext, job: JobRecord, reason: string): Promise<void> {
+async function failRemaining(context: ServiceContext, job: JobRecord, reason: LearningReason): Promise<void> {
   const remaining = (await turnsIn(context, job, ['pending', 'read'])).map((turn) => turn.turnIndex);
   if (remaining.length > 0) await context.store.jobs.setTurnStates({ jobId: job.id, turnIndexes: remaining, state: 'failed', failureReason: reason });
 }
@@ -193,7 +193,7 @@ async function forgetIfCancelled(context: ServiceContext, job: JobRecord): Promi
 }
 
 /** A job with turns not learned: their input credits come back, a learning record reports them, the job fails. */
-async function settleFailed(context: ServiceContext, job: JobRecord, failed: { turnIndex: number; reason: string }[]): Promise<void> {
+async function settleFailed(context: ServiceContext, job: JobRecord, failed: { turnIndex: number; reason: LearningReason }[]): Promise<void> {
   const { store } = context;
   const now = context.nowIso();
   const reason = failed[0]!.reason;
@@ -202,7 +202,7 @@ async function settleFailed(context: ServiceContext, job: JobRecord, failed: { t
   const report: LearningReport = {
     ranges: turnRanges(failed.map((turn) => turn.turnIndex)),
     reason,
-    message: LEARNING_MESSAGES[reason] ?? LEARNING_MESSAGES.generation_failed!,
+    message: LEARNING_REASONS[reason].message,
     refundedCredits,
   };
   await store.learning.insert({

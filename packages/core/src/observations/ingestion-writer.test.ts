@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryService } from '../create-memory-service.js';
 import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
 import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryWriteRequest, MemoryWriter, TurnOutcome } from '../ports/memory-writer.js';
 import { silentLogger } from '../service/logger.js';
 import { learningService, turns } from '../__fixtures__/learning-service.js';
-import { LEARNING_MESSAGES } from './learning-report.js';
+import { LEARNING_REASONS } from '../ports/store/index.js';
 
 /** Writes each turn verbatim; turns containing "moved" supersede every similar memory mentioning "lives". */
 function supersedingWriter(): MemoryWriter & { requests: MemoryWriteRequest[] } {
@@ -89,7 +89,7 @@ describe('observation jobs with a reconciling memory writer', () => {
     const long = Array.from({ length: 4 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Turn ${i + 1}. ${'word '.repeat(19_000)}` }] }));
     const status = await observeSettled(long);
     expect(status.status).toBe('failed');
-    expect(status.learning).toMatchObject({ not_learned_turns: [{ first: 2, last: 4 }], reason: 'model_unavailable', message: LEARNING_MESSAGES.model_unavailable });
+    expect(status.learning).toMatchObject({ not_learned_turns: [{ first: 2, last: 4 }], reason: 'model_unavailable', message: LEARNING_REASONS.model_unavailable.message });
     // Turns 3 and 4 were never handed to the writer.
     expect(requests.map((request) => request.turns.map((turn) => turn.turnIndex))).toEqual([[0, 1]]);
     await service.stop();

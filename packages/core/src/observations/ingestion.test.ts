@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryService } from '../create-memory-service.js';
 import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
 import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import type { Embedder } from '../ports/embedder.js';
 import { LanguageModelError } from '../ports/language-model.js';
@@ -10,10 +10,11 @@ import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
 import { learningService, turns } from '../__fixtures__/learning-service.js';
 import { silentLogger } from '../service/logger.js';
-import { LEARNING_MESSAGES, turnRanges } from './learning-report.js';
+import { turnRanges } from './learning-report.js';
+import { LEARNING_REASONS, type LearningReason } from '../ports/store/index.js';
 
 /** The default writer, except that chosen (0-based) turns fail with chosen reasons. */
-function failingWriter(failures: Record<number, string>): MemoryWriter {
+function failingWriter(failures: Record<number, LearningReason>): MemoryWriter {
   const base = defaultMemoryWriter();
   return {
     specificationVersion: 'v1',
@@ -40,11 +41,11 @@ function throwingWriter(error: unknown): MemoryWriter {
   };
 }
 
-const learning = (ranges: { first: number; last: number }[], reason: string) => ({
+const learning = (ranges: { first: number; last: number }[], reason: LearningReason) => ({
   status: 'not_learned',
   not_learned_turns: ranges,
   reason,
-  message: LEARNING_MESSAGES[reason] ?? LEARNING_MESSAGES.generation_failed,
+  message: LEARNING_REASONS[reason].message,
   refunded_credits: null,
   action: 'resend',
 });
@@ -174,7 +175,7 @@ describe('observation jobs: learning record and chat learning', () => {
       observation_id: jobs[2],
       not_learned_turns: [{ first: 1, last: 1 }],
       reason: 'generation_failed',
-      message: LEARNING_MESSAGES.generation_failed,
+      message: LEARNING_REASONS.generation_failed.message,
       refunded_credits: null,
       action: 'resend',
       created_at: expect.any(String),
@@ -204,7 +205,7 @@ describe('observation jobs: learning record and chat learning', () => {
     expect((await service.chat({ caller: await caller(), agentId, threadId: elsewhere.thread_id, body: { turn_id: 'a', message: 'item1?' } })).learning).toEqual([]);
     const first = await service.chat({ caller: await caller(), agentId, threadId, body: { turn_id: 'b', message: 'item1?' } });
     expect(first.learning).toEqual([
-      { request_id: sender.requestId, role: 'user', status: 'not_learned', reason: 'generation_timeout', message: LEARNING_MESSAGES.generation_timeout, refunded_credits: '0', action: 'resend' },
+      { request_id: sender.requestId, role: 'user', status: 'not_learned', reason: 'generation_timeout', message: LEARNING_REASONS.generation_timeout.message, refunded_credits: '0', action: 'resend' },
     ]);
     expect((await service.chat({ caller: await caller(), agentId, threadId, body: { turn_id: 'c', message: 'item1?' } })).learning).toEqual([]);
     // Two new failures are both reported by the next answering call (here a stream), once.

@@ -130,7 +130,7 @@ export class IngestionScheduler {
           return;
         }
         // A deferred document still converting holds the agent's FIFO; its conversion kicks the agent when done.
-        if (job.details.converting === true) return;
+        if (job.kind === 'document' && job.details.converting) return;
         await processJob(run, job);
       }
     } finally {
@@ -142,7 +142,7 @@ export class IngestionScheduler {
       // stopped on an error is retried by the sweep, not at once.
       if (drained && !lost && !this.#stopped) {
         const next = await store.jobs.nextForAgent({ agentId }).catch(() => null);
-        if (next && next.details.converting !== true) this.#wanted.add(agentId);
+        if (next && !(next.kind === 'document' && next.details.converting)) this.#wanted.add(agentId);
       }
     }
   }

@@ -1,8 +1,8 @@
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
-import type { JobKind, JobRecord, JobStatus, StoreAreas, ThreadRecord } from '../ports/store.js';
+import type { JobRecord, JobStatus, StoreAreas, ThreadRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
-import { newJob, type NewTurn } from './new-job.js';
+import { newJob, type NewJobDetails, type NewTurn } from './new-job.js';
 
 /** Seconds a caller waits when the agent's single ingestion slot is taken (spec "Limits / Observations"). */
 export const AGENT_BUSY_RETRY_AFTER = 1;
@@ -13,14 +13,12 @@ export function agentBusy(message = 'The agent is already learning something; it
 }
 
 /** One job to store: its turns, kind and start, and what commits with it. */
-export type InsertJobRequest<T> = {
+export type InsertJobRequest<T> = NewJobDetails & {
   caller: Caller;
   thread: ThreadRecord;
   turns: NewTurn[];
-  kind: JobKind;
   /** @default 'queued' */
   status?: JobStatus;
-  details?: Record<string, unknown>;
   /**
    * The agent's single ingestion slot must be free (`observe`): else 429 with `Retry-After: 1`.
    * Answering calls pass false and queue behind whatever the agent is learning.
@@ -48,8 +46,9 @@ export type InsertJobRequest<T> = {
  */
 export function createJobInsert(context: ServiceContext, kick: (agentId: string) => void) {
   return async function insertJob<T>(request: InsertJobRequest<T>): Promise<T> {
-    const { caller, thread, turns, kind, status, details, onlyIfIdle, admit, onStored } = request;
-    const fresh = newJob({ id: context.ids('obs_'), now: context.nowIso(), caller, thread, kind, ...(status ? { status } : {}), ...(details ? { details } : {}) }, turns);
+    const { caller, thread, turns, status, onlyIfIdle, admit, onStored } = request;
+    const kind: NewJobDetails = request.kind === 'document' ? { kind: 'document', details: request.details } : { kind: request.kind };
+    const fresh = newJob({ id: context.ids('obs_'), now: context.nowIso(), caller, thread, ...kind, ...(status ? { status } : {}) }, turns);
     const stored = await context.store.transaction(async (store) => {
       const inserted = await store.jobs.insert({ ...fresh, onlyIfIdle });
       if (!inserted) {

@@ -1,14 +1,14 @@
 import { EmbedderMismatchError, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
 import { LanguageModelError } from '../ports/language-model.js';
 import type { TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
-import type { JobRecord, TurnRecord } from '../ports/store.js';
+import type { JobRecord, LearningReason, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */
 const COMMIT_ATTEMPTS = 3;
 
 /** A turn whose outcome is final for this run: committed to the index, or failed with a reason. */
-export type TurnResult = { turnIndex: number; ok: true } | { turnIndex: number; ok: false; reason: string };
+export type TurnResult = { turnIndex: number; ok: true } | { turnIndex: number; ok: false; reason: LearningReason };
 
 /** Thrown when the job must stop where it is (service stopping, lease lost, job cancelled): its turns stay resumable. */
 export class JobStopped extends Error {}
@@ -45,7 +45,7 @@ export async function learnBatch(run: JobRun, job: JobRecord, turns: TurnRecord[
   return results.sort((a, b) => a.turnIndex - b.turnIndex);
 }
 
-type Written = { ok: true; outcomes: TurnOutcome[]; deleteIds: readonly string[] } | { ok: false; reason: string };
+type Written = { ok: true; outcomes: TurnOutcome[]; deleteIds: readonly string[] } | { ok: false; reason: LearningReason };
 
 /** The memory writer's outcomes for the batch, or the reason every turn of it fails. */
 async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Promise<Written> {
@@ -115,7 +115,7 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
 }
 
 /** Embeds and upserts; resolves true, or the learning reason the batch's turns fail with. */
-async function commitRecords(context: ServiceContext, job: JobRecord, records: MemoryRecord[], newIds: boolean): Promise<true | string> {
+async function commitRecords(context: ServiceContext, job: JobRecord, records: MemoryRecord[], newIds: boolean): Promise<true | LearningReason> {
   const { embedder, index } = context;
   if (records.length === 0) return true;
   for (let attempt = 1; ; attempt++) {
@@ -161,7 +161,7 @@ async function deleteSuperseded(context: ServiceContext, job: JobRecord, deleteI
  * kind (port "LanguageModel": unavailable -> model_unavailable, timeout -> generation_timeout,
  * unparseable -> generation_unparseable); anything else is generation_failed.
  */
-function writerFailureReason(error: unknown): string {
+function writerFailureReason(error: unknown): LearningReason {
   if (error instanceof LanguageModelError || (error instanceof Error && error.name === 'LanguageModelError')) {
     const kind = (error as LanguageModelError).kind;
     if (kind === 'unavailable') return 'model_unavailable';
@@ -172,15 +172,15 @@ function writerFailureReason(error: unknown): string {
 }
 
 function sourceOf(job: JobRecord, turn: TurnRecord): MemorySourceRef {
-  const details = turn.details as { sourceId?: string; page?: number | null; filename?: string };
-  if (job.kind === 'document' && typeof details.sourceId === 'string') {
+  const details = turn.details;
+  if (job.kind === 'document' && details.sourceId !== undefined) {
     return {
       kind: 'document',
       threadId: job.threadId,
       observationId: job.id,
       turnIndex: turn.turnIndex,
       sourceId: details.sourceId,
-      page: details.page ?? null,
+      page: details.page,
       filename: details.filename ?? turn.speaker,
     };
   }

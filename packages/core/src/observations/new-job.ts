@@ -1,8 +1,8 @@
 import type { Caller } from '../auth/caller.js';
-import type { JobKind, JobRecord, JobStatus, ThreadRecord, TurnRecord } from '../ports/store.js';
+import type { DocumentJobDetails, JobDetails, JobStatus, NewJobRecord, ThreadRecord, TurnDetails, TurnRecord } from '../ports/store/index.js';
 
 /** A turn to learn, before it is stored. */
-export type NewTurn = { speaker: string; text: string; timestamp: string; tags: string[]; details?: Record<string, unknown> };
+export type NewTurn = { speaker: string; text: string; timestamp: string; tags: string[]; details?: TurnDetails };
 
 /** A stored, not yet read turn of job `jobId` at `turnIndex`. */
 export function toTurnRecord(jobId: string, turnIndex: number, turn: NewTurn): TurnRecord {
@@ -26,20 +26,20 @@ export type NewJobInput = {
   now: string;
   caller: Caller;
   thread: ThreadRecord;
-  kind: JobKind;
   /** @default 'queued' */
   status?: JobStatus;
   /** @default false */
   queued?: boolean;
-  /** @default {} */
-  details?: Record<string, unknown>;
-};
+} & NewJobDetails;
+
+/** The kind of a new job and its details: a document job names its file; other kinds carry none. */
+export type NewJobDetails = { kind: 'observe' | 'respond'; details?: undefined } | { kind: 'document'; details: DocumentJobDetails };
 
 /**
  * A new job with its pending turns, as `store.jobs.insert` takes them: the one place a job record
  * is built (observations and document uploads both store theirs through it).
  */
-export function newJob(input: NewJobInput, turns: readonly NewTurn[]): { job: Omit<JobRecord, 'seq'>; turns: TurnRecord[] } {
+export function newJob(input: NewJobInput, turns: readonly NewTurn[]): { job: NewJobRecord; turns: TurnRecord[] } {
   const records = turns.map((turn, turnIndex) => toTurnRecord(input.id, turnIndex, turn));
   return {
     job: {
@@ -49,7 +49,7 @@ export function newJob(input: NewJobInput, turns: readonly NewTurn[]): { job: Om
       threadId: input.thread.id,
       endUserId: input.caller.endUserId,
       requestId: input.caller.requestId,
-      kind: input.kind,
+      ...kindAndDetails(input),
       status: input.status ?? 'queued',
       turnsTotal: records.length,
       turnsProcessed: 0,
@@ -57,10 +57,13 @@ export function newJob(input: NewJobInput, turns: readonly NewTurn[]): { job: Om
       queued: input.queued ?? false,
       resumedAt: null,
       learning: null,
-      details: input.details ?? {},
       createdAt: input.now,
       updatedAt: input.now,
     },
     turns: records,
   };
+}
+
+function kindAndDetails(input: NewJobDetails): JobDetails {
+  return input.kind === 'document' ? { kind: 'document', details: input.details } : { kind: input.kind, details: {} };
 }

@@ -7,7 +7,7 @@ import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
-import type { JobRecord } from '../ports/store.js';
+import type { JobRecord } from '../ports/store/index.js';
 import { observeBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';

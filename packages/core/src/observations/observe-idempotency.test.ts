@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
 import { learningService, turns } from '../__fixtures__/learning-service.js';
 

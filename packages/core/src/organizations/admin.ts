@@ -4,7 +4,7 @@ import { mintKey } from '../keys/keys.js';
 import { resolveLimits } from '../limits/index.js';
 import { rateLimitOverridesSchema } from '../limits/rate-limits.js';
 import type { LimitOverrides } from '../ports/limit-overrides.js';
-import type { KeyRecord, OrganizationRecord } from '../ports/store.js';
+import type { KeyRecord, OrganizationRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 

@@ -4,8 +4,7 @@ import { ServiceError } from '../errors/index.js';
 import type { Admin, OrganizationSummary } from './admin.js';
 import type { Clock } from '../ports/clock.js';
 import type { LimitOverrides } from '../ports/limit-overrides.js';
-import type { Store } from '../ports/store.js';
-import type { PriceOverrides } from '../ports/store-credits.js';
+import type { PriceOverrides, Store } from '../ports/store/index.js';
 import { parseBody } from '../validation/parse.js';
 
 const amount = z.string().trim().regex(/^\d+(\.\d+)?$/, 'a decimal number >= 0, like 100 or 2.5');

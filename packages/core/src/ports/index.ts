@@ -1,7 +1,5 @@
-export type * from './store.js';
+export type * from './store/index.js';
 export type * from './limit-overrides.js';
-export type * from './store-documents.js';
-export type * from './store-credits.js';
 export type * from './memory-index.js';
 export type * from './blob-store.js';
 export type * from './embedder.js';
@@ -13,6 +11,7 @@ export type * from './clock.js';
 export { EmbedderMismatchError } from './memory-index.js';
 export { LanguageModelError } from './language-model.js';
 export { systemClock } from './clock.js';
-export { FINAL_JOB_STATUSES } from './store.js';
+export { FINAL_JOB_STATUSES, readJobDetails, readTurnDetails } from './store/index.js';
 export { RATE_LIMITED_OPERATIONS } from './limit-overrides.js';
-export { CHUNK_STRATEGIES } from './store-documents.js';
+export { CHUNK_STRATEGIES } from './store/index.js';
+export { LEARNING_REASONS } from './store/index.js';

@@ -1,4 +1,5 @@
 import type { MemoryHitRecord, MemorySourceRef } from './memory-index.js';
+import type { LearningReason } from './store/index.js';
 
 /**
  * Turns the turns of an observation job into memory records.
@@ -53,7 +54,7 @@ export type MemoryDraft = {
 
 export type TurnOutcome =
   | { turnIndex: number; ok: true; memories: MemoryDraft[] }
-  | { turnIndex: number; ok: false; reason: string; message: string };
+  | { turnIndex: number; ok: false; reason: LearningReason; message: string };
 
 export type MemoryWriteRequest = {
   agentId: string;

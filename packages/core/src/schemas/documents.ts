@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHUNK_STRATEGIES } from '../ports/store-documents.js';
+import { CHUNK_STRATEGIES } from '../ports/store/index.js';
 import { agentId, dateTime, imageId, observationId, sourceId, threadId } from './common.js';
 
 const strategy = z.enum(CHUNK_STRATEGIES);

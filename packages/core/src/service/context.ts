@@ -10,7 +10,7 @@ import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
 import type { Ocr } from '../ports/ocr.js';
 import type { DocumentConverter } from '../ports/document-converter.js';
-import type { Store } from '../ports/store.js';
+import type { Store } from '../ports/store/index.js';
 import type { BackgroundTasks } from './background.js';
 import type { Logger } from './logger.js';
 import type { RetrievalOptions } from '../retrieval/retrieve.js';

@@ -1,14 +1,13 @@
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { toTurnRecord } from '../observations/new-job.js';
-import type { DocumentIngestRecord } from '../ports/store-documents.js';
-import type { JobRecord } from '../ports/store.js';
+import type { DocumentIngestRecord, DocumentJobRecord } from '../ports/store/index.js';
 import { DEFERRED_MS_PER_SCANNED_PAGE, type SourcesSetup } from './document-options.js';
 import type { Originals } from './originals.js';
 import { readDocument, type ReadDocument } from './read-document.js';
 
 /** Deferred conversion: uploads needing more OCR than a request allows are read in the background. */
 export function createDeferredConversions({ context, kick, convertLimits, describe }: SourcesSetup, originals: Originals) {
-  async function fail(job: JobRecord, error: unknown): Promise<void> {
+  async function fail(job: DocumentJobRecord, error: unknown): Promise<void> {
     const serviceError = isServiceError(error) ? error : new ServiceError('ingestion_failed', 'The document could not be converted.');
     if (!isServiceError(error)) context.logger.error('deferred conversion failed', { jobId: job.id, error: String(error) });
     const message = `${serviceError.code}: ${serviceError.message}`;
@@ -26,13 +25,13 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
   }
 
   /** Converts a deferred upload, appends its turns and lets the agent's worker take it. */
-  async function convert(job: JobRecord, record: DocumentIngestRecord, bytes: Uint8Array | null): Promise<void> {
+  async function convert(job: DocumentJobRecord, record: DocumentIngestRecord, bytes: Uint8Array | null): Promise<void> {
     try {
       const data = bytes ?? (await originals.load(record));
       if (!data) throw new ServiceError('ingestion_failed', 'The stored original of this upload is gone; upload the file again.');
       let read: ReadDocument;
       try {
-        const scannedPages = typeof job.details.scannedPages === 'number' ? job.details.scannedPages : 0;
+        const scannedPages = job.details.scannedPages ?? 0;
         const limits = { ...convertLimits, timeoutMs: convertLimits.timeoutMs + DEFERRED_MS_PER_SCANNED_PAGE * scannedPages };
         read = await readDocument(context, { organizationId: record.organizationId, sourceId: record.sourceId, bytes: data, filename: record.filename, chunking: record.chunking, limits, ...describe });
       } catch (error) {
@@ -40,7 +39,7 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
         return;
       }
       const current = await context.store.jobs.get({ agentId: job.agentId, jobId: job.id });
-      if (!current || current.status !== 'converting') return;
+      if (!current || current.kind !== 'document' || current.status !== 'converting') return;
       await context.store.jobs.appendTurns({ jobId: job.id, turns: read.turns.map((turn, index) => toTurnRecord(job.id, index, turn)) });
       await context.store.documents.update({
         jobId: job.id,
@@ -57,7 +56,7 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
     }
   }
 
-  function start(job: JobRecord, record: DocumentIngestRecord, bytes: Uint8Array | null): void {
+  function start(job: DocumentJobRecord, record: DocumentIngestRecord, bytes: Uint8Array | null): void {
     context.background.run('deferred document conversion', { jobId: job.id }, () => convert(job, record, bytes));
   }
 
@@ -69,7 +68,7 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
     async resume(): Promise<void> {
       for (const agentId of await context.store.jobs.agentsWithUnfinishedJobs()) {
         const job = await context.store.jobs.nextForAgent({ agentId });
-        if (!job || job.kind !== 'document' || job.details.converting !== true) continue;
+        if (!job || job.kind !== 'document' || !job.details.converting) continue;
         const record = await context.store.documents.get({ agentId, jobId: job.id });
         if (record) start(job, record, null);
         else await fail(job, new ServiceError('ingestion_failed', 'The upload record is gone; upload the file again.'));

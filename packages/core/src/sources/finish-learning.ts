@@ -6,8 +6,7 @@ import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
 import type { NewTurn } from '../observations/new-job.js';
-import type { ThreadRecord } from '../ports/store.js';
-import type { ChunkingSettings, DocumentIngestRecord } from '../ports/store-documents.js';
+import type { ChunkingSettings, DocumentIngestRecord, ThreadRecord } from '../ports/store/index.js';
 import { finishLearningBody } from '../schemas/documents.js';
 import type { DocumentIngestOutput } from '../schemas/outputs.js';
 import { parseBody } from '../validation/parse.js';
@@ -44,7 +43,7 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
       root.turnsTotal = read.turns.length;
     }
     return all
-      .filter((turn, index) => !learned.has(typeof turn.details?.piece === 'number' ? (turn.details.piece as number) : index))
+      .filter((turn, index) => !learned.has(turn.details?.piece ?? index))
       .map((turn) => ({ ...turn, words: countWords(turn.text) }));
   }
 

@@ -1,8 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
-import type { AgentRecord, JobRecord, ThreadRecord } from '../ports/store.js';
-import type { ChunkingSettings, DocumentIngestRecord } from '../ports/store-documents.js';
+import type { AgentRecord, ChunkingSettings, DocumentIngestRecord, JobRecord, ThreadRecord } from '../ports/store/index.js';
 import type { DocumentIngestOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import type { DeferredConversions } from './deferred-conversion.js';
@@ -77,7 +76,7 @@ export function createFileIngest(setup: SourcesSetup, slot: IngestSlot, original
       converting: isDeferred,
       scannedPages: scanned,
     });
-    if (isDeferred) deferred.start(job, record, input.bytes);
+    if (isDeferred && job.kind === 'document') deferred.start(job, record, input.bytes);
     await context.store.logs.append({ entries: [activityEntry(context, caller, { agentId: thread.agentId, threadId: thread.id, route: 'observe_file' })] });
     return ingestBody(record, job, { duplicate: false });
   };

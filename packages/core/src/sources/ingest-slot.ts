@@ -2,8 +2,7 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { agentBusy, createJobInsert } from '../observations/insert-job.js';
 import type { NewTurn } from '../observations/new-job.js';
-import type { DocumentIngestRecord } from '../ports/store-documents.js';
-import type { JobRecord, ThreadRecord } from '../ports/store.js';
+import type { DocumentIngestRecord, JobRecord, ThreadRecord } from '../ports/store/index.js';
 import { ORGANIZATION_BUSY_RETRY_AFTER, type SourcesSetup } from './document-options.js';
 
 /** The agent's single ingestion slot, for files: who may start reading one now, and storing it. */

@@ -1,4 +1,4 @@
-import type { DocumentIngestRecord } from '../ports/store-documents.js';
+import type { DocumentIngestRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { sourceBlobKey } from './read-document.js';
 

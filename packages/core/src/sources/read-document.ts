@@ -3,7 +3,7 @@ import { countWords } from '../credits/pricing.js';
 import type { ConvertDocumentLimits, ConvertedDocument } from '../ports/document-converter.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import type { NewTurn } from '../observations/observations.js';
-import type { ChunkingSettings } from '../ports/store-documents.js';
+import type { ChunkingSettings } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { describeFigures, type FigureDescriberOptions } from './describe-figures.js';
 

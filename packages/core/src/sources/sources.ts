@@ -5,7 +5,7 @@ import { resolveLimits as resolveConvertLimits } from '../documents/limits.js';
 import { ServiceError } from '../errors/index.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
 import { ID_PATTERNS, contentId } from '../ids/index.js';
-import type { ChunkingSettings } from '../ports/store-documents.js';
+import type { ChunkingSettings } from '../ports/store/index.js';
 import type { MemoryService, StoredOriginal } from '../memory-service.js';
 import type { DocumentIngestOutput, SourcesListOutput } from '../schemas/outputs.js';
 import type { SourceRequest, ThreadRequest } from '../service/requests.js';

@@ -1,5 +1,4 @@
-import { FINAL_JOB_STATUSES, type JobRecord } from '../ports/store.js';
-import type { DocumentIngestRecord } from '../ports/store-documents.js';
+import { type DocumentIngestRecord, FINAL_JOB_STATUSES, type JobRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** Spec "Document state (per agent)". */
@@ -24,8 +23,7 @@ async function committedPieces(context: ServiceContext, jobId: string, into: Set
     if (page.length === 0) return;
     for (const turn of page) {
       if (turn.state !== 'committed') continue;
-      const piece = (turn.details as { piece?: unknown }).piece;
-      into.add(typeof piece === 'number' ? piece : turn.turnIndex);
+      into.add(turn.details.piece ?? turn.turnIndex);
     }
     fromIndex = page.at(-1)!.turnIndex + 1;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryStore } from '../in-memory/in-memory-store.js';
-import type { AgentRecord, KeyRecord, Store } from '../ports/store.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
+import type { AgentRecord, KeyRecord, Store } from '../ports/store/index.js';
 import { describeStoreConformance } from '../testing/conformance/store/index.js';
 import { cachingStore, copyRecord } from './caching-store.js';
 
@@ -183,7 +183,7 @@ describe('cachingStore', () => {
     await store.init();
     const record = {
       organizationId: 'org_1', agentId: 'agent_1', threadId: 'thread_1', jobId: 'obs_1', requestId: 'req_1', ranges: [{ first: 0, last: 0 }],
-      reason: 'generation_failed', message: 'Writing the memory failed.', refundedCredits: null, createdAt: '2026-01-01T00:00:00.000Z',
+      reason: 'generation_failed' as const, message: 'Writing the memory failed.', refundedCredits: null, createdAt: '2026-01-01T00:00:00.000Z',
     };
     expect(await store.learning.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
     expect(await store.learning.takeUnreported({ threadId: 'thread_1' })).toEqual([]);

@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { BillingAccountRecord } from '../ports/store-credits.js';
-import type { AgentRecord, KeyRecord, OrganizationRecord, Store, StoreAreas, ThreadRecord } from '../ports/store.js';
+import type { AgentRecord, BillingAccountRecord, KeyRecord, OrganizationRecord, Store, StoreAreas, ThreadRecord } from '../ports/store/index.js';
 
 /** Options of `cachingStore`. */
 export type CachingStoreOptions = {

@@ -1,7 +1,7 @@
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import { presentThread } from '../agents/present.js';
 import { activityEntry } from '../logs/activity.js';
-import type { ThreadRecord } from '../ports/store.js';
+import type { ThreadRecord } from '../ports/store/index.js';
 import { createThreadBody } from '../schemas/threads.js';
 import type { LearningRecordOutput, ThreadDeleteOutput, ThreadOutput } from '../schemas/outputs.js';
 import type { MemoryService } from '../memory-service.js';

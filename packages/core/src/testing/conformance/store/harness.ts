@@ -32,3 +32,6 @@ export function storeCase(options: StoreConformanceOptions) {
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+
+/** Registers one conformance case (what `storeCase` returns). */
+export type StoreCase = ReturnType<typeof storeCase>;

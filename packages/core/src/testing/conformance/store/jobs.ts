@@ -1,23 +1,13 @@
 import { expect } from 'vitest';
-import type { StoreAreas } from '../../../ports/store.js';
-import type { storeCase } from './harness.js';
+import type { StoreCase } from './harness.js';
 import { iso, T0 } from './harness.js';
-import { agent, job, organization, thread, turns } from './records.js';
+import { agent, job, learningRecord, organization, thread, turns, world } from './records.js';
 
-async function world(store: StoreAreas) {
-  const org = organization();
-  await store.organizations.insert({ organization: org });
-  const a = agent(org.id);
-  await store.agents.insert({ agent: a, maxLive: 10 });
-  const t = thread(a);
-  await store.threads.insert({ thread: t });
-  return { org, agent: a, thread: t };
-}
-
-export function jobCases(test: ReturnType<typeof storeCase>) {
+/** Conformance cases of the `jobs` area. */
+export function jobCases(test: StoreCase) {
   test('jobs: insert stores the job and its turns and assigns increasing seq', async ({ store, reopen }) => {
     const { agent: a, thread: t } = await world(store);
-    const first = job(t, { learning: null, details: { sourceId: 'src_x' } });
+    const first = job(t, { learning: null, kind: 'document', details: { sourceId: 'src_x', filename: 'paper.pdf', converting: true, scannedPages: 4 } });
     const stored = await store.jobs.insert({ job: first, turns: turns(first.id, 3), onlyIfIdle: false });
     expect(stored).toMatchObject({ ...first, seq: expect.any(Number) });
     const second = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
@@ -102,13 +92,14 @@ export function jobCases(test: ReturnType<typeof storeCase>) {
 
   test('jobs: update patches fields and keeps the rest', async ({ store }) => {
     const { agent: a, thread: t } = await world(store);
-    const stored = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
-    const learning = { ranges: [{ first: 1, last: 2 }], reason: 'generation_failed', message: 'm', refundedCredits: '1.5' };
+    const stored = await store.jobs.insert({ job: job(t, { kind: 'document', details: { sourceId: 'src_x', filename: 'paper.pdf', converting: true } }), turns: [], onlyIfIdle: false });
+    const learning = { ranges: [{ first: 1, last: 2 }], reason: 'generation_failed' as const, message: 'm', refundedCredits: '1.5' };
+    const details = { sourceId: 'src_x', filename: 'paper.pdf', converting: false };
     const updated = await store.jobs.update({
       jobId: stored!.id,
-      patch: { status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details: { a: 1 } },
+      patch: { status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details },
     });
-    expect(updated).toEqual({ ...stored, status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details: { a: 1 } });
+    expect(updated).toEqual({ ...stored, status: 'failed', error: 'boom', learning, resumedAt: iso(T0 + 5), queued: true, updatedAt: iso(T0 + 6), details });
     expect(await store.jobs.get({ agentId: a.id, jobId: stored!.id })).toEqual(updated);
     expect(await store.jobs.update({ jobId: 'obs_missing', patch: { status: 'failed' } })).toBeNull();
   });
@@ -199,33 +190,17 @@ export function jobCases(test: ReturnType<typeof storeCase>) {
     expect(await store.jobs.agentsWithUnfinishedJobs()).not.toContain(a.id);
   });
 
-  test('learning: list newest first with paging; takeUnreported hands each record out exactly once', async ({ store }) => {
-    const { org, agent: a, thread: t } = await world(store);
-    const ids: number[] = [];
-    for (let i = 0; i < 4; i++) ids.push(await store.learning.insert({ record: learningRecord(org.id, a.id, t.id, `obs_${i}`, i === 0 ? null : '2.25') }));
-    const page = await store.learning.list({ threadId: t.id, limit: 2 });
-    expect(page.map((r) => r.id)).toEqual([ids[3], ids[2]]);
-    expect(page[0]).toMatchObject({ ranges: [{ first: 2, last: 3 }], reason: 'generation_failed', refundedCredits: '2.25', reported: false, jobId: 'obs_3' });
-    expect((await store.learning.list({ threadId: t.id, limit: 10, beforeId: ids[2] })).map((r) => r.id)).toEqual([ids[1], ids[0]]);
-    const takes = await Promise.all([store.learning.takeUnreported({ threadId: t.id }), store.learning.takeUnreported({ threadId: t.id })]);
-    const taken = takes.flat().map((r) => r.id).sort((x, y) => x - y);
-    expect(taken).toEqual([...ids].sort((x, y) => x - y));
-    expect(await store.learning.takeUnreported({ threadId: t.id })).toEqual([]);
-    expect((await store.learning.list({ threadId: t.id, limit: 10 }))[3]).toMatchObject({ reported: true, refundedCredits: null });
+  test('jobs: listUnfinished lists the organization unfinished jobs by seq; appendTurns adds turns and counts them', async ({ store }) => {
+    const { thread: t } = await world(store);
+    const j1 = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
+    const j2 = await store.jobs.insert({ job: job(t, { status: 'converting', turnsTotal: 0 }), turns: [], onlyIfIdle: false });
+    const j3 = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
+    await store.jobs.update({ jobId: j3!.id, patch: { status: 'committed' } });
+    expect((await store.jobs.listUnfinished({ organizationId: t.organizationId })).map((j) => j.id)).toEqual([j1!.id, j2!.id]);
+    expect(await store.jobs.listUnfinished({ organizationId: 'org_other' })).toEqual([]);
+    const appended = await store.jobs.appendTurns({ jobId: j2!.id, turns: turns(j2!.id, 4) });
+    expect(appended!.turnsTotal).toBe(4);
+    expect((await store.jobs.listTurns({ jobId: j2!.id, fromIndex: 0, limit: 10 })).map((turn) => turn.turnIndex)).toEqual([0, 1, 2, 3]);
+    expect(await store.jobs.appendTurns({ jobId: 'obs_missing', turns: [] })).toBeNull();
   });
-}
-
-function learningRecord(organizationId: string, agentId: string, threadId: string, jobId: string, refundedCredits: string | null = null) {
-  return {
-    organizationId,
-    agentId,
-    threadId,
-    jobId,
-    requestId: 'req_1',
-    ranges: [{ first: 2, last: 3 }],
-    reason: 'generation_failed',
-    message: 'Writing the memory failed.',
-    refundedCredits,
-    createdAt: iso(T0),
-  };
 }

@@ -1,10 +1,9 @@
 import { Decimal } from 'decimal.js';
 import { expect } from 'vitest';
-import type { StoreAreas } from '../../../ports/store.js';
-import type { NewLedgerEntry } from '../../../ports/store-credits.js';
-import type { storeCase } from './harness.js';
+import type { NewLedgerEntry, StoreAreas } from '../../../ports/store/index.js';
+import type { StoreCase } from './harness.js';
 import { iso, T0 } from './harness.js';
-import { organization } from './records.js';
+import { job, organization } from './records.js';
 
 const entry = (overrides: Partial<NewLedgerEntry> = {}): NewLedgerEntry => ({
   kind: 'charge',
@@ -35,7 +34,8 @@ async function sumOfEntries(store: StoreAreas, organizationId: string): Promise<
   return entries.reduce((total, e) => total.minus(e.cost), new Decimal(0)).toFixed();
 }
 
-export function ledgerCases(test: ReturnType<typeof storeCase>) {
+/** Conformance cases of the `ledger` area. */
+export function ledgerCases(test: StoreCase) {
   test('ledger: configure opens an account with defaults and patches only given fields', async ({ store, reopen }) => {
     const org = organization();
     await store.organizations.insert({ organization: org });

@@ -1,10 +1,12 @@
 import { expect } from 'vitest';
-import type { storeCase } from './harness.js';
+import type { StoreCase } from './harness.js';
 import { T0 } from './harness.js';
+import { key, organization } from './records.js';
 
 const window = (key: string, limit: number, windowMs = 10_000) => ({ key, limit, windowMs });
 
-export function rateLimitCases(test: ReturnType<typeof storeCase>) {
+/** Conformance cases of the `rate-limits` area. */
+export function rateLimitCases(test: StoreCase) {
   test('rate limits: the N-th hit in a window is admitted, the N+1-th refused, and the window slides', async ({ store }) => {
     const key = `w-${Math.random()}`;
     for (let i = 0; i < 3; i++) {

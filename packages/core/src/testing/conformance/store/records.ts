@@ -1,4 +1,4 @@
-import type { AgentRecord, JobRecord, KeyRecord, OrganizationRecord, ThreadRecord, TurnRecord } from '../../../ports/store.js';
+import type { AgentRecord, StoreAreas, JobDetails, JobFields, NewJobRecord, KeyRecord, OrganizationRecord, ThreadRecord, TurnRecord } from '../../../ports/store/index.js';
 import { iso, T0 } from './harness.js';
 
 let counter = 0;
@@ -51,7 +51,13 @@ export function thread(agentRecord: AgentRecord, overrides: Partial<ThreadRecord
   };
 }
 
-export function job(threadRecord: ThreadRecord, overrides: Partial<Omit<JobRecord, 'seq'>> = {}): Omit<JobRecord, 'seq'> {
+/** A new observe job (or, with `kind` and `details` in `overrides`, one of that kind). */
+export function job(
+  threadRecord: ThreadRecord,
+  overrides: Partial<Omit<JobFields, 'seq'>> & (JobDetails | { kind?: undefined; details?: undefined }) = {},
+): NewJobRecord {
+  const { kind, details, ...fields } = overrides;
+  const kindAndDetails: JobDetails = kind === undefined ? { kind: 'observe', details: {} } : ({ kind, details } as JobDetails);
   return {
     id: `obs_${ulidish()}`,
     organizationId: threadRecord.organizationId,
@@ -59,7 +65,6 @@ export function job(threadRecord: ThreadRecord, overrides: Partial<Omit<JobRecor
     threadId: threadRecord.id,
     endUserId: null,
     requestId: 'req_1',
-    kind: 'observe',
     status: 'queued',
     turnsTotal: 3,
     turnsProcessed: 0,
@@ -67,10 +72,10 @@ export function job(threadRecord: ThreadRecord, overrides: Partial<Omit<JobRecor
     queued: false,
     resumedAt: null,
     learning: null,
-    details: {},
     createdAt: iso(T0),
     updatedAt: iso(T0),
-    ...overrides,
+    ...fields,
+    ...kindAndDetails,
   };
 }
 
@@ -84,6 +89,47 @@ export function turns(jobId: string, count: number): TurnRecord[] {
     tags: turnIndex === 0 ? ['first'] : [],
     state: 'pending',
     failureReason: null,
-    details: turnIndex === 0 ? { page: 1 } : {},
+    details: turnIndex === 0 ? { sourceId: `src_${'b'.repeat(32)}`, filename: 'paper.pdf', page: 1, pageEnd: 2, piece: 0 } : {},
   }));
+}
+
+/** An organization with one agent and one thread, inserted. */
+export async function world(store: StoreAreas) {
+  const org = organization();
+  await store.organizations.insert({ organization: org });
+  const a = agent(org.id);
+  await store.agents.insert({ agent: a, maxLive: 10 });
+  const t = thread(a);
+  await store.threads.insert({ thread: t });
+  return { org, agent: a, thread: t };
+}
+
+export function logEntry(organizationId: string, agentId: string, threadId: string) {
+  return {
+    organizationId,
+    agentId,
+    threadId,
+    userId: organizationId,
+    actorEmail: '',
+    actorDisplayName: 'partner key',
+    direction: 'user',
+    route: 'chat',
+    requestId: 'req_1',
+    createdAt: iso(T0),
+  };
+}
+
+export function learningRecord(organizationId: string, agentId: string, threadId: string, jobId: string, refundedCredits: string | null = null) {
+  return {
+    organizationId,
+    agentId,
+    threadId,
+    jobId,
+    requestId: 'req_1',
+    ranges: [{ first: 2, last: 3 }],
+    reason: 'generation_failed' as const,
+    message: 'Writing the memory failed.',
+    refundedCredits,
+    createdAt: iso(T0),
+  };
 }

@@ -1,4 +1,4 @@
-import type { Store } from '../../../ports/store.js';
+import type { Store } from '../../../ports/store/index.js';
 
 /** What a store conformance run is given. */
 export type StoreConformanceOptions = {

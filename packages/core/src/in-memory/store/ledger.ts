@@ -1,22 +1,12 @@
 import { Decimal } from 'decimal.js';
-import type { BillingAccountRecord, LedgerEntryRecord, LedgerStore } from '../ports/store-credits.js';
+import { copy, type State } from './state.js';
+import type { BillingAccountRecord, LedgerEntryRecord, LedgerStore } from '../../ports/store/index.js';
 
-/** The ledger part of the in-memory store's state (cloned with it for transaction rollback). */
-export type LedgerState = {
-  accounts: Map<string, BillingAccountRecord>;
-  entries: LedgerEntryRecord[];
-  sequence: number;
-};
-
-export function emptyLedgerState(): LedgerState {
-  return { accounts: new Map(), entries: [], sequence: 0 };
-}
-
-const copy = <T>(value: T): T => structuredClone(value);
 const plain = (value: Decimal) => value.toFixed();
 
 /** The in-memory `LedgerStore` over `get()` (the store serializes every call). */
-export function inMemoryLedger(get: () => LedgerState): LedgerStore {
+export function inMemoryLedger(store: () => State): LedgerStore {
+  const get = () => store().ledger;
   return {
     async getAccount({ organizationId }) {
       const account = get().accounts.get(organizationId);

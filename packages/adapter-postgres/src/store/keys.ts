@@ -1,10 +1,7 @@
-import type { KeyRecord, KeyStore, OrganizationRecord, OrganizationStore } from '@memory-agents/core/adapter';
+import type { KeyRecord, KeyStore } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
-import { iso, isoOrNull, json, type Row } from './rows.js';
-
-function toOrganization(row: Row): OrganizationRecord {
-  return { id: row.id as string, name: row.name as string, limits: row.limits as OrganizationRecord['limits'], createdAt: iso(row.created_at) };
-}
+import { iso, isoOrNull, type Row } from './rows.js';
+import { toOrganization } from './organizations.js';
 
 function toKey(row: Row): KeyRecord {
   return {
@@ -14,32 +11,6 @@ function toKey(row: Row): KeyRecord {
     createdAt: iso(row.created_at),
     expiresAt: iso(row.expires_at),
     revokedAt: isoOrNull(row.revoked_at),
-  };
-}
-
-/** Organizations and their limit overrides. */
-export function postgresOrganizations(db: SqlClient): OrganizationStore {
-  return {
-    async insert({ organization }) {
-      await db.query('INSERT INTO organizations (id, name, limits, created_at) VALUES ($1, $2, $3::jsonb, $4)', [
-        organization.id,
-        organization.name,
-        json(organization.limits),
-        organization.createdAt,
-      ]);
-    },
-    async get({ id }) {
-      const { rows } = await db.query('SELECT * FROM organizations WHERE id = $1', [id]);
-      return rows[0] ? toOrganization(rows[0]) : null;
-    },
-    async list() {
-      const { rows } = await db.query('SELECT * FROM organizations ORDER BY created_at, id');
-      return rows.map(toOrganization);
-    },
-    async updateLimits({ id, limits }) {
-      const { rows } = await db.query('UPDATE organizations SET limits = $2::jsonb WHERE id = $1 RETURNING *', [id, json(limits)]);
-      return rows[0] ? toOrganization(rows[0]) : null;
-    },
   };
 }
 

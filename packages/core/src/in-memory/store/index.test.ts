@@ -1,5 +1,5 @@
-import { describeStoreConformance } from '../testing/conformance/store/index.js';
-import { inMemoryStore } from './in-memory-store.js';
+import { describeStoreConformance } from '../../testing/conformance/store/index.js';
+import { inMemoryStore } from './index.js';
 
 describeStoreConformance({
   name: 'in-memory',

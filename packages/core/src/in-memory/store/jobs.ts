@@ -1,20 +1,10 @@
-import { FINAL_JOB_STATUSES } from '../ports/store.js';
-import type { JobRecord, JobStore, LearningRecord, LearningStore, TurnRecord, TurnState } from '../ports/store.js';
+import { copy, type State } from './state.js';
+import { FINAL_JOB_STATUSES, type JobRecord, type JobStore, type TurnRecord, type TurnState } from '../../ports/store/index.js';
 
-/** The part of the in-memory store's state that jobs, their turns and learning records live in. */
-export type JobsState = {
-  jobs: Map<string, JobRecord>;
-  turns: Map<string, TurnRecord[]>;
-  learning: LearningRecord[];
-  /** Arrival order of jobs and ids of learning records. */
-  sequence: number;
-};
-
-const copy = <T>(value: T): T => structuredClone(value);
 const isUnfinished = (job: JobRecord) => !FINAL_JOB_STATUSES.includes(job.status);
 
 /** Jobs and their turns in process memory. */
-export function inMemoryJobs(get: () => JobsState): JobStore {
+export function inMemoryJobs(get: () => State): JobStore {
   return {
     async insert({ job, turns, onlyIfIdle }) {
       const state = get();
@@ -113,30 +103,6 @@ export function inMemoryJobs(get: () => JobsState): JobStore {
       state.turns.set(jobId, list);
       job.turnsTotal += added.length;
       return copy(job);
-    },
-  };
-}
-
-/** Learning records of turns not learned, per thread. */
-export function inMemoryLearning(get: () => JobsState): LearningStore {
-  return {
-    async insert({ record }) {
-      const state = get();
-      const id = ++state.sequence;
-      state.learning.push({ ...copy(record), id, reported: false });
-      return id;
-    },
-    async list({ threadId, limit, beforeId }) {
-      return get()
-        .learning.filter((record) => record.threadId === threadId && (beforeId === undefined || record.id < beforeId))
-        .sort((a, b) => b.id - a.id)
-        .slice(0, limit)
-        .map(copy);
-    },
-    async takeUnreported({ threadId }) {
-      const taken = get().learning.filter((record) => record.threadId === threadId && !record.reported);
-      for (const record of taken) record.reported = true;
-      return taken.map(copy);
     },
   };
 }

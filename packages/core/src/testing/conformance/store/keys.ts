@@ -1,21 +1,10 @@
 import { expect } from 'vitest';
-import type { storeCase } from './harness.js';
+import type { StoreCase } from './harness.js';
 import { iso, T0 } from './harness.js';
 import { key, organization } from './records.js';
 
-export function organizationAndKeyCases(test: ReturnType<typeof storeCase>) {
-  test('organizations: insert, get, list and replace limits', async ({ store, reopen }) => {
-    const org = organization({ limits: { maxAgents: 3 } });
-    await store.organizations.insert({ organization: org });
-    expect(await store.organizations.get({ id: org.id })).toEqual(org);
-    expect(await store.organizations.get({ id: 'org_missing' })).toBeNull();
-    expect((await store.organizations.list()).map((o) => o.id)).toContain(org.id);
-    const updated = await store.organizations.updateLimits({ id: org.id, limits: { maxUploadBytes: 5 } });
-    expect(updated?.limits).toEqual({ maxUploadBytes: 5 });
-    expect(await store.organizations.updateLimits({ id: 'org_missing', limits: {} })).toBeNull();
-    if (reopen) expect((await (await reopen()).organizations.get({ id: org.id }))?.limits).toEqual({ maxUploadBytes: 5 });
-  });
-
+/** Conformance cases of the `keys` area. */
+export function keyCases(test: StoreCase) {
   test('keys: insert respects the live-key ceiling, ignoring revoked and expired keys', async ({ store }) => {
     const org = organization();
     await store.organizations.insert({ organization: org });

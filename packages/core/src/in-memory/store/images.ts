@@ -1,0 +1,16 @@
+import { copy, type State } from './state.js';
+import type { ImageStore } from '../../ports/store/index.js';
+
+/** Uploaded images in process memory. */
+export function inMemoryImages(get: () => State): ImageStore {
+  return {
+    async insert({ image }) {
+      const images = get().images;
+      if (!images.has(image.id)) images.set(image.id, copy(image));
+    },
+    async get({ organizationId, imageId }) {
+      const image = get().images.get(imageId);
+      return image && image.organizationId === organizationId ? copy(image) : null;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import type {
+  AgentRecord,
+  BillingAccountRecord,
+  DocumentIngestRecord,
+  IdempotencyRecord,
+  ImageRecord,
+  JobRecord,
+  KeyRecord,
+  LearningRecord,
+  LeaseRecord,
+  LedgerEntryRecord,
+  LogRecord,
+  MessageRecord,
+  OrganizationRecord,
+  ThreadRecord,
+  TurnRecord,
+} from '../../ports/store/index.js';
+
+/** Everything the in-memory store holds, every area's part; cloned whole for transaction rollback. */
+export type State = {
+  organizations: Map<string, OrganizationRecord>;
+  keys: Map<string, KeyRecord>;
+  agents: Map<string, AgentRecord>;
+  threads: Map<string, ThreadRecord>;
+  messages: Map<string, (MessageRecord & { seq: number })[]>;
+  logs: LogRecord[];
+  leases: Map<string, LeaseRecord>;
+  jobs: Map<string, JobRecord>;
+  turns: Map<string, TurnRecord[]>;
+  learning: LearningRecord[];
+  /** Arrival order of messages, log entries, jobs and ids of learning records. */
+  sequence: number;
+  ledger: { accounts: Map<string, BillingAccountRecord>; entries: LedgerEntryRecord[]; sequence: number };
+  ingests: Map<string, DocumentIngestRecord>;
+  idempotency: Map<string, IdempotencyRecord>;
+  images: Map<string, ImageRecord>;
+};
+
+export function emptyState(): State {
+  return {
+    organizations: new Map(),
+    keys: new Map(),
+    agents: new Map(),
+    threads: new Map(),
+    messages: new Map(),
+    logs: [],
+    leases: new Map(),
+    jobs: new Map(),
+    turns: new Map(),
+    learning: [],
+    sequence: 0,
+    ledger: { accounts: new Map(), entries: [], sequence: 0 },
+    ingests: new Map(),
+    idempotency: new Map(),
+    images: new Map(),
+  };
+}
+
+export const copy = <T>(value: T): T => structuredClone(value);
+export const isLive = (status: string) => status !== 'deleting' && status !== 'deleted';
+export const newestFirst = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
+  a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
+
+/** Forgets the jobs (and their turns) that `matches` selects, as deleting an agent or thread does. */
+export function deleteJobs(state: State, matches: (job: JobRecord) => boolean): void {
+  for (const [id, job] of state.jobs) {
+    if (!matches(job)) continue;
+    state.jobs.delete(id);
+    state.turns.delete(id);
+  }
+}
+
+/** Forgets the ingests of an agent (or of one thread), as deletion of that agent or thread does. */
+export function deleteIngests(state: State, matches: (record: DocumentIngestRecord) => boolean): void {
+  for (const [jobId, record] of state.ingests) if (matches(record)) state.ingests.delete(jobId);
+}

@@ -1,0 +1,84 @@
+/**
+ * The `Store` port: one file per area (`organizations.ts` ... `images.ts`, each holding the area's
+ * records and methods); this file holds the port itself, its capabilities and the general contract.
+ * The in-memory adapter (`in-memory/store/`), the PostgreSQL adapter (`adapter-postgres/src/store/`)
+ * and the conformance suite (`testing/conformance/store/`) use the same file names.
+ */
+import type { OrganizationStore } from './organizations.js';
+import type { KeyStore } from './keys.js';
+import type { AgentStore } from './agents.js';
+import type { ThreadStore } from './threads.js';
+import type { MessageStore } from './messages.js';
+import type { LogStore } from './logs.js';
+import type { LeaseStore } from './leases.js';
+import type { JobStore } from './jobs.js';
+import type { LearningStore } from './learning.js';
+import type { LedgerStore } from './ledger.js';
+import type { RateLimitStore } from './rate-limits.js';
+import type { DocumentStore } from './documents.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { ImageStore } from './images.js';
+
+export type * from './organizations.js';
+export type * from './keys.js';
+export type * from './agents.js';
+export type * from './threads.js';
+export type * from './messages.js';
+export type * from './logs.js';
+export type * from './leases.js';
+export type * from './jobs.js';
+export type * from './learning.js';
+export type * from './ledger.js';
+export type * from './rate-limits.js';
+export type * from './documents.js';
+export type * from './idempotency.js';
+export type * from './images.js';
+export { FINAL_JOB_STATUSES, readJobDetails, readTurnDetails } from './jobs.js';
+export { CHUNK_STRATEGIES } from './documents.js';
+export { LEARNING_REASONS } from './learning.js';
+
+/**
+ * Transactional state of the service, grouped by area.
+ *
+ * General contract:
+ * - Absent records resolve `null` (or an empty list), never throw.
+ * - Every method takes one object argument and returns plain data (no driver types).
+ * - Records returned are copies: mutating them MUST NOT change stored state.
+ * - Backend failures MUST reject; the service maps them to `service_unavailable`.
+ * - `transaction(fn)` runs `fn` with a store whose writes commit together when `fn` resolves and
+ *   are rolled back when it rejects. Transactions MUST NOT be nested.
+ */
+export type Store = StoreAreas & {
+  readonly specificationVersion: 'v1';
+  readonly id: string;
+  readonly capabilities: StoreCapabilities;
+  /** Idempotent: connects and applies migrations. */
+  init(): Promise<void>;
+  /** Closes what the adapter opened itself; idempotent. */
+  close(): Promise<void>;
+  transaction<T>(fn: (store: StoreAreas) => Promise<T>): Promise<T>;
+};
+
+export type StoreCapabilities = {
+  /** Survives a process restart. */
+  readonly persistent: boolean;
+  /** Several processes may share it (job leases and limits hold across them). */
+  readonly shared: boolean;
+};
+
+export type StoreAreas = {
+  readonly organizations: OrganizationStore;
+  readonly keys: KeyStore;
+  readonly agents: AgentStore;
+  readonly threads: ThreadStore;
+  readonly messages: MessageStore;
+  readonly logs: LogStore;
+  readonly leases: LeaseStore;
+  readonly jobs: JobStore;
+  readonly learning: LearningStore;
+  readonly ledger: LedgerStore;
+  readonly rateLimits: RateLimitStore;
+  readonly documents: DocumentStore;
+  readonly idempotency: IdempotencyStore;
+  readonly images: ImageStore;
+};

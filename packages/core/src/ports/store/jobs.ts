@@ -1,0 +1,191 @@
+import type { LearningReason, LearningReport } from './learning.js';
+
+/**
+ * Store area `jobs`: observation jobs and their turns.
+ * Part of the {@link Store} port (see `index.ts` for the general contract: absent is `null`,
+ * records are copies, backend failures reject).
+ */
+
+export type JobStatus = 'queued' | 'converting' | 'processing' | 'committed' | 'failed' | 'cancelled' | 'interrupted';
+
+/** Statuses after which a job never changes (spec "States / Observation job"). */
+export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['committed', 'failed', 'cancelled'];
+
+/** What a job of kind `observe` or `respond` carries beyond the common fields: nothing. */
+export type NoJobDetails = Record<string, never>;
+
+/** What a document job knows of its file while it runs. */
+export type DocumentJobDetails = {
+  /** `src_` content id of the file's bytes. */
+  sourceId: string;
+  filename: string;
+  /** True while the file's deferred conversion (text recognition) runs: the job has no turns yet. */
+  converting: boolean;
+  /** Pages the deferred conversion reads (set when the job was stored `converting`). */
+  scannedPages?: number;
+};
+
+/** The kind-specific part of a job: `kind` says what its `details` hold. */
+export type JobDetails =
+  | { kind: 'observe'; details: NoJobDetails }
+  | { kind: 'respond'; details: NoJobDetails }
+  | { kind: 'document'; details: DocumentJobDetails };
+
+export type JobKind = JobDetails['kind'];
+
+/** A job: the common fields and, by `kind`, its typed `details` (see {@link JobDetails}). */
+export type JobRecord = JobFields & JobDetails;
+
+/** A job of kind `document`: its details say which file it reads. */
+export type DocumentJobRecord = Extract<JobRecord, { kind: 'document' }>;
+
+/** A job as `insert` takes it: before the store assigns `seq`. */
+export type NewJobRecord = Omit<JobFields, 'seq'> & JobDetails;
+
+/** The fields every job has, whatever its kind. */
+export type JobFields = {
+  /** `obs_` id. */
+  id: string;
+  organizationId: string;
+  agentId: string;
+  threadId: string;
+  /** The person the job was sent for, or null. */
+  endUserId: string | null;
+  /** Request id of the call that created the job. */
+  requestId: string;
+  status: JobStatus;
+  /** Arrival order across the whole store; assigned by `insert`. */
+  seq: number;
+  turnsTotal: number;
+  /** Turns read so far (a turn counts once it is read, before its memory is committed). */
+  turnsProcessed: number;
+  error: string | null;
+  /** True while the job waits behind another file of the agent (status `converting`). */
+  queued: boolean;
+  resumedAt: string | null;
+  /** Set once a failed or cancelled job has settled. */
+  learning: LearningReport | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/**
+ * Where a turn of a job stands: `pending` until learned; `read` once its input words were charged
+ * (billing on: a resumed job never charges it again; with billing off a turn goes from `pending`
+ * straight to a final state); `committed` (learned) and `failed` are final.
+ */
+export type TurnState = 'pending' | 'read' | 'committed' | 'failed';
+
+/** Where a piece of a document comes from (the details of a document job's turn). */
+export type DocumentTurnDetails = {
+  sourceId: string;
+  /** Null only in turns stored before the filename was kept per turn. */
+  filename: string | null;
+  /** 1-based page the piece starts on, or null when the format has no pages. */
+  page: number | null;
+  pageEnd: number | null;
+  /** 0-based index of the piece in the whole document; null in turns stored before it was kept. */
+  piece: number | null;
+};
+
+/** The details of a turn: a document piece's origin, or none (`{}`) for a turn that was said. */
+export type TurnDetails = DocumentTurnDetails | { [K in keyof DocumentTurnDetails]?: undefined };
+
+export type TurnRecord = {
+  jobId: string;
+  /** 0-based position in the job. */
+  turnIndex: number;
+  speaker: string;
+  text: string;
+  /** ISO date-time of the observation. */
+  timestamp: string;
+  tags: string[];
+  state: TurnState;
+  /** Learning reason when `failed`. */
+  failureReason: LearningReason | null;
+  /** Where a document turn comes from in its file; no fields for other turns. */
+  details: TurnDetails;
+};
+
+export type JobStore = {
+  /**
+   * Inserts the job with all its turns atomically and assigns `seq`. With `onlyIfIdle`, the insert
+   * happens only when the agent has no job in a non-final status (the agent's single ingestion
+   * slot): of N concurrent calls for an idle agent exactly one succeeds. Resolves the stored job,
+   * or null when refused.
+   */
+  insert(request: { job: NewJobRecord; turns: TurnRecord[]; onlyIfIdle: boolean }): Promise<JobRecord | null>;
+  get(request: { agentId: string; jobId: string }): Promise<JobRecord | null>;
+  /**
+   * Applies `patch` and resolves the updated job (null when absent). With `ifStatus`, atomically
+   * applies it only while the job's status is one of those, and resolves null otherwise (a job
+   * cancelled meanwhile MUST NOT be overwritten by a worker settling it).
+   */
+  update(request: {
+    jobId: string;
+    /** `details` replaces a document job's details (the only kind with any). */
+    patch: Partial<Omit<JobFields, 'id' | 'seq' | 'organizationId' | 'agentId' | 'threadId'>> & { details?: DocumentJobDetails };
+    ifStatus?: readonly JobStatus[];
+  }): Promise<JobRecord | null>;
+  /** The agent's oldest job (lowest `seq`) not in a final status, or null. */
+  nextForAgent(request: { agentId: string }): Promise<JobRecord | null>;
+  /** Jobs of the thread not in a final status with a lower `seq` (the job's queue depth). */
+  countAhead(request: { threadId: string; seq: number }): Promise<number>;
+  /** Distinct agents that have a job not in a final status. */
+  agentsWithUnfinishedJobs(): Promise<string[]>;
+  /** Turns of a job in order, from `fromIndex`, at most `limit`. */
+  listTurns(request: { jobId: string; fromIndex: number; limit: number }): Promise<TurnRecord[]>;
+  /**
+   * The turns named by `refs` (job id and turn index), read in one call: resolves those that exist,
+   * each once (a ref named twice yields one turn), ordered by job id then turn index; refs naming
+   * no turn are left out. Used where many jobs' turns are needed at once (a chat answer's citations).
+   */
+  getTurns(request: { refs: readonly { jobId: string; turnIndex: number }[] }): Promise<TurnRecord[]>;
+  /** Sets the state (and failure reason) of the given turns; the job's `turnsProcessed` is recomputed. */
+  setTurnStates(request: { jobId: string; turnIndexes: number[]; state: TurnState; failureReason?: LearningReason | null }): Promise<void>;
+  /** Counts of the job's turns per state. */
+  turnCounts(request: { jobId: string }): Promise<Record<TurnState, number>>;
+  /** Turns of the agent's jobs in state `committed` (what the agent has learned). */
+  countCommittedTurns(request: { agentId: string }): Promise<number>;
+  /** Marks every non-final job of the thread cancelled (thread deletion). Resolves their ids. */
+  cancelForThread(request: { threadId: string; at: string }): Promise<string[]>;
+  /** Jobs of the organization not in a final status, oldest first (by `seq`). */
+  listUnfinished(request: { organizationId: string }): Promise<JobRecord[]>;
+  /**
+   * Appends turns after the job's last one (a deferred document conversion finishing) and adds
+   * their number to `turnsTotal`, atomically. Resolves the updated job, or null when absent.
+   */
+  appendTurns(request: { jobId: string; turns: TurnRecord[] }): Promise<JobRecord | null>;
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const numberOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/**
+ * The typed details of a job of `kind` from what a store kept (a JSON column): for adapters that
+ * store `details` as untyped data, whatever version of the service wrote it. Throws on an unknown kind.
+ */
+export function readJobDetails(kind: unknown, raw: unknown): JobDetails {
+  if (kind === 'observe' || kind === 'respond') return { kind, details: {} };
+  if (kind !== 'document') throw new Error(`Unknown job kind ${JSON.stringify(kind)} in the store.`);
+  const stored = isRecord(raw) ? raw : {};
+  const details: DocumentJobDetails = {
+    sourceId: typeof stored.sourceId === 'string' ? stored.sourceId : '',
+    filename: typeof stored.filename === 'string' ? stored.filename : '',
+    converting: stored.converting === true,
+  };
+  if (typeof stored.scannedPages === 'number') details.scannedPages = stored.scannedPages;
+  return { kind, details };
+}
+
+/** The typed details of a turn from what a store kept (see {@link readJobDetails}). */
+export function readTurnDetails(raw: unknown): TurnDetails {
+  if (!isRecord(raw) || typeof raw.sourceId !== 'string') return {};
+  return {
+    sourceId: raw.sourceId,
+    filename: typeof raw.filename === 'string' ? raw.filename : null,
+    page: numberOrNull(raw.page),
+    pageEnd: numberOrNull(raw.pageEnd),
+    piece: numberOrNull(raw.piece),
+  };
+}
