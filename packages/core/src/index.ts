@@ -2,7 +2,7 @@
 
 // Service
 export { createMemoryService, type MemoryServiceOptions } from './create-memory-service.js';
-export type { IdempotencyOptions, MemoryAdmin, MemoryService, StoredOriginal } from './memory-service.js';
+export type { IdempotencyOptions, MemoryAdmin, MemoryService, ServiceReadiness, StoredOriginal } from './memory-service.js';
 export type { RetrievalOptions, RetrievalSignal } from './retrieval/retrieve.js';
 export type { Caller } from './auth/caller.js';
 export type { AuthenticateRequest } from './service/authenticate.js';
@@ -88,6 +88,7 @@ export { defaultMemoryWriter } from './memory/default-memory-writer.js';
 
 // Reference adapters
 export { cachingStore, type CachingStoreOptions } from './store/caching-store.js';
+export { StoreUnavailableError, availableStore, isDependencyUnavailable, isUnavailableError } from './store/available-store.js';
 export { inMemoryStore } from './in-memory/in-memory-store.js';
 export { inMemoryBlobs } from './in-memory/in-memory-blobs.js';
 export { fileSystemBlobs, type FileSystemBlobsOptions } from './blobs/file-system-blobs.js';

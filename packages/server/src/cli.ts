@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { isServiceError, silentLogger } from '@memory-agents/core';
+import { isServiceError, isUnavailableError, silentLogger } from '@memory-agents/core';
 import type { AdminCommand } from './admin-commands.js';
 import { sendControlCommand } from './control-socket.js';
 import { MODEL_CLI_OPTIONS, MODEL_USAGE, modelSettings, ModelSettingsError, type ModelSettings } from './model-options.js';
@@ -38,7 +38,8 @@ const COMMANDS: Record<string, string> = {
   'billing threshold': `memory-agents billing threshold --org ORG_ID --amount DECIMAL [--json]`,
 };
 
-const COMMON = `Every command but mcp takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
+const COMMON = `Every command but mcp takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL
+[--database-timeout-ms MS] (connect and statement timeout, default 5000 and 15000; 0: none).
 Admin commands work while a server runs on the same data dir: they go through its control socket.
 With --json, results and errors are printed as JSON (errors on stderr: {"error", "code"}).`;
 
@@ -79,6 +80,7 @@ const OPTIONS = {
   host: { type: 'string' },
   data: { type: 'string' },
   'database-url': { type: 'string' },
+  'database-timeout-ms': { type: 'string' },
   name: { type: 'string' },
   org: { type: 'string' },
   'key-id': { type: 'string' },
@@ -117,6 +119,13 @@ function baselineWasmOnly(): void {
 function decimal(value: string, flag: string, command: string): string {
   if (!/^\d+(\.\d+)?$/.test(value.trim())) throw new UsageError(`${flag} must be a decimal number >= 0, like 100 or 2.5, not "${value}"`, command);
   return value.trim();
+}
+
+/** `--database-timeout-ms MS`: one bound for connecting and for each statement (0: none). */
+function databaseTimeoutOption(value: string | undefined, command: string): { databaseTimeoutMs?: number } {
+  if (value === undefined) return {};
+  if (!/^\d{1,7}$/.test(value.trim())) throw new UsageError(`--database-timeout-ms must be a whole number of milliseconds (0..9999999), not "${value}"`, command);
+  return { databaseTimeoutMs: Number(value.trim()) };
 }
 
 let jsonErrors = process.argv.includes('--json');
@@ -171,7 +180,10 @@ async function main(argv: string[]): Promise<number> {
   if (group === 'mcp') return mcp(values);
   if (values.data !== undefined && values['database-url'] !== undefined) throw new UsageError('pass either --data or --database-url, not both', name);
   const location: StateLocation =
-    values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : { dataDir: values.data ?? DEFAULT_DATA_DIR };
+    values['database-url'] !== undefined
+      ? { databaseUrl: values['database-url'], ...databaseTimeoutOption(values['database-timeout-ms'], name) }
+      : { dataDir: values.data ?? DEFAULT_DATA_DIR };
+  if (values['database-timeout-ms'] !== undefined && values['database-url'] === undefined) throw new UsageError('--database-timeout-ms needs --database-url', name);
 
   if (group === 'serve') return serve(location, values.port, values.host, modelSettings(values, process.env));
 
@@ -360,6 +372,16 @@ main(process.argv.slice(2)).then(
       const command = error instanceof UsageError ? error.command : 'serve';
       fail(error.message, 'usage', `Run "memory-agents help${command ? ` ${command}` : ''}" for usage.`);
       process.exitCode = 2;
+    } else if (isUnavailableError(error) || (isServiceError(error) && error.code === 'service_unavailable')) {
+      // The database (or the data dir's storage) is away: a sentence, not "internal".
+      const reason = error instanceof Error ? error.message : String(error);
+      fail(
+        isServiceError(error)
+          ? error.message
+          : `the database did not respond (${reason}); check that it runs and is reachable from here, then run the command again`,
+        'service_unavailable',
+      );
+      process.exitCode = 1;
     } else if (error instanceof CliError || (error instanceof Error && error.name === 'StartError')) {
       fail(error.message, (error as CliError).code);
       process.exitCode = 1;
