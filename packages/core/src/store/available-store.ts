@@ -79,8 +79,22 @@ export function isDependencyUnavailable(error: unknown): boolean {
   return isUnavailableError(error);
 }
 
-/** The sentence of a 503 for a store area: which part did not respond. */
-function sentence(storeId: string, part: string): string {
+/** A full disk or read-only storage (PostgreSQL class 53, ENOSPC, EROFS...), not a lost connection. */
+function isStorageFull(error: unknown): boolean {
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 8; depth++) {
+    const value = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof value.code === 'string' && /^(53|ENOSPC|EDQUOT|EROFS)/.test(value.code)) return true;
+    if (typeof value.message === 'string' && /No space left on device|read-only file system|could not extend file/i.test(value.message)) return true;
+    current = value.cause;
+  }
+  return false;
+}
+
+/** The sentence of a 503 for a store area: which part did not respond, and why when known. */
+function sentence(storeId: string, part: string, error: unknown): string {
+  if (isStorageFull(error)) {
+    return `The database (store ${storeId}) could not write while working on ${part}: its storage is full or read-only. Nothing of this request was stored past that point; retry once space is freed.`;
+  }
   return `The database (store ${storeId}) did not respond while working on ${part}; nothing of this request was done past that point. Retry in a few seconds.`;
 }
 
@@ -97,7 +111,7 @@ export function availableStore(store: Store): Store {
   const id = store.id;
   const map = (part: string) => (error: unknown) => {
     if (isServiceError(error) || !isUnavailableError(error)) throw error;
-    throw new ServiceError('service_unavailable', sentence(id, part), { cause: error });
+    throw new ServiceError('service_unavailable', sentence(id, part, error), { cause: error });
   };
   const areaCache = new WeakMap<object, object>();
   const wrapArea = (area: object, name: string): object => {
