@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { isServiceError } from '@memory-agents/core';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 
 /**
@@ -139,8 +140,8 @@ function pgClient(pool: pg.Pool, owned: boolean, queryMs: number, inTransaction?
       connection.on('error', onError);
       let broken: Error | undefined;
       try {
-        await connection.query('BEGIN');
-        if (options.unbounded) await connection.query("SET LOCAL statement_timeout = 0");
+        await connection.query(timed('BEGIN', queryMs));
+        if (options.unbounded) await connection.query(timed('SET LOCAL statement_timeout = 0', queryMs));
         const inner = pgClient(pool, false, queryMs, connection, options.unbounded === true);
         inner.hasVector = client.hasVector;
         const result = await fn(inner);
@@ -150,8 +151,12 @@ function pgClient(pool: pg.Pool, owned: boolean, queryMs: number, inTransaction?
         if (lost || brokenConnection(error)) broken = lost ?? (error as Error);
         else await connection.query(timed('ROLLBACK', queryMs > 0 ? queryMs : 5_000)).catch((rollbackError: Error) => (broken = rollbackError));
         // A lost connection: the server rolls the transaction back itself when it sees the
-        // connection close (or after idle_in_transaction_session_timeout).
-        throw lost && !(error instanceof Error && brokenConnection(error)) ? new Error(`Connection terminated unexpectedly inside a transaction: ${(lost as Error).message}`, { cause: error }) : error;
+        // connection close (or after idle_in_transaction_session_timeout). What `fn` threw because
+        // of it is reported as the lost connection (a 503), unless it is the service's own refusal.
+        if (lost && !brokenConnection(error) && !isServiceError(error)) {
+          throw new Error(`Connection terminated unexpectedly inside a transaction: ${(lost as Error).message}`, { cause: lost });
+        }
+        throw error;
       } finally {
         connection.release(broken ?? (lost ?? undefined));
         connection.removeListener('error', onError);
