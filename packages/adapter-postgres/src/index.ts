@@ -1,3 +1,11 @@
 export { postgresStore, type PostgresStoreOptions } from './postgres-store.js';
-export { DEFAULT_PGLITE_SETTINGS, openSqlClient, type SqlClient, type SqlConnectionOptions } from './sql-client.js';
+export {
+  DEFAULT_DATABASE_TIMEOUTS,
+  DEFAULT_PGLITE_SETTINGS,
+  databaseTimeouts,
+  openSqlClient,
+  type DatabaseTimeouts,
+  type SqlClient,
+  type SqlConnectionOptions,
+} from './sql-client.js';
 export { postgresMemoryIndex, type PostgresMemoryIndexOptions } from './postgres-memory-index.js';

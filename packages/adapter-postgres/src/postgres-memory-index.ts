@@ -226,9 +226,9 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
           await tx.exec(
             `CREATE INDEX IF NOT EXISTS memory_index_records_embedding_hnsw ON ${records} USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops)`,
           );
-        });
+        }, { unbounded: true });
         // Fresh planner statistics, so a large agent's search is planned on the new index.
-        await client.exec(`ANALYZE ${records}`);
+        await client.transaction((tx) => tx.exec(`ANALYZE ${records}`), { unbounded: true });
         state.hasAnnIndex = true;
       } catch (error) {
         onBackgroundError(error, 'HNSW index build');
@@ -430,6 +430,11 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         const { rows } = await client.query<{ n: number | string }>(`SELECT count(*) AS n FROM ${records} WHERE agent_id = $1`, [agentId]);
         return { count: Number(rows[0]?.n ?? 0) };
       });
+    },
+
+    async ping() {
+      await ready();
+      await guard('a readiness probe', () => client.query('SELECT 1'));
     },
 
     async embedder() {

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { isServiceError } from '@memory-agents/core';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 
 /**
@@ -18,8 +19,12 @@ export type SqlClient = {
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: Row[]; rowCount: number }>;
   /** Runs several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
-  /** Runs `fn` in one transaction on one connection; rolls back when it rejects. */
-  transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction on one connection; rolls back when it rejects. With
+   * `{ unbounded: true }` its statements run without the query and statement timeouts (a
+   * migration, an index build); the connection timeout still applies.
+   */
+  transaction<T>(fn: (client: SqlClient) => Promise<T>, options?: { unbounded?: boolean }): Promise<T>;
   close(): Promise<void>;
 };
 
@@ -47,38 +52,116 @@ export type SqlConnectionOptions = {
    * @default ['shared_buffers = 32MB']
    */
   pgliteSettings?: readonly string[];
+  /**
+   * Bounded waits of a pool the adapter opens (`connectionString`), so a database that stops
+   * answering (a failover, dropped packets) fails requests with 503 within seconds instead of
+   * leaving them hanging. Ignored for `pool` (configure your own) and PGlite.
+   */
+  timeouts?: DatabaseTimeouts;
 };
+
+/** Timeouts of a PostgreSQL pool, in milliseconds; `0` switches one off. */
+export type DatabaseTimeouts = {
+  /**
+   * Opening a connection, and waiting for a free one when all `max` are busy.
+   * @default 5000
+   */
+  connectMs?: number;
+  /**
+   * One statement: the server cancels it (`statement_timeout`) and the client stops waiting for
+   * its answer (node-postgres `query_timeout`, which also covers a database that never answers).
+   * Migrations and the HNSW build run without it.
+   * @default 15000
+   */
+  queryMs?: number;
+  /**
+   * A transaction left idle by a client that went away is ended by the server
+   * (`idle_in_transaction_session_timeout`), releasing its locks.
+   * @default 30000
+   */
+  idleInTransactionMs?: number;
+};
+
+/** Default `timeouts` (`connectMs` 5 s, `queryMs` 15 s, `idleInTransactionMs` 30 s). */
+export const DEFAULT_DATABASE_TIMEOUTS: Required<DatabaseTimeouts> = { connectMs: 5_000, queryMs: 15_000, idleInTransactionMs: 30_000 };
+
+/**
+ * The timeouts one setting stands for (the CLI's `--database-timeout-ms`): connections and
+ * statements wait at most `ms`, an abandoned transaction is ended after twice that.
+ */
+export function databaseTimeouts(ms: number): Required<DatabaseTimeouts> {
+  return { connectMs: ms, queryMs: ms, idleInTransactionMs: 2 * ms };
+}
 
 /** Default `pgliteSettings`. */
 export const DEFAULT_PGLITE_SETTINGS: readonly string[] = ['shared_buffers = 32MB'];
 
-function pgClient(pool: pg.Pool, owned: boolean, inTransaction?: pg.PoolClient): SqlClient {
+/**
+ * A node-postgres error that says the connection itself is unusable (lost, timed out), after
+ * which the client is destroyed rather than returned to the pool.
+ */
+function brokenConnection(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : '';
+  const code = (error as { code?: unknown } | null)?.code;
+  return /Connection terminated|Query read timeout|connection timeout|Client has encountered a connection error|not queryable/i.test(message) ||
+    (typeof code === 'string' && /^(08|57P0[1-3]|25P03|E[A-Z]+)/.test(code));
+}
+
+/** A query config with node-postgres' client-side `query_timeout` (not in its types); 0: none. */
+function timed(text: string, timeoutMs: number, values?: unknown[]): pg.QueryConfig {
+  return { text, ...(values ? { values } : {}), ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}) } as pg.QueryConfig;
+}
+
+function pgClient(pool: pg.Pool, owned: boolean, queryMs: number, inTransaction?: pg.PoolClient, unbounded = false): SqlClient {
   const runner = inTransaction ?? pool;
+  // A client-side bound on the answer (the server's statement_timeout cannot help when the
+  // network drops packets); pg-pool destroys a pool client whose query failed this way.
+  const timeout = unbounded ? 0 : queryMs;
   const client: SqlClient = {
     dialect: 'postgres',
     hasVector: false,
     async query<Row>(sql: string, params: readonly unknown[] = []) {
-      const result = await runner.query(sql, params as unknown[]);
+      const result = await runner.query(timed(sql, timeout, params as unknown[]));
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
     async exec(sql: string) {
-      await runner.query(sql);
+      await runner.query(timed(sql, timeout));
     },
-    async transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (client: SqlClient) => Promise<T>, options: { unbounded?: boolean } = {}): Promise<T> {
       if (inTransaction) return fn(client);
       const connection = await pool.connect();
+      // pg-pool removes its own listener from a checked-out client: a connection lost inside the
+      // transaction emits 'error' here, which unhandled would crash the process. Kept until the
+      // client is released (destroyed when it broke).
+      let lost: Error | null = null;
+      const onError = (error: Error) => {
+        lost ??= error;
+      };
+      connection.on('error', onError);
+      let broken: Error | undefined;
       try {
-        await connection.query('BEGIN');
-        const inner = pgClient(pool, false, connection);
+        await connection.query(timed('BEGIN', queryMs));
+        if (options.unbounded) await connection.query(timed('SET LOCAL statement_timeout = 0', queryMs));
+        const inner = pgClient(pool, false, queryMs, connection, options.unbounded === true);
         inner.hasVector = client.hasVector;
         const result = await fn(inner);
-        await connection.query('COMMIT');
+        await connection.query(timed('COMMIT', options.unbounded || queryMs <= 0 ? 0 : queryMs));
         return result;
       } catch (error) {
-        await connection.query('ROLLBACK').catch(() => undefined);
+        if (lost || brokenConnection(error)) broken = lost ?? (error as Error);
+        else await connection.query(timed('ROLLBACK', queryMs > 0 ? queryMs : 5_000)).catch((rollbackError: Error) => (broken = rollbackError));
+        // A lost connection: the server rolls the transaction back itself when it sees the
+        // connection close (or after idle_in_transaction_session_timeout). What `fn` threw because
+        // of it is reported as the lost connection (a 503), unless it is the service's own refusal.
+        if (lost && !brokenConnection(error) && !isServiceError(error)) {
+          throw new Error(`Connection terminated unexpectedly inside a transaction: ${(lost as Error).message}`, { cause: lost });
+        }
         throw error;
       } finally {
-        connection.release();
+        connection.release(broken ?? (lost ?? undefined));
+        connection.removeListener('error', onError);
+        // A late error after release from a destroyed client must not crash the process either.
+        if (broken || lost) connection.on('error', () => undefined);
       }
     },
     async close() {
@@ -114,10 +197,22 @@ function pgliteClient(db: PGlite | Transaction, owned: boolean, root: PGlite | n
 export async function openSqlClient(options: SqlConnectionOptions): Promise<SqlClient> {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
-  if (options.pool) return withVectorProbe(pgClient(options.pool, false));
+  if (options.pool) return withVectorProbe(pgClient(options.pool, false, 0));
   if (options.connectionString) {
+    const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
+    for (const [name, value] of Object.entries(timeouts)) {
+      if (!Number.isInteger(value) || value < 0) throw new RangeError(`timeouts.${name} must be a whole number of milliseconds >= 0, not ${String(value)}`);
+    }
+    const bounds = {
+      ...(timeouts.connectMs > 0 ? { connectionTimeoutMillis: timeouts.connectMs } : {}),
+      ...(timeouts.queryMs > 0 ? { statement_timeout: timeouts.queryMs } : {}),
+      ...(timeouts.idleInTransactionMs > 0 ? { idle_in_transaction_session_timeout: timeouts.idleInTransactionMs } : {}),
+      // Dead peers are noticed by the kernel too, not only by the timeouts.
+      keepAlive: true,
+    };
     if (schema) {
-      const setup = new pg.Client({ connectionString: options.connectionString });
+      const setup = new pg.Client({ connectionString: options.connectionString, ...bounds });
+      setup.on('error', () => undefined);
       await setup.connect();
       try {
         await setup.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -128,11 +223,12 @@ export async function openSqlClient(options: SqlConnectionOptions): Promise<SqlC
     const pool = new pg.Pool({
       connectionString: options.connectionString,
       max: 10,
+      ...bounds,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     // An idle client losing its server must not crash the process; the next query reports it.
     pool.on('error', () => undefined);
-    return withVectorProbe(pgClient(pool, true));
+    return withVectorProbe(pgClient(pool, true, timeouts.queryMs));
   }
   if (options.pglite) return pgliteClient(options.pglite, false, options.pglite);
   const { PGlite } = await import('@electric-sql/pglite');

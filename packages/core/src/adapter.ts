@@ -70,3 +70,6 @@ export { readImageHeader, type ImageHeader, type ImageMediaType } from './images
 // Chunking: documents into pieces, and the block text both the chunker and the converters use
 export { chunkDocument, documentText, resolveChunkOptions, BLOCK_SEPARATOR } from './chunking/index.js';
 export type { ChunkOptions, Piece } from './chunking/index.js';
+
+// Database failures: what an adapter throws when its backend is away, and how the service tells (503, not 500).
+export { StoreUnavailableError, availableStore, isDependencyUnavailable, isUnavailableError } from './store/available-store.js';

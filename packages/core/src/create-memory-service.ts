@@ -19,6 +19,8 @@ import type { Ocr } from './ports/ocr.js';
 import type { DocumentConverter } from './ports/document-converter.js';
 import { textDocumentConverter } from './documents/text-document-converter.js';
 import { cachingStore } from './store/caching-store.js';
+import { availableStore } from './store/available-store.js';
+import { isServiceError } from './errors/service-error.js';
 import { createIdGenerator, type IdGenerator } from './ids/index.js';
 import { DEFAULT_LIMITS, type Limits } from './limits/index.js';
 import { createMemoryAdmin } from './organizations/memory-admin.js';
@@ -120,16 +122,18 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   // Limits hold across processes only when the store is shared; otherwise an in-process limiter
   // keeps the embedded default free of a database round trip per request.
   // (Bound late: an adapter's areas exist only once `start()` has run `store.init()`.)
+  // A database that went away answers 503 naming the part, on every route, from one place.
+  const available = availableStore(options.store);
   const rateLimitStore: RateLimitStore = options.store.capabilities.shared
     ? {
-        hit: (request) => options.store.rateLimits.hit(request),
-        acquire: (request) => options.store.rateLimits.acquire(request),
-        release: (request) => options.store.rateLimits.release(request),
+        hit: (request) => available.rateLimits.hit(request),
+        acquire: (request) => available.rateLimits.acquire(request),
+        release: (request) => available.rateLimits.release(request),
       }
     : inProcessRateLimits();
   // Keys, organizations and agents every request reads stay in process when no other process
   // writes the store (exact invalidation: every write goes through this wrapper).
-  const store = (options.cacheRecords ?? (options.store.capabilities.persistent && !options.store.capabilities.shared)) ? cachingStore(options.store) : options.store;
+  const store = (options.cacheRecords ?? (options.store.capabilities.persistent && !options.store.capabilities.shared)) ? cachingStore(available) : available;
   const context: ServiceContext = {
     store,
     index: options.index ?? inMemoryMemoryIndex(),
@@ -199,6 +203,32 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       await context.background.drain();
       await scheduler.idle();
     },
+
+    async ready({ timeoutMs = 5000 } = {}) {
+      // An id no key has: a point read that reaches the database (misses are never cached).
+      const [storeCheck, indexCheck] = await Promise.all([
+        probe(() => context.store.keys.get({ keyId: 'readiness_probe' }), timeoutMs, 'The database (store) did not answer.'),
+        probe(() => (context.index.ping ? context.index.ping() : context.index.embedder()), timeoutMs, 'The memory index did not answer.'),
+      ]);
+      return { ready: storeCheck.ok && indexCheck.ok, store: storeCheck, index: indexCheck };
+    },
   };
 }
 
+
+/** Runs one readiness probe under a timeout: `{ ok: true }`, or `{ ok: false, error }` with a sentence. */
+async function probe(check: () => Promise<unknown>, timeoutMs: number, fallback: string): Promise<{ ok: boolean; error?: string }> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = Symbol('late');
+  const timeout = new Promise<typeof late>((resolve) => {
+    timer = setTimeout(() => resolve(late), timeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([check().then(() => null), timeout]);
+    return outcome === late ? { ok: false, error: `${fallback.replace(/\.$/, '')} within ${timeoutMs} ms.` } : { ok: true };
+  } catch (error) {
+    return { ok: false, error: isServiceError(error) && error.code === 'service_unavailable' ? error.message : fallback };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -7,7 +7,7 @@
 
 // Service
 export { createMemoryService, type MemoryServiceOptions } from './create-memory-service.js';
-export type { MemoryAdmin, MemoryService, StoredOriginal } from './memory-service.js';
+export type { MemoryAdmin, MemoryService, ServiceReadiness, StoredOriginal } from './memory-service.js';
 export type {
   AbortableRequest,
   AgentRequest,

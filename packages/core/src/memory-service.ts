@@ -195,4 +195,17 @@ export interface MemoryService {
   stop(): Promise<void>;
   /** Resolves when background work and learning started so far have settled (tests). */
   idle(): Promise<void>;
+  /**
+   * Readiness for a load balancer (`GET /readyz`): whether the store and the memory index answer
+   * a cheap probe within `timeoutMs` (default 5000). Never rejects; a part that failed carries the
+   * sentence saying so. Nothing about any organization is read or returned.
+   */
+  ready(options?: { timeoutMs?: number }): Promise<ServiceReadiness>;
 }
+
+/** What `MemoryService.ready()` found: each part `ok`, or the sentence of its failure. */
+export type ServiceReadiness = {
+  ready: boolean;
+  store: { ok: boolean; error?: string };
+  index: { ok: boolean; error?: string };
+};

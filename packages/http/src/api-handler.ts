@@ -90,6 +90,12 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
     const json = (result: WithStatus<JsonResult>) => jsonResponse(result, base());
 
     try {
+      // Health for load balancers, outside /v1: no key, nothing about any organization.
+      if ((path === '/healthz' || path === '/readyz') && (method === 'GET' || method === 'HEAD')) {
+        const body = path === '/healthz' ? { status: 'ok' } : await readiness(service);
+        const status = body.status === 'ok' || body.status === 'ready' ? 200 : 503;
+        return { status, headers: { 'X-Request-Id': requestId, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }, kind: 'json', text: JSON.stringify(body) };
+      }
       if (path === '/v1/openapi.json' && method === 'GET') {
         const text = openApiText(linkBase);
         return { status: 200, headers: { ...base(), 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }, kind: 'json', text };
@@ -125,6 +131,17 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
 }
 
 export type ApiHandle = ReturnType<typeof createApiHandler>;
+
+/**
+ * The body of `GET /readyz`: `ready` when the store and the memory index answer, else
+ * `unavailable` with the sentence of the first part that did not (`checks` names each part).
+ */
+async function readiness(service: MemoryService): Promise<{ status: 'ready' | 'unavailable'; error?: string; checks: Record<string, 'ok' | 'unavailable'> }> {
+  const found = await service.ready();
+  const checks = { store: found.store.ok ? 'ok' : 'unavailable', index: found.index.ok ? 'ok' : 'unavailable' } as const;
+  if (found.ready) return { status: 'ready', checks };
+  return { status: 'unavailable', error: found.store.error ?? found.index.error ?? 'A dependency did not respond.', checks };
+}
 
 /** A JSON result as written: the body as text (none for 204) after `headers` and the result's own. */
 function jsonResponse(result: WithStatus<JsonResult>, headers: Record<string, string>): ApiResponse {

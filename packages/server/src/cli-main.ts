@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { isServiceError, silentLogger } from '@memory-agents/core';
+import { isUnavailableError } from '@memory-agents/core/adapter';
 import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.js';
 import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, type CliValues, type OptionName } from './cli-options.js';
 import { sendControlCommand } from './control-socket.js';
@@ -38,7 +39,17 @@ export type CliCommand = {
 /** The state a command works on, from `--data` / `--database-url`. */
 function stateLocation(values: CliValues, command: string): StateLocation {
   if (values.data !== undefined && values['database-url'] !== undefined) throw new UsageError('pass either --data or --database-url, not both', command);
-  return values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : { dataDir: values.data ?? DEFAULT_DATA_DIR };
+  if (values['database-timeout-ms'] !== undefined && values['database-url'] === undefined) throw new UsageError('--database-timeout-ms needs --database-url', command);
+  return values['database-url'] !== undefined
+    ? { databaseUrl: values['database-url'], ...databaseTimeoutOption(values['database-timeout-ms'], command) }
+    : { dataDir: values.data ?? DEFAULT_DATA_DIR };
+}
+
+/** `--database-timeout-ms MS`: one bound for connecting and for each statement (0: none). */
+function databaseTimeoutOption(value: string | undefined, command: string): { databaseTimeoutMs?: number } {
+  if (value === undefined) return {};
+  if (!/^\d{1,7}$/.test(value.trim())) throw new UsageError(`--database-timeout-ms must be a whole number of milliseconds (0..9999999), not "${value}"`, command);
+  return { databaseTimeoutMs: Number(value.trim()) };
 }
 
 /** An admin command's CLI entry: its flags are checked here, then it runs through `runAdmin`. */
@@ -82,7 +93,8 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   ...Object.fromEntries((Object.keys(ADMIN_COMMANDS) as AdminCommand[]).map((command) => [command.replace('.', ' '), adminCliCommand(command)])),
 };
 
-const COMMON = `Every command but mcp takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL.
+const COMMON = `Every command but mcp takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL
+[--database-timeout-ms MS] (connect and statement timeout, default 5000 and 15000; 0: none).
 Admin commands work while a server runs on the same data dir: they go through its control socket.
 With --json, results and errors are printed as JSON (errors on stderr: {"error", "code"}).`;
 
@@ -145,6 +157,12 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
     if (error instanceof CliError || (error instanceof Error && error.name === 'StartError')) {
       fail(error.message, (error as CliError).code, json, io);
+      return 1;
+    }
+    if (isUnavailableError(error)) {
+      // The database (or the data dir's storage) is away: a sentence, not "internal".
+      const reason = error instanceof Error ? error.message : String(error);
+      fail(`the database did not respond (${reason}); check that it runs and is reachable from here, then run the command again`, 'service_unavailable', json, io);
       return 1;
     }
     fail(error instanceof Error ? error.message : String(error), 'internal', json, io);

@@ -9,6 +9,7 @@ export const CLI_OPTIONS = {
   host: { type: 'string' },
   data: { type: 'string' },
   'database-url': { type: 'string' },
+  'database-timeout-ms': { type: 'string' },
   name: { type: 'string' },
   org: { type: 'string' },
   'key-id': { type: 'string' },
@@ -31,7 +32,7 @@ export type OptionName = keyof typeof CLI_OPTIONS;
 export const GLOBAL_OPTIONS: readonly OptionName[] = ['json', 'help', 'version'];
 
 /** Where a command finds the state: `--data DIR` or `--database-url URL`. */
-export const STATE_OPTIONS = ['data', 'database-url'] as const satisfies readonly OptionName[];
+export const STATE_OPTIONS = ['data', 'database-url', 'database-timeout-ms'] as const satisfies readonly OptionName[];
 
 /** The parsed flags: a string per string flag, a boolean per boolean flag, absent when not given. */
 export type CliValues = { [K in OptionName]?: (typeof CLI_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };

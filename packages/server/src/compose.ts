@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
-import { openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
+import { databaseTimeouts, openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { documentsInChildProcess } from './documents-process.js';
 import { lazyMemoryIndex } from './lazy-memory-index.js';
 import { DEFAULT_DATA_DIR, dataPaths, type StateLocation } from './paths.js';
@@ -37,7 +37,10 @@ export async function composeService(
   const documents = documentsInChildProcess();
   const { ocr, converter } = documents;
   if (location.databaseUrl !== undefined) {
-    const client = await openSqlClient({ connectionString: location.databaseUrl });
+    // Bounded waits (DEFAULT_DATABASE_TIMEOUTS unless --database-timeout-ms): a database that
+    // stops answering fails requests with 503 within seconds.
+    const timeouts = location.databaseTimeoutMs === undefined ? {} : { timeouts: databaseTimeouts(location.databaseTimeoutMs) };
+    const client = await openSqlClient({ connectionString: location.databaseUrl, ...timeouts });
     const service = createMemoryService({
       store: postgresStore({ client }),
       index: postgresMemoryIndex({ client }),

@@ -46,5 +46,10 @@ export function lazyMemoryIndex(options: { id: string; capabilities: MemoryIndex
     copyAgent: async (request) => (await open()).copyAgent(request),
     stats: async (request) => (await open()).stats(request),
     embedder: async () => (await open()).embedder(),
+    // Not loaded yet: nothing to probe (loading it only to answer a probe would defeat the point).
+    ping: async () => {
+      const index = opening ? await opening : null;
+      if (index) await (index.ping ? index.ping() : index.embedder());
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 
 /** Where the server keeps its state: one data dir (embedded default) or a PostgreSQL database. */
-export type StateLocation = { dataDir: string; databaseUrl?: undefined } | { databaseUrl: string; dataDir?: string };
+export type StateLocation = { dataDir: string; databaseUrl?: undefined } | { databaseUrl: string; dataDir?: string; databaseTimeoutMs?: number };
 
 /** Default data dir of the CLI, relative to the working directory. */
 export const DEFAULT_DATA_DIR = './.memory-agents';

@@ -66,6 +66,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const server: Server = createNodeServer(
     async (request, response) => {
       if (api) return api(request, response);
+      // Liveness holds while the state opens (readiness, /readyz, does not yet).
+      if ((request.url ?? '').split('?')[0] === '/healthz') return void response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }).end('{"status":"ok"}');
       startingResponse(response);
     },
     options.limits,

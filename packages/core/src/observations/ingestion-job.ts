@@ -1,5 +1,6 @@
 import { LEARNING_REASONS, type JobRecord, type LearningReason, type LearningReport, type TurnRecord } from '../ports/store/index.js';
 import { CREDITS_EXHAUSTED_REASON } from '../credits/credits.js';
+import { isDependencyUnavailable } from '../store/available-store.js';
 import type { ServiceContext } from '../service/context.js';
 import { turnRanges } from './learning-report.js';
 import { JobStopped, learnBatch, type JobRun, type TurnResult } from './learn-batch.js';
@@ -37,6 +38,13 @@ export async function processJob(run: JobRun, found: JobRecord): Promise<void> {
     allCommitted = job.turnsProcessed === 0 && committed === job.turnsTotal;
   } catch (error) {
     if (error instanceof JobStopped) return;
+    // The database (or the index) went away: nothing is failed; the job stays `processing` and the
+    // next sweep after the database is back resumes it from its last committed turn (the worker
+    // stops here rather than look for the next job at once).
+    if (isDependencyUnavailable(error)) {
+      run.context.logger.warn('observation job paused: a dependency did not respond; it resumes when it answers', { jobId: job.id, error: String(error) });
+      throw error;
+    }
     run.context.logger.error('observation job failed', { jobId: job.id, error: String(error) });
     await failRemaining(run.context, job, 'job_failed');
   }

@@ -1,5 +1,7 @@
 import { EmbedderMismatchError, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
 import { LanguageModelError } from '../ports/language-model.js';
+import { isServiceError } from '../errors/service-error.js';
+import { isDependencyUnavailable } from '../store/available-store.js';
 import type { TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReason, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
@@ -73,6 +75,8 @@ async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Pro
     return { ok: true, outcomes: written.outcomes, deleteIds: written.deleteIds ?? [] };
   } catch (error) {
     if (run.signal.aborted) throw new JobStopped();
+    // The store or the index went away under the writer (its searchSimilar): the job stays resumable.
+    if (isServiceError(error) && error.code === 'service_unavailable') throw error;
     run.context.logger.warn('memory writer failed', { jobId: job.id, error: String(error) });
     return { ok: false, reason: writerFailureReason(error) };
   }
@@ -131,6 +135,8 @@ async function commitRecords(context: ServiceContext, job: JobRecord, records: M
     } catch (error) {
       if (error instanceof EmbedderMismatchError) return 'embedder_mismatch';
       context.logger.warn('memory commit failed', { jobId: job.id, attempt, error: String(error) });
+      // The database under the index went away: the turns are not failed, the job resumes when it returns.
+      if (attempt >= COMMIT_ATTEMPTS && isDependencyUnavailable(error)) throw error;
       if (attempt >= COMMIT_ATTEMPTS) return 'memory_commit_shortfall';
     }
   }

@@ -49,6 +49,11 @@ export type MemoryIndex = {
    */
   copyAgent(request: { fromAgentId: string; toAgentId: string; toOrganizationId: string; newId: () => string }): Promise<{ copied: number }>;
   stats(request: { agentId: string }): Promise<{ count: number }>;
+  /**
+   * Optional readiness probe: resolves when the backend answers (one cheap round trip), rejects
+   * (best: `service_unavailable`) when it does not. Without it readiness asks `embedder()`.
+   */
+  ping?(): Promise<void>;
   /** The fingerprint recorded on first upsert, or null while empty. */
   embedder(): Promise<EmbedderFingerprint | null>;
 };
