@@ -74,8 +74,8 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     get jobs() {
       return open().jobs;
     },
-    get learning() {
-      return open().learning;
+    get notLearned() {
+      return open().notLearned;
     },
     get ledger() {
       return open().ledger;
@@ -83,8 +83,8 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     get rateLimits() {
       return open().rateLimits;
     },
-    get documents() {
-      return open().documents;
+    get uploads() {
+      return open().uploads;
     },
     get idempotency() {
       return open().idempotency;

@@ -51,7 +51,7 @@ export {
   checkpoint as conversionCheckpoint,
   resolveLimits as resolveConvertLimits,
   timeLimitError as conversionTimeLimitError,
-} from './documents/index.js';
+} from './conversion/index.js';
 export {
   DEFAULT_CONVERT_TIMEOUT_MS,
   DEFAULT_FIGURE_SCALE,
@@ -63,8 +63,8 @@ export {
   DEFAULT_MAX_UNCOMPRESSED_BYTES,
   DEFAULT_MIN_FIGURE_SIZE,
   DEFAULT_OCR_SCALE,
-} from './documents/index.js';
-export type { DetectedFormat, ResolvedLimits as ResolvedConvertLimits, ZipEntry } from './documents/index.js';
+} from './conversion/index.js';
+export type { DetectedFormat, ResolvedLimits as ResolvedConvertLimits, ZipEntry } from './conversion/index.js';
 export { readImageHeader, type ImageHeader, type ImageMediaType } from './images/image-header.js';
 
 // Chunking: documents into pieces, and the block text both the chunker and the converters use

@@ -6,7 +6,7 @@ import { hashedNgramEmbedder } from './embedding/hashed-ngram-embedder.js';
 import { inMemoryBlobs } from './in-memory/in-memory-blobs.js';
 import { inMemoryMemoryIndex } from './in-memory/in-memory-memory-index.js';
 import { defaultMemoryWriter } from './memory/default-memory-writer.js';
-import { IngestionScheduler } from './observations/ingestion.js';
+import { LearningScheduler } from './observations/learning-scheduler.js';
 import { createObservations } from './observations/observations.js';
 import { createJobInsert } from './observations/insert-job.js';
 import { createAccount } from './service/account.js';
@@ -17,7 +17,7 @@ import type { MemoryIndex } from './ports/memory-index.js';
 import type { MemoryWriter } from './ports/memory-writer.js';
 import type { Ocr } from './ports/ocr.js';
 import type { DocumentConverter } from './ports/document-converter.js';
-import { textDocumentConverter } from './documents/text-document-converter.js';
+import { textDocumentConverter } from './conversion/text-document-converter.js';
 import { cachingStore } from './store/caching-store.js';
 import { availableStore } from './store/available-store.js';
 import { isServiceError } from './errors/service-error.js';
@@ -143,7 +143,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     writer: options.writer ?? defaultMemoryWriter(),
     retrieval: checkRetrievalOptions(options.retrieval ?? {}),
     ocr: options.ocr ?? null,
-    documents: options.documentConverter ?? textDocumentConverter(),
+    converter: options.documentConverter ?? textDocumentConverter(),
     instanceId,
     clock,
     ids: options.ids ?? createIdGenerator(() => clock.now()),
@@ -155,7 +155,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     nowIso: () => new Date(clock.now()).toISOString(),
   };
 
-  const scheduler = new IngestionScheduler(context);
+  const scheduler = new LearningScheduler(context);
   const insertJob = createJobInsert(context, (agentId) => scheduler.kick(agentId));
   const agents = createAgents(context);
   const threads = createThreads(context);

@@ -1,12 +1,12 @@
 import type { StoreAreas } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { postgresAgents } from './agents.js';
-import { postgresDocuments } from './documents.js';
+import { postgresUploads } from './uploads.js';
 import { postgresIdempotency } from './idempotency.js';
 import { postgresImages } from './images.js';
 import { postgresJobs } from './jobs.js';
 import { postgresKeys } from './keys.js';
-import { postgresLearning } from './learning.js';
+import { postgresNotLearned } from './not-learned.js';
 import { postgresLeases } from './leases.js';
 import { postgresLedger } from './ledger.js';
 import { postgresLogs } from './logs.js';
@@ -29,10 +29,10 @@ export function postgresStoreAreas(db: SqlClient): StoreAreas {
     logs: postgresLogs(db),
     leases: postgresLeases(db),
     jobs: postgresJobs(db),
-    learning: postgresLearning(db),
+    notLearned: postgresNotLearned(db),
     ledger: postgresLedger(db),
     rateLimits: postgresRateLimits(db),
-    documents: postgresDocuments(db),
+    uploads: postgresUploads(db),
     idempotency: postgresIdempotency(db),
     images: postgresImages(db),
   };

@@ -147,7 +147,7 @@ export function createAnswering(context: ServiceContext) {
   }
 
   async function learningItems(thread: ThreadRecord): Promise<ChatLearningItem[]> {
-    const records = await context.store.learning.takeUnreported({ threadId: thread.id });
+    const records = await context.store.notLearned.takeUnreported({ threadId: thread.id });
     return records.map((learning) => ({
       request_id: learning.requestId,
       role: 'user',

@@ -44,7 +44,7 @@ async function citation(context: ServiceContext, record: MemoryHitRecord, turn: 
       source_id: source.sourceId,
       label: sourceLabel(record),
       // The stored original's type; the citation's link serves it (GET /v1/agents/{agent_id}/sources/{source_id}).
-      media_type: (await context.store.documents.listBySource({ agentId: record.agentId, sourceId: source.sourceId }))[0]?.mediaType ?? 'application/octet-stream',
+      media_type: (await context.store.uploads.listBySource({ agentId: record.agentId, sourceId: source.sourceId }))[0]?.mediaType ?? 'application/octet-stream',
       verified: turnContains(turn, record),
       target: { kind: 'source', agent_id: record.agentId, source_id: source.sourceId, page: source.page },
     };

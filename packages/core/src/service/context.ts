@@ -27,7 +27,7 @@ export type ServiceContext = {
   readonly retrieval: RetrievalOptions;
   readonly ocr: Ocr | null;
   /** Reads uploaded files into blocks (`observe-file`). */
-  readonly documents: DocumentConverter;
+  readonly converter: DocumentConverter;
   /** Identifies this process as a lease holder. */
   readonly instanceId: string;
   readonly clock: Clock;

@@ -1,6 +1,6 @@
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { toTurnRecord } from '../observations/new-job.js';
-import type { DocumentIngestRecord, DocumentJobRecord } from '../ports/store/index.js';
+import type { UploadRecord, DocumentJobRecord } from '../ports/store/index.js';
 import { DEFERRED_MS_PER_SCANNED_PAGE, type SourcesSetup } from './document-options.js';
 import type { Originals } from './originals.js';
 import { readDocument, type ReadDocument } from './read-document.js';
@@ -25,7 +25,7 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
   }
 
   /** Converts a deferred upload, appends its turns and lets the agent's worker take it. */
-  async function convert(job: DocumentJobRecord, record: DocumentIngestRecord, bytes: Uint8Array | null): Promise<void> {
+  async function convert(job: DocumentJobRecord, record: UploadRecord, bytes: Uint8Array | null): Promise<void> {
     try {
       const data = bytes ?? (await originals.load(record));
       if (!data) throw new ServiceError('ingestion_failed', 'The stored original of this upload is gone; upload the file again.');
@@ -41,7 +41,7 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
       const current = await context.store.jobs.get({ agentId: job.agentId, jobId: job.id });
       if (!current || current.kind !== 'document' || current.status !== 'converting') return;
       await context.store.jobs.appendTurns({ jobId: job.id, turns: read.turns.map((turn, index) => toTurnRecord(job.id, index, turn)) });
-      await context.store.documents.update({
+      await context.store.uploads.update({
         jobId: job.id,
         patch: { turnsTotal: read.turns.length, figures: read.figures, figuresDropped: read.figuresDropped, wordsTotal: read.wordsTotal, docFormat: read.format, mediaType: read.mediaType },
       });
@@ -56,7 +56,7 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
     }
   }
 
-  function start(job: DocumentJobRecord, record: DocumentIngestRecord, bytes: Uint8Array | null): void {
+  function start(job: DocumentJobRecord, record: UploadRecord, bytes: Uint8Array | null): void {
     context.background.run('deferred document conversion', { jobId: job.id }, () => convert(job, record, bytes));
   }
 
@@ -69,7 +69,7 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
       for (const agentId of await context.store.jobs.agentsWithUnfinishedJobs()) {
         const job = await context.store.jobs.nextForAgent({ agentId });
         if (!job || job.kind !== 'document' || !job.details.converting) continue;
-        const record = await context.store.documents.get({ agentId, jobId: job.id });
+        const record = await context.store.uploads.get({ agentId, jobId: job.id });
         if (record) start(job, record, null);
         else await fail(job, new ServiceError('ingestion_failed', 'The upload record is gone; upload the file again.'));
       }

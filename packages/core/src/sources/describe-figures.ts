@@ -1,4 +1,4 @@
-import { figureBlockText } from '../documents/figure-text.js';
+import { figureBlockText } from '../conversion/figure-text.js';
 import type { ConvertedDocument, DocumentFigure } from '../ports/document-converter.js';
 import type { LanguageModel } from '../ports/language-model.js';
 import type { Logger } from '../service/logger.js';

@@ -1,4 +1,4 @@
-import type { ResolvedLimits } from '../documents/limits.js';
+import type { ResolvedLimits } from '../conversion/limits.js';
 import type { ConvertDocumentLimits } from '../ports/document-converter.js';
 import type { ServiceContext } from '../service/context.js';
 import type { FigureDescriberOptions } from './describe-figures.js';

@@ -6,7 +6,7 @@ import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
 import type { NewTurn } from '../observations/new-job.js';
-import type { ChunkingSettings, DocumentIngestRecord, ThreadRecord } from '../ports/store/index.js';
+import type { ChunkingSettings, UploadRecord, ThreadRecord } from '../ports/store/index.js';
 import { finishLearningBody } from '../schemas/documents.js';
 import type { DocumentIngestOutput } from '../schemas/outputs.js';
 import { parseBody } from '../validation/parse.js';
@@ -25,7 +25,7 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
   const { context, convertLimits, describe } = setup;
 
   /** The root's pieces no job of the upload committed, as turns (from the root's stored turns). */
-  async function piecesNotLearned(root: DocumentIngestRecord, learned: Set<number>): Promise<(NewTurn & { words?: number })[] | null> {
+  async function piecesNotLearned(root: UploadRecord, learned: Set<number>): Promise<(NewTurn & { words?: number })[] | null> {
     const all: NewTurn[] = [];
     for (let fromIndex = 0; ; ) {
       const page = await context.store.jobs.listTurns({ jobId: root.jobId, fromIndex, limit: 1000 });
@@ -38,7 +38,7 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
       const bytes = await originals.load(root);
       if (!bytes) return null;
       const read = await readDocument(context, { organizationId: root.organizationId, sourceId: root.sourceId, bytes, filename: root.filename, chunking: root.chunking, limits: convertLimits, ...describe });
-      await context.store.documents.update({ jobId: root.jobId, patch: { turnsTotal: read.turns.length, figures: read.figures, figuresDropped: read.figuresDropped } });
+      await context.store.uploads.update({ jobId: root.jobId, patch: { turnsTotal: read.turns.length, figures: read.figures, figuresDropped: read.figuresDropped } });
       all.push(...read.turns);
       root.turnsTotal = read.turns.length;
     }
@@ -52,7 +52,7 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
     const agent = await findReadyAgent(context, caller, agentId);
     const thread = await findThread(context, caller, agent, threadId);
     if (!ID_PATTERNS.source.test(sourceId)) throw new ServiceError('not_found', `Source ${sourceId} was not found.`);
-    const records = await context.store.documents.listBySource({ agentId: agent.id, sourceId });
+    const records = await context.store.uploads.listBySource({ agentId: agent.id, sourceId });
     const uploads = (await uploadStates(context, records)).filter((upload) => upload.root.organizationId === caller.organizationId);
     if (uploads.length === 0) throw new ServiceError('not_found', `Source ${sourceId} was not found on this agent.`);
     const requested: Partial<ChunkingSettings> = {

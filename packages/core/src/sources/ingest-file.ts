@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
-import type { AgentRecord, ChunkingSettings, DocumentIngestRecord, JobRecord, ThreadRecord } from '../ports/store/index.js';
+import type { AgentRecord, ChunkingSettings, UploadRecord, JobRecord, ThreadRecord } from '../ports/store/index.js';
 import type { DocumentIngestOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import type { DeferredConversions } from './deferred-conversion.js';
@@ -32,7 +32,7 @@ export function createFileIngest(setup: SourcesSetup, slot: IngestSlot, original
 
   return async function ingestFile({ caller, thread, input, abortSignal: signal }: { caller: Caller; thread: ThreadRecord; input: IngestInput; abortSignal?: AbortSignal | undefined }): Promise<DocumentIngestOutput> {
     await slot.precheck(caller, thread.agentId);
-    const inspection = await context.documents.inspect({ bytes: input.bytes, filename: input.filename, limits: convertLimits, ...(signal ? { signal } : {}) });
+    const inspection = await context.converter.inspect({ bytes: input.bytes, filename: input.filename, limits: convertLimits, ...(signal ? { signal } : {}) });
     const scanned = inspection.pagesNeedingOcr.length;
     if (scanned > 0) {
       if (!context.ocr) throw new ServiceError('document_needs_ocr', 'The document is a scan and text recognition is not configured; send a text version.');
@@ -84,7 +84,7 @@ export function createFileIngest(setup: SourcesSetup, slot: IngestSlot, original
 
 /** The spec's "Document ingest response" for an upload and its (latest) job. */
 export function ingestBody(
-  record: DocumentIngestRecord,
+  record: UploadRecord,
   job: JobRecord,
   extra: { duplicate: boolean; state?: UploadState['state']; turnsTotal?: number; wordsTotal?: number },
 ): DocumentIngestOutput {
@@ -115,7 +115,7 @@ export async function checkDuplicates(
   context: ServiceContext,
   { agent, thread, sourceId, allowDuplicate }: { agent: AgentRecord; thread: ThreadRecord; sourceId: string; allowDuplicate: boolean },
 ): Promise<DocumentIngestOutput | null> {
-  const uploads = await uploadStates(context, await context.store.documents.listBySource({ agentId: agent.id, sourceId }));
+  const uploads = await uploadStates(context, await context.store.uploads.listBySource({ agentId: agent.id, sourceId }));
   if (uploads.length === 0) return null;
   const here = uploads.filter((upload) => upload.root.threadId === thread.id).at(-1);
   if (here) return ingestBody(here.root, here.latest, { duplicate: true, state: here.state });

@@ -2,7 +2,7 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { agentBusy, createJobInsert } from '../observations/insert-job.js';
 import type { NewTurn } from '../observations/new-job.js';
-import type { DocumentIngestRecord, JobRecord, ThreadRecord } from '../ports/store/index.js';
+import type { UploadRecord, JobRecord, ThreadRecord } from '../ports/store/index.js';
 import { ORGANIZATION_BUSY_RETRY_AFTER, type SourcesSetup } from './document-options.js';
 
 /** The agent's single ingestion slot, for files: who may start reading one now, and storing it. */
@@ -11,7 +11,7 @@ export type SlotInsert = {
   caller: Caller;
   thread: ThreadRecord;
   turns: NewTurn[];
-  record: Omit<DocumentIngestRecord, 'jobId' | 'createdAt'>;
+  record: Omit<UploadRecord, 'jobId' | 'createdAt'>;
   /** The file is still being converted (deferred OCR): the job starts `converting`. */
   converting: boolean;
   /** Scanned pages a deferred conversion reads. @default 0 */
@@ -52,7 +52,7 @@ export function createIngestSlot({ context, kick, maxLearning }: SourcesSetup) {
      * Stores the job, its turns and the ingest record in one transaction, under the slot rules.
      * The job row insert takes the agent's lock first, so the checks see every committed job.
      */
-    async insert({ caller, thread, turns, record, converting, scannedPages = 0 }: SlotInsert): Promise<{ job: JobRecord; record: DocumentIngestRecord }> {
+    async insert({ caller, thread, turns, record, converting, scannedPages = 0 }: SlotInsert): Promise<{ job: JobRecord; record: UploadRecord }> {
       const details = { sourceId: record.sourceId, filename: record.filename, converting, ...(converting ? { scannedPages } : {}) };
       return insertJob({
         caller,
@@ -68,8 +68,8 @@ export function createIngestSlot({ context, kick, maxLearning }: SourcesSetup) {
           return slot.queued ? ((await store.jobs.update({ jobId: inserted.id, patch: { status: 'converting', queued: true } })) ?? inserted) : inserted;
         },
         async onStored(store, job) {
-          const stored: DocumentIngestRecord = { ...record, jobId: job.id, createdAt: job.createdAt };
-          await store.documents.insert({ record: stored });
+          const stored: UploadRecord = { ...record, jobId: job.id, createdAt: job.createdAt };
+          await store.uploads.insert({ record: stored });
           return { job, record: stored };
         },
         // A file still converting is not ready to learn: the conversion wakes the worker.

@@ -1,4 +1,4 @@
-import type { DocumentIngestRecord } from '../ports/store/index.js';
+import type { UploadRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { sourceBlobKey } from './read-document.js';
 
@@ -18,7 +18,7 @@ export function createOriginals(context: ServiceContext) {
     },
 
     /** The stored bytes of an upload, or null when none were stored or they cannot be read. */
-    async load(record: DocumentIngestRecord): Promise<Uint8Array | null> {
+    async load(record: UploadRecord): Promise<Uint8Array | null> {
       if (!record.stored) return null;
       try {
         return (await context.blobs.get({ key: sourceBlobKey(record.organizationId, record.sourceId) }))?.data ?? null;

@@ -46,7 +46,7 @@ export async function readDocument(
 ): Promise<ReadDocument> {
   let document: ConvertedDocument;
   try {
-    document = await context.documents.convert({
+    document = await context.converter.convert({
       bytes: input.bytes,
       filename: input.filename,
       ...(context.ocr ? { ocr: context.ocr } : {}),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import { resolveChunkOptions } from '../chunking/index.js';
-import { resolveLimits as resolveConvertLimits } from '../documents/limits.js';
+import { resolveLimits as resolveConvertLimits } from '../conversion/limits.js';
 import { ServiceError } from '../errors/index.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
 import { ID_PATTERNS, contentId } from '../ids/index.js';
@@ -90,10 +90,10 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
     async list({ caller, agentId, threadId }: ThreadRequest): Promise<SourcesListOutput> {
       const agent = await findAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
-      const roots = (await context.store.documents.listByThread({ agentId: agent.id, threadId: thread.id })).filter((record) => record.resumes === null);
+      const roots = (await context.store.uploads.listByThread({ agentId: agent.id, threadId: thread.id })).filter((record) => record.resumes === null);
       const sources = [];
       for (const root of roots) {
-        const [upload] = await uploadStates(context, (await context.store.documents.listBySource({ agentId: agent.id, sourceId: root.sourceId })).filter((r) => r.jobId === root.jobId || r.resumes === root.jobId));
+        const [upload] = await uploadStates(context, (await context.store.uploads.listBySource({ agentId: agent.id, sourceId: root.sourceId })).filter((r) => r.jobId === root.jobId || r.resumes === root.jobId));
         if (!upload) continue;
         sources.push({
           source_id: root.stored ? root.sourceId : '',
@@ -121,7 +121,7 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
       const agent = await findAgent(context, caller, agentId);
       const notFound = () => new ServiceError('not_found', `Source ${sourceId} was not found.`);
       if (!ID_PATTERNS.source.test(sourceId)) throw notFound();
-      const record = (await context.store.documents.listBySource({ agentId: agent.id, sourceId })).find((r) => r.stored && r.organizationId === caller.organizationId);
+      const record = (await context.store.uploads.listBySource({ agentId: agent.id, sourceId })).find((r) => r.stored && r.organizationId === caller.organizationId);
       if (!record) throw notFound();
       const blob = await context.blobs.get({ key: sourceBlobKey(caller.organizationId, sourceId) });
       if (!blob) throw notFound();

@@ -1,4 +1,4 @@
-import { type DocumentIngestRecord, FINAL_JOB_STATUSES, type JobRecord } from '../ports/store/index.js';
+import { type UploadRecord, FINAL_JOB_STATUSES, type JobRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** Spec "Document state (per agent)". */
@@ -6,7 +6,7 @@ export type DocumentState = 'ingesting' | 'partial' | 'completed' | 'failed';
 
 /** One upload (a root ingest plus its finish-learning resumes) and where it stands. */
 export type UploadState = {
-  root: DocumentIngestRecord;
+  root: UploadRecord;
   state: DocumentState;
   /** The most recent job of the upload (the one to poll). */
   latest: JobRecord;
@@ -34,7 +34,7 @@ async function committedPieces(context: ServiceContext, jobId: string, into: Set
  * jobs make it `ingesting`; otherwise `completed` when every piece was learned, `partial` when
  * some were, `failed` when none was.
  */
-export async function uploadStates(context: ServiceContext, records: DocumentIngestRecord[]): Promise<UploadState[]> {
+export async function uploadStates(context: ServiceContext, records: UploadRecord[]): Promise<UploadState[]> {
   const states: UploadState[] = [];
   for (const root of records.filter((record) => record.resumes === null)) {
     const members = records.filter((record) => record.jobId === root.jobId || record.resumes === root.jobId);

@@ -172,12 +172,12 @@ describe('cachingStore', () => {
     expect((await store.ledger.getAccount({ organizationId: 'org_1' }))?.balance).toBe('4');
   });
 
-  it('remembers that a thread has no unreported learning records until one is inserted, in or outside a transaction', async () => {
+  it('remembers that a thread has no unreported not-learned records until one is inserted, in or outside a transaction', async () => {
     const inner = inMemoryStore();
     let takes = 0;
     const counted: Store = Object.create(inner) as Store;
-    Object.defineProperty(counted, 'learning', {
-      get: () => ({ ...inner.learning, takeUnreported: async (r: { threadId: string }) => (takes++, inner.learning.takeUnreported(r)) }),
+    Object.defineProperty(counted, 'notLearned', {
+      get: () => ({ ...inner.notLearned, takeUnreported: async (r: { threadId: string }) => (takes++, inner.notLearned.takeUnreported(r)) }),
     });
     const store = cachingStore(counted);
     await store.init();
@@ -185,14 +185,14 @@ describe('cachingStore', () => {
       organizationId: 'org_1', agentId: 'agent_1', threadId: 'thread_1', jobId: 'obs_1', requestId: 'req_1', ranges: [{ first: 0, last: 0 }],
       reason: 'generation_failed' as const, message: 'Writing the memory failed.', refundedCredits: null, createdAt: '2026-01-01T00:00:00.000Z',
     };
-    expect(await store.learning.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
-    expect(await store.learning.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
+    expect(await store.notLearned.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
+    expect(await store.notLearned.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
     expect(takes).toBe(1);
-    await store.learning.insert({ record });
-    expect((await store.learning.takeUnreported({ threadId: 'thread_1' })).map((r) => r.jobId)).toEqual(['obs_1']);
-    expect(await store.learning.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
-    await store.transaction((tx) => tx.learning.insert({ record: { ...record, jobId: 'obs_2' } }));
-    expect((await store.learning.takeUnreported({ threadId: 'thread_1' })).map((r) => r.jobId)).toEqual(['obs_2']);
+    await store.notLearned.insert({ record });
+    expect((await store.notLearned.takeUnreported({ threadId: 'thread_1' })).map((r) => r.jobId)).toEqual(['obs_1']);
+    expect(await store.notLearned.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
+    await store.transaction((tx) => tx.notLearned.insert({ record: { ...record, jobId: 'obs_2' } }));
+    expect((await store.notLearned.takeUnreported({ threadId: 'thread_1' })).map((r) => r.jobId)).toEqual(['obs_2']);
   });
 });
 

@@ -14,7 +14,7 @@ export type CachingStoreOptions = {
 type Cached = KeyRecord | OrganizationRecord | AgentRecord | ThreadRecord | BillingAccountRecord;
 /**
  * A record known not to exist: a billing account (most organizations never configure billing), or
- * a thread's unreported learning records (a chat asks after every answer; there are rarely any).
+ * a thread's unreported not-learned records (a chat asks after every answer; there are rarely any).
  */
 const NONE = Symbol('none');
 
@@ -28,7 +28,7 @@ const NONE = Symbol('none');
  * an organization's limits, an agent's insert, update or delete (which also drops its threads), a
  * thread's insert, update or delete, and every ledger write of an organization (configure, append,
  * settle: the account's balance) drop the cached record before the write and again after it; that a
- * thread has no unreported learning records is remembered until one is inserted
+ * thread has no unreported not-learned records is remembered until one is inserted
  * (inside a transaction: after the commit), and a read that raced with a write is not cached. Revocation, expiry (checked against the clock on every request), limit
  * changes and agent status changes therefore take effect on the very next request. Only for a
  * store no other process writes (`capabilities.shared === false`; `createMemoryService` applies it
@@ -135,21 +135,21 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
       listForJob: (request) => areas().ledger.listForJob(request),
       list: (request) => areas().ledger.list(request),
     };
-    const learning: StoreAreas['learning'] = {
-      insert: (request) => write([unreportedId(request.record.threadId)], () => areas().learning.insert(request)),
-      list: (request) => areas().learning.list(request),
-      // "None unreported" is remembered until a learning record of the thread is inserted.
+    const notLearned: StoreAreas['notLearned'] = {
+      insert: (request) => write([unreportedId(request.record.threadId)], () => areas().notLearned.insert(request)),
+      list: (request) => areas().notLearned.list(request),
+      // "None unreported" is remembered until a not-learned record of the thread is inserted.
       takeUnreported: async (request) => {
         const id = unreportedId(request.threadId);
-        if (touched) return areas().learning.takeUnreported(request);
+        if (touched) return areas().notLearned.takeUnreported(request);
         if (cache.get(id) === NONE) return [];
         const started = epoch;
-        const records = await areas().learning.takeUnreported(request);
+        const records = await areas().notLearned.takeUnreported(request);
         if (records.length === 0 && started === epoch) cache.set(id, NONE);
         return records;
       },
     };
-    const wrapped = { organizations, keys, agents, threads, ledger, learning } as Record<string, unknown>;
+    const wrapped = { organizations, keys, agents, threads, ledger, notLearned } as Record<string, unknown>;
     for (const name of PASSED_THROUGH) Object.defineProperty(wrapped, name, { enumerable: true, get: () => areas()[name] });
     return wrapped as StoreAreas;
   }
@@ -176,7 +176,7 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
 }
 
 /** The areas `cachingStore` hands through untouched. */
-const PASSED_THROUGH = ['messages', 'logs', 'leases', 'jobs', 'rateLimits', 'documents', 'idempotency', 'images'] as const satisfies readonly (keyof StoreAreas)[];
+const PASSED_THROUGH = ['messages', 'logs', 'leases', 'jobs', 'rateLimits', 'uploads', 'idempotency', 'images'] as const satisfies readonly (keyof StoreAreas)[];
 
 /**
  * A deep copy of a record (plain objects, arrays and primitives, as every cached kind is), several

@@ -86,7 +86,7 @@ export function createThreads(context: ServiceContext) {
       const { limit, cursor } = parseQuery(learningQuery, query);
       const agent = await findAgent(context, caller, agentId);
       const thread = await findThread(context, caller, agent, threadId);
-      const records = await context.store.learning.list({ threadId: thread.id, limit: limit + 1, ...(cursor === undefined ? {} : { beforeId: Number(cursor) }) });
+      const records = await context.store.notLearned.list({ threadId: thread.id, limit: limit + 1, ...(cursor === undefined ? {} : { beforeId: Number(cursor) }) });
       const page = records.slice(0, limit);
       return {
         agent_id: agent.id,

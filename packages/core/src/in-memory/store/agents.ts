@@ -42,7 +42,7 @@ export function inMemoryAgents(get: () => State): AgentStore {
       }
       state.logs = state.logs.filter((entry) => entry.agentId !== agentId);
       deleteJobs(state, (job) => job.agentId === agentId);
-      state.learning = state.learning.filter((record) => record.agentId !== agentId);
+      state.notLearned = state.notLearned.filter((record) => record.agentId !== agentId);
       deleteIngests(state, (record) => record.agentId === agentId);
     },
   };

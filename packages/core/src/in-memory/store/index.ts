@@ -1,11 +1,11 @@
 import type { Store, StoreAreas } from '../../ports/store/index.js';
 import { inMemoryAgents } from './agents.js';
-import { inMemoryDocuments } from './documents.js';
+import { inMemoryUploads } from './uploads.js';
 import { inMemoryIdempotency } from './idempotency.js';
 import { inMemoryImages } from './images.js';
 import { inMemoryJobs } from './jobs.js';
 import { inMemoryKeys } from './keys.js';
-import { inMemoryLearning } from './learning.js';
+import { inMemoryNotLearned } from './not-learned.js';
 import { inMemoryLeases } from './leases.js';
 import { inMemoryLedger } from './ledger.js';
 import { inMemoryLogs } from './logs.js';
@@ -39,10 +39,10 @@ function areas(get: () => State): StoreAreas {
     logs: inMemoryLogs(get),
     leases: inMemoryLeases(get),
     jobs: inMemoryJobs(get),
-    learning: inMemoryLearning(get),
+    notLearned: inMemoryNotLearned(get),
     ledger: inMemoryLedger(get),
     rateLimits: inMemoryRateLimits(),
-    documents: inMemoryDocuments(get),
+    uploads: inMemoryUploads(get),
     idempotency: inMemoryIdempotency(get),
     images: inMemoryImages(get),
   };

@@ -1,12 +1,12 @@
 import type {
   AgentRecord,
   BillingAccountRecord,
-  DocumentIngestRecord,
+  UploadRecord,
   IdempotencyRecord,
   ImageRecord,
   JobRecord,
   KeyRecord,
-  LearningRecord,
+  NotLearnedRecord,
   LeaseRecord,
   LedgerEntryRecord,
   LogRecord,
@@ -27,11 +27,11 @@ export type State = {
   leases: Map<string, LeaseRecord>;
   jobs: Map<string, JobRecord>;
   turns: Map<string, TurnRecord[]>;
-  learning: LearningRecord[];
+  notLearned: NotLearnedRecord[];
   /** Arrival order of messages, log entries, jobs and ids of learning records. */
   sequence: number;
   ledger: { accounts: Map<string, BillingAccountRecord>; entries: LedgerEntryRecord[]; sequence: number };
-  ingests: Map<string, DocumentIngestRecord>;
+  ingests: Map<string, UploadRecord>;
   idempotency: Map<string, IdempotencyRecord>;
   images: Map<string, ImageRecord>;
 };
@@ -47,7 +47,7 @@ export function emptyState(): State {
     leases: new Map(),
     jobs: new Map(),
     turns: new Map(),
-    learning: [],
+    notLearned: [],
     sequence: 0,
     ledger: { accounts: new Map(), entries: [], sequence: 0 },
     ingests: new Map(),
@@ -71,6 +71,6 @@ export function deleteJobs(state: State, matches: (job: JobRecord) => boolean): 
 }
 
 /** Forgets the ingests of an agent (or of one thread), as deletion of that agent or thread does. */
-export function deleteIngests(state: State, matches: (record: DocumentIngestRecord) => boolean): void {
+export function deleteIngests(state: State, matches: (record: UploadRecord) => boolean): void {
   for (const [jobId, record] of state.ingests) if (matches(record)) state.ingests.delete(jobId);
 }

@@ -33,7 +33,7 @@ export function inMemoryThreads(get: () => State): ThreadStore {
       state.threads.delete(threadId);
       state.messages.delete(threadId);
       deleteJobs(state, (job) => job.threadId === threadId);
-      state.learning = state.learning.filter((record) => record.threadId !== threadId);
+      state.notLearned = state.notLearned.filter((record) => record.threadId !== threadId);
       deleteIngests(state, (record) => record.threadId === threadId);
     },
   };

@@ -12,10 +12,10 @@ import type { MessageStore } from './messages.js';
 import type { LogStore } from './logs.js';
 import type { LeaseStore } from './leases.js';
 import type { JobStore } from './jobs.js';
-import type { LearningStore } from './learning.js';
+import type { NotLearnedStore } from './not-learned.js';
 import type { LedgerStore } from './ledger.js';
 import type { RateLimitStore } from './rate-limits.js';
-import type { DocumentStore } from './documents.js';
+import type { UploadStore } from './uploads.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { ImageStore } from './images.js';
 
@@ -27,15 +27,15 @@ export type * from './messages.js';
 export type * from './logs.js';
 export type * from './leases.js';
 export type * from './jobs.js';
-export type * from './learning.js';
+export type * from './not-learned.js';
 export type * from './ledger.js';
 export type * from './rate-limits.js';
-export type * from './documents.js';
+export type * from './uploads.js';
 export type * from './idempotency.js';
 export type * from './images.js';
 export { FINAL_JOB_STATUSES, readJobDetails, readTurnDetails } from './jobs.js';
-export { CHUNK_STRATEGIES } from './documents.js';
-export { LEARNING_REASONS } from './learning.js';
+export { CHUNK_STRATEGIES } from './uploads.js';
+export { LEARNING_REASONS } from './not-learned.js';
 
 /**
  * Transactional state of the service, grouped by area.
@@ -75,10 +75,10 @@ export type StoreAreas = {
   readonly logs: LogStore;
   readonly leases: LeaseStore;
   readonly jobs: JobStore;
-  readonly learning: LearningStore;
+  readonly notLearned: NotLearnedStore;
   readonly ledger: LedgerStore;
   readonly rateLimits: RateLimitStore;
-  readonly documents: DocumentStore;
+  readonly uploads: UploadStore;
   readonly idempotency: IdempotencyStore;
   readonly images: ImageStore;
 };

@@ -1,4 +1,4 @@
-import type { LearningReason, LearningReport } from './learning.js';
+import type { LearningReason, LearningReport } from './not-learned.js';
 
 /**
  * Store area `jobs`: observation jobs and their turns.

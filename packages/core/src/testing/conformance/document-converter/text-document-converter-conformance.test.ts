@@ -1,4 +1,4 @@
-import { textDocumentConverter } from '../../../documents/text-document-converter.js';
+import { textDocumentConverter } from '../../../conversion/text-document-converter.js';
 import { describeDocumentConverterConformance } from './document-converter-conformance.js';
 
 // Core's built-in converter: the text formats only; PDF, Word and HTML must be refused.

@@ -176,11 +176,11 @@ export function jobCases(test: StoreCase) {
     const { org, agent: a, thread: t } = await world(store);
     const j = job(t);
     await store.jobs.insert({ job: j, turns: turns(j.id, 2), onlyIfIdle: false });
-    await store.learning.insert({ record: learningRecord(org.id, a.id, t.id, j.id) });
+    await store.notLearned.insert({ record: learningRecord(org.id, a.id, t.id, j.id) });
     await store.threads.delete({ agentId: a.id, threadId: t.id });
     expect(await store.jobs.get({ agentId: a.id, jobId: j.id })).toBeNull();
     expect(await store.jobs.listTurns({ jobId: j.id, fromIndex: 0, limit: 10 })).toEqual([]);
-    expect(await store.learning.list({ threadId: t.id, limit: 10 })).toEqual([]);
+    expect(await store.notLearned.list({ threadId: t.id, limit: 10 })).toEqual([]);
     const t2 = thread(a);
     await store.threads.insert({ thread: t2 });
     const j2 = job(t2);

@@ -1,8 +1,8 @@
-import type { LearningReason, LearningRecord, LearningStore } from '@memory-agents/core/adapter';
+import type { LearningReason, NotLearnedRecord, NotLearnedStore } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { iso, json, type Row } from './rows.js';
 
-function toLearning(row: Row): LearningRecord {
+function toLearning(row: Row): NotLearnedRecord {
   return {
     id: Number(row.id),
     organizationId: row.organization_id as string,
@@ -10,7 +10,7 @@ function toLearning(row: Row): LearningRecord {
     threadId: row.thread_id as string,
     jobId: row.job_id as string,
     requestId: row.request_id as string,
-    ranges: row.ranges as LearningRecord['ranges'],
+    ranges: row.ranges as NotLearnedRecord['ranges'],
     reason: row.reason as LearningReason,
     message: row.message as string,
     refundedCredits: row.refunded_credits === null || row.refunded_credits === undefined ? null : String(row.refunded_credits),
@@ -20,7 +20,7 @@ function toLearning(row: Row): LearningRecord {
 }
 
 /** Learning records of failed turns, reported once each. */
-export function postgresLearning(db: SqlClient): LearningStore {
+export function postgresNotLearned(db: SqlClient): NotLearnedStore {
   return {
     async insert({ record }) {
       const { rows } = await db.query<{ id: string }>(

@@ -213,7 +213,7 @@ async function settleFailed(context: ServiceContext, job: JobRecord, failed: { t
     message: LEARNING_REASONS[reason].message,
     refundedCredits,
   };
-  await store.learning.insert({
+  await store.notLearned.insert({
     record: {
       ...report,
       organizationId: job.organizationId,

@@ -1,11 +1,11 @@
 import { copy, type State } from './state.js';
-import type { DocumentIngestRecord, DocumentStore } from '../../ports/store/index.js';
+import type { UploadRecord, UploadStore } from '../../ports/store/index.js';
 
-const oldestFirst = (a: DocumentIngestRecord, b: DocumentIngestRecord) =>
+const oldestFirst = (a: UploadRecord, b: UploadRecord) =>
   a.createdAt === b.createdAt ? (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1;
 
 /** Ingests of uploaded files in process memory. */
-export function inMemoryDocuments(get: () => State): DocumentStore {
+export function inMemoryUploads(get: () => State): UploadStore {
   return {
     async insert({ record }) {
       get().ingests.set(record.jobId, copy(record));

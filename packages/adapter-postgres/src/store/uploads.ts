@@ -1,9 +1,9 @@
-import type { DocumentIngestRecord, DocumentStore } from '@memory-agents/core/adapter';
+import type { UploadRecord, UploadStore } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, type Row } from './rows.js';
 
-function toIngest(row: Row): DocumentIngestRecord {
+function toIngest(row: Row): UploadRecord {
   return {
     jobId: row.job_id as string,
     organizationId: row.organization_id as string,
@@ -15,7 +15,7 @@ function toIngest(row: Row): DocumentIngestRecord {
     docFormat: row.doc_format as string,
     mediaType: row.media_type as string,
     bytes: Number(row.bytes),
-    chunking: row.chunking as DocumentIngestRecord['chunking'],
+    chunking: row.chunking as UploadRecord['chunking'],
     turnsTotal: Number(row.turns_total),
     figures: Number(row.figures),
     figuresDropped: Number(row.figures_dropped),
@@ -37,7 +37,7 @@ const INGEST_PATCH_COLUMNS: Record<string, PatchColumn> = {
 };
 
 /** Ingests of uploaded files (sources). */
-export function postgresDocuments(db: SqlClient): DocumentStore {
+export function postgresUploads(db: SqlClient): UploadStore {
   return {
     async insert({ record }) {
       await db.query(

@@ -37,7 +37,7 @@ export type LearningReport = {
   refundedCredits: string | null;
 };
 
-export type LearningRecord = LearningReport & {
+export type NotLearnedRecord = LearningReport & {
   /** Assigned by the store, increasing. */
   id: number;
   organizationId: string;
@@ -51,13 +51,13 @@ export type LearningRecord = LearningReport & {
   createdAt: string;
 };
 
-export type LearningStore = {
-  insert(request: { record: Omit<LearningRecord, 'id' | 'reported'> }): Promise<number>;
+export type NotLearnedStore = {
+  insert(request: { record: Omit<NotLearnedRecord, 'id' | 'reported'> }): Promise<number>;
   /** Newest first; with `beforeId`, only records with a smaller id. */
-  list(request: { threadId: string; limit: number; beforeId?: number }): Promise<LearningRecord[]>;
+  list(request: { threadId: string; limit: number; beforeId?: number }): Promise<NotLearnedRecord[]>;
   /**
    * Marks the thread's unreported records reported and resolves them, oldest first. Of concurrent
    * calls, each record is returned by exactly one.
    */
-  takeUnreported(request: { threadId: string }): Promise<LearningRecord[]>;
+  takeUnreported(request: { threadId: string }): Promise<NotLearnedRecord[]>;
 };

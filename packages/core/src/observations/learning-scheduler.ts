@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../service/context.js';
-import { processJob } from './ingestion-job.js';
+import { processJob } from './learning-job.js';
 import type { JobRun } from './learn-batch.js';
 
 /** How long a worker's claim on an agent's ingestion slot lasts without renewal. */
@@ -15,7 +15,7 @@ export const INGESTION_SWEEP_MS = 5_000;
  * renews it; a job found `processing` without a live lease was interrupted by a dead process and
  * resumes at its first turn not yet finished, with `resumedAt` set.
  */
-export class IngestionScheduler {
+export class LearningScheduler {
   readonly #context: ServiceContext;
   readonly #running = new Map<string, Promise<void>>();
   readonly #wanted = new Set<string>();

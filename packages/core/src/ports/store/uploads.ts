@@ -16,7 +16,7 @@ export type ChunkingSettings = { strategy: ChunkStrategy; maxChars: number; over
  * A `finish-learning` resume is a further record whose `resumes` names the first one (the root);
  * the root and its resumes form one upload whose state is computed from their turns.
  */
-export type DocumentIngestRecord = {
+export type UploadRecord = {
   /** `obs_` id of the job that reads it; the record's key. */
   jobId: string;
   organizationId: string;
@@ -43,19 +43,19 @@ export type DocumentIngestRecord = {
   createdAt: string;
 };
 
-export type DocumentStore = {
+export type UploadStore = {
   /** Inserts a record; its `jobId` MUST be new. */
-  insert(request: { record: DocumentIngestRecord }): Promise<void>;
-  get(request: { agentId: string; jobId: string }): Promise<DocumentIngestRecord | null>;
+  insert(request: { record: UploadRecord }): Promise<void>;
+  get(request: { agentId: string; jobId: string }): Promise<UploadRecord | null>;
   /** Applies `patch` and resolves the updated record (null when absent). */
   update(request: {
     jobId: string;
-    patch: Partial<Pick<DocumentIngestRecord, 'turnsTotal' | 'figures' | 'figuresDropped' | 'wordsTotal' | 'deferred' | 'docFormat' | 'mediaType'>>;
-  }): Promise<DocumentIngestRecord | null>;
+    patch: Partial<Pick<UploadRecord, 'turnsTotal' | 'figures' | 'figuresDropped' | 'wordsTotal' | 'deferred' | 'docFormat' | 'mediaType'>>;
+  }): Promise<UploadRecord | null>;
   /** Every record of the agent for these bytes, oldest first (creation order, then jobId). */
-  listBySource(request: { agentId: string; sourceId: string }): Promise<DocumentIngestRecord[]>;
+  listBySource(request: { agentId: string; sourceId: string }): Promise<UploadRecord[]>;
   /** Every record read in the thread, newest first. */
-  listByThread(request: { agentId: string; threadId: string }): Promise<DocumentIngestRecord[]>;
+  listByThread(request: { agentId: string; threadId: string }): Promise<UploadRecord[]>;
   /** The oldest record with `stored` true for these bytes in the organization, or null. */
-  findStored(request: { organizationId: string; sourceId: string }): Promise<DocumentIngestRecord | null>;
+  findStored(request: { organizationId: string; sourceId: string }): Promise<UploadRecord | null>;
 };
