@@ -13,7 +13,15 @@ import type {
   RecallInput,
   UpdateAgentInput,
 } from '../schemas/inputs.js';
-import type { FileUpload } from '../sources/document-options.js';
+
+/** One uploaded file as the HTTP layer (or an embedding program) hands it over. */
+export type FileUpload = {
+  /** The filename the client sent (also each turn's speaker). */
+  filename: string;
+  /** The part's declared media type, if any; only a hint. */
+  mediaType: string | null;
+  data: Uint8Array;
+};
 
 /**
  * The one request object each `MemoryService` method takes (like the AI SDK's `generateText`

@@ -3,17 +3,8 @@ import type { ConvertDocumentLimits } from '../ports/document-converter.js';
 import type { ServiceContext } from '../service/context.js';
 import type { FigureDescriberOptions } from './describe-figures.js';
 
-/** One uploaded file as the HTTP layer (or an embedding program) hands it over. */
-export type FileUpload = {
-  /** The filename the client sent (also each turn's speaker). */
-  filename: string;
-  /** The part's declared media type, if any; only a hint. */
-  mediaType: string | null;
-  data: Uint8Array;
-};
-
-/** What `observe-file` receives (defined with the other request objects). */
-export type { ObserveFileRequest } from '../service/requests.js';
+/** An uploaded file and what `observe-file` receives (defined with the other request objects). */
+export type { FileUpload, ObserveFileRequest } from '../service/requests.js';
 
 /** Options of the document service (`createMemoryService({ documents })`). */
 export type DocumentOptions = {
