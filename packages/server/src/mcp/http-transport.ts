@@ -22,7 +22,8 @@ type Session = { transport: StreamableHTTPServerTransport; authorization: string
 
 /**
  * The MCP Streamable HTTP endpoint of `serve` (`/mcp`). Every request authenticates its bearer
- * key like `/v1` does (401 otherwise); a session belongs to the key (and `X-SP-End-User`) that
+ * key like `/v1` does (401 otherwise; while the database does not respond, 503, except on a
+ * session the same key opened, whose tool calls then answer a tool error); a session belongs to the key (and `X-SP-End-User`) that
  * opened it. The tools call the `/v1` handler in process through the typed client with the
  * caller's own key: the very same authentication, tenancy, rate windows and credits as `/v1`,
  * without a socket. `?agent=` and `?thread=` on the URL set the session's default agent and thread.
@@ -49,12 +50,17 @@ export function createMcpHttpHandler(service: MemoryService, options: McpHttpHan
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const authorization = request.headers.authorization;
     const endUser = header(request, 'x-sp-end-user');
+    const sessionId = header(request, 'mcp-session-id');
     try {
       await service.authenticate({ authorization, endUser, secFetchSite: header(request, 'sec-fetch-site'), requestId: `req_${randomUUID().replaceAll('-', '')}` });
     } catch (error) {
-      return writeError(response, error);
+      // The database did not respond: a session this very key (and end user) opened goes on, so
+      // its tool calls answer the 503 as a tool error (each of them authenticates through `/v1`
+      // again); a request that opens no such session gets the 503 itself.
+      const open = sessionId === undefined ? undefined : sessions.get(sessionId);
+      const unavailable = isServiceError(error) && error.code === 'service_unavailable';
+      if (!unavailable || !open || open.authorization !== authorization || open.endUser !== endUser) return writeError(response, error);
     }
-    const sessionId = header(request, 'mcp-session-id');
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       // A session opened by another key (or for another end user) is not revealed: 404 as if unknown.
