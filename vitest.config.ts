@@ -21,7 +21,12 @@ const project = (name: string, root: string) => ({
 const AI_SDK_TESTS = ['packages/ai-sdk/src/**/*.test.ts', 'test/ai-sdk/**/*.test.ts'];
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 const runAiV7 = nodeMajor >= 22 || process.env.CI === 'true';
-if (!runAiV7) console.warn(`[ai-sdk-v7] skipped: ai 7 needs Node >= 22, this is Node ${process.versions.node} (try: scripts/with-node.sh 22 npx vitest run --project ai-sdk-v7)`);
+// The config is evaluated once per project: say it once per process.
+const warned = globalThis as { __aiV7SkipSaid?: boolean };
+if (!runAiV7 && !warned.__aiV7SkipSaid) {
+  warned.__aiV7SkipSaid = true;
+  console.warn(`[ai-sdk-v7] skipped: ai 7 needs Node >= 22, this is Node ${process.versions.node} (try: scripts/with-node.sh 22 npx vitest run --project ai-sdk-v7)`);
+}
 const aiV7 = {
   extends: true as const,
   resolve: {
