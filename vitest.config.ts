@@ -14,6 +14,30 @@ const project = (name: string, root: string) => ({
   test: { name, include: [`${root}/**/*.test.ts`], exclude: ['**/node_modules/**', '**/dist/**'] },
 });
 
+// The AI SDK integration is tested against both majors its peer range accepts: `ai` 6 (the `ai` dev
+// dependency) and `ai` 7 (installed as `ai-v7`, an npm alias), by running the same test files with
+// `ai` and `ai/test` resolved to the other copy. ai 7 declares Node >= 22: on older Node the ai 7 run
+// is left out with a one-line reason, except under CI=true, where nothing is silently left out.
+const AI_SDK_TESTS = ['packages/ai-sdk/src/**/*.test.ts', 'test/ai-sdk/**/*.test.ts'];
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+const runAiV7 = nodeMajor >= 22 || process.env.CI === 'true';
+// The config is evaluated once per project: say it once per process.
+const warned = globalThis as { __aiV7SkipSaid?: boolean };
+if (!runAiV7 && !warned.__aiV7SkipSaid) {
+  warned.__aiV7SkipSaid = true;
+  console.warn(`[ai-sdk-v7] skipped: ai 7 needs Node >= 22, this is Node ${process.versions.node} (try: scripts/with-node.sh 22 npx vitest run --project ai-sdk-v7)`);
+}
+const aiV7 = {
+  extends: true as const,
+  resolve: {
+    alias: [
+      { find: /^ai$/, replacement: 'ai-v7' },
+      { find: /^ai\/test$/, replacement: 'ai-v7/test' },
+    ],
+  },
+  test: { name: 'ai-sdk-v7', env: { AI_SDK_MAJOR: '7' }, include: AI_SDK_TESTS, exclude: ['**/node_modules/**', '**/dist/**'] },
+};
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -26,6 +50,7 @@ export default defineConfig({
       project('e2e', 'test'),
       project('examples', 'examples'),
       project('eval', 'eval'),
+      ...(runAiV7 ? [aiV7] : []),
     ],
   },
 });

@@ -14,17 +14,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModelV3, LanguageModelV3Middleware, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { memoryMiddleware } from '@memory-agents/ai-sdk';
 import { createClient } from '@memory-agents/client';
 import { createMemoryService, inMemoryStore } from '@memory-agents/core';
 import { createHandler } from '@memory-agents/http';
 import { generateText, wrapLanguageModel } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV4 } from 'ai/test';
 
 type Env = Record<string, string | undefined>;
 
-export async function main(env: Env = process.env): Promise<{ output: string; prompts: LanguageModelV3Prompt[] }> {
+export async function main(env: Env = process.env): Promise<{ output: string; prompts: LanguageModelV4Prompt[] }> {
   const lines: string[] = [];
   const say = (line: string) => {
     lines.push(line);
@@ -38,10 +38,10 @@ export async function main(env: Env = process.env): Promise<{ output: string; pr
       (await client.agents.waitUntilReady((await client.agents.create({ agent_config: { role: 'travel assistant', objective: 'remember what the traveller tells us' } })).agent_id)).agent_id;
     const { thread_id: threadId } = await client.threads.create(agentId, { title: 'AI SDK example' });
 
-    const prompts: LanguageModelV3Prompt[] = [];
+    const prompts: LanguageModelV4Prompt[] = [];
     const middleware = memoryMiddleware({ client, agentId, threadId, maxContextChars: 2000 });
     // A second middleware records the prompts the model receives (the test reads them).
-    const recorder: LanguageModelV3Middleware = { specificationVersion: 'v3', transformParams: async ({ params }) => (prompts.push(params.prompt), params) };
+    const recorder: LanguageModelV4Middleware = { specificationVersion: 'v4', transformParams: async ({ params }) => (prompts.push(params.prompt), params) };
     const model = wrapLanguageModel({ model: languageModel(env), middleware: [middleware, recorder] });
 
     const first = 'I moved to Lisbon last month, and I only fly with a window seat.';
@@ -62,12 +62,12 @@ export async function main(env: Env = process.env): Promise<{ output: string; pr
 }
 
 /** The OpenAI-compatible model when configured, else a scripted one that repeats its memory. */
-function languageModel(env: Env): LanguageModelV3 {
+function languageModel(env: Env): LanguageModelV4 {
   if (env.MEMORY_AGENTS_MODEL_URL && env.MEMORY_AGENTS_MODEL) {
     const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL: env.MEMORY_AGENTS_MODEL_URL, ...(env.MEMORY_AGENTS_MODEL_API_KEY ? { apiKey: env.MEMORY_AGENTS_MODEL_API_KEY } : {}) });
     return provider.chatModel(env.MEMORY_AGENTS_MODEL);
   }
-  return new MockLanguageModelV3({
+  return new MockLanguageModelV4({
     modelId: 'scripted',
     doGenerate: async ({ prompt }) => {
       const memory = prompt.find((message) => message.role === 'system' && message.content.startsWith('Memory:'));

@@ -1,11 +1,3 @@
-import type {
-  LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-  LanguageModelV3Message,
-  LanguageModelV3Middleware,
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
-} from '@ai-sdk/provider';
 import { memoryTarget, type MemoryTarget } from './memory-client.js';
 
 /** Options of `memoryMiddleware`. */
@@ -25,8 +17,22 @@ export type MemoryMiddlewareOptions = MemoryTarget & {
   onObserveError?: (error: unknown) => void;
 };
 
-/** The middleware, plus `flush()` to await the exchanges still being sent (serverless `waitUntil`). */
-export type MemoryMiddleware = LanguageModelV3Middleware & {
+/** A prompt as the middleware reads it: the same shape in provider spec V3 (`ai` 6) and V4 (`ai` 7). */
+type Prompt = ReadonlyArray<{ role: string; content: unknown }>;
+/** The parts of a model result and of a stream that the middleware reads (spec V3 and V4 alike). */
+type Content = ReadonlyArray<{ type: string; text?: unknown }>;
+type StreamPart = { type: string };
+
+/**
+ * The middleware, plus `flush()` to await the exchanges still being sent (serverless `waitUntil`).
+ * Typed by the shape it reads, so `wrapLanguageModel` of `ai` 6 (spec V3) and of `ai` 7 (spec V4)
+ * both accept it; it declares spec `v3`, which both run.
+ */
+export type MemoryMiddleware = {
+  readonly specificationVersion: 'v3';
+  transformParams<P extends { prompt: Prompt }>(options: { params: P }): Promise<P>;
+  wrapGenerate<R extends { content: Content; finishReason: { unified: string } }>(options: { doGenerate: () => PromiseLike<R>; params: { prompt: Prompt } }): Promise<R>;
+  wrapStream<R extends { stream: ReadableStream<T> }, T extends StreamPart>(options: { doStream: () => PromiseLike<R>; params: { prompt: Prompt } }): Promise<R>;
   /** Resolves when every exchange sent so far reached the service (202) or failed. */
   flush(): Promise<void>;
 };
@@ -76,7 +82,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
     return result;
   }
 
-  function observeExchange(params: LanguageModelV3CallOptions, answer: string): void {
+  function observeExchange(params: { prompt: Prompt }, answer: string): void {
     const message = lastUserText(params.prompt);
     if (!observing || message === null || answer.trim() === '') return;
     const timestamp = new Date().toISOString();
@@ -106,7 +112,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
       const query = lastUserText(params.prompt);
       if (query === null) return params;
       const memory = await memoryFor(query);
-      return memory === null ? params : { ...params, prompt: withSystemMessage(params.prompt, memory) };
+      return memory === null ? params : { ...params, prompt: withSystemMessage(params.prompt, memory) as typeof params.prompt };
     },
 
     async wrapGenerate({ doGenerate, params }) {
@@ -116,14 +122,15 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
     },
 
     async wrapStream({ doStream, params }) {
-      const { stream, ...rest } = await doStream();
+      const result = await doStream();
+      type Part = (typeof result.stream extends ReadableStream<infer T> ? T : never) & { delta?: unknown; finishReason?: { unified?: unknown } };
       let answer = '';
       let toolCalls = false;
-      const watched = stream.pipeThrough(
-        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+      const watched = result.stream.pipeThrough(
+        new TransformStream<Part, Part>({
           transform(part, controller) {
-            if (part.type === 'text-delta') answer += part.delta;
-            if (part.type === 'finish' && part.finishReason.unified === 'tool-calls') toolCalls = true;
+            if (part.type === 'text-delta' && typeof part.delta === 'string') answer += part.delta;
+            if (part.type === 'finish' && part.finishReason?.unified === 'tool-calls') toolCalls = true;
             controller.enqueue(part);
           },
           // Only a stream that finished: an aborted or failed one is not learned.
@@ -132,7 +139,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
           },
         }),
       );
-      return { stream: watched, ...rest };
+      return { ...result, stream: watched };
     },
 
     async flush() {
@@ -142,12 +149,12 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
 }
 
 /** The text of the last user message, or null when the prompt has none. */
-export function lastUserText(prompt: LanguageModelV3Prompt): string | null {
+export function lastUserText(prompt: Prompt): string | null {
   for (let i = prompt.length - 1; i >= 0; i--) {
     const message = prompt[i]!;
-    if (message.role !== 'user') continue;
-    const text = message.content
-      .map((part) => (part.type === 'text' ? part.text : ''))
+    if (message.role !== 'user' || !Array.isArray(message.content)) continue;
+    const text = (message.content as Content)
+      .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
       .join('\n')
       .trim();
     return text === '' ? null : text;
@@ -156,16 +163,16 @@ export function lastUserText(prompt: LanguageModelV3Prompt): string | null {
 }
 
 /** The prompt with `text` as a system message after its leading system messages. */
-function withSystemMessage(prompt: LanguageModelV3Prompt, text: string): LanguageModelV3Prompt {
+function withSystemMessage(prompt: Prompt, text: string): Prompt {
   let at = 0;
   while (at < prompt.length && prompt[at]!.role === 'system') at++;
-  const memory: LanguageModelV3Message = { role: 'system', content: text };
+  const memory = { role: 'system', content: text };
   return [...prompt.slice(0, at), memory, ...prompt.slice(at)];
 }
 
-function textOf(content: LanguageModelV3Content[]): string {
+function textOf(content: Content): string {
   return content
-    .map((part) => (part.type === 'text' ? part.text : ''))
+    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
     .join('')
     .trim();
 }
