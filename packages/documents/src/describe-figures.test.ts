@@ -28,7 +28,7 @@ function scriptedModel(reply: (request: GenerateRequest, call: number) => Promis
 const warnings: unknown[] = [];
 const context = {
   ocr: null,
-  documents: documentConverter(),
+  converter: documentConverter(),
   blobs: inMemoryBlobs(),
   logger: { debug() {}, info() {}, warn: (...args: unknown[]) => warnings.push(args), error() {} },
   nowIso: () => '2026-01-01T00:00:00.000Z',

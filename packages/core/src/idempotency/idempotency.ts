@@ -13,6 +13,9 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
  */
 export const IDEMPOTENCY_IN_FLIGHT_MS = 15 * 60 * 1000;
 
+/** How often a key left in flight by a store failure is released again. */
+const RELEASE_RETRY_MS = 1000;
+
 /**
  * Records the response of a keyed request with `store`: called inside the transaction that makes
  * the request's work durable, so the work and its recorded answer commit together (a crash in
@@ -43,6 +46,39 @@ export function createIdempotency(context: ServiceContext) {
   // service existed: such a key was left by a process that stopped (kill -9) mid-request.
   const startedAt = context.clock.now();
 
+  // Keys whose release failed because the store itself was away (the request failed with it): left
+  // in flight, a resend with the same key would be refused 409 until IDEMPOTENCY_IN_FLIGHT_MS
+  // passed. They are released before this process claims the same key again, and retried in the
+  // background (a resend may reach another process), until the store answers or the window ends.
+  const unreleased = new Map<string, { organizationId: string; key: string; until: number }>();
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  const releaseLater = (organizationId: string, key: string) => {
+    unreleased.set(`${organizationId}\u0000${key}`, { organizationId, key, until: context.clock.now() + IDEMPOTENCY_IN_FLIGHT_MS });
+    scheduleRetry();
+  };
+  const scheduleRetry = () => {
+    if (retryTimer !== null || unreleased.size === 0) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      void retryReleases().finally(scheduleRetry);
+    }, RELEASE_RETRY_MS);
+    retryTimer.unref?.();
+  };
+  const retryReleases = async () => {
+    for (const [id, pending] of unreleased) {
+      if (context.clock.now() > pending.until) {
+        unreleased.delete(id);
+        continue;
+      }
+      try {
+        await context.store.idempotency.release({ organizationId: pending.organizationId, key: pending.key });
+        unreleased.delete(id);
+      } catch {
+        return; // still away: try again later
+      }
+    }
+  };
+
   return {
     /**
      * Runs `run` once per key. With a key, `run` receives `bind`; a run that calls it inside its
@@ -54,6 +90,12 @@ export function createIdempotency(context: ServiceContext) {
       const { caller, idempotencyKey: key, fingerprint, ...operation } = call;
       if (key === undefined) return run(null);
       if (key.length === 0 || key.length > 255) throw new ServiceError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', { status: 400 });
+      const pending = unreleased.get(`${caller.organizationId}\u0000${key}`);
+      if (pending) {
+        // Throws (503) while the store is still away, like the claim below would.
+        await context.store.idempotency.release({ organizationId: pending.organizationId, key: pending.key });
+        unreleased.delete(`${caller.organizationId}\u0000${key}`);
+      }
       const now = context.clock.now();
       const staleBefore = now - IDEMPOTENCY_IN_FLIGHT_MS;
       const existing = await context.store.idempotency.claim({
@@ -82,7 +124,7 @@ export function createIdempotency(context: ServiceContext) {
         return response;
       } catch (error) {
         // A refused request binds nothing: the same key may be retried once the cause is fixed.
-        await context.store.idempotency.release({ organizationId: caller.organizationId, key }).catch(() => undefined);
+        await context.store.idempotency.release({ organizationId: caller.organizationId, key }).catch(() => releaseLater(caller.organizationId, key));
         throw error;
       }
     },

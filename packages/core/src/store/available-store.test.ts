@@ -104,4 +104,46 @@ describe('availableStore', () => {
     expect(await service.ready()).toEqual({ ready: true, store: { ok: true }, index: { ok: true } });
     await service.stop();
   });
+
+  it('lets a keyed observe that failed with the store be sent again with its key once the store is back (not 409 for the in-flight window)', async () => {
+    const down = { value: false };
+    const flaky = flakyStore(refused, down);
+    // The store goes away right after the key is claimed: the job insert and the key's release fail.
+    let armed = false;
+    const store = new Proxy(flaky, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (property !== 'idempotency') return value;
+        const area = value as Store['idempotency'];
+        return {
+          ...area,
+          claim: async (request: Parameters<Store['idempotency']['claim']>[0]) => {
+            const claimed = await area.claim(request);
+            if (armed) [armed, down.value] = [false, true];
+            return claimed;
+          },
+          complete: (request: Parameters<Store['idempotency']['complete']>[0]) => area.complete(request),
+          release: (request: Parameters<Store['idempotency']['release']>[0]) => area.release(request),
+        };
+      },
+    });
+    const service = createMemoryService({ store, logger: silentLogger });
+    await service.start();
+    const org = await service.admin.createOrganization({ name: 'Acme' });
+    const caller = await service.as(org.organizationId);
+    const agent = await service.agents.create({ caller, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
+    await service.idle();
+    const thread = await service.threads.create({ caller, agentId: agent.agent_id, body: {} });
+    const observe = () =>
+      service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, idempotencyKey: 'key-1', body: { observations: [{ content: [{ type: 'text', text: 'The crane was inspected.' }] }] } });
+    armed = true;
+    await expect(observe()).rejects.toMatchObject({ code: 'service_unavailable', status: 503 });
+    // Still away: 503 again, never 409 "still being processed".
+    await expect(observe()).rejects.toMatchObject({ code: 'service_unavailable', status: 503 });
+    down.value = false;
+    const accepted = await observe();
+    expect(accepted).toMatchObject({ accepted: true, observation_id: expect.stringMatching(/^obs_/) });
+    expect(await observe()).toEqual(accepted);
+    await service.stop();
+  });
 });
