@@ -7,10 +7,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, eventually, readyAgent, type ApiResponse, type Client } from '../support/client.js';
+import { client, eventually, readLedger, readyAgent, type Client } from '../support/client.js';
 import { postgresUrl } from '@memory-agents/core/testing';
-import { databaseProxy, type DatabaseProxy } from '../support/database-proxy.js';
-import { CLI, runCli, startServerProcess, type ServerProcess } from '../support/server.js';
+import { billedOrganizationWithoutWindows, countTokens, databaseProxy, type DatabaseProxy } from '../support/database-proxy.js';
+import { CLI, startServerProcess, type ServerProcess } from '../support/server.js';
 
 /**
  * One server on PostgreSQL behind a cutting proxy (see database-outage.test.ts for the cut under
@@ -77,19 +77,7 @@ describe.runIf(databaseUrl)('PostgreSQL cut: MCP, idempotent resends, an open tr
     await direct.connect();
     api = client(server.url, server.key!);
     const organizationId = (await api.get('/v1/session')).body.organization_id as string;
-    const cli = async (...words: string[]) => {
-      const result = await runCli([...words, '--database-url', directUrl, '--json']);
-      expect(result.code, result.stderr).toBe(0);
-    };
-    await cli('billing', 'enable', '--org', organizationId);
-    await cli('credits', 'add', '--org', organizationId, '--amount', '1000');
-    const generous = Object.fromEntries(
-      ['thread_create', 'observe', 'observe_respond', 'chat', 'observe_file'].map((operation) => [
-        operation,
-        { subject: { limit: 100_000, windowSeconds: 10 }, organization: { limit: 100_000, windowSeconds: 10 } },
-      ]),
-    );
-    await cli('orgs', 'limits', '--org', organizationId, '--limits', JSON.stringify({ rateLimits: generous }));
+    await billedOrganizationWithoutWindows(organizationId, directUrl);
     agentId = (await readyAgent(api)).agent_id;
     const thread = (await api.post(`/v1/agents/${agentId}/threads`, {})).body.thread_id as string;
     base = `/v1/agents/${agentId}/threads/${thread}`;
@@ -279,16 +267,7 @@ describe.runIf(databaseUrl)('PostgreSQL cut: MCP, idempotent resends, an open tr
     for (const tok of acknowledged) expect(seen.get(tok) ?? 0, tok).toBe(1);
     for (const [tok, count] of seen) expect(count, tok).toBe(1);
     const learnedWords = [...seen.keys()].filter((tok) => sent.has(tok)).length * 9;
-    const entries: { cost: string; route: string; in_words?: number }[] = [];
-    let cursor: string | null = null;
-    let balance = '';
-    do {
-      const page: ApiResponse = await api.get(`/v1/billing${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(page.status).toBe(200);
-      balance = balance || page.body.balance;
-      entries.push(...page.body.entries);
-      cursor = page.body.next_cursor;
-    } while (cursor);
+    const { balance, entries } = await readLedger(api);
     const total = entries.reduce((sum, entry) => sum + Math.round(Number(entry.cost) * 1e6), 0);
     expect(Math.round(Number(balance) * 1e6)).toBe(-total);
     const chargedWords = entries.filter((entry) => entry.route === 'observe').reduce((sum, entry) => sum + (entry.in_words ?? 0), 0);
@@ -298,8 +277,6 @@ describe.runIf(databaseUrl)('PostgreSQL cut: MCP, idempotent resends, an open tr
   /** How many memories hold each token, read past the proxy. */
   async function memoryCounts(): Promise<Map<string, number>> {
     const { rows } = await direct.query<{ text: string }>('SELECT text FROM memory_index_records WHERE agent_id = $1', [agentId]);
-    const seen = new Map<string, number>();
-    for (const row of rows) for (const tok of row.text.match(/tok\d{5}x/g) ?? []) seen.set(tok, (seen.get(tok) ?? 0) + 1);
-    return seen;
+    return countTokens(rows.map((row) => row.text));
   }
 });

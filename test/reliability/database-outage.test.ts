@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, eventually, readyAgent, type ApiResponse, type Client } from '../support/client.js';
+import { client, eventually, readLedger, readyAgent, type ApiResponse, type Client } from '../support/client.js';
 import { postgresUrl } from '@memory-agents/core/testing';
-import { databaseProxy } from '../support/database-proxy.js';
+import { billedOrganizationWithoutWindows, countTokens, databaseProxy } from '../support/database-proxy.js';
 import { runCli, startServerProcess, type ServerProcess } from '../support/server.js';
 
 const databaseUrl = postgresUrl('a database that goes away under running servers');
@@ -62,20 +62,7 @@ describe.runIf(databaseUrl)('PostgreSQL cut under two running servers', () => {
     const apis: Client[] = servers.map((server) => client(server.url, key));
     const [a] = apis as [Client, Client];
     const organizationId = (await a.get('/v1/session')).body.organization_id as string;
-    const cli = async (...words: string[]) => {
-      const result = await runCli([...words, '--database-url', directUrl, '--json']);
-      expect(result.code, result.stderr).toBe(0);
-      return JSON.parse(result.stdout);
-    };
-    await cli('billing', 'enable', '--org', organizationId);
-    await cli('credits', 'add', '--org', organizationId, '--amount', '1000');
-    const generous = Object.fromEntries(
-      ['thread_create', 'observe', 'observe_respond', 'chat', 'observe_file'].map((operation) => [
-        operation,
-        { subject: { limit: 100_000, windowSeconds: 10 }, organization: { limit: 100_000, windowSeconds: 10 } },
-      ]),
-    );
-    await cli('orgs', 'limits', '--org', organizationId, '--limits', JSON.stringify({ rateLimits: generous }));
+    await billedOrganizationWithoutWindows(organizationId, directUrl);
 
     const agent = await readyAgent(a);
     const thread = (await a.post(`/v1/agents/${agent.agent_id}/threads`, {})).body.thread_id as string;
@@ -195,8 +182,7 @@ describe.runIf(databaseUrl)('PostgreSQL cut under two running servers', () => {
     await direct.connect();
     try {
       const { rows } = await direct.query<{ text: string }>('SELECT text FROM memory_index_records WHERE agent_id = $1', [agent.agent_id]);
-      const seen = new Map<string, number>();
-      for (const row of rows) for (const token of row.text.match(/tok\d{5}x/g) ?? []) seen.set(token, (seen.get(token) ?? 0) + 1);
+      const seen = countTokens(rows.map((row) => row.text));
       for (const tokens of accepted.values()) for (const token of tokens) expect(seen.get(token) ?? 0, token).toBe(1);
       // Never learned twice, accepted or not (a 503 may come after the job's commit).
       for (const [token, count] of seen) expect(count, token).toBe(1);
@@ -206,16 +192,7 @@ describe.runIf(databaseUrl)('PostgreSQL cut under two running servers', () => {
     }
     // The ledger is exact: the balance is the grant less every entry, page by page, and the
     // learning charges of observe are the words of the turns learned, each charged once.
-    const entries: { cost: string; route: string; in_words?: number }[] = [];
-    let cursor: string | null = null;
-    let balance = '';
-    do {
-      const page: ApiResponse = await a.get(`/v1/billing${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(page.status).toBe(200);
-      balance = balance || page.body.balance;
-      entries.push(...page.body.entries);
-      cursor = page.body.next_cursor;
-    } while (cursor);
+    const { balance, entries } = await readLedger(a);
     const total = entries.reduce((sum, entry) => sum + Math.round(Number(entry.cost) * 1e6), 0);
     expect(Math.round(Number(balance) * 1e6)).toBe(-total);
     expect(entries.some((entry) => entry.route === 'credits_add')).toBe(true);

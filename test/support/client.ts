@@ -63,3 +63,18 @@ export async function readyAgent(api: Client, config: Record<string, unknown> = 
 export function errorShape(response: ApiResponse) {
   return { status: response.status, code: response.body?.code, keys: Object.keys(response.body ?? {}).sort(), requestIdMatches: response.body?.request_id === response.headers.get('x-request-id') };
 }
+
+/** Every ledger entry of the key's organization (all `GET /v1/billing` pages) and its balance. */
+export async function readLedger(api: Client): Promise<{ balance: string; entries: { cost: string; route: string; in_words?: number }[] }> {
+  const entries: { cost: string; route: string; in_words?: number }[] = [];
+  let cursor: string | null = null;
+  let balance = '';
+  do {
+    const page: ApiResponse = await api.get(`/v1/billing${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (page.status !== 200) throw new Error(`billing: ${page.status} ${page.text}`);
+    balance = balance || page.body.balance;
+    entries.push(...page.body.entries);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return { balance, entries };
+}

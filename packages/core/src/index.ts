@@ -8,30 +8,8 @@
 // Service
 export { createMemoryService, type MemoryServiceOptions } from './create-memory-service.js';
 export type { MemoryAdmin, MemoryService, ServiceReadiness, StoredOriginal } from './memory-service.js';
-export type {
-  AbortableRequest,
-  AgentRequest,
-  BillingRequest,
-  CallerRequest,
-  ChatRequest,
-  CreateAgentRequest,
-  CreateThreadRequest,
-  FinishLearningRequest,
-  IdempotentRequest,
-  ImageUploadRequest,
-  LearningRequest,
-  LogsRequest,
-  ObservationStatusRequest,
-  ObserveAndEnrichRequest,
-  ObserveAndRespondRequest,
-  ObserveRequest,
-  RateLimitRequest,
-  RecallRequest,
-  RetrieveRequest,
-  SourceRequest,
-  ThreadRequest,
-  UpdateAgentRequest,
-} from './service/requests.js';
+// The request object of every MemoryService method (and the uploaded file some of them carry)
+export type * from './service/requests.js';
 export type { RetrievalOptions, RetrievalResult, RetrievalSignal, RetrievedItem } from './retrieval/retrieve.js';
 /** The default weight of each fused retrieval signal ({@link RetrievalOptions} `weights` lays over it). */
 export { RETRIEVAL_WEIGHTS } from './retrieval/retrieve.js';
@@ -119,7 +97,7 @@ export { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_RETENTION_MS } from './idempotenc
 
 // Document ingest (observe-file, sources, finish-learning): the options and their defaults
 export { MAX_FILES_LEARNING_PER_ORGANIZATION, OCR_PAGES_IN_REQUEST, ORGANIZATION_BUSY_RETRY_AFTER } from './sources/sources.js';
-export type { DocumentOptions, FileUpload, ObserveFileRequest } from './sources/sources.js';
+export type { DocumentOptions } from './sources/sources.js';
 export { MAX_DOCUMENT_TURNS } from './sources/read-document.js';
 export { FIGURE_DESCRIPTION_CONCURRENCY, FIGURE_DESCRIPTION_TIMEOUT_MS, type FigureDescriberOptions } from './sources/describe-figures.js';
 export { CHUNK_STRATEGIES, type ChunkStrategy } from './ports/index.js';

@@ -3,9 +3,6 @@ import type { ConvertDocumentLimits } from '../ports/document-converter.js';
 import type { ServiceContext } from '../service/context.js';
 import type { FigureDescriberOptions } from './describe-figures.js';
 
-/** An uploaded file and what `observe-file` receives (defined with the other request objects). */
-export type { FileUpload, ObserveFileRequest } from '../service/requests.js';
-
 /** Options of the document service (`createMemoryService({ documents })`). */
 export type DocumentOptions = {
   /**

@@ -8,12 +8,12 @@ import { ID_PATTERNS, contentId } from '../ids/index.js';
 import type { ChunkingSettings } from '../ports/store/index.js';
 import type { MemoryService, StoredOriginal } from '../memory-service.js';
 import type { DocumentIngestOutput, SourcesListOutput } from '../schemas/outputs.js';
-import type { SourceRequest, ThreadRequest } from '../service/requests.js';
+import type { ObserveFileRequest, SourceRequest, ThreadRequest } from '../service/requests.js';
 import { observeFileFields } from '../schemas/documents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { createDeferredConversions } from './deferred-conversion.js';
-import { MAX_FILES_LEARNING_PER_ORGANIZATION, OCR_PAGES_IN_REQUEST, type DocumentOptions, type ObserveFileRequest, type SourcesSetup } from './document-options.js';
+import { MAX_FILES_LEARNING_PER_ORGANIZATION, OCR_PAGES_IN_REQUEST, type DocumentOptions, type SourcesSetup } from './document-options.js';
 import { createFinishLearning } from './finish-learning.js';
 import { checkDuplicates, createFileIngest } from './ingest-file.js';
 import { createIngestSlot } from './ingest-slot.js';
@@ -27,8 +27,6 @@ export {
   OCR_PAGES_IN_REQUEST,
   ORGANIZATION_BUSY_RETRY_AFTER,
   type DocumentOptions,
-  type FileUpload,
-  type ObserveFileRequest,
 } from './document-options.js';
 
 /**
