@@ -1,6 +1,6 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
-import type { MemoryHit, MemoryHitRecord, MemoryIndex } from '../ports/memory-index.js';
+import type { MemoryHit, MemoryHitRecord, MemoryIndex, MemorySearchRequest } from '../ports/memory-index.js';
 import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
 import { wordNet } from './wordnet.js';
 
@@ -127,11 +127,22 @@ export type RetrieveRequest = {
    * @default false
    */
   explain?: boolean;
+  /** Search what was true at this ISO date-time (superseded memories included). @default current memories */
+  asOf?: string;
+  /** Only memories learned in these threads (a person's `X-SP-End-User` narrowing). @default every thread */
+  threadIds?: readonly string[];
 };
 
-async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number) {
+/** The narrowing of a request the index applies to every channel. */
+type SearchScope = Pick<MemorySearchRequest, 'asOf' | 'threadIds'>;
+
+function scopeOf(request: RetrieveRequest): SearchScope {
+  return { ...(request.asOf === undefined ? {} : { asOf: request.asOf }), ...(request.threadIds === undefined ? {} : { threadIds: request.threadIds }) };
+}
+
+async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number, scope: SearchScope) {
   const [vector] = (await embedder.embed({ texts: [text] })).vectors;
-  return index.search({ agentId, text, vector: vector ?? null, limit });
+  return index.search({ agentId, text, vector: vector ?? null, limit, ...scope });
 }
 
 /**
@@ -154,6 +165,7 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  */
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
+  const scope = scopeOf(request);
   const weights = { ...RETRIEVAL_WEIGHTS, ...request.options?.weights };
   const now = request.now ?? Date.now();
   // A date the query states about itself says when it is asked, not what it is about.
@@ -169,12 +181,12 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   };
   let named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   let searched = withoutNames(named);
-  let { lexical, semantic } = await search(index, embedder, request.agentId, searched, limit);
+  let { lexical, semantic } = await search(index, embedder, request.agentId, searched, limit, scope);
   for (const hit of [...lexical, ...semantic]) if (hit.record.speaker) for (const term of analyze(hit.record.speaker)) speakers.add(term);
   named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   if (withoutNames(named) !== searched) {
     searched = withoutNames(named);
-    ({ lexical, semantic } = await search(index, embedder, request.agentId, searched, limit));
+    ({ lexical, semantic } = await search(index, embedder, request.agentId, searched, limit, scope));
   }
 
   const fused = new Map<string, RetrievedItem>();
@@ -200,7 +212,7 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
     // Kinds of what the query names, in a channel of their own at a low weight: they widen the
     // candidates without outweighing the query's own words.
     const expansion = hyponymQuery(searched, named);
-    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit })).lexical, weights.hyponyms, 'hyponyms');
+    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit, ...scope })).lexical, weights.hyponyms, 'hyponyms');
   }
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
