@@ -804,26 +804,6 @@ export interface components {
             /** Format: binary */
             file: string;
         };
-        MemoryListQuery: {
-            /** @default 20 */
-            limit?: number;
-            cursor?: string;
-            thread_id?: string;
-            end_user_id?: string;
-            source_id?: string;
-            observation_id?: string;
-            speaker?: string;
-            /** Format: date-time */
-            learned_after?: string;
-            /** Format: date-time */
-            learned_before?: string;
-            /** Format: date-time */
-            occurred_after?: string;
-            /** Format: date-time */
-            occurred_before?: string;
-            text_contains?: string;
-            include_history?: boolean | ("true" | "false");
-        };
         MemoryList: {
             agent_id: string;
             memories: components["schemas"]["Memory"][];
@@ -4486,7 +4466,21 @@ export interface operations {
     };
     listMemories: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+                thread_id?: string;
+                end_user_id?: string;
+                source_id?: string;
+                observation_id?: string;
+                speaker?: string;
+                learned_after?: string;
+                learned_before?: string;
+                occurred_after?: string;
+                occurred_before?: string;
+                text_contains?: string;
+                include_history?: boolean | ("true" | "false");
+            };
             header?: {
                 /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
                 "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];

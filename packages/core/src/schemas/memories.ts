@@ -104,8 +104,7 @@ export const memoryListQuery = z
     text_contains: text().min(1).max(200).optional(),
     include_history: z.union([z.boolean(), booleanString]).optional(),
   })
-  .strict()
-  .meta({ id: 'MemoryListQuery' });
+  .strict();
 
 /** `POST .../memories/search`. */
 export const memorySearchBody = z
