@@ -18,17 +18,33 @@ export { parseBody, parseQuery } from './validation/parse.js';
 // Memory indexes: the shared plumbing, the text analyzer every full-text channel uses, and how many
 // hits retrieval asks each channel (full text, vector) for
 export {
+  applyMemoryPatch,
   assertEmbedderMatches,
   assertVectorDimensions,
+  canonicalIso,
   cloneMemoryRecord,
   compareMemoryHits,
+  compareNewestFirst,
   cosineSimilarity,
+  decodeListCursor,
   dedupeRecordsById,
+  encodeListCursor,
   hitRecord,
   indexedText,
+  isAfterPosition,
+  isValidAt,
+  listPage,
   matchesDeleteFilter,
+  matchesListFilter,
+  matchesSearchFilter,
+  memoryRecordDefaults,
   memorySourceColumns,
   memorySourceFromColumns,
+  mergePatches,
+  pageOf,
+  UNKNOWN_WRITER,
+  type MemoryListPosition,
+  type MemoryRecordV2Fields,
   type MemorySourceColumns,
 } from './memory-index/memory-index-helpers.js';
 export { analyze, tokenize, stem, isStopWord, STOP_WORDS } from './embedding/text-analysis.js';
