@@ -109,7 +109,9 @@ describe('memories.get', () => {
     expect(memory.job_id).toBe(memory.source.observation_id);
     expect(memory.learned_at).toEqual(expect.any(String));
     expect(Number(memory.learning_credits)).toBeGreaterThan(0);
-    if (memory.span) expect('I adopted a grey cat named Pixel last spring.'.slice(memory.span.start, memory.span.end)).toBe(memory.text);
+    // The default writer keeps the turn verbatim: the span is where the memory sits in the turn.
+    expect(memory.span).not.toBeNull();
+    expect('I adopted a grey cat named Pixel last spring.'.slice(memory.span!.start, memory.span!.end)).toBe(memory.text);
   });
 });
 

@@ -83,7 +83,14 @@ export function createMemories(context: ServiceContext) {
       const fingerprint = filterFingerprint(agent.id, caller.endUserId, input);
       const cursor = input.cursor === undefined ? null : openCursor(input.cursor, agent.id, fingerprint);
       if (threadIds !== undefined && threadIds.length === 0) return { agent_id: agent.id, memories: [], next_cursor: null };
-      const page = await context.index.list({ agentId: agent.id, limit: input.limit, cursor, ...filters });
+      let page: Awaited<ReturnType<typeof context.index.list>>;
+      try {
+        page = await context.index.list({ agentId: agent.id, limit: input.limit, cursor, ...filters });
+      } catch (error) {
+        // A cursor the index did not make: the shared decoder (decodeListCursor) throws RangeError.
+        if (cursor !== null && error instanceof RangeError) throw invalidCursor();
+        throw error;
+      }
       return {
         agent_id: agent.id,
         memories: page.records.map(presentMemory),
@@ -167,7 +174,7 @@ function sealCursor(indexCursor: string, agentId: string, fingerprint: string): 
 
 /** The index's cursor out of `cursor`, or 422 when it was not made by this list with these filters. */
 function openCursor(cursor: string, agentId: string, fingerprint: string): string {
-  const invalid = new ServiceError('invalid_request', 'cursor is not a next_cursor this list returned for this agent and these filters; start again without cursor.', { status: 422 });
+  const invalid = invalidCursor();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -178,6 +185,10 @@ function openCursor(cursor: string, agentId: string, fingerprint: string): strin
   const { a, f, c } = parsed as Record<string, unknown>;
   if (a !== agentId || f !== fingerprint || typeof c !== 'string') throw invalid;
   return c;
+}
+
+function invalidCursor(): ServiceError {
+  return new ServiceError('invalid_request', 'cursor is not a next_cursor this list returned for this agent and these filters; start again without cursor.', { status: 422 });
 }
 
 export type Memories = ReturnType<typeof createMemories>;

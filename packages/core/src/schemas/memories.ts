@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { agentId, dateTime, observationId, sourceId, text, threadId } from './common.js';
 
-/** A `mem_` id (ULID). */
-export const memoryId = z.string().regex(/^mem_[0-9A-HJKMNP-TV-Z]{26}$/);
+/**
+ * A `mem_` id: a ULID (copied memories), or the learning job's ULID with the turn index and the
+ * piece (`mem_<ulid>_<turn>_<piece>`, what learning writes).
+ */
+export const memoryId = z.string().regex(/^mem_[0-9A-HJKMNP-TV-Z]{26}(_\d{1,9}){0,2}$/);
 
 /** A character span [start, end) of the turn's text (UTF-16 code units). */
 export const memorySpan = z.object({ start: z.number().int().min(0), end: z.number().int().min(0) }).strict().meta({ id: 'MemorySpan' });
