@@ -22,7 +22,6 @@ export const memoryRoutes = [
     path: '/v1/agents/{agent_id}/memories/search',
     operationId: 'searchMemories',
     tag: 'Memories',
-    rateLimit: 'chat',
     summary: "Chat's retrieval for a query, each hit with its rank, fused score and every signal's contribution",
     status: 200,
     body: schemas.memorySearchBody,
