@@ -24,6 +24,7 @@ export {
   canonicalIso,
   cloneMemoryRecord,
   compareMemoryHits,
+  copiedRecord,
   compareNewestFirst,
   cosineSimilarity,
   decodeListCursor,

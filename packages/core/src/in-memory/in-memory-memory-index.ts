@@ -4,6 +4,7 @@ import {
   assertEmbedderMatches,
   assertVectorDimensions,
   cloneMemoryRecord,
+  copiedRecord,
   hitRecord,
   compareMemoryHits,
   dedupeRecordsById,
@@ -310,8 +311,9 @@ export function inMemoryMemoryIndex(): MemoryIndex {
       if (!source) return { copied: 0 };
       // Snapshot first: copying an agent onto itself must not loop over its own new records.
       const originals = [...source.entries.values()].map((entry) => entry.record);
+      const newIds = new Map(originals.map((record) => [record.id, newId()]));
       for (const record of originals) {
-        insert({ ...cloneMemoryRecord(record), id: newId(), agentId: toAgentId, organizationId: toOrganizationId });
+        insert({ ...copiedRecord(cloneMemoryRecord(record), newIds), agentId: toAgentId, organizationId: toOrganizationId });
       }
       return { copied: originals.length };
     },

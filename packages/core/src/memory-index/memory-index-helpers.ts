@@ -290,3 +290,12 @@ export function mergePatches(patches: readonly MemoryPatch[]): MemoryPatch[] {
 function stripUndefined(patch: MemoryPatch): MemoryPatch {
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as MemoryPatch;
 }
+
+/**
+ * A record as `copyAgent` writes it: its new id from `newIds` (old id -> new id), and `supersededBy`
+ * pointing at the copy of the record that superseded it (kept as it is when that one was not copied).
+ */
+export function copiedRecord<T extends MemoryHitRecord>(record: T, newIds: ReadonlyMap<string, string>): T {
+  const supersededBy = record.supersededBy === null ? null : (newIds.get(record.supersededBy) ?? record.supersededBy);
+  return { ...record, id: newIds.get(record.id)!, supersededBy };
+}
