@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
 import { isServiceError } from '../errors/index.js';
+import { endUserId } from '../ids/ids.js';
+import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
 
 /** The refusal a call ends in: its status and code (or the thrown value when it is no ServiceError). */
 async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
@@ -17,7 +19,8 @@ const say = (speaker: string, text: string, timestamp: string) => ({ speaker, ti
 
 /** An organization with billing on, an agent, two people's threads and a few memories in each. */
 async function world() {
-  const setup = await learningService();
+  const index = inMemoryMemoryIndex();
+  const setup = await learningService({ index });
   const { service, agentId, organizationId, caller } = setup;
   await service.admin.configureBilling({ organizationId, enabled: true });
   await service.admin.addCredits({ organizationId, amount: '100' });
@@ -32,7 +35,7 @@ async function world() {
   const stranger = await service.authenticate({ authorization: `Bearer ${key}`, endUser: undefined, secFetchSite: undefined, requestId: 'req_other' });
   const strangerAgent = (await service.agents.create({ caller: stranger, body: { agent_config: { role: 'r', objective: 'o' } } })).agent_id;
   await service.idle();
-  return { ...setup, alice, bob, aliceThread, bobThread, stranger, strangerAgent };
+  return { ...setup, index, alice, bob, aliceThread, bobThread, stranger, strangerAgent };
 }
 
 describe('memories.list', () => {
@@ -87,6 +90,34 @@ describe('memories.list', () => {
     await service.idle();
     expect(await refusal(service.memories.list({ caller: owner, agentId: secondAgent, query: { cursor } }))).toMatchObject({ status: 422, code: 'invalid_request' });
     expect(await refusal(service.memories.list({ caller: stranger, agentId: strangerAgent, query: { cursor } }))).toMatchObject({ status: 422, code: 'invalid_request' });
+  });
+});
+
+describe('memories validity and people', () => {
+  it('lists and searches current memories unless include_history or as_of asks for what was true before', async () => {
+    const { service, owner, agentId, index } = await world();
+    const [old] = (await service.memories.list({ caller: owner, agentId, query: { text_contains: 'Lisbon' } })).memories;
+    const [newer] = (await service.memories.list({ caller: owner, agentId, query: { text_contains: 'Pixel' } })).memories;
+    await index.update({ agentId, patches: [{ id: old!.memory_id, validTo: '2024-06-01T00:00:00.000Z', supersededBy: newer!.memory_id }] });
+
+    expect((await service.memories.list({ caller: owner, agentId, query: { text_contains: 'Lisbon' } })).memories).toEqual([]);
+    const history = await service.memories.list({ caller: owner, agentId, query: { text_contains: 'Lisbon', include_history: 'true' } });
+    expect(history.memories[0]).toMatchObject({ memory_id: old!.memory_id, valid_to: '2024-06-01T00:00:00.000Z', superseded_by: newer!.memory_id });
+
+    const query = 'Where does the sister live, Lisbon?';
+    const now = await service.memories.search({ caller: owner, agentId, body: { query } });
+    expect(now.hits.map((hit) => hit.memory.memory_id)).not.toContain(old!.memory_id);
+    const then = await service.memories.search({ caller: owner, agentId, body: { query, as_of: '2024-04-01T00:00:00Z' } });
+    expect(then.hits[0]!.memory.memory_id).toBe(old!.memory_id);
+  });
+
+  it("filters by end_user_id: that person's threads only", async () => {
+    const { service, owner, agentId, organizationId, bobThread } = await world();
+    const bobs = await service.memories.list({ caller: owner, agentId, query: { end_user_id: endUserId(organizationId, 'bob@example.com') } });
+    expect(bobs.memories.length).toBeGreaterThan(0);
+    expect(bobs.memories.every((memory) => memory.source.thread_id === bobThread)).toBe(true);
+    const nobody = await service.memories.list({ caller: owner, agentId, query: { end_user_id: endUserId(organizationId, 'nobody') } });
+    expect(nobody).toEqual({ agent_id: agentId, memories: [], next_cursor: null });
   });
 });
 
