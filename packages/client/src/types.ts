@@ -37,6 +37,9 @@ export type ChatResponse = Schemas['ChatResponse'];
 export type Citation = Schemas['Citation'];
 export type DocumentIngestResponse = Schemas['DocumentIngestResponse'];
 export type Billing = Schemas['Billing'];
+export type Memory = Schemas['Memory'];
+export type MemoryDetail = Schemas['MemoryDetail'];
+export type MemorySearchHit = Schemas['MemorySearchHit'];
 export type ApiErrorBody = Schemas['Error'];
 
 /** One event of `chat/stream`: `context` once, `delta` zero or more times, then `done` or `error`. */

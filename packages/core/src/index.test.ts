@@ -30,6 +30,8 @@ const MAIN_TYPES = [
   'Embedder', 'ErrorCode', 'FigureDescriberOptions', 'FileSystemBlobsOptions', 'FileUpload', 'FinishLearningInput',
   'HashedNgramEmbedderOptions', 'IdGenerator', 'ImageUploadOutput', 'KeySummary', 'LanguageModel',
   'LearningQuery', 'LearningRecordOutput', 'Limits', 'Logger', 'LogsOutput', 'LogsQuery',
+  'MemoryDetailOutput', 'MemoryListOutput', 'MemoryListQuery', 'MemoryOutput', 'MemorySearchInput', 'MemorySearchOutput', 'MemorySignalsOutput', 'MemorySourceOutput',
+  'ListMemoriesRequest', 'MemoryRequest', 'SearchMemoriesRequest', 'RetrievalContributions',
   'MemoryAdmin', 'MemoryIndex', 'MemoryService', 'MemoryServiceOptions', 'MemoryWriter', 'ObservationStatusOutput',
   'ObserveAndEnrichInput', 'ObserveAndEnrichOutput', 'ObserveAndRespondOutput', 'ObserveFileRequest', 'ObserveInput', 
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',

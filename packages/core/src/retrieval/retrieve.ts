@@ -1,6 +1,6 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
-import type { MemoryHit, MemoryHitRecord, MemoryIndex } from '../ports/memory-index.js';
+import type { MemoryHit, MemoryHitRecord, MemoryIndex, MemorySearchRequest } from '../ports/memory-index.js';
 import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
 import { wordNet } from './wordnet.js';
 
@@ -87,7 +87,18 @@ const DEFAULT_SPEAKER = 'user';
 /** Memories of an episode whose scores make up its evidence. */
 const EPISODE_TOP = 3;
 
-export type RetrievedItem = { record: MemoryHitRecord; score: number };
+export type RetrievedItem = {
+  record: MemoryHitRecord;
+  score: number;
+  /** What each signal added to `score` (their sum is `score`); only with {@link RetrieveRequest.explain}. */
+  contributions?: RetrievalContributions;
+};
+
+/**
+ * What each signal added to an item's fused score: `lexical` (the full-text channel, weight 1) and
+ * each of {@link RETRIEVAL_WEIGHTS}; 0 for a signal that did not fire.
+ */
+export type RetrievalContributions = Record<'lexical' | RetrievalSignal, number>;
 
 export type RetrievalResult = {
   /** Every fused candidate, best first, deduplicated. */
@@ -110,11 +121,28 @@ export type RetrieveRequest = {
   now?: number;
   /** Optional signals and weights, as {@link checkRetrievalOptions} returns them. @default none */
   options?: RetrievalOptions;
+  /**
+   * Record on every item what each signal added to its score (`contributions`), for the memories
+   * search. Costs one small object per candidate; the ranking is the same with or without it.
+   * @default false
+   */
+  explain?: boolean;
+  /** Search what was true at this ISO date-time (superseded memories included). @default current memories */
+  asOf?: string;
+  /** Only memories learned in these threads (a person's `X-SP-End-User` narrowing). @default every thread */
+  threadIds?: readonly string[];
 };
 
-async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number) {
+/** The narrowing of a request the index applies to every channel. */
+type SearchScope = Pick<MemorySearchRequest, 'asOf' | 'threadIds'>;
+
+function scopeOf(request: RetrieveRequest): SearchScope {
+  return { ...(request.asOf === undefined ? {} : { asOf: request.asOf }), ...(request.threadIds === undefined ? {} : { threadIds: request.threadIds }) };
+}
+
+async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number, scope: SearchScope) {
   const [vector] = (await embedder.embed({ texts: [text] })).vectors;
-  return index.search({ agentId, text, vector: vector ?? null, limit });
+  return index.search({ agentId, text, vector: vector ?? null, limit, ...scope });
 }
 
 /**
@@ -137,6 +165,7 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  */
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
+  const scope = scopeOf(request);
   const weights = { ...RETRIEVAL_WEIGHTS, ...request.options?.weights };
   const now = request.now ?? Date.now();
   // A date the query states about itself says when it is asked, not what it is about.
@@ -152,40 +181,56 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   };
   let named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   let searched = withoutNames(named);
-  let { lexical, semantic } = await search(index, embedder, request.agentId, searched, limit);
+  let { lexical, semantic } = await search(index, embedder, request.agentId, searched, limit, scope);
   for (const hit of [...lexical, ...semantic]) if (hit.record.speaker) for (const term of analyze(hit.record.speaker)) speakers.add(term);
   named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   if (withoutNames(named) !== searched) {
     searched = withoutNames(named);
-    ({ lexical, semantic } = await search(index, embedder, request.agentId, searched, limit));
+    ({ lexical, semantic } = await search(index, embedder, request.agentId, searched, limit, scope));
   }
 
   const fused = new Map<string, RetrievedItem>();
-  const add = (hits: MemoryHit[], weight: number) => {
+  // The score is still summed in the same order (the ranking must not move by a rounding); the
+  // contributions are kept beside it.
+  const credit = (item: RetrievedItem, signal: keyof RetrievalContributions, amount: number) => {
+    if (item.contributions) item.contributions[signal] += amount;
+  };
+  const add = (hits: MemoryHit[], weight: number, signal: 'lexical' | 'semantic' | 'hyponyms') => {
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
     if (best <= 0 || weight === 0) return;
     for (const hit of hits) {
-      const entry = fused.get(hit.record.id) ?? { record: hit.record, score: 0 };
-      entry.score += (weight * Math.max(0, hit.score)) / best;
+      const entry = fused.get(hit.record.id) ?? { record: hit.record, score: 0, ...(request.explain ? { contributions: noContributions() } : {}) };
+      const amount = (weight * Math.max(0, hit.score)) / best;
+      entry.score += amount;
+      credit(entry, signal, amount);
       fused.set(hit.record.id, entry);
     }
   };
-  add(lexical, 1);
-  add(semantic, weights.semantic);
+  add(lexical, 1, 'lexical');
+  add(semantic, weights.semantic, 'semantic');
   if (request.options?.wordNet) {
     // Kinds of what the query names, in a channel of their own at a low weight: they widen the
     // candidates without outweighing the query's own words.
     const expansion = hyponymQuery(searched, named);
-    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit })).lexical, weights.hyponyms);
+    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit, ...scope })).lexical, weights.hyponyms, 'hyponyms');
   }
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
   const ranges = queryTimeRanges(request.query, now);
   for (const item of fused.values()) {
     const speaker = item.record.speaker;
-    if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) item.score += weights.speaker;
-    if (isWithin(item.record.occurredAt, ranges)) item.score += weights.time;
-    if (isFirstPerson && speaker === DEFAULT_SPEAKER) item.score += weights.self;
+    if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) {
+      item.score += weights.speaker;
+      credit(item, 'speaker', weights.speaker);
+    }
+    if (isWithin(item.record.occurredAt, ranges)) {
+      item.score += weights.time;
+      credit(item, 'time', weights.time);
+    }
+    if (isFirstPerson && speaker === DEFAULT_SPEAKER) {
+      item.score += weights.self;
+      credit(item, 'self', weights.self);
+    }
   }
 
   const episodes = new Map<string, number[]>();
@@ -195,11 +240,19 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   }
   const evidence = new Map<string, number>();
   for (const [key, scores] of episodes) evidence.set(key, scores.sort((a, b) => b - a).slice(0, EPISODE_TOP).reduce((sum, score) => sum + score, 0));
-  for (const item of fused.values()) item.score += weights.episode * evidence.get(item.record.source.observationId)!;
+  for (const item of fused.values()) {
+    const amount = weights.episode * evidence.get(item.record.source.observationId)!;
+    item.score += amount;
+    credit(item, 'episode', amount);
+  }
 
   const ranked = dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)));
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
   return { ranked, packed, memoryContext };
+}
+
+function noContributions(): RetrievalContributions {
+  return { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0 };
 }
 
 /**

@@ -8,6 +8,8 @@ import type {
   FinishLearningInput,
   LearningQuery,
   LogsQuery,
+  MemoryListQuery,
+  MemorySearchInput,
   ObserveAndEnrichInput,
   ObserveInput,
   RecallInput,
@@ -66,3 +68,7 @@ export type ImageUploadRequest = CallerRequest & { file: FileUpload | null };
 export type BillingRequest = CallerRequest & { query?: BillingQuery | undefined };
 export type LogsRequest = AgentRequest & { query?: LogsQuery | undefined };
 export type RateLimitRequest = CallerRequest & { operation: RateLimitedOperation };
+/** A call about one memory (`/v1/agents/{agent_id}/memories/{memory_id}`). */
+export type MemoryRequest = AgentRequest & { memoryId: string };
+export type ListMemoriesRequest = AgentRequest & { query?: MemoryListQuery | undefined };
+export type SearchMemoriesRequest = AgentRequest & { body: MemorySearchInput };
