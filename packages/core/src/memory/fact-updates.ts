@@ -197,3 +197,11 @@ function valueKind(value: string): 'number' | 'time' | 'date' | 'words' {
   if (/^[$€£]?\d[\d,./ -]*(?:%|k|dollars|euros|pounds|per|a|an|each)?\b/.test(value)) return 'number';
   return 'words';
 }
+
+/**
+ * Whether two claim lists speak about the same attribute of the same subject (with any values):
+ * the signal retrieval uses to prefer the newer of two near-duplicate memories.
+ */
+export function sameAttribute(a: readonly FactClaim[], b: readonly FactClaim[]): boolean {
+  return a.some((claim) => b.some((other) => other.key === claim.key && other.subject === claim.subject));
+}

@@ -71,7 +71,8 @@ export type MemoryWriteResult = {
   /**
    * Memories that stop being current because of this result's facts (issue 32). The service applies
    * them after the batch's memories are committed (never before, so a failed commit loses nothing):
-   * the old memory gets `validTo` (the successor's `validFrom`, else the turn's timestamp) and
+   * the old memory gets `validTo` (the successor's `validFrom`, else the timestamp of the batch's
+   * last turn) and
    * `supersededBy` (the successor's id), and stays searchable with `asOf` and listable as history.
    */
   supersedes?: Supersession[];

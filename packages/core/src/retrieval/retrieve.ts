@@ -1,6 +1,7 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { MemoryHit, MemoryHitRecord, MemoryIndex } from '../ports/memory-index.js';
+import { extractClaims, sameAttribute, type FactClaim } from '../memory/fact-updates.js';
 import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
 import { wordNet } from './wordnet.js';
 
@@ -110,11 +111,16 @@ export type RetrieveRequest = {
   now?: number;
   /** Optional signals and weights, as {@link checkRetrievalOptions} returns them. @default none */
   options?: RetrievalOptions;
+  /**
+   * ISO date-time (UTC): search what was true then (the index's validity filter, superseded
+   * memories included) instead of the current facts. @default current facts only
+   */
+  asOf?: string;
 };
 
-async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number) {
+async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number, asOf: string | undefined) {
   const [vector] = (await embedder.embed({ texts: [text] })).vectors;
-  return index.search({ agentId, text, vector: vector ?? null, limit });
+  return index.search({ agentId, text, vector: vector ?? null, limit, ...(asOf === undefined ? {} : { asOf }) });
 }
 
 /**
@@ -152,12 +158,12 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   };
   let named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   let searched = withoutNames(named);
-  let { lexical, semantic } = await search(index, embedder, request.agentId, searched, limit);
+  let { lexical, semantic } = await search(index, embedder, request.agentId, searched, limit, request.asOf);
   for (const hit of [...lexical, ...semantic]) if (hit.record.speaker) for (const term of analyze(hit.record.speaker)) speakers.add(term);
   named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   if (withoutNames(named) !== searched) {
     searched = withoutNames(named);
-    ({ lexical, semantic } = await search(index, embedder, request.agentId, searched, limit));
+    ({ lexical, semantic } = await search(index, embedder, request.agentId, searched, limit, request.asOf));
   }
 
   const fused = new Map<string, RetrievedItem>();
@@ -176,7 +182,7 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
     // Kinds of what the query names, in a channel of their own at a low weight: they widen the
     // candidates without outweighing the query's own words.
     const expansion = hyponymQuery(searched, named);
-    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit })).lexical, weights.hyponyms);
+    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit, ...(request.asOf === undefined ? {} : { asOf: request.asOf }) })).lexical, weights.hyponyms);
   }
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
@@ -197,7 +203,7 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   for (const [key, scores] of episodes) evidence.set(key, scores.sort((a, b) => b - a).slice(0, EPISODE_TOP).reduce((sum, score) => sum + score, 0));
   for (const item of fused.values()) item.score += weights.episode * evidence.get(item.record.source.observationId)!;
 
-  const ranked = dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)));
+  const ranked = preferNewer(dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))));
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
   return { ranked, packed, memoryContext };
 }
@@ -245,6 +251,59 @@ function knownSpeakers(index: MemoryIndex, agentId: string): Set<string> {
   }
   agents.set(agentId, terms);
   return terms;
+}
+
+/** Hits at the top of the ranking compared for {@link preferNewer}. */
+export const NEWER_TIE_BREAK_TOP = 10;
+/** A newer near-duplicate moves ahead of an older one when its score is at least this share of it. */
+const NEWER_TIE_BREAK_SHARE = 0.5;
+/** Content-term overlap (Jaccard) above which two memories of one speaker say nearly the same. */
+const NEAR_DUPLICATE_OVERLAP = 0.6;
+
+/**
+ * Retrieval prefers the newer of two near-duplicate hits about the same subject (issue 32): among
+ * the best {@link NEWER_TIE_BREAK_TOP}, a memory said later that states the same attribute of the
+ * same subject ("I live in Paris" / "I moved to Berlin": same speaker; "the meeting is ...": same
+ * thread), or whose words mostly overlap (same speaker), moves just ahead of the older one when it
+ * scored at least half as well. A general tie-break for what the writer was not sure enough to
+ * supersede; ties of equal time keep the score order.
+ */
+export function preferNewer(items: RetrievedItem[]): RetrievedItem[] {
+  const top = items.slice(0, NEWER_TIE_BREAK_TOP);
+  if (top.length < 2) return items;
+  const facts = new Map<RetrievedItem, { claims: FactClaim[]; terms: Set<string>; time: number }>();
+  for (const item of top) facts.set(item, { claims: extractClaims(item.record.text), terms: new Set(analyze(item.record.text)), time: timeOf(item.record) });
+  const nearDuplicate = (a: RetrievedItem, b: RetrievedItem) => {
+    const fa = facts.get(a)!;
+    const fb = facts.get(b)!;
+    const sameSpeaker = a.record.speaker === b.record.speaker;
+    if (sameAttribute(fa.claims, fb.claims)) {
+      const self = fa.claims.some((claim) => claim.subject === 'self' && fb.claims.some((other) => other.key === claim.key && other.subject === 'self'));
+      return self ? sameSpeaker : a.record.source.threadId === b.record.source.threadId;
+    }
+    if (!sameSpeaker || fa.terms.size === 0 || fb.terms.size === 0) return false;
+    let shared = 0;
+    for (const term of fa.terms) if (fb.terms.has(term)) shared += 1;
+    return shared / (fa.terms.size + fb.terms.size - shared) >= NEAR_DUPLICATE_OVERLAP;
+  };
+  for (let i = 0; i < top.length; i++) {
+    const older = top[i]!;
+    const olderTime = facts.get(older)!.time;
+    for (let j = i + 1; j < top.length; j++) {
+      const newer = top[j]!;
+      if (!(facts.get(newer)!.time > olderTime) || newer.score < NEWER_TIE_BREAK_SHARE * older.score || !nearDuplicate(older, newer)) continue;
+      top.splice(j, 1);
+      top.splice(i, 0, newer);
+      break;
+    }
+  }
+  return [...top, ...items.slice(NEWER_TIE_BREAK_TOP)];
+}
+
+/** When a memory's fact became true (epoch ms): its validity start, else its date, else when it was learned. */
+function timeOf(record: MemoryHitRecord): number {
+  const time = Date.parse(record.occurredAt ?? record.createdAt);
+  return Number.isNaN(time) ? 0 : time;
 }
 
 /** Drops later items whose text is the same as an earlier one (case and spacing aside). */
