@@ -104,6 +104,7 @@ export function createAnswering(context: ServiceContext) {
       speaker: item.record.speaker,
       occurredAt: item.record.occurredAt,
       label: sourceLabel(item.record),
+      ...(item.replacedBy === undefined ? {} : { replacedBy: item.replacedBy }),
     }));
     return {
       // The grounded-answer prompt (numbered items, cite as [n], answer_length as an instruction):

@@ -88,12 +88,23 @@ const DEFAULT_SPEAKER = 'user';
 /** Memories of an episode whose scores make up its evidence. */
 const EPISODE_TOP = 3;
 
-export type RetrievedItem = { record: MemoryHitRecord; score: number };
+export type RetrievedItem = {
+  record: MemoryHitRecord;
+  score: number;
+  /**
+   * Set on a superseded memory packed as history (issue 32): the 1-based number ([n]) of the packed
+   * current item that replaced it, so an answer can say what changed and cite both.
+   */
+  replacedBy?: number;
+};
 
 export type RetrievalResult = {
   /** Every fused candidate, best first, deduplicated. */
   ranked: RetrievedItem[];
-  /** The prefix of `ranked` packed into `memoryContext`, each numbered from 1. */
+  /**
+   * The prefix of `ranked` packed into `memoryContext`, each numbered from 1, then (current facts
+   * only) the memories the best packed fact superseded, marked `replacedBy`.
+   */
   packed: RetrievedItem[];
   memoryContext: string;
 };
@@ -120,7 +131,7 @@ export type RetrieveRequest = {
 
 async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number, asOf: string | undefined) {
   const [vector] = (await embedder.embed({ texts: [text] })).vectors;
-  return index.search({ agentId, text, vector: vector ?? null, limit, ...(asOf === undefined ? {} : { asOf }) });
+  return { vector: vector ?? null, ...(await index.search({ agentId, text, vector: vector ?? null, limit, ...(asOf === undefined ? {} : { asOf }) })) };
 }
 
 /**
@@ -158,12 +169,12 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   };
   let named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   let searched = withoutNames(named);
-  let { lexical, semantic } = await search(index, embedder, request.agentId, searched, limit, request.asOf);
+  let { lexical, semantic, vector } = await search(index, embedder, request.agentId, searched, limit, request.asOf);
   for (const hit of [...lexical, ...semantic]) if (hit.record.speaker) for (const term of analyze(hit.record.speaker)) speakers.add(term);
   named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   if (withoutNames(named) !== searched) {
     searched = withoutNames(named);
-    ({ lexical, semantic } = await search(index, embedder, request.agentId, searched, limit, request.asOf));
+    ({ lexical, semantic, vector } = await search(index, embedder, request.agentId, searched, limit, request.asOf));
   }
 
   const fused = new Map<string, RetrievedItem>();
@@ -205,7 +216,50 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
 
   const ranked = preferNewer(dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))));
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
-  return { ranked, packed, memoryContext };
+  if (request.asOf !== undefined || packed.length === 0) return { ranked, packed, memoryContext };
+  const history = await historyOf(index, request.agentId, searched, vector, packed, limit);
+  return { ranked, ...packHistory(packed, memoryContext, history, request.maxContextChars) };
+}
+
+/** Packed items whose history is looked up: the first that states a fact among these. */
+const HISTORY_LOOKUP_TOP = 3;
+/** Superseded memories packed per current fact. */
+const HISTORY_PER_FACT = 2;
+
+/**
+ * What the best packed fact replaced (issue 32): the first of the best {@link HISTORY_LOOKUP_TOP}
+ * packed items that states a fact ({@link extractClaims}) and has a start of validity is looked up
+ * as of just before it became true, with the same query (one more index search, reusing the query
+ * vector, and only for such an item); the hits it superseded are its history.
+ */
+async function historyOf(index: MemoryIndex, agentId: string, text: string, vector: Float32Array | null, packed: RetrievedItem[], limit: number): Promise<{ record: MemoryHitRecord; replacedBy: number }[]> {
+  const position = packed.slice(0, HISTORY_LOOKUP_TOP).findIndex((item) => item.record.validFrom !== null && extractClaims(item.record.text).length > 0);
+  if (position === -1) return [];
+  const current = packed[position]!.record;
+  const before = new Date(Date.parse(current.validFrom!) - 1);
+  if (Number.isNaN(before.getTime())) return [];
+  const { lexical, semantic } = await index.search({ agentId, text, vector, limit, asOf: before.toISOString() });
+  const seen = new Set(packed.map((item) => item.record.id));
+  const history: { record: MemoryHitRecord; replacedBy: number }[] = [];
+  for (const hit of [...lexical, ...semantic]) {
+    if (hit.record.supersededBy !== current.id || seen.has(hit.record.id) || history.length >= HISTORY_PER_FACT) continue;
+    seen.add(hit.record.id);
+    history.push({ record: hit.record, replacedBy: position + 1 });
+  }
+  return history;
+}
+
+/** Appends history items to the packed context while they fit (current items are never dropped for them). */
+function packHistory(packed: RetrievedItem[], memoryContext: string, history: { record: MemoryHitRecord; replacedBy: number }[], maxChars: number) {
+  let context = memoryContext;
+  const out = [...packed];
+  for (const { record, replacedBy } of history) {
+    const line = formatContextItem(out.length + 1, record, replacedBy);
+    if (context.length + 1 + line.length > maxChars) break;
+    context = `${context}\n${line}`;
+    out.push({ record, score: 0, replacedBy });
+  }
+  return { packed: out, memoryContext: context };
 }
 
 /**
@@ -302,7 +356,7 @@ export function preferNewer(items: RetrievedItem[]): RetrievedItem[] {
 
 /** When a memory's fact became true (epoch ms): its validity start, else its date, else when it was learned. */
 function timeOf(record: MemoryHitRecord): number {
-  const time = Date.parse(record.occurredAt ?? record.createdAt);
+  const time = Date.parse(record.validFrom ?? record.occurredAt ?? record.createdAt);
   return Number.isNaN(time) ? 0 : time;
 }
 
@@ -317,9 +371,12 @@ function dedupeByText(items: RetrievedItem[]): RetrievedItem[] {
   });
 }
 
-/** How one item reads in `memory_context`: `[n] (date, speaker) text`. */
-export function formatContextItem(number: number, record: MemoryHitRecord): string {
-  const cues = [record.occurredAt?.slice(0, 10), sourceLabel(record)].filter(Boolean).join(', ');
+/**
+ * How one item reads in `memory_context`: `[n] (date, speaker) text`; a superseded memory packed
+ * as history adds `no longer current, replaced by [k]`.
+ */
+export function formatContextItem(number: number, record: MemoryHitRecord, replacedBy?: number): string {
+  const cues = [record.occurredAt?.slice(0, 10), sourceLabel(record), replacedBy === undefined ? null : `no longer current, replaced by [${replacedBy}]`].filter(Boolean).join(', ');
   return `[${number}] (${cues}) ${record.text}`;
 }
 

@@ -118,13 +118,21 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       inputSchema: {
         query: z.string().min(1).max(2000).describe('What to look up, e.g. a question or a topic.'),
         max_chars: z.number().int().min(100).max(100_000).optional().describe('Most characters of memory context to return. Defaults to 4000.'),
+        as_of: z.iso
+          .datetime({ offset: true })
+          .optional()
+          .describe('Recall what was true at this ISO date-time (facts since replaced included). Defaults to the current facts.'),
         agent_id: agentIdArg,
       },
     },
     (args) =>
       run(async () => {
         const agentId = agentOf(args.agent_id);
-        const result = await client.agents.recall(agentId, { query: args.query, ...(args.max_chars === undefined ? {} : { max_context_chars: args.max_chars }) });
+        const result = await client.agents.recall(agentId, {
+          query: args.query,
+          ...(args.max_chars === undefined ? {} : { max_context_chars: args.max_chars }),
+          ...(args.as_of === undefined ? {} : { as_of: args.as_of }),
+        });
         const text = result.memory_context.trim() === '' ? 'Memory holds nothing about this yet.' : `${result.memory_context}${citationLines(result.citations)}`;
         return { content: [{ type: 'text', text }], structuredContent: { memory_context: result.memory_context, citations: result.citations.map((c) => ({ ...c, href: absolute(c.href) })) } };
       }),
