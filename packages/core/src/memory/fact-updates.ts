@@ -36,7 +36,8 @@ const CHANGE_CUE = /\b(?:now|new|newly|moved|moving|relocated|switched|changed|c
 const NOT_A_STATEMENT = /\b(?:if|would|could|might|maybe|perhaps|wish|hope|thinking about|think about|considering|planning|plan to|want to|wanted to|going to|gonna|should|whether|dream|someday|one day)\b/;
 
 // A value: up to five words (with digits, $, :, / and decimal points), cut at clause boundaries.
-const VALUE = String.raw`([$€£]?[\p{L}\p{N}][\p{L}\p{N}'’$€£%:/.-]*(?:\s+(?!(?:and|but|because|since|so|which|where|when|while|with|after|before|until|as|for|to|from|in|now|anymore|though|although|too|also|again|and|last|yesterday|today|tonight|tomorrow|this|next|ago|recently|earlier|later|soon|instead|full-time|part-time)\b)[$€£]?[\p{L}\p{N}][\p{L}\p{N}'’$€£%:/.-]*){0,4})`;
+const TOKEN = String.raw`[$€£]?[\p{L}\p{N}](?:[\p{L}\p{N}'’$€£%:/.@_+-]|,(?=\d))*`;
+const VALUE = String.raw`(${TOKEN}(?:\s+(?!(?:and|but|because|since|so|which|where|when|while|with|after|before|until|as|for|to|from|in|now|anymore|though|although|too|also|again|and|last|yesterday|today|tonight|tomorrow|this|next|ago|recently|earlier|later|soon|instead|full-time|part-time)\b)${TOKEN}){0,4})`;
 const ADVERB = String.raw`(?:(?:now|still|currently|just|recently|finally|actually|officially|already|also)\s+)*`;
 // A noun phrase after my/our/the: one to three words, optionally "of/for the ..." (the price of the basic plan).
 const WORD = String.raw`(?!(?:is|are|was|were|will|has|have|had|got|been|be|being|gets|get|went|goes|of|for)\b)[\p{L}-]+`;
@@ -75,7 +76,7 @@ const RULES: Rule[] = [
   {
     key: () => 'uses',
     subject: 'self',
-    pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:have\s+|'ve\s+|’ve\s+|am\s+)?${ADVERB}(?:switched|changed|moved|converted|migrated)\s+(?:over\s+)?(?:from\s+[^,.;]+?\s+)?to\s+${VALUE}`, 'u'),
+    pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:have\s+|'ve\s+|’ve\s+|am\s+)?${ADVERB}(?:switched|changed|converted|migrated)\s+(?:over\s+)?(?:from\s+[^,.;]+?\s+)?to\s+${VALUE}`, 'u'),
     value: 1,
     changed: true,
   },
@@ -147,7 +148,8 @@ export function extractClaims(text: string): FactClaim[] {
 export function supersedesClaim(next: FactClaim, previous: FactClaim): boolean {
   if (next.key !== previous.key || next.subject !== previous.subject || previous.negated) return false;
   const same = sameValue(next.value, previous.value);
-  if (next.negated) return same;
+  // "I no longer work at the bakery" ends "I work at the bakery on Main Street": the head word agrees.
+  if (next.negated) return same || next.value.split(' ')[0] === previous.value.split(' ')[0];
   if (same) return false;
   if (KNOWN_KEYS.has(next.key) || next.changed) return true;
   const kind = valueKind(next.value);
