@@ -44,7 +44,7 @@ const fact = (name: string, old: string, next: string, question: string, oldValu
 
 export const CHANGED_FACTS: ChangedFact[] = [
   fact('move', 'I live in Paris, my flat is near the canal.', 'I moved to Berlin in March, my new flat is in Kreuzberg.', 'Where is my flat?', 'Paris', 'Berlin'),
-  fact('new job', 'I work at Acme Corp as a designer on the web team.', 'I started a new job at Globex, still as a designer.', 'Where do I work as a designer?', 'Acme', 'Globex'),
+  fact('new job', 'I work at Acme Corp as a designer on the web team.', 'I started a new job at Globex, still as a designer on a web team.', 'Where is my job as a designer?', 'Acme', 'Globex'),
   fact('phone number', 'My phone number is 555-0100.', 'My new phone number is 555-0199.', 'What is my phone number?', '555-0100', '555-0199'),
   fact('meeting moved', 'The team meeting is on Tuesday at 3pm.', 'The team meeting was moved to Thursday at 10am.', 'When is the team meeting?', 'Tuesday', 'Thursday'),
   fact('price raised', 'The price of the basic plan is $10 per month.', 'The price of the basic plan was raised to $12 per month.', 'What is the price of the basic plan?', '$10', '$12'),
