@@ -191,7 +191,12 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
       try {
         const result = await writeBatch(turns, request);
         outcomes.push(...result.outcomes);
-        supersedes.push(...result.supersedes);
+        // An old memory is superseded once: by the first fact that replaced it.
+        for (const supersession of result.supersedes) {
+          const id = 'id' in supersession.old ? supersession.old.id : null;
+          if (id !== null && supersedes.some(({ old }) => 'id' in old && old.id === id)) continue;
+          supersedes.push(supersession);
+        }
       } catch (error) {
         if (!(error instanceof BatchFailure)) throw error;
         const { reason, message } = error.failure;
