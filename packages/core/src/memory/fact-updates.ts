@@ -45,24 +45,37 @@ const NP = String.raw`((?:${WORD}\s+){0,2}${WORD}(?:\s+(?:of|for)\s+(?:the\s+|my
 const BE = String.raw`(?:is|are|was|were|will be|has been|have been|'s|’s|'re)`;
 const CHANGE_VERB = String.raw`(?:moved|changed|rescheduled|pushed|raised|increased|lowered|reduced|dropped|updated|bumped|switched|postponed|shifted|set|going up|went up|went down|gone up|gone down)`;
 
-type Rule = { key: (match: RegExpExecArray) => string | null; subject: 'self' | 'shared' | 'possessive'; pattern: RegExp; value: number; changed?: boolean };
+type Rule = {
+  key: (match: RegExpExecArray) => string | null;
+  subject: 'self' | 'shared' | 'possessive';
+  /** A cheap test a sentence must pass before `pattern` runs (most sentences state nothing). */
+  cue: RegExp;
+  pattern: RegExp;
+  value: number;
+  changed?: boolean;
+};
+
+const CHANGE_CUE_WORDS = /\b(?:moved|changed|rescheduled|pushed|raised|increased|lowered|reduced|dropped|updated|bumped|switched|postponed|shifted|set|going|went|gone)\b/;
 
 const RULES: Rule[] = [
   {
     key: () => 'residence',
     subject: 'self',
+    cue: /\b(?:live|living|lived|reside|residing|based|moved|relocated|settled)\b/,
     pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:am\s+|are\s+|have\s+|'ve\s+|’ve\s+)?${ADVERB}(?:live|living|lived|reside|residing|based|moved|relocated|settled)\s+(?:back\s+|over\s+|out\s+)?(?:in|to)\s+${VALUE}`, 'u'),
     value: 1,
   },
   {
     key: () => 'employer',
     subject: 'self',
+    cue: /\b(?:work|working|worked|job|hired|employed)\b/,
     pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:am\s+|have\s+|'ve\s+|’ve\s+)?${ADVERB}(?:work|working|worked|started working|started a new job|started a job|got a job|got a new job|took a job|took a new job|was hired|got hired|am employed|employed)\s+(?:at|for|with|by)\s+${VALUE}`, 'u'),
     value: 1,
   },
   {
     key: () => 'employer',
     subject: 'self',
+    cue: /\b(?:joined|started at)\b/,
     pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:have\s+|'ve\s+|’ve\s+)?${ADVERB}(?:joined|started at)\s+${VALUE}`, 'u'),
     value: 1,
     changed: true,
@@ -70,12 +83,14 @@ const RULES: Rule[] = [
   {
     key: () => 'employer',
     subject: 'self',
+    cue: /\bmy\s+(?:new\s+)?(?:job|employer|workplace|company)\b/,
     pattern: new RegExp(String.raw`\bmy\s+(?:new\s+)?(?:job|employer|workplace|company)\s+(?:is\s+)?(?:at|with|is)\s+${VALUE}`, 'u'),
     value: 1,
   },
   {
     key: () => 'uses',
     subject: 'self',
+    cue: /\b(?:switched|changed|converted|migrated)\b/,
     pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:have\s+|'ve\s+|’ve\s+|am\s+)?${ADVERB}(?:switched|changed|converted|migrated)\s+(?:over\s+)?(?:from\s+[^,.;]+?\s+)?to\s+${VALUE}`, 'u'),
     value: 1,
     changed: true,
@@ -83,6 +98,7 @@ const RULES: Rule[] = [
   {
     key: () => 'uses',
     subject: 'self',
+    cue: /\b(?:use|using)\b/,
     pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:am\s+|are\s+)?${ADVERB}(?:use|using)\s+${VALUE}`, 'u'),
     value: 1,
   },
@@ -90,6 +106,7 @@ const RULES: Rule[] = [
   {
     key: (match) => `np:${match[2]}`,
     subject: 'possessive',
+    cue: CHANGE_CUE_WORDS,
     pattern: new RegExp(String.raw`\b(my|our|the|that)\s+(?:new\s+)?${NP}\s+(?:${BE}\s+|got\s+|has\s+|have\s+)?(?:been\s+)?${ADVERB}${CHANGE_VERB}\s+(?:back\s+|up\s+|down\s+)?(?:from\s+[^,;]+?\s+)?to\s+${VALUE}`, 'u'),
     value: 3,
     changed: true,
@@ -98,6 +115,7 @@ const RULES: Rule[] = [
   {
     key: (match) => `np:${match[2]}`,
     subject: 'possessive',
+    cue: CHANGE_CUE_WORDS,
     pattern: new RegExp(String.raw`\b${CHANGE_VERB}\s+(my|our|the|that)\s+${NP}\s+(?:from\s+[^,;]+?\s+)?to\s+${VALUE}`, 'u'),
     value: 3,
     changed: true,
@@ -106,6 +124,7 @@ const RULES: Rule[] = [
   {
     key: (match) => `np:${match[2]}`,
     subject: 'possessive',
+    cue: /\b(?:my|our|the)\b.*\b(?:is|are|was|were|will be|has been|have been|'s|'re)\s/,
     pattern: new RegExp(String.raw`\b(my|our|the)\s+(?:new\s+|current\s+)?${NP}\s+${BE}\s+${ADVERB}(?!${CHANGE_VERB}\b)(?:(?:on|at|in|set for|scheduled for|going to be|changed to|moved to|up to|down to)\s+)?${VALUE}`, 'u'),
     value: 3,
   },
@@ -120,16 +139,22 @@ const VAGUE_NP = new Set(['thing', 'things', 'problem', 'point', 'issue', 'reaso
 export function extractClaims(text: string): FactClaim[] {
   const claims: FactClaim[] = [];
   for (const raw of text.split(/(?<=[.!?;])\s+|\n+/u)) {
+    if (raw.trim().endsWith('?')) continue;
     const sentence = normalise(raw);
-    if (sentence === '' || raw.trim().endsWith('?') || NOT_A_STATEMENT.test(sentence)) continue;
-    const negated = /\b(?:no longer|not any more|not anymore|don't|do not|doesn't|does not|am not|'m not|’m not|aren't|isn't|never)\b/.test(sentence);
+    if (sentence === '') continue;
+    // Cheap word tests first: most sentences state no attribute, and the full tests run only after a pattern matched.
+    const negated = (sentence.includes('no') || sentence.includes("n't") || sentence.includes('never')) && NEGATION.test(sentence);
     // "I no longer work at Acme" reads as "I work at Acme", negated.
     const positive = negated ? sentence.replace(/\b(?:no longer|don't|do not|doesn't|does not|not)\s+/g, '').replace(/\b(?:anymore|any more)\b/g, '') : sentence;
-    const changed = CHANGE_CUE.test(sentence);
+    let statement: boolean | undefined;
+    let changed: boolean | undefined;
     const seen = new Set<string>();
     for (const rule of RULES) {
+      if (!rule.cue.test(positive)) continue;
       const match = rule.pattern.exec(positive);
       if (!match) continue;
+      statement ??= !NOT_A_STATEMENT.test(sentence);
+      if (!statement) break;
       const key = rule.key(match);
       if (key === null) continue;
       const noun = key.startsWith('np:') ? key.slice(3) : null;
@@ -137,12 +162,15 @@ export function extractClaims(text: string): FactClaim[] {
       const value = cleanValue(match[rule.value] ?? '');
       if (value === '' || seen.has(key)) continue;
       seen.add(key);
+      changed ??= CHANGE_CUE.test(sentence);
       const subject = rule.subject === 'possessive' ? (match[1] === 'my' || match[1] === 'our' ? 'self' : 'shared') : rule.subject;
       claims.push({ key, subject, value, changed: changed || rule.changed === true, negated });
     }
   }
   return claims;
 }
+
+const NEGATION = /\b(?:no longer|not any more|not anymore|don't|do not|doesn't|does not|am not|'m not|aren't|isn't|never)\b/;
 
 /** Whether `next` (said later) replaces `previous` (see the module comment). */
 export function supersedesClaim(next: FactClaim, previous: FactClaim): boolean {
