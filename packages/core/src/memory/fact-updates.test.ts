@@ -12,7 +12,7 @@ describe('extractClaims', () => {
     ['My phone number is 555-0100.', 'np:phone number', 'self', '555-0100'],
     ['The meeting is on Tuesday at 3pm.', 'np:meeting', 'shared', 'tuesday at 3pm'],
     ['The price of the basic plan was raised to $12 a month.', 'np:price of the basic plan', 'shared', '$12 month'],
-    ['I switched to Firefox.', 'uses', 'self', 'firefox'],
+    ['I switched to Firefox as my browser.', 'uses:browser', 'self', 'firefox'],
   ])('reads %s', (text, key, subject, value) => {
     expect(extractClaims(text)).toContainEqual(expect.objectContaining({ key, subject, value }));
   });
@@ -38,7 +38,7 @@ describe('supersedesText', () => {
     ['My new phone number is 555-0199.', 'My phone number is 555-0100.'],
     ['The meeting was moved to Thursday at 10am.', 'The meeting is on Tuesday at 3pm.'],
     ['The price of the basic plan was raised to $12.', 'The price of the basic plan is $10 per month.'],
-    ['I switched to Firefox last month.', 'I use Chrome for everything.'],
+    ['I switched to Firefox as my browser last month.', 'I use Chrome as my browser.'],
   ])('"%s" replaces "%s"', (next, previous) => {
     expect(supersedesText(next, previous)).toBe(true);
   });
@@ -49,6 +49,7 @@ describe('supersedesText', () => {
     ['My daughter is in college.', 'My daughter is a teacher.'],
     ['I love Berlin.', 'I live in Paris.'],
     ['I work at Acme Corp.', 'I no longer work at Acme.'],
+    ["I'm currently using a drip coffee maker, a new one.", "I've switched to a darker roast."],
   ])('keeps both: "%s" and "%s"', (next, previous) => {
     expect(supersedesText(next, previous)).toBe(false);
   });

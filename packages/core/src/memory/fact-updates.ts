@@ -28,7 +28,7 @@ export type FactClaim = {
   negated: boolean;
 };
 
-const KNOWN_KEYS = new Set(['residence', 'employer', 'uses']);
+const KNOWN_KEYS = new Set(['residence', 'employer']);
 
 /** Words that mark a statement as a change of a value. */
 const CHANGE_CUE = /\b(?:now|new|newly|moved|moving|relocated|switched|changed|change|raised|increased|lowered|reduced|dropped|went up|went down|rescheduled|postponed|pushed|bumped|updated|instead|anymore|any more|no longer|not .{0,30}anymore|since)\b/;
@@ -44,6 +44,14 @@ const WORD = String.raw`(?!(?:is|are|was|were|will|has|have|had|got|been|be|bein
 const NP = String.raw`((?:${WORD}\s+){0,2}${WORD}(?:\s+(?:of|for)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:${WORD}\s+){0,2}${WORD})?)`;
 const BE = String.raw`(?:is|are|was|were|will be|has been|have been|'s|’s|'re)`;
 const CHANGE_VERB = String.raw`(?:moved|changed|rescheduled|pushed|raised|increased|lowered|reduced|dropped|updated|bumped|switched|postponed|shifted|set|going up|went up|went down|gone up|gone down)`;
+
+// What a thing is used as or for ("as my browser", "for email"): what "I use X" / "I switched to Y" is about.
+const PURPOSE = String.raw`(?:\s+(?:as|for)\s+(?:my|our|the|a|an)?\s*(?:main\s+|new\s+|default\s+|daily\s+)?([\p{L}-]+))?`;
+
+/** `uses:<purpose>`; without a purpose the claim says what is used, not for what, and replaces nothing. */
+function usesKey(match: RegExpExecArray): string {
+  return match[2] ? `uses:${match[2]}` : 'uses';
+}
 
 type Rule = {
   key: (match: RegExpExecArray) => string | null;
@@ -88,18 +96,18 @@ const RULES: Rule[] = [
     value: 1,
   },
   {
-    key: () => 'uses',
+    key: usesKey,
     subject: 'self',
     cue: /\b(?:switched|changed|converted|migrated)\b/,
-    pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:have\s+|'ve\s+|’ve\s+|am\s+)?${ADVERB}(?:switched|changed|converted|migrated)\s+(?:over\s+)?(?:from\s+[^,.;]+?\s+)?to\s+${VALUE}`, 'u'),
+    pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:have\s+|'ve\s+|’ve\s+|am\s+)?${ADVERB}(?:switched|changed|converted|migrated)\s+(?:over\s+)?(?:from\s+[^,.;]+?\s+)?to\s+${VALUE}${PURPOSE}`, 'u'),
     value: 1,
     changed: true,
   },
   {
-    key: () => 'uses',
+    key: usesKey,
     subject: 'self',
     cue: /\b(?:use|using)\b/,
-    pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:am\s+|are\s+)?${ADVERB}(?:use|using)\s+${VALUE}`, 'u'),
+    pattern: new RegExp(String.raw`\b(?:i|we)\s+(?:am\s+|are\s+)?${ADVERB}(?:use|using)\s+${VALUE}${PURPOSE}`, 'u'),
     value: 1,
   },
   // "The meeting was moved to Thursday", "my rent went up to $1,400", "the price has been raised from $10 to $12".
@@ -179,7 +187,9 @@ export function supersedesClaim(next: FactClaim, previous: FactClaim): boolean {
   // "I no longer work at the bakery" ends "I work at the bakery on Main Street": the head word agrees.
   if (next.negated) return same || next.value.split(' ')[0] === previous.value.split(' ')[0];
   if (same) return false;
-  if (KNOWN_KEYS.has(next.key) || next.changed) return true;
+  // "I use X" without what for: another thing used, not a replacement.
+  if (next.key === 'uses') return false;
+  if (KNOWN_KEYS.has(next.key) || next.key.startsWith('uses:') || next.changed) return true;
   const kind = valueKind(next.value);
   return kind !== 'words' && kind === valueKind(previous.value);
 }

@@ -311,7 +311,7 @@ function knownSpeakers(index: MemoryIndex, agentId: string): Set<string> {
 export const NEWER_TIE_BREAK_TOP = 10;
 /** A newer near-duplicate moves ahead of an older one when its score is at least this share of it. */
 const NEWER_TIE_BREAK_SHARE = 0.5;
-/** Content-term overlap (Jaccard) above which two memories of one speaker say nearly the same. */
+/** Content-term overlap (shared terms / terms of the shorter memory) above which two memories of one speaker say nearly the same. */
 const NEAR_DUPLICATE_OVERLAP = 0.6;
 
 /**
@@ -338,7 +338,7 @@ export function preferNewer(items: RetrievedItem[]): RetrievedItem[] {
     if (!sameSpeaker || fa.terms.size === 0 || fb.terms.size === 0) return false;
     let shared = 0;
     for (const term of fa.terms) if (fb.terms.has(term)) shared += 1;
-    return shared / (fa.terms.size + fb.terms.size - shared) >= NEAR_DUPLICATE_OVERLAP;
+    return shared / Math.min(fa.terms.size, fb.terms.size) >= NEAR_DUPLICATE_OVERLAP;
   };
   for (let i = 0; i < top.length; i++) {
     const older = top[i]!;
