@@ -65,6 +65,13 @@ async function findSupersessions(request: MemoryWriteRequest, outcomes: (TurnOut
   const supersedes: Supersession[] = [];
   const taken = new Set<string>();
   const stated: Stated[] = [];
+  // Claims of the stored memories looked at, once per write (the same few come back for many turns).
+  const known = new Map<string, FactClaim[]>();
+  const claimsOf = (record: MemoryHitRecord) => {
+    let claims = known.get(record.id);
+    if (!claims) known.set(record.id, (claims = extractClaims(record.text)));
+    return claims;
+  };
   for (const [position, outcome] of outcomes.entries()) {
     const turn = request.turns[position]!;
     if (turn.source.kind === 'document') continue;
@@ -81,7 +88,7 @@ async function findSupersessions(request: MemoryWriteRequest, outcomes: (TurnOut
       const similar = await request.searchSimilar(memory.text, SUPERSESSION_CANDIDATES);
       for (const record of similar) {
         if (taken.has(record.id) || !isEarlierConversation(record, turn)) continue;
-        if (!replaces(claims, turn, extractClaims(record.text), record.speaker, record.source.threadId)) continue;
+        if (!replaces(claims, turn, claimsOf(record), record.speaker, record.source.threadId)) continue;
         taken.add(record.id);
         supersedes.push({ old: { id: record.id }, by: ref });
       }
