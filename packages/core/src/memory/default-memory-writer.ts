@@ -1,6 +1,6 @@
 import type { MemoryHitRecord } from '../ports/memory-index.js';
 import type { DraftRef, MemoryDraft, MemoryWriteRequest, MemoryWriter, Supersession, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
-import { extractClaims, supersedesClaim, type FactClaim } from './fact-updates.js';
+import { canSupersede, extractClaims, supersedesClaim, type FactClaim } from './fact-updates.js';
 import { dateKeywords, resolveRelativeDates } from './relative-dates.js';
 
 /** Longest memory a turn is cut into (at sentence boundaries); conversation turns are usually one. */
@@ -78,6 +78,11 @@ async function findSupersessions(request: MemoryWriteRequest, outcomes: (TurnOut
     for (const [piece, memory] of outcome.memories.entries()) {
       const claims = extractClaims(memory.text);
       if (claims.length === 0) continue;
+      // Only a claim that could replace another costs a lookup ("my son is a soccer player" cannot).
+      if (!claims.some(canSupersede)) {
+        stated.push({ ref: { turnIndex: turn.turnIndex, piece }, turn, claims });
+        continue;
+      }
       const ref = { turnIndex: turn.turnIndex, piece };
       for (const earlier of stated) {
         const key = `draft:${earlier.ref.turnIndex}:${earlier.ref.piece}`;

@@ -194,6 +194,13 @@ export function supersedesClaim(next: FactClaim, previous: FactClaim): boolean {
   return kind !== 'words' && kind === valueKind(previous.value);
 }
 
+/** Whether `claim` could replace any earlier claim ({@link supersedesClaim} with some other value). */
+export function canSupersede(claim: FactClaim): boolean {
+  if (claim.negated) return true;
+  if (claim.key === 'uses') return false;
+  return KNOWN_KEYS.has(claim.key) || claim.key.startsWith('uses:') || claim.changed || valueKind(claim.value) !== 'words';
+}
+
 /** The text of a later memory replaces the text of an earlier one about the same subject. */
 export function supersedesText(next: string, previous: string): boolean {
   const old = extractClaims(previous);
