@@ -325,11 +325,17 @@ const NEAR_DUPLICATE_OVERLAP = 0.6;
 export function preferNewer(items: RetrievedItem[]): RetrievedItem[] {
   const top = items.slice(0, NEWER_TIE_BREAK_TOP);
   if (top.length < 2) return items;
-  const facts = new Map<RetrievedItem, { claims: FactClaim[]; terms: Set<string>; time: number }>();
-  for (const item of top) facts.set(item, { claims: extractClaims(item.record.text), terms: new Set(analyze(item.record.text)), time: timeOf(item.record) });
+  // Claims and terms only for the pairs that get that far (a newer item scoring close enough).
+  const facts = new Map<RetrievedItem, { claims: FactClaim[]; terms: Set<string> }>();
+  const factsOf = (item: RetrievedItem) => {
+    let found = facts.get(item);
+    if (!found) facts.set(item, (found = { claims: extractClaims(item.record.text), terms: new Set(analyze(item.record.text)) }));
+    return found;
+  };
+  const times = new Map(top.map((item) => [item, timeOf(item.record)]));
   const nearDuplicate = (a: RetrievedItem, b: RetrievedItem) => {
-    const fa = facts.get(a)!;
-    const fb = facts.get(b)!;
+    const fa = factsOf(a);
+    const fb = factsOf(b);
     const sameSpeaker = a.record.speaker === b.record.speaker;
     if (sameAttribute(fa.claims, fb.claims)) {
       const self = fa.claims.some((claim) => claim.subject === 'self' && fb.claims.some((other) => other.key === claim.key && other.subject === 'self'));
@@ -342,10 +348,10 @@ export function preferNewer(items: RetrievedItem[]): RetrievedItem[] {
   };
   for (let i = 0; i < top.length; i++) {
     const older = top[i]!;
-    const olderTime = facts.get(older)!.time;
+    const olderTime = times.get(older)!;
     for (let j = i + 1; j < top.length; j++) {
       const newer = top[j]!;
-      if (!(facts.get(newer)!.time > olderTime) || newer.score < NEWER_TIE_BREAK_SHARE * older.score || !nearDuplicate(older, newer)) continue;
+      if (!(times.get(newer)! > olderTime) || newer.score < NEWER_TIE_BREAK_SHARE * older.score || !nearDuplicate(older, newer)) continue;
       top.splice(j, 1);
       top.splice(i, 0, newer);
       break;
