@@ -39,19 +39,19 @@ describe('observation jobs with a reconciling memory writer', () => {
     const writer = supersedingWriter();
     const index = inMemoryMemoryIndex();
     const { service, owner, agentId, observeSettled } = await learningService({ writer, index });
-    expect((await observeSettled(say('Ana lives in Porto near the river.'))).status).toBe('committed');
+    const at = (timestamp: string, text: string) => [{ content: [{ type: 'text' as const, text }], timestamp }];
+    expect((await observeSettled(at('2024-01-01T00:00:00.000Z', 'Ana lives in Porto near the river.'))).status).toBe('committed');
     expect((await service.retrieve({ caller: owner, agentId, query: 'Ana Porto river', maxContextChars: 100_000 })).packed.map((item) => item.record.text)).toEqual(['Ana lives in Porto near the river.']);
-    const before = new Date().toISOString();
 
-    expect((await observeSettled(say('Ana moved to Lisbon near the river.'))).status).toBe('committed');
+    expect((await observeSettled(at('2024-03-01T00:00:00.000Z', 'Ana moved to Lisbon near the river.'))).status).toBe('committed');
     const current = (await service.retrieve({ caller: owner, agentId, query: 'Ana Porto Lisbon river', maxContextChars: 100_000 })).packed;
     expect(current[0]!.record.text).toBe('Ana moved to Lisbon near the river.');
     // The old memory is history: not a current item, packed only as what the new one replaced.
     expect(current.slice(1).every((item) => item.replacedBy === 1)).toBe(true);
     const [old] = (await index.list({ agentId, limit: 10, includeHistory: true, textContains: 'Porto' })).records;
     expect(old).toMatchObject({ supersededBy: current[0]!.record.id });
-    expect(old!.validTo).toBe(current[0]!.record.validFrom);
-    const then = await service.retrieve({ caller: owner, agentId, query: 'Ana Porto Lisbon river', maxContextChars: 100_000, asOf: before });
+    expect(old!.validTo).toBe('2024-03-01T00:00:00.000Z');
+    const then = await service.retrieve({ caller: owner, agentId, query: 'Ana Porto Lisbon river', maxContextChars: 100_000, asOf: '2024-02-01T00:00:00.000Z' });
     expect(then.packed.map((item) => item.record.text)).toEqual(['Ana lives in Porto near the river.']);
     await service.stop();
   });
