@@ -56,6 +56,24 @@ describe('changed facts (validity and history)', async () => {
     expect(answer.citations.length).toBeGreaterThanOrEqual(2);
   });
 
+  it('supersedes within one observe call (the old and the new fact in one learning batch)', async () => {
+    const agent = await service.agents.create({ caller: owner, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
+    await service.idle();
+    const agentId = agent.agent_id;
+    const { thread_id: threadId } = await service.threads.create({ caller: owner, agentId, body: {} });
+    const observations = [
+      { content: [{ type: 'text' as const, text: 'My phone number is 555-0100.' }], timestamp: '2024-01-10T09:00:00.000Z' },
+      { content: [{ type: 'text' as const, text: 'My new phone number is 555-0199.' }], timestamp: '2024-04-02T18:30:00.000Z' },
+    ];
+    await service.observe({ caller: owner, agentId, threadId, body: { observations } });
+    await service.idle();
+    const now = await service.recall({ caller: owner, agentId, body: { query: 'What is my phone number?' } });
+    expect(now.memory_context.split('\n')[0]).toContain('555-0199');
+    const then = await service.recall({ caller: owner, agentId, body: { query: 'What is my phone number?', as_of: '2024-02-01T00:00:00Z' } });
+    expect(then.memory_context).toContain('555-0100');
+    expect(then.memory_context).not.toContain('555-0199');
+  });
+
   it('refuses an as_of that is not a date-time with 422', async () => {
     const fact = CHANGED_FACTS[0]!;
     const { agentId } = await learn(fact);
