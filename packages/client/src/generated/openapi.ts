@@ -628,6 +628,8 @@ export interface components {
              */
             answer_length?: "brief" | "standard" | "detailed";
             max_context_chars?: number;
+            /** Format: date-time */
+            as_of?: string;
         };
         /** @description One server-sent event of chat/stream: `event:` is the name, `data:` the JSON. */
         ChatStreamEvent: components["schemas"]["ChatStreamContextEvent"] | components["schemas"]["ChatStreamDeltaEvent"] | components["schemas"]["ChatStreamDoneEvent"] | components["schemas"]["ChatStreamErrorEvent"];
@@ -720,6 +722,8 @@ export interface components {
         RecallRequest: {
             query: string;
             max_context_chars?: number;
+            /** Format: date-time */
+            as_of?: string;
         };
         Billing: {
             organization_id: string;

@@ -53,7 +53,12 @@ export type ObserveAndRespondRequest = ChatRequest & IdempotentRequest;
 export type ObserveAndEnrichRequest = ThreadRequest & IdempotentRequest & { body: ObserveAndEnrichInput };
 export type RecallRequest = AgentRequest & { body: RecallInput };
 /** `maxContextChars` defaults to chat's (DEFAULT_MAX_CONTEXT_CHARS). */
-export type RetrieveRequest = AgentRequest & { query: string; maxContextChars?: number | undefined };
+export type RetrieveRequest = AgentRequest & {
+  query: string;
+  maxContextChars?: number | undefined;
+  /** ISO date-time: what was true then instead of the current facts (issue 32). */
+  asOf?: string | undefined;
+};
 /** `observe-file`: the form's `file` part (null when the form had none) and its text fields. */
 export type ObserveFileRequest = ThreadRequest &
   IdempotentRequest &

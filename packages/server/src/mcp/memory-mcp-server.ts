@@ -140,6 +140,10 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       inputSchema: {
         query: z.string().min(1).max(2000).describe('What to look up, e.g. a question or a topic.'),
         max_chars: z.number().int().min(100).max(100_000).optional().describe('Most characters of memory context to return. Defaults to 4000.'),
+        as_of: z.iso
+          .datetime({ offset: true })
+          .optional()
+          .describe('Recall what was true at this ISO date-time (facts since replaced included). Defaults to the current facts.'),
         agent_id: agentIdArg,
       },
     },
@@ -147,8 +151,12 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       run(async () => {
         const agentId = agentOf(args.agent_id);
         const [result, search] = await Promise.all([
-          client.agents.recall(agentId, { query: args.query, ...(args.max_chars === undefined ? {} : { max_context_chars: args.max_chars }) }),
-          client.memories.search(agentId, { query: args.query, limit: RECALL_EXPLAINED_HITS }),
+          client.agents.recall(agentId, {
+            query: args.query,
+            ...(args.max_chars === undefined ? {} : { max_context_chars: args.max_chars }),
+            ...(args.as_of === undefined ? {} : { as_of: args.as_of }),
+          }),
+          client.memories.search(agentId, { query: args.query, limit: RECALL_EXPLAINED_HITS, ...(args.as_of === undefined ? {} : { as_of: args.as_of }) }),
         ]);
         const explanation = search.hits.map((hit) => ({ rank: hit.rank, memory_id: hit.memory.memory_id, score: hit.score, signals: hit.signals, text: hit.memory.text }));
         const text =
