@@ -31,6 +31,8 @@ import type { ServiceContext } from './service/context.js';
 import { checkRetrievalOptions, type RetrievalOptions } from './retrieval/retrieve.js';
 import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
+import { createErasures } from './erasures/erasures.js';
+import { createReclaimer } from './erasures/erase-work.js';
 import { createImages } from './images/images.js';
 import { createSources, type DocumentOptions } from './sources/sources.js';
 import { createCredits } from './credits/credits.js';
@@ -157,8 +159,10 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
 
   const scheduler = new LearningScheduler(context);
   const insertJob = createJobInsert(context, (agentId) => scheduler.kick(agentId));
-  const agents = createAgents(context);
-  const threads = createThreads(context);
+  const reclaimer = createReclaimer(context);
+  const agents = createAgents(context, reclaimer);
+  const threads = createThreads(context, reclaimer);
+  const erasures = createErasures(context, reclaimer);
   const sources = createSources(context, (agentId) => scheduler.kick(agentId), options.documents);
   let started = false;
 
@@ -172,6 +176,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     observeFile: sources.observeFile,
     sources: sources.sources,
     images: createImages(context).images,
+    erasures: erasures.erasures,
     ...createAccount(context),
 
     async start(): Promise<void> {
@@ -183,6 +188,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       if (options.backgroundWork === false) return;
       await agents.resume();
       await threads.resume();
+      await erasures.resume();
       await scheduler.start();
       await sources.resumeConversions();
     },
