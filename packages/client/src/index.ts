@@ -17,6 +17,7 @@ export type {
   AgentConfig,
   ApiErrorBody,
   Billing,
+  Erasure,
   ChatResponse,
   ChatStreamContextEvent,
   ChatStreamDeltaEvent,
