@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
+import { createMemoryService } from '../create-memory-service.js';
 import { isServiceError } from '../errors/index.js';
+import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
+import { silentLogger } from '../service/logger.js';
 import { inMemoryBlobs } from '../in-memory/in-memory-blobs.js';
 import { sourceBlobKey } from '../sources/read-document.js';
 
@@ -103,5 +107,33 @@ describe('service.erasures', () => {
     }
     expect(organizationId).toMatch(/^org_/);
     await service.stop();
+  });
+});
+
+describe('erasure jobs across a restart', () => {
+  it('an erasure left queued by a stopped process runs when the next one starts', async () => {
+    const store = inMemoryStore();
+    const index = inMemoryMemoryIndex();
+    const blobs = inMemoryBlobs();
+    const first = await learningService({ store, index, blobs });
+    const { service, owner, agentId, threadId, organizationId } = first;
+    await service.observe({ caller: owner, agentId, threadId, body: { observations: say(`Restart ${MARKER} secret.`) } });
+    await service.idle();
+    await service.stop();
+    // What `erase` stores before its background work starts: the process stopped right there.
+    const now = new Date().toISOString();
+    await store.erasures.insert({
+      erasure: {
+        id: 'era_01J00000000000000000000000', organizationId, agentId, endUserId: null, target: { kind: 'thread', id: threadId }, status: 'queued',
+        counts: { memories: 0, threads: 0, observations: 0, originals: 0, replays: 0 }, error: null, createdAt: now, updatedAt: now, startedAt: null, completedAt: null,
+      },
+    });
+    const second = createMemoryService({ store, index, blobs, logger: silentLogger });
+    await second.start();
+    await second.idle();
+    const caller = await second.as(organizationId);
+    expect(await second.erasures.get({ caller, agentId, erasureId: 'era_01J00000000000000000000000' })).toMatchObject({ status: 'completed', counts: { threads: 1 } });
+    expect((await second.recall({ caller, agentId, body: { query: `${MARKER} secret` } })).memory_context).not.toContain(MARKER);
+    await second.stop();
   });
 });
