@@ -110,6 +110,23 @@ describe('service.erasures', () => {
   });
 });
 
+describe('erasing an observation still being learned', () => {
+  it('is not learned again: its job is gone before or after the batch in flight', async () => {
+    const { service, owner, agentId, threadId } = await learningService();
+    const accepted = await service.observe({ caller: owner, agentId, threadId, body: { observations: say(`In flight ${MARKER} secret.`) } });
+    const erasure = await service.erasures.erase({ caller: owner, agentId, body: { observation_id: accepted.observation_id } });
+    await service.idle();
+    expect((await service.erasures.get({ caller: owner, agentId, erasureId: erasure.erasure_id })).status).toBe('completed');
+    expect((await service.recall({ caller: owner, agentId, body: { query: `${MARKER} secret flight` } })).memory_context).not.toContain(MARKER);
+    expect((await refusal(service.observationStatus({ caller: owner, agentId, threadId, observationId: accepted.observation_id }))).status).toBe(404);
+    // The agent learns on afterwards.
+    await service.observe({ caller: owner, agentId, threadId, body: { observations: say('The harbor opens at nine.') } });
+    await service.idle();
+    expect((await service.recall({ caller: owner, agentId, body: { query: 'harbor' } })).memory_context).toContain('harbor');
+    await service.stop();
+  });
+});
+
 describe('erasure jobs across a restart', () => {
   it('an erasure left queued by a stopped process runs when the next one starts', async () => {
     const store = inMemoryStore();
