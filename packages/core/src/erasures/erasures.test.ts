@@ -110,6 +110,31 @@ describe('service.erasures', () => {
   });
 });
 
+describe('stored originals shared within the organization', () => {
+  it('an original another agent of the organization still uses stays when one thread is erased', async () => {
+    const blobs = inMemoryBlobs();
+    const { service, owner, agentId, threadId, organizationId } = await learningService({ blobs });
+    const other = (await service.agents.create({ caller: owner, body: { agent_config: { role: 'assistant', objective: 'remember' } } })).agent_id;
+    await service.idle();
+    const otherThread = (await service.threads.create({ caller: owner, agentId: other, body: {} })).thread_id;
+    const bytes = `# Shared\n\nThe shared ${MARKER} handbook.\n`;
+    const first = await service.observeFile({ caller: owner, agentId, threadId, ...file('shared.md', bytes) });
+    await service.idle();
+    const second = await service.observeFile({ caller: owner, agentId: other, threadId: otherThread, ...file('shared.md', bytes) });
+    await service.idle();
+    expect(second.source_id).toBe(first.source_id);
+    const erasure = await service.erasures.erase({ caller: owner, agentId, body: { thread_id: threadId } });
+    await service.idle();
+    expect((await service.erasures.get({ caller: owner, agentId, erasureId: erasure.erasure_id })).counts.originals).toBe(0);
+    expect(await blobs.get({ key: sourceBlobKey(organizationId, first.source_id) })).not.toBeNull();
+    // Once the last use goes, so does the original.
+    await service.threads.delete({ caller: owner, agentId: other, threadId: otherThread });
+    await service.idle();
+    expect(await blobs.get({ key: sourceBlobKey(organizationId, first.source_id) })).toBeNull();
+    await service.stop();
+  });
+});
+
 describe('erasing an observation still being learned', () => {
   it('is not learned again: its job is gone before or after the batch in flight', async () => {
     const { service, owner, agentId, threadId } = await learningService();
