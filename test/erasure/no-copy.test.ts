@@ -95,6 +95,11 @@ async function expectNoRouteHolds(world: World, agentId: string, mark: string, w
   const recalled = await world.api.post(`/v1/agents/${agentId}/recall`, { query: `${mark} vault harbour lighthouse ferry nickname` }, { headers });
   expect([200, 404]).toContain(recalled.status);
   expect(recalled.text).not.toContain(mark);
+  // A chat in a fresh thread about the same things: neither its memory context nor its answer holds it.
+  const fresh = await newThread(world, agentId);
+  const chat = await world.api.post(`/v1/agents/${agentId}/threads/${fresh}/chat`, { turn_id: `after-${fresh}`, message: 'What about the vault, the harbour, the lighthouse, the ferry and my nickname?' });
+  expect(chat.status).toBe(200);
+  expect(chat.text, chat.text).not.toContain(mark);
   // The same Idempotency-Key again: no stored replay holds the text.
   const replay = await world.api.post(`${base}/observe`, written.observeBody, { headers: { ...headers, 'idempotency-key': written.idempotencyKey } });
   expect(replay.text).not.toContain(mark);
