@@ -1,11 +1,14 @@
 import type { MemoryDeleteRequest } from '@memory-agents/core/adapter';
-import { scheduleSettle } from './maintenance.js';
+import { purgeDeleted, scheduleSettle } from './maintenance.js';
 import { sqlString } from './rows.js';
 import { agentFilter, guard, inList, type IndexState } from './state.js';
 import { LaneClosedError } from './maintenance-lane.js';
 import { buildScalarIndexes } from './table.js';
 
-/** `MemoryIndex.deleteBy`, run in the write queue. */
+/**
+ * `MemoryIndex.deleteBy`, run in the write queue. Resolves once no byte of a removed record
+ * remains in the table's directory (old versions and fragments cleaned: {@link purgeDeleted}).
+ */
 export async function deleteRecords(state: IndexState, { agentId, threadId, sourceId, observationId, ids, threadIds }: MemoryDeleteRequest): Promise<void> {
   // An empty id or thread list matches nothing (port contract), not every record.
   if (ids !== undefined && ids.length === 0) return;
@@ -46,6 +49,8 @@ export async function deleteRecords(state: IndexState, { agentId, threadId, sour
           if (!(error instanceof LaneClosedError)) throw error;
         });
       }
+      // Erasure: the removed rows' bytes leave the directory before the delete resolves.
+      if (deleted > 0 && !state.isClosed) await purgeDeleted(state, table);
     }),
   );
 }

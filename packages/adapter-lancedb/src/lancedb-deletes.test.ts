@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashedNgramEmbedder } from '@memory-agents/core';
@@ -64,6 +64,56 @@ describe('lancedbMemoryIndex after deletions', () => {
     } finally {
       await withDeletion.close();
       await fresh.close();
+    }
+  });
+});
+
+/** Every file under `directory` whose bytes contain `marker`. */
+async function filesHolding(directory: string, marker: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    if ((await readFile(path)).includes(Buffer.from(marker))) found.push(path);
+  }
+  return found;
+}
+
+describe('lancedbMemoryIndex erasure', () => {
+  const marker = 'zqerasemarkerzq';
+  const marked = (agentId: string, threadId: string, count: number): MemoryRecord[] =>
+    records(agentId, count, 3).map((record, i) => ({
+      ...record,
+      id: `${record.id}_${threadId}`,
+      text: `${record.text} ${marker} ${i}`,
+      source: { kind: 'turn', threadId, observationId: `obs_${threadId}`, turnIndex: i },
+    }));
+
+  it.each([
+    ['a thread', { threadId: 'thread_secret' }],
+    ['an observation', { observationId: 'obs_thread_secret' }],
+    ['the agent', {}],
+  ])('leaves no byte of the records of %s in the directory once deleteBy resolves', async (_name, filter) => {
+    const directory = await mkdtemp(join(tmpdir(), 'memory-agents-lancedb-erase-'));
+    directories.push(directory);
+    const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
+    await index.init();
+    try {
+      // 400 kept rows in the fragment the secret rows are compacted into (3 rows: under a tenth).
+      await index.upsert({ records: records('agent_a', 400, 2), embedder: fingerprint });
+      await index.upsert({ records: marked('agent_a', 'thread_secret', 3), embedder: fingerprint });
+      await index.upsert({ records: records('agent_b', 50, 4), embedder: fingerprint });
+      await index.settle();
+      expect((await filesHolding(directory, marker)).length).toBeGreaterThan(0);
+      await index.deleteBy({ agentId: 'agent_a', ...filter });
+      expect(await filesHolding(directory, marker)).toEqual([]);
+      // What stayed is still found, by text and through the full-text index.
+      const kept = await index.search({ agentId: 'agent_b', text: 'garden', vector: null, limit: 5 });
+      expect(kept.lexical.length).toBeGreaterThan(0);
+      expect((await index.stats({ agentId: 'agent_b' })).count).toBe(50);
+      expect((await index.stats({ agentId: 'agent_a' })).count).toBe('threadId' in filter || 'observationId' in filter ? 400 : 0);
+    } finally {
+      await index.close();
     }
   });
 });

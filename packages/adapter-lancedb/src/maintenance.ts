@@ -1,4 +1,5 @@
 import type { Table } from '@lancedb/lancedb';
+import { sqlString } from './rows.js';
 import type { IndexState } from './state.js';
 import { VECTOR_INDEX, buildScalarIndexes, buildVectorIndex, prewarm } from './table.js';
 
@@ -8,6 +9,35 @@ const MAX_VECTOR_DELTAS = 8;
 /** `optimize()` (compaction, index refresh, cleanup), holding the rewrite turn against merges and deletes. */
 async function optimize(state: IndexState, current: Table): Promise<void> {
   await state.lane.rewrite(() => current.optimize({ cleanupOlderThan: new Date(Date.now() - state.options.retainVersionsMs) }));
+}
+
+/** Compaction passes {@link purgeDeleted} runs at most (indexing a moved row may take one). */
+const PURGE_PASSES = 4;
+
+/**
+ * Erasure (issue 30): after a delete resolves, no byte of a removed row may remain in the
+ * directory. A LanceDB delete only marks rows in a deletion file, and compaction rewrites a lone
+ * fragment only once a tenth of it is deleted; so one surviving row is moved (deleted and added
+ * back unchanged) into a fragment of its own, which makes the small fragments adjacent candidates
+ * that compaction merges, dropping the deleted rows. Every older version, and every file no
+ * longer referenced, is then removed at once (`deleteUnverified`: this process is the table's only
+ * writer). A fragment already at LanceDB's target size (1M rows) is not a candidate; see
+ * docs/deploying.md. Holds the rewrite turn, like any compaction.
+ */
+export async function purgeDeleted(state: IndexState, current: Table): Promise<void> {
+  await state.lane.rewrite(async () => {
+    const moved = await current.query().limit(1).toArrow();
+    if (moved.numRows > 0) {
+      await current.delete(`id = ${sqlString(String(moved.getChild('id')!.get(0)))}`);
+      await current.add(moved);
+    }
+    let compacted = false;
+    for (let pass = 0; pass < PURGE_PASSES; pass++) {
+      const { compaction } = await current.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true });
+      if (compaction.fragmentsRemoved > 0) compacted = true;
+      else if (compacted || moved.numRows === 0) break;
+    }
+  });
 }
 
 /**

@@ -92,6 +92,9 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     get images() {
       return open().images;
     },
+    get erasures() {
+      return open().erasures;
+    },
     transaction(fn) {
       open();
       return client!.transaction((tx) => fn(areas(tx)));

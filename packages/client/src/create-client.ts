@@ -286,6 +286,26 @@ export function createClient(options: ClientOptions) {
     },
   };
 
+  const erasures = {
+    /**
+     * `POST /v1/agents/{agent_id}/memories/erase` (202, an extension): erases everything derived
+     * from exactly one of `source_id`, `thread_id`, `observation_id` or `end_user_id` (the
+     * `X-SP-End-User` value) as a job; follow it with `waitUntilDone`.
+     */
+    erase: (agentId: string, body: RequestBody<'eraseMemories'>, request?: RequestOptions) =>
+      json<ResponseBody<'eraseMemories'>>('POST', `${agentPath(agentId)}/memories/erase`, { ...request, json: body }),
+    /** `GET /v1/agents/{agent_id}/erasures/{erasure_id}`: status and what was removed. */
+    get: (agentId: string, erasureId: string, request?: RequestOptions) =>
+      json<ResponseBody<'getErasure'>>('GET', `${agentPath(agentId)}/erasures/${encodeURIComponent(erasureId)}`, request),
+    /** Polls an erasure until it is `completed` or `failed` and returns its last status. */
+    waitUntilDone(agentId: string, erasureId: string, wait: WaitOptions = {}): Promise<ResponseBody<'getErasure'>> {
+      return poll(wait, async () => {
+        const erasure = await erasures.get(agentId, erasureId, { ...(wait.signal ? { signal: wait.signal } : {}), ...endUserOf(wait) });
+        return erasure.status === 'completed' || erasure.status === 'failed' ? erasure : null;
+      }, `erasure ${erasureId}`);
+    },
+  };
+
   const billing = {
     /** `GET /v1/billing`: balance, settings and ledger entries, newest first. */
     get: (query: QueryParameters<'getBilling'> = {}, request?: RequestOptions) => json<ResponseBody<'getBilling'>>('GET', '/v1/billing', { ...request, query }),
@@ -319,7 +339,7 @@ export function createClient(options: ClientOptions) {
     }, `observation ${observationId}`);
   }
 
-  return { session, agents, threads, memories, sources, images, billing, waitForObservation };
+  return { session, agents, threads, memories, sources, images, erasures, billing, waitForObservation };
 }
 
 /** The client `createClient` returns. */

@@ -20,6 +20,7 @@ export type {
   Memory,
   MemoryDetail,
   MemorySearchHit,
+  Erasure,
   ChatResponse,
   ChatStreamContextEvent,
   ChatStreamDeltaEvent,

@@ -28,6 +28,8 @@ export type QueryParameters<Id extends OperationId> = operations[Id]['parameters
 
 export type Session = Schemas['Session'];
 export type Agent = Schemas['Agent'];
+/** An erasure job (an extension: `POST .../memories/erase`). */
+export type Erasure = Schemas['Erasure'];
 export type AgentConfig = Schemas['AgentConfig'];
 export type Thread = Schemas['Thread'];
 export type Message = Schemas['Message'];

@@ -32,6 +32,8 @@ import { checkRetrievalOptions, type RetrievalOptions } from './retrieval/retrie
 import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
 import { createMemories } from './memories/memories.js';
+import { createErasures } from './erasures/erasures.js';
+import { createReclaimer } from './erasures/erase-work.js';
 import { createImages } from './images/images.js';
 import { createSources, type DocumentOptions } from './sources/sources.js';
 import { createCredits } from './credits/credits.js';
@@ -158,8 +160,10 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
 
   const scheduler = new LearningScheduler(context);
   const insertJob = createJobInsert(context, (agentId) => scheduler.kick(agentId));
-  const agents = createAgents(context);
-  const threads = createThreads(context);
+  const reclaimer = createReclaimer(context);
+  const agents = createAgents(context, reclaimer);
+  const threads = createThreads(context, reclaimer);
+  const erasures = createErasures(context, reclaimer);
   const sources = createSources(context, (agentId) => scheduler.kick(agentId), options.documents);
   let started = false;
 
@@ -174,6 +178,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     observeFile: sources.observeFile,
     sources: sources.sources,
     images: createImages(context).images,
+    erasures: erasures.erasures,
     ...createAccount(context),
 
     async start(): Promise<void> {
@@ -185,6 +190,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       if (options.backgroundWork === false) return;
       await agents.resume();
       await threads.resume();
+      await erasures.resume();
       await scheduler.start();
       await sources.resumeConversions();
     },

@@ -27,7 +27,7 @@ const MAIN_TYPES = [
   'BillingQuery', 'BillingSummary', 'BlobStore', 'Caller', 'ChatInput', 'ChatOutput',
   'ChatStreamEventOutput', 'ChunkStrategy', 'Citation', 'CitationTarget', 'Clock', 'ConvertDocumentLimits',
   'CreateAgentInput', 'CreateThreadInput', 'CreatedKey', 'DocumentConverter', 'DocumentIngestOutput', 'DocumentOptions',
-  'Embedder', 'ErrorCode', 'FigureDescriberOptions', 'FileSystemBlobsOptions', 'FileUpload', 'FinishLearningInput',
+  'Embedder', 'EraseInput', 'EraseRequest', 'ErasureOutput', 'ErasureRequest', 'ErrorCode', 'FigureDescriberOptions', 'FileSystemBlobsOptions', 'FileUpload', 'FinishLearningInput',
   'HashedNgramEmbedderOptions', 'IdGenerator', 'ImageUploadOutput', 'KeySummary', 'LanguageModel',
   'LearningQuery', 'LearningRecordOutput', 'Limits', 'Logger', 'LogsOutput', 'LogsQuery',
   'MemoryDetailOutput', 'MemoryListOutput', 'MemoryListQuery', 'MemoryOutput', 'MemorySearchInput', 'MemorySearchOutput', 'MemorySignalsOutput', 'MemorySourceOutput',

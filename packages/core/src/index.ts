@@ -99,6 +99,7 @@ export type {
   ThreadOutput,
   WithCitationData,
 } from './schemas/outputs.js';
+export type { EraseInput, ErasureOutput } from './schemas/erasures.js';
 
 // Idempotency-Key (observe, observe-and-respond, observe-and-enrich, observe-file)
 export { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_RETENTION_MS } from './idempotency/idempotency.js';

@@ -6,6 +6,7 @@ import type { CreatedKey, KeySummary, OrganizationSummary } from './organization
 import type { LimitOverrides } from './ports/limit-overrides.js';
 import type { PriceOverrides } from './ports/store/index.js';
 import type { RetrievalResult } from './retrieval/retrieve.js';
+import type { ErasureOutput } from './schemas/erasures.js';
 import type {
   AgentDeleteOutput,
   AgentListOutput,
@@ -37,6 +38,8 @@ import type {
   ChatRequest,
   CreateAgentRequest,
   CreateThreadRequest,
+  EraseRequest,
+  ErasureRequest,
   FinishLearningRequest,
   ImageUploadRequest,
   LearningRequest,
@@ -185,6 +188,21 @@ export interface MemoryService {
   readonly images: {
     /** `POST /v1/images` (201): an image for later chat turns; null `file` is 422. */
     upload(request: ImageUploadRequest): Promise<ImageUploadOutput>;
+  };
+
+  /** Erasure jobs (an extension, issue 30): everything derived from a source, thread, observation or end user. */
+  readonly erasures: {
+    /**
+     * `POST /v1/agents/{agent_id}/memories/erase` (202): exactly one of `source_id`, `thread_id`,
+     * `observation_id`, `end_user_id`; the removal runs as a job (resumed after a restart). Once it
+     * is `completed`, no route answers with the erased text and no byte of it remains in the memory
+     * index's storage or the blob store (docs/deploying.md: what the database's WAL may still hold).
+     * 422 for bad input; 404 for a target the caller does not reach (another organization, another
+     * person's thread), exactly as for an id that does not exist.
+     */
+    erase(request: EraseRequest): Promise<ErasureOutput>;
+    /** `GET /v1/agents/{agent_id}/erasures/{erasure_id}`: status and counts; 404 `not_found`. */
+    get(request: ErasureRequest): Promise<ErasureOutput>;
   };
 
   /** Resolves the caller of a request; throws 401/400 per the spec's Authentication rules. */

@@ -17,7 +17,7 @@ const TAGS: Record<RouteTag, string> = {
   Documents: 'Uploading files to learn, and the stored originals citations link to.',
   Images: 'Images for chat turns.',
   Billing: 'Credit balance and ledger.',
-  Memories: 'What an agent knows: its memories with their provenance, why each ranks where it does for a query, and deleting one (an extension of the spec).',
+  Memories: 'What an agent knows: its memories with their provenance, why each ranks where it does for a query, deleting one, and erasing everything derived from a source, thread, observation or person (an extension of the spec).',
 };
 
 /** Codes every authenticated route can answer (spec "Errors any call can return", "X-SP-End-User"). */

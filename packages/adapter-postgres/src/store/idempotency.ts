@@ -44,5 +44,15 @@ export function postgresIdempotency(db: SqlClient): IdempotencyStore {
     async release({ organizationId, key }) {
       await db.query('DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2', [organizationId, key]);
     },
+    async forget({ organizationId, mentioning }) {
+      const texts = mentioning.filter((text) => text !== '');
+      if (texts.length === 0) return 0;
+      // strpos, not LIKE: an id is matched literally.
+      const { rowCount } = await db.query(
+        'DELETE FROM idempotency_keys WHERE organization_id = $1 AND response IS NOT NULL AND EXISTS (SELECT 1 FROM unnest($2::text[]) AS t(x) WHERE strpos(response, t.x) > 0)',
+        [organizationId, texts],
+      );
+      return rowCount;
+    },
   };
 }

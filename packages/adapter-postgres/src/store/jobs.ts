@@ -197,5 +197,18 @@ export function postgresJobs(db: SqlClient): JobStore {
         return toJob(rows[0]!);
       });
     },
+    async delete({ agentId, jobIds }) {
+      if (jobIds.length === 0) return 0;
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ id: string }>('DELETE FROM jobs WHERE agent_id = $1 AND id = ANY($2::text[]) RETURNING id', [agentId, [...jobIds]]);
+        const removed = rows.map((row) => row.id);
+        if (removed.length > 0) {
+          // Turns go by ON DELETE CASCADE; learning records and upload records name the job without a key.
+          await tx.query('DELETE FROM learning_records WHERE agent_id = $1 AND job_id = ANY($2::text[])', [agentId, removed]);
+          await tx.query('DELETE FROM document_ingests WHERE agent_id = $1 AND job_id = ANY($2::text[])', [agentId, removed]);
+        }
+        return removed.length;
+      });
+    },
   };
 }

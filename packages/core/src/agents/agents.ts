@@ -1,6 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
+import { dropOriginals, forgetReplays, type Reclaimer } from '../erasures/erase-work.js';
 import type { AgentRecord } from '../ports/store/index.js';
 import { createAgentBody, patchAgentBody } from '../schemas/agents.js';
 import type { ServiceContext } from '../service/context.js';
@@ -15,7 +16,7 @@ import type { AgentRequest, CallerRequest, CreateAgentRequest, UpdateAgentReques
  * The agents area: `service.agents` and the lifecycle work behind it. Creation copies the memories
  * of `restore_from` in the background; deletion removes the agent's memories, then the agent.
  */
-export function createAgents(context: ServiceContext) {
+export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
   async function threadsFor(caller: Caller, agent: AgentRecord) {
     return context.store.threads.list({ agentId: agent.id, ...(caller.endUserId === null ? {} : { endUserId: caller.endUserId }) });
   }
@@ -56,8 +57,16 @@ export function createAgents(context: ServiceContext) {
 
   /** Removes the agent and everything under it. Also run on start for agents left `deleting`. */
   async function destroy(agent: AgentRecord): Promise<void> {
+    const sources: string[] = [];
+    for (const thread of await context.store.threads.list({ agentId: agent.id })) {
+      sources.push(...(await context.store.uploads.listByThread({ agentId: agent.id, threadId: thread.id })).map((upload) => upload.sourceId));
+    }
     await context.index.deleteBy({ agentId: agent.id });
     await context.store.agents.delete({ organizationId: agent.organizationId, agentId: agent.id });
+    // Leaves no copy (issue 30): replays naming the agent, originals no other upload uses, then the space.
+    await forgetReplays(context, agent.organizationId, [agent.id]);
+    await dropOriginals(context, agent.organizationId, sources);
+    void reclaimer.schedule();
   }
 
   /** Resumes what a stopped process left: agents still initializing or left deleting. */

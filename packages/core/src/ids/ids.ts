@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Prefixes of the ULID-based ids (spec "Identifiers"). */
-export type UlidPrefix = 'agent_' | 'thread_' | 'obs_' | 'mem_' | 'org_';
+export type UlidPrefix = 'agent_' | 'thread_' | 'obs_' | 'mem_' | 'org_' | 'era_';
 
 const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
 
@@ -11,6 +11,8 @@ export const ID_PATTERNS = {
   agent: new RegExp(`^agent_${ULID_PATTERN}$`),
   thread: new RegExp(`^thread_${ULID_PATTERN}$`),
   observation: new RegExp(`^obs_${ULID_PATTERN}$`),
+  /** An erasure job (an extension: `POST .../memories/erase`). */
+  erasure: new RegExp(`^era_${ULID_PATTERN}$`),
   source: /^src_[0-9a-f]{32}$/,
   image: /^img_[0-9a-f]{32}$/,
 } as const;

@@ -9,3 +9,4 @@ export * from './chat-stream.js';
 export * from './memories.js';
 export * from './inputs.js';
 export * from './outputs.js';
+export * from './erasures.js';

@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.js';
 import type { RateLimitedOperation } from '../ports/limit-overrides.js';
+import type { EraseInput } from '../schemas/erasures.js';
 import type {
   BillingQuery,
   ChatInput,
@@ -72,6 +73,10 @@ export type FinishLearningRequest = ThreadRequest & { sourceId: string; body?: F
 export type ImageUploadRequest = CallerRequest & { file: FileUpload | null };
 export type BillingRequest = CallerRequest & { query?: BillingQuery | undefined };
 export type LogsRequest = AgentRequest & { query?: LogsQuery | undefined };
+/** `POST .../memories/erase`. */
+export type EraseRequest = AgentRequest & { body: EraseInput };
+/** `GET .../erasures/{erasure_id}`. */
+export type ErasureRequest = AgentRequest & { erasureId: string };
 export type RateLimitRequest = CallerRequest & { operation: RateLimitedOperation };
 /** A call about one memory (`/v1/agents/{agent_id}/memories/{memory_id}`). */
 export type MemoryRequest = AgentRequest & { memoryId: string };

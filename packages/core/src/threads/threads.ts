@@ -1,6 +1,7 @@
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import { presentThread } from '../agents/present.js';
 import { activityEntry } from '../logs/activity.js';
+import { dropOriginals, eraseThread, forgetReplays, type Reclaimer } from '../erasures/erase-work.js';
 import type { ThreadRecord } from '../ports/store/index.js';
 import { createThreadBody } from '../schemas/threads.js';
 import type { LearningRecordOutput, ThreadDeleteOutput, ThreadOutput } from '../schemas/outputs.js';
@@ -18,11 +19,17 @@ export const DEFAULT_THREAD_TITLE = 'Untitled';
  * The threads area: `service.threads` (with `learning`, the turns of a thread that were not learned)
  * and thread cleanup: a deleted thread's jobs are cancelled and its memories removed, then the thread.
  */
-export function createThreads(context: ServiceContext) {
+export function createThreads(context: ServiceContext, reclaimer: Reclaimer) {
+  /**
+   * Leaves no copy (issue 30): the thread's memories (no byte left in the index's storage), its
+   * rows, the idempotent replays naming it or its uploads, the originals no other upload uses;
+   * then the database reclaims the space in the background.
+   */
   async function destroy(thread: ThreadRecord): Promise<void> {
-    await context.store.jobs.cancelForThread({ threadId: thread.id, at: context.nowIso() });
-    await context.index.deleteBy({ agentId: thread.agentId, threadId: thread.id });
-    await context.store.threads.delete({ agentId: thread.agentId, threadId: thread.id });
+    const uploads = await eraseThread(context, thread);
+    await forgetReplays(context, thread.organizationId, [thread.id, ...uploads.map((upload) => upload.jobId)]);
+    await dropOriginals(context, thread.organizationId, uploads.map((upload) => upload.sourceId));
+    void reclaimer.schedule();
   }
 
   /**

@@ -7,6 +7,7 @@ import { memoryRoutes } from './memories.js';
 import { observationRoutes } from './observations.js';
 import { sessionRoutes } from './session.js';
 import { threadRoutes } from './threads.js';
+import { erasureRoutes } from './erasures.js';
 
 /** Every route of the `/v1` API. */
-export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes];
+export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...erasureRoutes];

@@ -23,5 +23,17 @@ export function inMemoryIdempotency(get: () => State): IdempotencyStore {
     async release({ organizationId, key }) {
       get().idempotency.delete(idempotencyKey(organizationId, key));
     },
+    async forget({ organizationId, mentioning }) {
+      const records = get().idempotency;
+      let removed = 0;
+      for (const [id, record] of records) {
+        if (record.organizationId !== organizationId || record.response === null) continue;
+        if (mentioning.some((text) => text !== '' && record.response!.includes(text))) {
+          records.delete(id);
+          removed++;
+        }
+      }
+      return removed;
+    },
   };
 }

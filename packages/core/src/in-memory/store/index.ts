@@ -3,6 +3,7 @@ import { inMemoryAgents } from './agents.js';
 import { inMemoryUploads } from './uploads.js';
 import { inMemoryIdempotency } from './idempotency.js';
 import { inMemoryImages } from './images.js';
+import { inMemoryErasures } from './erasures.js';
 import { inMemoryJobs } from './jobs.js';
 import { inMemoryKeys } from './keys.js';
 import { inMemoryNotLearned } from './not-learned.js';
@@ -45,6 +46,7 @@ function areas(get: () => State): StoreAreas {
     uploads: inMemoryUploads(get),
     idempotency: inMemoryIdempotency(get),
     images: inMemoryImages(get),
+    erasures: inMemoryErasures(get),
   };
 }
 

@@ -1,4 +1,4 @@
-import { copy, type State } from './state.js';
+import { copy, deleteIngests, deleteJobs, type State } from './state.js';
 import { FINAL_JOB_STATUSES, type JobRecord, type JobStore, type TurnRecord, type TurnState } from '../../ports/store/index.js';
 
 const isUnfinished = (job: JobRecord) => !FINAL_JOB_STATUSES.includes(job.status);
@@ -103,6 +103,14 @@ export function inMemoryJobs(get: () => State): JobStore {
       state.turns.set(jobId, list);
       job.turnsTotal += added.length;
       return copy(job);
+    },
+    async delete({ agentId, jobIds }) {
+      const state = get();
+      const named = new Set(jobIds.filter((id) => state.jobs.get(id)?.agentId === agentId));
+      deleteJobs(state, (job) => named.has(job.id));
+      state.notLearned = state.notLearned.filter((record) => !named.has(record.jobId));
+      deleteIngests(state, (record) => named.has(record.jobId));
+      return named.size;
     },
   };
 }

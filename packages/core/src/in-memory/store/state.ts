@@ -1,6 +1,7 @@
 import type {
   AgentRecord,
   BillingAccountRecord,
+  ErasureRecord,
   UploadRecord,
   IdempotencyRecord,
   ImageRecord,
@@ -34,6 +35,7 @@ export type State = {
   ingests: Map<string, UploadRecord>;
   idempotency: Map<string, IdempotencyRecord>;
   images: Map<string, ImageRecord>;
+  erasures: Map<string, ErasureRecord>;
 };
 
 export function emptyState(): State {
@@ -53,6 +55,7 @@ export function emptyState(): State {
     ingests: new Map(),
     idempotency: new Map(),
     images: new Map(),
+    erasures: new Map(),
   };
 }
 

@@ -37,4 +37,10 @@ export type IdempotencyStore = {
   complete(request: { organizationId: string; key: string; status: number; response: string }): Promise<void>;
   /** Forgets a key (its request failed, so a retry runs afresh); a no-op when absent. */
   release(request: { organizationId: string; key: string }): Promise<void>;
+  /**
+   * Erasure: forgets every record of the organization whose recorded response mentions one of
+   * `mentioning` (ids of erased threads, observations, sources), so no replay holds erased text.
+   * Resolves how many were removed.
+   */
+  forget(request: { organizationId: string; mentioning: readonly string[] }): Promise<number>;
 };

@@ -156,6 +156,12 @@ export type JobStore = {
    * their number to `turnsTotal`, atomically. Resolves the updated job, or null when absent.
    */
   appendTurns(request: { jobId: string; turns: TurnRecord[] }): Promise<JobRecord | null>;
+  /**
+   * Erasure: removes the agent's jobs named by `jobIds` with their turns, their records of turns
+   * not learned and their upload records (ids of another agent are ignored). Resolves how many
+   * jobs were removed.
+   */
+  delete(request: { agentId: string; jobIds: readonly string[] }): Promise<number>;
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -11,6 +11,7 @@ import { learningCases } from './not-learned.js';
 import { documentCases } from './uploads.js';
 import { idempotencyCases } from './idempotency.js';
 import { imageCases } from './images.js';
+import { erasureCases } from './erasures.js';
 import { ledgerCases } from './ledger.js';
 import { rateLimitCases } from './rate-limits.js';
 import { storeCase, T0, type StoreCase } from './harness.js';
@@ -42,6 +43,7 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     documentCases(test);
     idempotencyCases(test);
     imageCases(test);
+    erasureCases(test);
     ledgerCases(test);
     rateLimitCases(test);
   });
