@@ -191,7 +191,10 @@ function memoryTable(agentId: string, memories: any[]): Child {
 /** Where a memory came from, as a link to its thread (and the page of a document). */
 function sourceLink(agentId: string, source: any): Child {
   if (!source?.thread_id) return '';
-  const where = source.source_id ? `${source.filename ?? source.source_id}${source.page ? `, page ${source.page}` : ''}` : `turn ${Number(source.turn_index) + 1} of ${source.observation_id}`;
+  const where =
+    source.kind === 'document'
+      ? `${source.filename}${source.page ? `, page ${source.page}` : ''}, piece ${Number(source.piece) + 1}`
+      : `turn ${Number(source.turn_index) + 1} of ${source.observation_id}`;
   return link(threadHref(agentId, source.thread_id), where);
 }
 
@@ -277,7 +280,18 @@ async function erasureView({ agent: agentId, erasure: erasureId }: Params): Prom
   return [
     h('p', { class: 'crumbs' }, link(agentHref(agentId!), agentId!)),
     h('h1', { tabindex: '-1' }, `Erasure ${erasure.status}`),
-    facts(Object.entries(erasure).map(([name, value]) => [name, typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '')])),
+    facts([
+      ['Erasure', erasure.erasure_id],
+      ['Of', `${erasure.target.kind.replace('_', ' ')} ${erasure.target.id}`],
+      ['Memories removed', erasure.counts?.memories],
+      ['Threads', erasure.counts?.threads],
+      ['Observations', erasure.counts?.observations],
+      ['Stored originals', erasure.counts?.originals],
+      ['Stored replays', erasure.counts?.replays],
+      ['Error', erasure.error],
+      ['Started', when(erasure.started_at)],
+      ['Completed', when(erasure.completed_at)],
+    ]),
   ];
 }
 
@@ -316,10 +330,10 @@ async function memoryView({ agent: agentId, memory: memoryId }: Params): Promise
       ['Superseded by', memory.superseded_by ? link(memoryHref(agentId!, memory.superseded_by), memory.superseded_by) : null],
       ['Suspicious', memory.suspicious ? 'yes: it reads like instructions; it is kept as evidence only' : null],
       ['From', sourceLink(agentId!, source)],
-      ['Span in the turn', source.span ? `characters ${source.span.start}-${source.span.end}` : null],
-      ['Learned by', memory.provenance?.writer ?? memory.writer],
-      ['Learning job', memory.provenance?.job_id ?? memory.job_id],
-      ['Credits', memory.credits],
+      ['Span in the turn', memory.span ? `characters ${memory.span.start}-${memory.span.end}` : null],
+      ['Learned by', memory.writer],
+      ['Learning job', memory.job_id],
+      ['Learning credits', memory.learning_credits],
     ]),
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('h2', {}, 'Also learned from') : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('ul', {}, ...memory.also_from.map((other: any) => h('li', {}, sourceLink(agentId!, other)))) : null,
