@@ -12,7 +12,7 @@ const DEFAULT = ['learning-throughput', 'bulk-import', 'chat-latency', 'rate-lim
 // index-probe and pg-channels profile a table index-scale kept (`--uri DIR`, `--schema NAME`):
 //   npm run bench -- index-probe -- DIR agent_main 200 adapter,bothIdsPost
 //   DATABASE_URL=... npm run bench -- pg-channels -- kept100k
-const ON_REQUEST = ['index-scale', 'multi-process', 'index-probe', 'pg-channels'];
+const ON_REQUEST = ['index-scale', 'multi-process', 'index-probe', 'pg-channels', 'inspector'];
 
 const args = process.argv.slice(2);
 const firstFlag = args.findIndex((arg) => arg.startsWith('-'));

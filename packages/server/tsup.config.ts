@@ -1,12 +1,29 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', cli: 'src/cli.ts', 'documents-child': 'src/documents-child.ts' },
-  format: ['esm'],
-  dts: { entry: { index: 'src/index.ts' } },
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  external: [/^@memory-agents\//],
-  banner: ({ format }) => ({ js: format === 'esm' ? '' : '' }),
-});
+export default defineConfig([
+  {
+    entry: { index: 'src/index.ts', cli: 'src/cli.ts', 'documents-child': 'src/documents-child.ts' },
+    format: ['esm'],
+    dts: { entry: { index: 'src/index.ts' } },
+    sourcemap: true,
+    // The inspector's build (below) writes dist/inspector at the same time.
+    clean: ['!inspector/**'],
+    target: 'node20',
+    external: [/^@memory-agents\//],
+    banner: ({ format }) => ({ js: format === 'esm' ? '' : '' }),
+  },
+  {
+    // The inspector served at /inspect: one browser module, its page and its stylesheet.
+    entry: { app: 'inspector/app.ts' },
+    outDir: 'dist/inspector',
+    publicDir: 'inspector/public',
+    tsconfig: 'inspector/tsconfig.json',
+    format: ['esm'],
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    sourcemap: false,
+    dts: false,
+    clean: true,
+  },
+]);

@@ -32,7 +32,7 @@ const MAIN_TYPES = [
   'LearningQuery', 'LearningRecordOutput', 'Limits', 'Logger', 'LogsOutput', 'LogsQuery',
   'MemoryDetailOutput', 'MemoryListOutput', 'MemoryListQuery', 'MemoryOutput', 'MemorySearchInput', 'MemorySearchOutput', 'MemorySignalsOutput', 'MemorySourceOutput',
   'ListMemoriesRequest', 'MemoryRequest', 'SearchMemoriesRequest', 'RetrievalContributions',
-  'MemoryAdmin', 'MemoryIndex', 'MemoryService', 'MemoryServiceOptions', 'MemoryWriter', 'ObservationStatusOutput',
+  'MemoryAdmin', 'MemoryIndex', 'MemoryService', 'MemoryServiceOptions', 'MemoryWriter', 'ObservationListOutput', 'ObservationStatusOutput', 'ObservationsQuery',
   'ObserveAndEnrichInput', 'ObserveAndEnrichOutput', 'ObserveAndRespondOutput', 'ObserveFileRequest', 'ObserveInput', 
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',
   'RateLimitOverrides', 'RateLimitStatus', 'RateLimitTable', 'RateLimitedOperation', 'RecallInput', 'RecallOutput',
@@ -41,7 +41,7 @@ const MAIN_TYPES = [
   'UpdateAgentInput', 'WindowLimit', 'WithCitationData',
   'AbortableRequest', 'AgentRequest', 'BillingRequest', 'CallerRequest', 'ChatRequest', 'CreateAgentRequest',
   'CreateThreadRequest', 'FinishLearningRequest', 'IdempotentRequest', 'ImageUploadRequest', 'LearningRequest', 'LogsRequest',
-  'ObservationStatusRequest', 'ObserveAndEnrichRequest', 'ObserveAndRespondRequest', 'ObserveRequest', 'RateLimitRequest', 'RecallRequest',
+  'ObservationListRequest', 'ObservationStatusRequest', 'ObserveAndEnrichRequest', 'ObserveAndRespondRequest', 'ObserveRequest', 'RateLimitRequest', 'RecallRequest',
   'RetrieveRequest', 'SourceRequest', 'ThreadRequest', 'UpdateAgentRequest',
 ];
 

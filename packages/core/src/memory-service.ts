@@ -22,6 +22,7 @@ import type {
   MemoryListOutput,
   MemorySearchOutput,
   ObservationStatusOutput,
+  ObservationListOutput,
   ObserveAndEnrichOutput,
   ObserveAndRespondOutput,
   ObserveOutput,
@@ -48,6 +49,7 @@ import type {
   MemoryRequest,
   SearchMemoriesRequest,
   ObservationStatusRequest,
+  ObservationListRequest,
   ObserveAndEnrichRequest,
   ObserveAndRespondRequest,
   ObserveFileRequest,
@@ -157,6 +159,11 @@ export interface MemoryService {
   observe(request: ObserveRequest): Promise<ObserveOutput>;
   /** `GET .../observe/{observation_id}/status`: the job's progress; 404 `not_found` for an unknown id. */
   observationStatus(request: ObservationStatusRequest): Promise<ObservationStatusOutput>;
+  /**
+   * `GET .../threads/{thread_id}/observations` (an extension, for the inspector): the thread's
+   * observation jobs newest first, each as its status; `next_cursor` is "" on the last page.
+   */
+  listObservations(request: ObservationListRequest): Promise<ObservationListOutput>;
   /** `POST .../chat`: retrieves, answers, records the turn and cites, in one call; `abortSignal` aborts the answer. */
   chat(request: ChatRequest): Promise<ChatOutput>;
   /**

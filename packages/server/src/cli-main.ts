@@ -72,13 +72,14 @@ function adminCliCommand(command: AdminCommand): CliCommand {
 /** Every command, by the words that name it. */
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   serve: {
-    usage: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [model options]
+    usage: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [--inspector | --no-inspector] [model options]
   Serves the /v1 API. On an empty data dir (or database) it creates an organization and prints its
-  first API key once. Exits 1 with one line when the port is in use or a server already runs on DIR.
+  first API key once. The inspector (a page to see and erase what agents know) is served at /inspect
+  when the host is loopback, unless --no-inspector; --inspector serves it on any host. Exits 1 with one line when the port is in use or a server already runs on DIR.
   SIGTERM or SIGINT shuts it down gracefully (repeated SIGTERMs do not cut that short); a second
   SIGINT (Ctrl-C) stops it at once.`,
-    options: ['port', 'host', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
-    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io),
+    options: ['port', 'host', 'inspector', 'no-inspector', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, inspectorFlag(values)),
   },
   mcp: {
     usage: `memory-agents mcp --url URL --agent AGENT_ID [--end-user NAME] [--thread THREAD_ID]
@@ -221,7 +222,13 @@ async function runCommandLine({ values, positionals }: { values: CliValues; posi
   return command.run(values, io);
 }
 
-async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo): Promise<number> {
+/** `--inspector` / `--no-inspector`, or undefined (the server's default: on for loopback). */
+function inspectorFlag(values: CliValues): boolean | undefined {
+  if (values.inspector && values['no-inspector']) throw new UsageError('give --inspector or --no-inspector, not both', 'serve');
+  return values.inspector ? true : values['no-inspector'] ? false : undefined;
+}
+
+async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, inspector?: boolean): Promise<number> {
   const portNumber = port === undefined ? 8787 : Number(port);
   if (!/^\d+$/.test(port ?? '8787') || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`, 'serve');
   if (location.databaseUrl === undefined) {
@@ -237,12 +244,13 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   // The key is read from the environment here and goes only into the adapters' Authorization header.
   const { startServer } = await import('./start-server.js');
   const { createServiceModels, describeModels } = await import('./model-options.js');
-  const server = await startServer({ ...location, port: portNumber, ...(host === undefined ? {} : { host }), models: createServiceModels(models, io.env) });
+  const server = await startServer({ ...location, port: portNumber, ...(host === undefined ? {} : { host }), ...(inspector === undefined ? {} : { inspector }), models: createServiceModels(models, io.env) });
   if (server.firstKey) {
     io.stdout(`Created organization ${server.firstKey.organizationId} and its first API key. It is shown once; store it now:\n`);
     io.stdout(`  ${server.firstKey.key}\n`);
   }
   io.stdout(`${describeModels(models, io.env)}\n`);
+  if (server.inspector) io.stdout(`Inspector: ${server.url}/inspect (sign in with an API key)\n`);
   io.stdout(`memory-agents listening on ${server.url}\n`);
   await shutdownSignal(io);
   await server.close();

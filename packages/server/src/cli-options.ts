@@ -20,6 +20,8 @@ export const CLI_OPTIONS = {
   agent: { type: 'string' },
   'end-user': { type: 'string' },
   thread: { type: 'string' },
+  inspector: { type: 'boolean' },
+  'no-inspector': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },

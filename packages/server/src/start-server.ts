@@ -8,6 +8,7 @@ import { createHandler, rateLimitHeaders, unmeteredStatus, type NodeHandler } fr
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
 import { createNodeServer, type ServerLimits } from './create-node-server.js';
+import { createInspectorHandler, INSPECTOR_API, inspectorApi, inspectorByDefault, isInspectorPath } from './inspector.js';
 import type { ServiceModels } from './model-options.js';
 
 export type StartServerOptions = StateLocation & {
@@ -26,11 +27,18 @@ export type StartServerOptions = StateLocation & {
   limits?: ServerLimits;
   /** Largest JSON request body in bytes (`createHandler`'s `maxJsonBytes`). @default 33554432 */
   maxJsonBytes?: number;
+  /**
+   * Serve the inspector at /inspect (a page over /v1 that signs in with an API key).
+   * @default true when `host` is a loopback address, false otherwise
+   */
+  inspector?: boolean;
 };
 
 export type RunningServer = {
   url: string;
   service: MemoryService;
+  /** Whether the inspector is served at /inspect. */
+  inspector: boolean;
   /** The key minted on an empty data dir (shown once), else null. */
   firstKey: { organizationId: string; key: string; keyId: string } | null;
   /** Stops accepting, drains background work and closes the store. Idempotent. */
@@ -119,9 +127,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let mcp: Promise<{ handle: NodeHandler; close(): Promise<void> }> | null = null;
   const mcpHandler = () =>
     (mcp ??= import('./mcp/http-transport.js').then(({ createMcpHttpHandler }) => createMcpHttpHandler(service, { logger, publicUrl: () => url, version })));
+  const inspector = (options.inspector ?? inspectorByDefault(hostname)) ? createInspectorHandler() : null;
   api = async (request, response) => {
-    const path = (request.url ?? '/').split('?')[0];
+    const path = (request.url ?? '/').split('?')[0]!;
     if (path === '/mcp' || path === '/mcp/') return (await mcpHandler()).handle(request, response);
+    if (inspector && path.startsWith(INSPECTOR_API)) return inspectorApi(request, response, v1);
+    if (inspector && isInspectorPath(path)) return inspector(request, response);
     return v1(request, response);
   };
 
@@ -129,6 +140,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   return {
     url,
     service,
+    inspector: inspector !== null,
     firstKey,
     close() {
       closing ??= (async () => {

@@ -118,6 +118,13 @@ export function postgresJobs(db: SqlClient): JobStore {
       const { rows } = await db.query(`SELECT * FROM jobs WHERE agent_id = $1 AND status NOT IN ${FINAL} ORDER BY seq LIMIT 1`, [agentId]);
       return rows[0] ? toJob(rows[0]) : null;
     },
+    async listForThread({ threadId, beforeSeq, limit }) {
+      const { rows } = await db.query(
+        `SELECT * FROM jobs WHERE thread_id = $1 AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3`,
+        [threadId, beforeSeq ?? null, limit],
+      );
+      return rows.map(toJob);
+    },
     async countAhead({ threadId, seq }) {
       const { rows } = await db.query<{ ahead: string }>(
         `SELECT count(*) AS ahead FROM jobs WHERE thread_id = $1 AND seq < $2 AND status NOT IN ${FINAL}`,

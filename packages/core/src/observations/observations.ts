@@ -1,16 +1,16 @@
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import type { MemoryService } from '../memory-service.js';
-import type { ObservationStatusOutput, ObserveOutput } from '../schemas/outputs.js';
-import type { ObservationStatusRequest, ObserveRequest } from '../service/requests.js';
+import type { ObservationListOutput, ObservationStatusOutput, ObserveOutput } from '../schemas/outputs.js';
+import type { ObservationListRequest, ObservationStatusRequest, ObserveRequest } from '../service/requests.js';
 import { billedWords } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import { activityEntry } from '../logs/activity.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
 import type { JobRecord } from '../ports/store/index.js';
-import { observeBody } from '../schemas/observations.js';
+import { observationsQuery, observeBody } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
-import { parseBody } from '../validation/parse.js';
+import { parseBody, parseQuery } from '../validation/parse.js';
 import type { InsertJob } from './insert-job.js';
 import type { NewTurn } from './new-job.js';
 
@@ -73,33 +73,52 @@ export function createObservations(context: ServiceContext, insertJob: InsertJob
 
     /** `GET .../observe/{observation_id}/status`: exactly the spec's properties. */
     async observationStatus(request: ObservationStatusRequest): Promise<ObservationStatusOutput> {
-      const job = await findJob(request);
-      const settled = (job.status === 'failed' || job.status === 'cancelled') && job.learning !== null;
-      return {
-        agent_id: job.agentId,
-        thread_id: job.threadId,
-        observation_id: job.id,
-        status: job.status,
-        turns_total: job.turnsTotal,
-        turns_processed: job.turnsProcessed,
-        // An agent's jobs run in `seq` order: a job processing or committed has nothing ahead of it.
-        queue_depth: job.status === 'processing' || job.status === 'committed' ? 0 : await context.store.jobs.countAhead({ threadId: job.threadId, seq: job.seq }),
-        error: job.status === 'failed' ? job.error : null,
-        queued: job.queued,
-        resumed_at: job.resumedAt,
-        learning: settled
-          ? {
-              status: 'not_learned',
-              not_learned_turns: job.learning!.ranges,
-              reason: job.learning!.reason,
-              message: job.learning!.message,
-              refunded_credits: job.learning!.refundedCredits,
-              action: 'resend',
-            }
-          : null,
-      };
+      return presentStatus(await findJob(request));
     },
-  } satisfies Pick<MemoryService, 'observe' | 'observationStatus'>;
+
+    /** `GET .../threads/{thread_id}/observations`: the cursor is the `seq` of the page's last job. */
+    async listObservations({ caller, agentId, threadId, query = {} }: ObservationListRequest): Promise<ObservationListOutput> {
+      const { limit, cursor } = parseQuery(observationsQuery, query);
+      let beforeSeq: number | undefined;
+      if (cursor !== undefined && cursor !== '') {
+        if (!/^[1-9][0-9]{0,15}$/.test(cursor)) throw new ServiceError('invalid_request', 'cursor is not a value returned as next_cursor.', { status: 400 });
+        beforeSeq = Number(cursor);
+      }
+      const agent = await findAgent(context, caller, agentId);
+      const thread = await findThread(context, caller, agent, threadId);
+      const jobs = await context.store.jobs.listForThread({ threadId: thread.id, limit: limit + 1, ...(beforeSeq === undefined ? {} : { beforeSeq }) });
+      const page = jobs.slice(0, limit);
+      const last = page.at(-1);
+      return { observations: await Promise.all(page.map(presentStatus)), next_cursor: jobs.length > limit && last ? String(last.seq) : '' };
+    },
+  } satisfies Pick<MemoryService, 'observe' | 'observationStatus' | 'listObservations'>;
+
+  async function presentStatus(job: JobRecord): Promise<ObservationStatusOutput> {
+    const settled = (job.status === 'failed' || job.status === 'cancelled') && job.learning !== null;
+    return {
+      agent_id: job.agentId,
+      thread_id: job.threadId,
+      observation_id: job.id,
+      status: job.status,
+      turns_total: job.turnsTotal,
+      turns_processed: job.turnsProcessed,
+      // An agent's jobs run in `seq` order: a job processing or committed has nothing ahead of it.
+      queue_depth: job.status === 'processing' || job.status === 'committed' ? 0 : await context.store.jobs.countAhead({ threadId: job.threadId, seq: job.seq }),
+      error: job.status === 'failed' ? job.error : null,
+      queued: job.queued,
+      resumed_at: job.resumedAt,
+      learning: settled
+        ? {
+            status: 'not_learned',
+            not_learned_turns: job.learning!.ranges,
+            reason: job.learning!.reason,
+            message: job.learning!.message,
+            refunded_credits: job.learning!.refundedCredits,
+            action: 'resend',
+          }
+        : null,
+    };
+  }
 }
 
 export type Observations = ReturnType<typeof createObservations>;

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { createAgentBody, patchAgentBody } from './agents.js';
 import type { billingQuery } from './billing.js';
 import type { finishLearningBody } from './documents.js';
-import type { chatBody, learningQuery, observeAndEnrichBody, observeBody, recallBody } from './observations.js';
+import type { chatBody, learningQuery, observationsQuery, observeAndEnrichBody, observeBody, recallBody } from './observations.js';
 import type { memoryListQuery, memorySearchBody } from './memories.js';
 import type { logsQuery } from './session.js';
 import type { createThreadBody } from './threads.js';
@@ -30,6 +30,8 @@ export type FinishLearningInput = z.input<typeof finishLearningBody> | undefined
 /** `service.threads.learning`: `limit` and `cursor`, as query-string values or numbers. */
 export type LearningQuery = z.input<typeof learningQuery>;
 /** `service.logs`. */
+/** `service.listObservations` (an extension). */
+export type ObservationsQuery = z.input<typeof observationsQuery>;
 export type LogsQuery = z.input<typeof logsQuery>;
 /** `service.billing`. */
 export type BillingQuery = z.input<typeof billingQuery>;

@@ -61,6 +61,19 @@ export const observationStatus = z
   .strict()
   .meta({ id: 'ObservationStatus' });
 
+/** `GET .../threads/{thread_id}/observations` (an extension): newest first, one page at a time. */
+export const observationsQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: text().max(32).optional(),
+  })
+  .strict();
+
+export const observationListResponse = z
+  .object({ observations: z.array(observationStatus), next_cursor: z.string() })
+  .strict()
+  .meta({ id: 'ObservationList' });
+
 export const chatBody = z
   .object({
     turn_id: text().min(1).max(200),

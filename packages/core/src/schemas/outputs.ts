@@ -3,7 +3,7 @@ import type { agent, agentDeleteAccepted, agentList } from './agents.js';
 import type { billing } from './billing.js';
 import type { chatStreamDeltaEvent, chatStreamErrorEvent } from './chat-stream.js';
 import type { documentIngestResponse, imageUploaded, sourcesResponse } from './documents.js';
-import type { chatResponse, learningRecordResponse, observationStatus, observeAccepted, observeAndEnrichResponse, observeAndRespondResponse, recallResponse } from './observations.js';
+import type { chatResponse, learningRecordResponse, observationListResponse, observationStatus, observeAccepted, observeAndEnrichResponse, observeAndRespondResponse, recallResponse } from './observations.js';
 import type { memory, memoryDetail, memoryList, memorySearchResponse, memorySignals, memorySource } from './memories.js';
 import type { logsResponse, session } from './session.js';
 import type { thread, threadDeleteAccepted } from './threads.js';
@@ -48,6 +48,8 @@ export type LearningRecordOutput = z.output<typeof learningRecordResponse>;
 export type ObserveOutput = z.output<typeof observeAccepted>;
 /** `service.observationStatus`. */
 export type ObservationStatusOutput = z.output<typeof observationStatus>;
+/** `service.listObservations` (an extension). */
+export type ObservationListOutput = z.output<typeof observationListResponse>;
 /** `service.chat`. */
 export type ChatOutput = WithCitationData<z.output<typeof chatResponse>>;
 /** `service.observeAndRespond`. */

@@ -11,6 +11,7 @@ import type {
   LogsQuery,
   MemoryListQuery,
   MemorySearchInput,
+  ObservationsQuery,
   ObserveAndEnrichInput,
   ObserveInput,
   RecallInput,
@@ -49,6 +50,7 @@ export type CreateThreadRequest = AgentRequest & { body?: CreateThreadInput | un
 export type LearningRequest = ThreadRequest & { query?: LearningQuery | undefined };
 export type ObserveRequest = ThreadRequest & IdempotentRequest & { body: ObserveInput };
 export type ObservationStatusRequest = ThreadRequest & { observationId: string };
+export type ObservationListRequest = ThreadRequest & { query?: ObservationsQuery | undefined };
 export type ChatRequest = ThreadRequest & AbortableRequest & { body: ChatInput };
 export type ObserveAndRespondRequest = ChatRequest & IdempotentRequest;
 export type ObserveAndEnrichRequest = ThreadRequest & IdempotentRequest & { body: ObserveAndEnrichInput };

@@ -42,6 +42,21 @@ export const observationRoutes = [
   }),
   route({
     method: 'GET',
+    path: `${THREAD}/observations`,
+    operationId: 'listObservations',
+    tag: 'Learning',
+    summary: 'The thread\'s observation jobs, newest first, each as its status (an extension)',
+    status: 200,
+    query: schemas.observationsQuery,
+    response: schemas.observationListResponse,
+    headers: ['X-SP-End-User'],
+    codes: ['agent_not_found', 'thread_not_found'],
+    handler: async ({ service, caller, params, query }) => ({
+      body: await service.listObservations({ caller, agentId: params.agent_id, threadId: params.thread_id, query }),
+    }),
+  }),
+  route({
+    method: 'GET',
     path: `${THREAD}/learning`,
     operationId: 'getThreadLearning',
     tag: 'Learning',

@@ -34,6 +34,13 @@ export function inMemoryJobs(get: () => State): JobStore {
     async countAhead({ threadId, seq }) {
       return [...get().jobs.values()].filter((job) => job.threadId === threadId && job.seq < seq && isUnfinished(job)).length;
     },
+    async listForThread({ threadId, beforeSeq, limit }) {
+      return [...get().jobs.values()]
+        .filter((job) => job.threadId === threadId && (beforeSeq === undefined || job.seq < beforeSeq))
+        .sort((a, b) => b.seq - a.seq)
+        .slice(0, limit)
+        .map(copy);
+    },
     async agentsWithUnfinishedJobs() {
       return [...new Set([...get().jobs.values()].filter(isUnfinished).map((job) => job.agentId))];
     },

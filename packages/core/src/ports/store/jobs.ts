@@ -131,6 +131,11 @@ export type JobStore = {
   nextForAgent(request: { agentId: string }): Promise<JobRecord | null>;
   /** Jobs of the thread not in a final status with a lower `seq` (the job's queue depth). */
   countAhead(request: { threadId: string; seq: number }): Promise<number>;
+  /**
+   * The thread's jobs newest first (by `seq` descending), at most `limit`, only those with a `seq`
+   * below `beforeSeq` when given (the next page of an inspector's list).
+   */
+  listForThread(request: { threadId: string; beforeSeq?: number; limit: number }): Promise<JobRecord[]>;
   /** Distinct agents that have a job not in a final status. */
   agentsWithUnfinishedJobs(): Promise<string[]>;
   /** Turns of a job in order, from `fromIndex`, at most `limit`. */

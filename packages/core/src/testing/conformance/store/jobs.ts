@@ -190,6 +190,19 @@ export function jobCases(test: StoreCase) {
     expect(await store.jobs.agentsWithUnfinishedJobs()).not.toContain(a.id);
   });
 
+  test('jobs: listForThread pages the thread jobs newest first, whatever their status', async ({ store }) => {
+    const { thread: t } = await world(store);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false }))!.id);
+    await store.jobs.update({ jobId: ids[0]!, patch: { status: 'committed' } });
+    const first = await store.jobs.listForThread({ threadId: t.id, limit: 2 });
+    expect(first.map((j) => j.id)).toEqual([ids[2], ids[1]]);
+    const rest = await store.jobs.listForThread({ threadId: t.id, beforeSeq: first[1]!.seq, limit: 2 });
+    expect(rest.map((j) => [j.id, j.status])).toEqual([[ids[0], 'committed']]);
+    expect(await store.jobs.listForThread({ threadId: t.id, beforeSeq: rest[0]!.seq, limit: 2 })).toEqual([]);
+    expect(await store.jobs.listForThread({ threadId: 'thr_other', limit: 2 })).toEqual([]);
+  });
+
   test('jobs: listUnfinished lists the organization unfinished jobs by seq; appendTurns adds turns and counts them', async ({ store }) => {
     const { thread: t } = await world(store);
     const j1 = await store.jobs.insert({ job: job(t), turns: [], onlyIfIdle: false });
