@@ -353,7 +353,7 @@ async function searchView({ agent: agentId }: Params, search: URLSearchParams): 
     hits.length === 0
       ? h('p', {}, 'Nothing was retrieved.')
       : table(
-          ['Rank', 'Memory', 'Fused', ...signals],
+          ['Rank', 'Memory', 'Fused', ...signals.map((signal) => signal.replace('_', ' '))],
           hits.map((hit) => [
             hit.rank,
             link(memoryHref(agentId!, hit.memory.memory_id), hit.memory.text),
