@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MemoryAgentsError, type MemoryAgentsClient } from '@memory-agents/client';
+import { MEMORY_DATA_RULE, fenceMemoryData } from '@memory-agents/core';
 import { z } from 'zod';
 
 /** Options of `createMemoryMcpServer`. */
@@ -82,7 +83,12 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   }
   const absolute = (href: string) => (options.publicUrl ? new URL(href, options.publicUrl).href : href);
   const citationLines = (citations: { label: string; href: string }[]) =>
-    citations.length === 0 ? '' : `\n\nSources:\n${citations.map((c, i) => `[${i + 1}] ${c.label} ${absolute(c.href)}`).join('\n')}`;
+    citations.length === 0 ? [] : ['', 'Sources:', ...citations.map((c, i) => `[${i + 1}] ${c.label} ${absolute(c.href)}`)];
+  /**
+   * A tool text holding memory (issue 33): the rule, then the memory (and its sources: labels are
+   * file and speaker names, stored text too) as quoted data in a `<memory-data id="nonce">` block.
+   */
+  const fencedText = (heading: string, lines: string[]) => `${heading} ${MEMORY_DATA_RULE}\n${fenceMemoryData(lines)}`;
 
   server.registerTool(
     'remember',
@@ -125,7 +131,10 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       run(async () => {
         const agentId = agentOf(args.agent_id);
         const result = await client.agents.recall(agentId, { query: args.query, ...(args.max_chars === undefined ? {} : { max_context_chars: args.max_chars }) });
-        const text = result.memory_context.trim() === '' ? 'Memory holds nothing about this yet.' : `${result.memory_context}${citationLines(result.citations)}`;
+        const text =
+          result.memory_context.trim() === ''
+            ? 'Memory holds nothing about this yet.'
+            : fencedText('What memory holds about the query, numbered, with its sources.', [result.memory_context, ...citationLines(result.citations)]);
         return { content: [{ type: 'text', text }], structuredContent: { memory_context: result.memory_context, citations: result.citations.map((c) => ({ ...c, href: absolute(c.href) })) } };
       }),
   );
@@ -148,7 +157,9 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         const threadId = await threadFor(agentId);
         const answer = await client.threads.chat(agentId, threadId, { turn_id: randomUUID(), message: args.question, ...(args.answer_length ? { answer_length: args.answer_length } : {}) });
         const citations = answer.citations.map((c) => ({ ...c, href: absolute(c.href) }));
-        return { content: [{ type: 'text', text: `${answer.message}${citationLines(citations)}` }], structuredContent: { answer: answer.message, citations, thread_id: threadId } };
+        // The answer is written from memory and may quote it word for word: it is quoted data too.
+        const text = fencedText("The memory agent's answer, with its sources.", [answer.message, ...citationLines(citations)]);
+        return { content: [{ type: 'text', text }], structuredContent: { answer: answer.message, citations, thread_id: threadId } };
       }),
   );
 
