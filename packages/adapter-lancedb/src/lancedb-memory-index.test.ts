@@ -67,6 +67,7 @@ describe('lancedbMemoryIndex', () => {
         occurredAt: null,
         source: { kind: 'turn' as const, threadId: 'thread_1', observationId: 'obs_1', turnIndex: i },
         createdAt: '2026-01-01T00:00:00.000Z',
+        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
       });
       const first = lancedbMemoryIndex({ uri: directory, annThreshold: 500 });
       await first.init();
@@ -112,6 +113,7 @@ describe('lancedbMemoryIndex', () => {
           ? { kind: 'turn' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: i }
           : { kind: 'document' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: 0, sourceId: 'src_1', page: i, filename: 'a.pdf' },
       createdAt: '2026-01-01T00:00:00.000Z',
+      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
     });
     const records = Array.from({ length: 6 }, (_, i) => record(i));
     for (const version of ['2', '1']) {

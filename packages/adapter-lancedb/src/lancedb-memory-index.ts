@@ -83,6 +83,14 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       await deleteRecords(state, request);
     },
 
+    async list() {
+      throw new Error('lancedbMemoryIndex.list: not implemented yet');
+    },
+
+    async update() {
+      throw new Error('lancedbMemoryIndex.update: not implemented yet');
+    },
+
     async copyAgent(request) {
       await ready(state);
       return copyAgentRecords(state, request);

@@ -3,6 +3,7 @@ import { ServiceError } from '@memory-agents/core';
 import {
   analyze,
   indexedText,
+  memoryRecordDefaults,
   memorySourceColumns,
   memorySourceFromColumns,
   type EmbedderFingerprint,
@@ -157,7 +158,7 @@ export function fromRow(row: Record<string, unknown>): MemoryRecord {
 
 /** A search hit's record from a row of {@link HIT_COLUMNS} (a vector column, if read, is left out). */
 export function hitFromRow(row: Record<string, unknown>): MemoryHitRecord {
-  return {
+  const base = {
     id: String(row.id),
     organizationId: String(row.organization_id),
     agentId: String(row.agent_id),
@@ -168,4 +169,5 @@ export function hitFromRow(row: Record<string, unknown>): MemoryHitRecord {
     source: memorySourceFromColumns(row),
     createdAt: String(row.created_at),
   };
+  return { ...base, ...memoryRecordDefaults(base) };
 }

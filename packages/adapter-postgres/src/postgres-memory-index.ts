@@ -375,6 +375,14 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       });
     },
 
+    async list() {
+      throw new Error('postgresMemoryIndex.list: not implemented yet');
+    },
+
+    async update() {
+      throw new Error('postgresMemoryIndex.update: not implemented yet');
+    },
+
     async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
       await ready();
       return guard('copyAgent', async () => {

@@ -25,6 +25,7 @@ const record = (id: string, text: string): MemoryRecord => ({
   occurredAt: null,
   source: { kind: 'turn', threadId: 'thr_1', observationId: 'obs_old', turnIndex: 0 },
   createdAt: '2024-01-01T00:00:00.000Z',
+  provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
 });
 
 const writeRequest = (turns: WriterTurn[], similar: (text: string) => MemoryRecord[] = () => []): MemoryWriteRequest & { searches: string[] } => {

@@ -1,4 +1,4 @@
-import { memorySourceFromColumns, type EmbedderFingerprint, type MemoryHitRecord, type MemoryRecord } from '@memory-agents/core/adapter';
+import { memoryRecordDefaults, memorySourceFromColumns, type EmbedderFingerprint, type MemoryHitRecord, type MemoryRecord } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { parseVector } from './vectors.js';
 
@@ -195,7 +195,7 @@ export type HitRow = Omit<RecordRow, 'embedding_text'> & { embedding_norm: numbe
 
 /** A search hit's record (no vector) from a row of {@link hitColumns}. */
 export function hitFromRow(row: HitRow): MemoryHitRecord {
-  return {
+  const base = {
     id: row.id,
     organizationId: row.organization_id,
     agentId: row.agent_id,
@@ -206,10 +206,11 @@ export function hitFromRow(row: HitRow): MemoryHitRecord {
     source: memorySourceFromColumns(row),
     createdAt: row.created_at,
   };
+  return { ...base, ...memoryRecordDefaults(base) };
 }
 
 export function fromRow(row: RecordRow): MemoryRecord {
-  return {
+  const base = {
     id: row.id,
     organizationId: row.organization_id,
     agentId: row.agent_id,
@@ -221,4 +222,5 @@ export function fromRow(row: RecordRow): MemoryRecord {
     source: memorySourceFromColumns(row),
     createdAt: row.created_at,
   };
+  return { ...base, ...memoryRecordDefaults(base) };
 }

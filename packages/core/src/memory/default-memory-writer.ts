@@ -50,7 +50,13 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
   if (text === '') return [];
   const reference = new Date(turn.timestamp);
   const baseKeywords = [turn.speaker, dateKeywords(turn.timestamp), ...turn.tags];
+  // Where each piece sits in the turn's own text: pieces are verbatim slices, except where a
+  // cut re-joined sentences with one space the turn separated otherwise (no span then).
+  let searchFrom = 0;
   return splitText(text, maxChars).map((piece) => {
+    const start = turn.text.indexOf(piece, searchFrom);
+    const span = start === -1 ? null : { start, end: start + piece.length };
+    if (span) searchFrom = span.end;
     const resolved = Number.isNaN(reference.getTime()) ? [] : resolveRelativeDates(piece, reference);
     const keywords = [...baseKeywords, ...resolved.map((date) => dateKeywords(date.date, date.granularity)), ...entitiesOf(piece), piece, neighbours]
       .filter((word) => word !== '')
@@ -61,6 +67,7 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
       speaker: turn.speaker,
       occurredAt: resolved.length === 1 && resolved[0]!.granularity === 'day' ? `${resolved[0]!.date}T00:00:00.000Z` : turn.timestamp,
       source: turn.source,
+      span,
     };
   });
 }

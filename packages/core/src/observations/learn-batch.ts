@@ -100,6 +100,7 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
     }
     committing.push(turn.turnIndex);
     outcome.memories.forEach((memory, piece) => {
+      const createdAt = context.nowIso();
       records.push({
         // Deterministic per job, turn and piece: a resumed turn replaces, never duplicates.
         id: `mem_${job.id.slice(4)}_${turn.turnIndex}_${piece}`,
@@ -111,7 +112,13 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
         speaker: memory.speaker,
         occurredAt: memory.occurredAt,
         source: memory.source,
-        createdAt: context.nowIso(),
+        createdAt,
+        provenance: { writer: context.writer.id, jobId: job.id, span: memory.span ? { start: memory.span.start, end: memory.span.end } : null },
+        alsoFrom: [],
+        validFrom: memory.occurredAt ?? createdAt,
+        validTo: null,
+        supersededBy: null,
+        suspicious: memory.suspicious ?? false,
       });
     });
   }

@@ -1,4 +1,4 @@
-import type { MemoryHitRecord, MemorySourceRef } from './memory-index.js';
+import type { MemoryHitRecord, MemorySourceRef, MemorySpan } from './memory-index.js';
 import type { LearningReason } from './store/index.js';
 
 /**
@@ -50,6 +50,14 @@ export type MemoryDraft = {
   speaker: string | null;
   occurredAt: string | null;
   source: MemorySourceRef;
+  /**
+   * Character span [start, end) in the source turn's text (UTF-16 units) when the memory is a
+   * verbatim slice of it; absent or null when the writer paraphrased.
+   * @default null
+   */
+  span?: MemorySpan | null;
+  /** Instruction-like content (issue 33): stored flagged. @default false */
+  suspicious?: boolean;
 };
 
 export type TurnOutcome =
