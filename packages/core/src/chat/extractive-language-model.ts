@@ -72,7 +72,9 @@ function answer(question: string, items: AnswerContextItem[], answerLength: 'bri
   // Read the chosen sentences in the order memory holds them (rank, then position), not by score.
   chosen.sort((a, b) => a.order - b.order);
   const cited = [...new Set(chosen.map((candidate) => candidate.item.number))];
-  const line = (candidate: Candidate) => `${attribution(candidate.item)}${candidate.sentence} [${candidate.item.number}]`;
+  // A quoted markdown image would be fetched by a chat UI that renders the answer, without a click:
+  // an exfiltration channel planted in memory (issue 33). It is quoted as a plain link.
+  const line = (candidate: Candidate) => `${attribution(candidate.item)}${candidate.sentence.replace(/!(\s*\[[^\]\n]*\]\s*\()/gu, '$1')} [${candidate.item.number}]`;
   const text =
     answerLength === 'detailed' && chosen.length > 2
       ? `From memory:\n${chosen.map((candidate) => `- ${line(candidate)}`).join('\n')}`
