@@ -35,7 +35,7 @@ export type ServicePoisonedMemoryTargetOptions = {
   path: AnsweringPath;
   /**
    * Service options laid over an in-memory store and a recording extractive model, e.g. a
-   * `memoryWriter` or a persistent `index`. The answer model is always the recording one.
+   * `writer` or a persistent `index`. The answer model is always the recording one.
    */
   service?: Partial<MemoryServiceOptions>;
   /** Prompts a writer's model received while learning (a recording model given to the writer). */
