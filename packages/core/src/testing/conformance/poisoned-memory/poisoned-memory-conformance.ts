@@ -28,6 +28,11 @@ export type PoisonedMemoryTarget = {
   ask(question: string): Promise<{ prompts: PromptMessage[][]; answer: string | null }>;
   /** Every prompt the writer's model received while learning (a model that learns), else absent. */
   learningPrompts?: () => PromptMessage[][];
+  /**
+   * The prompts show every memory recalled, so each attack must reach one of them. False for a path
+   * whose text is an answer quoting only some memories (MCP `ask`). @default true
+   */
+  showsRecalledMemory?: boolean;
   /** The answers come from the extractive model: check that none obeys. @default false */
   extractive?: boolean;
   /** Releases what `create()` started; runs even when a test fails. */
@@ -88,7 +93,8 @@ export function memoryBoundaryProblems(
     }
     if (question) outside = outside.replace(question, '');
     for (const attack of attacks) if (outside.includes(attack.marker)) problems.push(`${where}: text of attack "${attack.id}" outside a memory-data block`);
-    if (new RegExp(`</?${MEMORY_DATA_TAG}`, 'u').test(outside)) problems.push(`${where}: a memory-data tag outside a well-formed block`);
+    // The rule naming the tag (MEMORY_DATA_RULE) writes it with an ellipsis for the id.
+    if (new RegExp(`</?${MEMORY_DATA_TAG}(?! id="…">)`, 'u').test(outside)) problems.push(`${where}: a memory-data tag outside a well-formed block`);
   });
   return problems;
 }
@@ -138,7 +144,7 @@ export function describePoisonedMemoryConformance(options: PoisonedMemoryConform
           for (const attack of attacks) if (text.includes(attack.marker)) seen.add(attack.id);
         }
       }
-      expect(attacks.filter((attack) => !seen.has(attack.id)).map((attack) => attack.id), 'attacks never recalled into a prompt').toEqual([]);
+      if (target.showsRecalledMemory !== false) expect(attacks.filter((attack) => !seen.has(attack.id)).map((attack) => attack.id), 'attacks never recalled into a prompt').toEqual([]);
     });
 
     it('poisoned memory: the turns being learned reach the writer model only as quoted data', (context) => {
