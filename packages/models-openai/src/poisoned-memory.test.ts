@@ -27,7 +27,7 @@ for (const path of ['chat', 'chat_stream', 'observe_and_respond'] as const) {
     name: `${path}, LLM writer (scripted)`,
     create: async () => {
       const writerModel = recordingLanguageModel(mockLanguageModel({ id: 'scripted-writer', generate: scriptedWriterReply }));
-      return servicePoisonedMemoryTarget({ path, service: { writer: llmMemoryWriter({ model: writerModel }) }, learningPrompts: () => writerModel.prompts });
+      return servicePoisonedMemoryTarget({ path, writer: llmMemoryWriter({ model: writerModel }), learningPrompts: () => writerModel.prompts });
     },
   });
 }

@@ -1,8 +1,10 @@
 import type { Caller } from '../../../auth/caller.js';
 import { extractiveLanguageModel } from '../../../chat/extractive-language-model.js';
-import { createMemoryService, type MemoryServiceOptions } from '../../../create-memory-service.js';
+import { createMemoryService } from '../../../create-memory-service.js';
 import { inMemoryStore } from '../../../in-memory/store/index.js';
 import type { GenerateRequest, LanguageModel } from '../../../ports/language-model.js';
+import type { MemoryIndex } from '../../../ports/memory-index.js';
+import type { MemoryWriter } from '../../../ports/memory-writer.js';
 import { silentLogger } from '../../../service/logger.js';
 import { POISONED_MEMORY_SECRET } from './attacks.js';
 import type { PoisonedMemoryTarget, PromptMessage } from './poisoned-memory-conformance.js';
@@ -33,11 +35,10 @@ export type AnsweringPath = 'chat' | 'chat_stream' | 'observe_and_respond';
 export type ServicePoisonedMemoryTargetOptions = {
   /** The path the questions go through. */
   path: AnsweringPath;
-  /**
-   * Service options laid over an in-memory store and a recording extractive model, e.g. a
-   * `writer` or a persistent `index`. The answer model is always the recording one.
-   */
-  service?: Partial<MemoryServiceOptions>;
+  /** The memory writer under test. @default the service's default (`defaultMemoryWriter()`) */
+  writer?: MemoryWriter;
+  /** The memory index under test. @default the service's default (in memory) */
+  index?: MemoryIndex;
   /** Prompts a writer's model received while learning (a recording model given to the writer). */
   learningPrompts?: () => PromptMessage[][];
 };
@@ -50,7 +51,8 @@ export type ServicePoisonedMemoryTargetOptions = {
  */
 export async function servicePoisonedMemoryTarget(options: ServicePoisonedMemoryTargetOptions): Promise<PoisonedMemoryTarget> {
   const model = recordingLanguageModel();
-  const service = createMemoryService({ store: inMemoryStore(), logger: silentLogger, ...options.service, model });
+  // Only port types in the signature: the testing entry's declarations stay apart from the service's.
+  const service = createMemoryService({ store: inMemoryStore(), logger: silentLogger, model, ...(options.writer ? { writer: options.writer } : {}), ...(options.index ? { index: options.index } : {}) });
   await service.start();
   const organization = await service.admin.createOrganization({ name: 'Poisoned memory' });
   const { key } = await service.admin.createKey({ organizationId: organization.organizationId });
