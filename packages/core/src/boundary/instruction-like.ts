@@ -34,7 +34,7 @@ const RULES: ReadonlyArray<readonly [InstructionSignal, RegExp]> = [
   ['override', /\b(?:system|admin|administrator|developer|security)\s+(?:override|message|notice|update|instruction|command|alert)\s*[:\-!]/u],
   [
     'persona',
-    /\b(?:you are now|from now on,? you(?: are|'re| will| must| should)?|you will now act|act as (?:if you were |an? |the )|pretend (?:to be|you are|that you)|roleplay as|your new (?:role|instructions?|task|persona|name|goal|objective) (?:is|are)|(?:enter|enable|activate) (?:developer|dan|god|debug|admin|jailbreak) mode|jailbreak|do anything now)\b/u,
+    /\b(?:you are now (?:an? |the |in |my |dan\b|called |named |free\b|unrestricted|no longer)|from now on,? you(?: are|'re| will| must| should)?|you will now act|act as (?:if you were |an? |the )|pretend (?:to be|you are|that you)|roleplay as|your new (?:role|instructions?|task|persona|name|goal|objective) (?:is|are)|(?:enter|enable|activate) (?:developer|dan|god|debug|admin|jailbreak) mode|jailbreak|do anything now)\b/u,
   ],
   [
     'prompt_leak',
@@ -44,18 +44,21 @@ const RULES: ReadonlyArray<readonly [InstructionSignal, RegExp]> = [
     ),
   ],
   ['prompt_leak', /\b(?:your|the) (?:system prompt|instructions above|initial instructions|prompt above)\b/u],
-  ['role_marker', /(?:^|\n)\s*(?:#+\s*)?(?:system|assistant|developer|instruction|instructions|human|ai|tool|function)\s*(?::|\]|>)/u],
+  ['role_marker', /(?:^|\n)\s*(?:#+\s*)?(?:system|assistant|developer|human|ai|tool|function)\s*(?::|\]|>)/u],
   ['role_marker', /<\s*\|?\s*\/?\s*(?:im_start|im_end|im_sep|system|user|assistant|developer|endoftext|start_header_id|end_header_id|eot_id|begin_of_text|tool|instructions?|memory[\w-]*|context|prompt|sys)\b/u],
-  ['role_marker', /\[\s*\/?\s*(?:inst|sys|system_prompt|tool_calls|available_tools|tool_results)\s*\]|<<\s*\/?\s*sys\s*>>|#{2,}\s*(?:instruction|system|response|input|assistant|user)\b/u],
-  ['tool_call', /[{,]\s*"(?:tool|tool_calls?|tool_name|function|function_call|name|arguments|parameters|action|action_input|recipient_name)"\s*:/u],
-  ['tool_call', /<\s*\/?\s*(?:tool_call|tool_use|function_calls?|invoke|antml|parameter)\b|\b(?:call|invoke|run|execute|use) the [\w-]+ (?:tool|function)\b/u],
+  ['role_marker', /\[\s*\/?\s*(?:inst|sys|system_prompt|tool_calls|available_tools|tool_results)\s*\]|<<\s*\/?\s*sys\s*>>|#{2,}\s*(?:instruction|system|response|input|assistant|user)\s*:/u],
+  ['tool_call', /[{,]\s*"(?:tool|tool_calls?|tool_name|function_call|arguments|action_input|recipient_name)"\s*:|"function"\s*:\s*\{/u],
+  ['tool_call', /<\s*\/?\s*(?:tool_call|tool_use|function_calls?|invoke|antml|parameter)\b|\b(?:call|invoke|execute) the [\w-]+ (?:tool|function)\b/u],
   [
     'imperative',
-    /(?:^|[.!?;:\n]\s*|\b(?:assistant|ai|chatbot|bot|model|llm|gpt|chatgpt|claude|gemini|copilot|agent)\s*[,:]\s*)(?:please\s+)?(?:always|never|you must|you should|you have to|you need to|you are required to|make sure (?:you|to)|be sure to|do not|don't|from now on)\s+(?:\w+\s+){0,2}?(?:answer|respond|reply|say|tell|reveal|mention|include|output|print|write|use|call|follow|obey|refuse|append|add|start|end|send|recommend|claim|insist|pretend|ignore|forget|translate|speak|address)\b/u,
+    /(?:^|[.!?;:\n]\s*|\b(?:assistant|ai|chatbot|bot|model|llm|gpt|chatgpt|claude|gemini|copilot|agent)\s*[,:]\s*)(?:please\s+)?(?:always|never|you must|you should|you have to|you need to|you are required to|make sure (?:you|to)|be sure to|do not|don't|from now on)\s+(?:\w+\s+)?(?:answer|respond|reply|say(?! never)|tell|reveal|disclose|mention|output|print|obey|refuse|append|pretend)\b/u,
   ],
   ['imperative', /\b(?:when|whenever|if|each time|every time)\s+(?:you|the assistant|the ai|the model|the agent)\s+(?:answer|respond|reply|are asked|get asked|talk|write)\w*\b/u],
   ['imperative', /\b(?:respond|reply|answer) (?:only |just )?(?:with|in|using) (?:the (?:word|phrase|text|string)|"|'|exactly)/u],
-  ['exfiltration', /!\s*\[[^\]\n]*\]\s*\(\s*(?:https?:)?\/\/|\b(?:send|post|upload|forward|exfiltrate|transmit|leak)\b[^.!?\n]{0,60}\b(?:to|at|via)\s+(?:https?:\/\/|\S+@\S+\.\w+|(?:this|the following|my|our) (?:url|link|server|endpoint|webhook|address|email))/u],
+  [
+    'exfiltration',
+    /!\s*\[[^\]\n]*\]\s*\(\s*(?:https?:)?\/\/[^)\s]*\?[^)\s]*=|\b(?:send|post|upload|forward|exfiltrate|transmit|leak|append)\b (?:the |all |your |this |my |our )?(?:whole |entire |full )?(?:conversation|chat|data|system prompt|prompt|secrets?|passwords?|history|messages|memor(?:y|ies)|context|keys?|credentials|tokens?)\b[^.!?\n]{0,60}\b(?:to|at|via)\b|\b(?:include|add|append|put|render|embed)\b[^.!?\n]{0,40}\b(?:link|url|image)\b[^.!?\n]{0,30}(?:https?:\/\/|\bevery (?:answer|reply|response)\b)/u,
+  ],
 ];
 
 /** Cyrillic and Greek letters that render like Latin ones (after lower-casing). */
