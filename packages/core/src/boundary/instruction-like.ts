@@ -104,5 +104,5 @@ export function isInstructionLike(text: string): boolean {
  * instructions?", "Which rules apply to refunds?"): then memories flagged suspicious rank lower.
  */
 export function asksForInstructions(query: string): boolean {
-  return /\b(?:instructions?|instructed|rules?|guidelines?|polic(?:y|ies)|directives?|commands?|orders?|prompts?|configured|configuration|protocol|procedures?|supposed to|allowed to|permitted to|what (?:should|must|do) you (?:do|say)|how (?:should|must) you|(?:told|asked) (?:you )?to)\b/u.test(instructionSkeleton(query));
+  return /\b(?:instructions?|instructed|rules?|guidelines?|polic(?:y|ies)|directives?|prompts?|configured|configuration|protocol|procedures?|supposed to|allowed to|permitted to|what (?:should|must|do) you (?:do|say)|how (?:should|must) you|(?:told|asked) (?:you )?to)\b/u.test(instructionSkeleton(query));
 }
