@@ -9,6 +9,7 @@ import {
   assertVectorDimensions,
   cloneMemoryRecord,
   compareMemoryHits,
+  copiedRecord,
   cosineSimilarity,
   dedupeRecordsById,
   hitRecord,
@@ -169,7 +170,9 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
     async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
       // Snapshot first: copying an agent onto itself must not copy its own copies.
       const originals = recordsOf(fromAgentId).map((entry) => entry.record);
-      for (const record of originals) put({ ...record, id: newId(), agentId: toAgentId, organizationId: toOrganizationId });
+      // supersededBy follows its target to the copy.
+      const newIds = new Map(originals.map((record) => [record.id, newId()]));
+      for (const record of originals) put({ ...copiedRecord(record, newIds), agentId: toAgentId, organizationId: toOrganizationId });
       if (originals.length > 0) await persist();
       return { copied: originals.length };
     },

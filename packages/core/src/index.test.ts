@@ -53,6 +53,7 @@ const ADAPTER_ONLY = [
   'analyze', 'tokenize', 'STOP_WORDS', 'assertEmbedderMatches', 'compareMemoryHits', 'memorySourceColumns', 'cachingStore',
   'chunkDocument', 'documentText', 'detectFormat', 'readZipEntries', 'resolveConvertLimits', 'buildAnswerMessages', 'parseBody',
   'LanguageModelError', 'EmbedderMismatchError', 'systemClock', 'CANDIDATES_PER_CHANNEL',
+  'MemoryListRequest', 'MemoryPatch', 'listPage', 'memoryRecordDefaults', 'encodeListCursor',
 ];
 
 const ENTRIES = ['./index.ts', './adapter.ts'];

@@ -210,6 +210,12 @@ export function recordV2Cases(test: MemoryIndexCase): void {
     expect(rest).toEqual([...newestFirst(records).slice(4), older.id]);
   });
 
+  test('list: a cursor the index did not make is rejected with a RangeError', async ({ index }) => {
+    await upsert(index, memory(), memory());
+    await expect(index.list({ agentId: AGENT, limit: 1, cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(RangeError);
+    await expect(index.list({ agentId: AGENT, limit: 1, cursor: Buffer.from('{"c":1}').toString('base64url') })).rejects.toBeInstanceOf(RangeError);
+  });
+
   test('list: each filter narrows to the matching records', async ({ index }) => {
     const src = 'src_01JCONF00000000000000000LS';
     const a = memory({ text: 'Ana bought a red BICYCLE', speaker: 'Ana', occurredAt: at(-30), createdAt: at(1), source: turnSource('thread_A', 'obs_1') });
