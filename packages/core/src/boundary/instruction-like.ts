@@ -8,7 +8,8 @@
  *
  * Matching runs on a skeleton of the text: NFKC (fullwidth and styled letters to plain ones),
  * invisible characters removed, lower case, and Cyrillic/Greek letters that look like Latin ones
- * folded to them, so `ＩＧＮＯＲＥ`, `ign\u200Bore` and `іgnore` (Cyrillic і) read as `ignore`.
+ * folded to them, and Unicode tag characters read as the ASCII they mirror, so `ＩＧＮＯＲＥ`,
+ * `ign\u200Bore`, `іgnore` (Cyrillic і) and `ignore` smuggled in tag characters read as `ignore`.
  */
 
 /** The kinds of instruction-like content {@link instructionSignals} reports. */
@@ -67,7 +68,9 @@ const CONFUSABLES: Record<string, string> = {
   α: 'a', β: 'b', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', γ: 'y', ϲ: 'c', ј̇: 'j',
 };
 const CONFUSABLE = new RegExp(`[${Object.keys(CONFUSABLES).filter((key) => key.length === 1).join('')}]`, 'gu');
-const INVISIBLE = /[\u00AD\u034F\u061C\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/gu;
+const INVISIBLE = /[\u00AD\u034F\u061C\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E001F}\u{E007F}]/gu;
+/** Unicode tag characters that mirror ASCII ("ASCII smuggling": text a model reads but a person does not see). */
+const TAG_CHARACTERS = /[\u{E0020}-\u{E007E}]/gu;
 const OPENING_ANGLES = /[\u2039\u3008\u2329\u27E8\u276E\u02C2\u1438\u276C\u2770]/gu;
 const CLOSING_ANGLES = /[\u203A\u3009\u232A\u27E9\u276F\u02C3\u1433\u276D\u2771]/gu;
 
@@ -75,6 +78,7 @@ const CLOSING_ANGLES = /[\u203A\u3009\u232A\u27E9\u276F\u02C3\u1433\u276D\u2771]
 export function instructionSkeleton(text: string): string {
   return text
     .normalize('NFKC')
+    .replace(TAG_CHARACTERS, (tag) => String.fromCodePoint(tag.codePointAt(0)! - 0xe0000))
     .replace(INVISIBLE, '')
     .toLowerCase()
     .replace(CONFUSABLE, (letter) => CONFUSABLES[letter] ?? letter)

@@ -1,6 +1,7 @@
 import type { Caller } from '../../../auth/caller.js';
 import { extractiveLanguageModel } from '../../../chat/extractive-language-model.js';
 import { createMemoryService } from '../../../create-memory-service.js';
+import { inMemoryMemoryIndex } from '../../../in-memory/in-memory-memory-index.js';
 import { inMemoryStore } from '../../../in-memory/store/index.js';
 import type { GenerateRequest, LanguageModel } from '../../../ports/language-model.js';
 import type { MemoryIndex } from '../../../ports/memory-index.js';
@@ -52,7 +53,8 @@ export type ServicePoisonedMemoryTargetOptions = {
 export async function servicePoisonedMemoryTarget(options: ServicePoisonedMemoryTargetOptions): Promise<PoisonedMemoryTarget> {
   const model = recordingLanguageModel();
   // Only port types in the signature: the testing entry's declarations stay apart from the service's.
-  const service = createMemoryService({ store: inMemoryStore(), logger: silentLogger, model, ...(options.writer ? { writer: options.writer } : {}), ...(options.index ? { index: options.index } : {}) });
+  const index = options.index ?? inMemoryMemoryIndex();
+  const service = createMemoryService({ store: inMemoryStore(), logger: silentLogger, model, index, ...(options.writer ? { writer: options.writer } : {}) });
   await service.start();
   const organization = await service.admin.createOrganization({ name: 'Poisoned memory' });
   const { key } = await service.admin.createKey({ organizationId: organization.organizationId });
@@ -94,6 +96,16 @@ export async function servicePoisonedMemoryTarget(options: ServicePoisonedMemory
       // observe-and-respond learns the exchange: let it settle before the next question.
       await service.idle();
       return { prompts: model.prompts.slice(before), answer };
+    },
+    async storedMemories() {
+      const records: { text: string; suspicious: boolean }[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await index.list({ agentId, limit: 1000, cursor, includeHistory: true });
+        records.push(...page.records.map((record) => ({ text: record.text, suspicious: record.suspicious })));
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      return records;
     },
     cleanup: () => service.stop(),
   };
