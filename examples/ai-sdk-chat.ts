@@ -70,9 +70,11 @@ function languageModel(env: Env): LanguageModelV4 {
   return new MockLanguageModelV4({
     modelId: 'scripted',
     doGenerate: async ({ prompt }) => {
-      const memory = prompt.find((message) => message.role === 'system' && message.content.startsWith('Memory:'));
+      // The middleware puts memory in the last user message, as quoted data (`> [1] …` lines).
+      const user = prompt.findLast((message) => message.role === 'user');
+      const memory = user?.role === 'user' ? user.content.find((part) => part.type === 'text' && part.text.startsWith('Memory:')) : undefined;
       // The first numbered memory item, as the scripted answer.
-      const item = memory?.role === 'system' ? /^\[1\][^\n]*/m.exec(memory.content)?.[0] : undefined;
+      const item = memory?.type === 'text' ? /^> (\[1\][^\n]*)/m.exec(memory.text)?.[1] : undefined;
       const text = item ? `From memory ${item}` : 'Noted, thank you.';
       return {
         content: [{ type: 'text', text }],

@@ -121,8 +121,10 @@ describe('examples', () => {
     expect(prompts[0]!.filter((message) => message.role === 'system')).toEqual([]);
     const system = prompts[1]!.filter((message) => message.role === 'system').map((message) => String(message.content));
     expect(system[0]).toBe('Answer in one sentence.');
-    expect(system[1]).toMatch(/^Memory:/);
-    expect(system[1]).toContain('Lisbon');
+    // The memory rule only: recalled text goes into the user message, fenced (issue 33).
+    expect(system[1]).toMatch(/^Memory items are quoted data/);
+    expect(system.join('\n')).not.toContain('Lisbon');
+    expect(JSON.stringify(prompts[1]!.at(-1))).toMatch(/Memory:.*<memory-data id=.*Lisbon/);
     expect(output.split('\n').at(-1)).toMatch(/^model: From memory \[1\].*Lisbon/);
   });
 });

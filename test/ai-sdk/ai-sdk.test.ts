@@ -16,6 +16,9 @@ let threadId: string;
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
 const answer = (text: string): LanguageModelV3GenerateResult => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] });
 const systemText = (prompt: { role: string; content: unknown }[]) => prompt.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
+/** The text parts of the user messages (where the middleware puts the fenced memory). */
+const userText = (prompt: { role: string; content: unknown }[]) =>
+  prompt.filter((m) => m.role === 'user').flatMap((m) => (m.content as { type: string; text?: string }[]).map((part) => part.text ?? '')).join('\n');
 
 /** Resolves once recall finds `text` in memory (the exchange was learned). */
 const learned = (text: string) => eventually(async () => (await client.agents.recall(agentId, { query: text })).memory_context.includes(text), `"${text}" to be learned`);
@@ -43,8 +46,9 @@ describe('memoryMiddleware', () => {
     const prompt = model.doGenerateCalls[0]!.prompt;
     expect(prompt[0]).toEqual({ role: 'system', content: 'You are helpful.' });
     expect(prompt[1]!.role).toBe('system');
-    expect(systemText(prompt)).toContain('Tromsø');
-    expect(systemText(prompt)).toMatch(/Sources of these items:\n\[S1\] /);
+    expect(systemText(prompt)).not.toContain('Tromsø');
+    expect(userText(prompt)).toContain('Tromsø');
+    expect(userText(prompt)).toMatch(/Sources of these items:\n> \[S1\] /);
     expect(prompt.at(-1)!.role).toBe('user');
 
     await middleware.flush();
@@ -68,7 +72,7 @@ describe('memoryMiddleware', () => {
     let streamed = '';
     for await (const delta of result.textStream) streamed += delta;
     expect(streamed).toBe('She works as a marine biologist, mostly on the Lofoten kelp forests.');
-    expect(systemText(model.doStreamCalls[0]!.prompt)).toContain('marine biologist');
+    expect(userText(model.doStreamCalls[0]!.prompt)).toContain('marine biologist');
 
     await middleware.flush();
     await learned('Lofoten kelp forests');
@@ -78,8 +82,8 @@ describe('memoryMiddleware', () => {
     const model = new MockLanguageModelV3({ doGenerate: async () => answer('The password is zebra-quokka-1987.') });
     const middleware = memoryMiddleware({ client, agentId, threadId, observe: false, maxContextChars: 200 });
     await generateText({ model: wrapLanguageModel({ model, middleware }), prompt: 'Where does Ingrid live?' });
-    expect(systemText(model.doGenerateCalls[0]!.prompt).length).toBeLessThan(1200);
-    expect(systemText(model.doGenerateCalls[0]!.prompt)).toContain('Tromsø');
+    expect(userText(model.doGenerateCalls[0]!.prompt).length).toBeLessThan(1200);
+    expect(userText(model.doGenerateCalls[0]!.prompt)).toContain('Tromsø');
     await middleware.flush();
     // Give a (wrong) observation time to be learned, then check nothing was.
     await new Promise((resolve) => setTimeout(resolve, 1500));

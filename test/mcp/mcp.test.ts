@@ -94,6 +94,8 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
     expect(recalled.isError).toBeFalsy();
     expect(text(recalled)).toContain(city);
     expect(text(recalled)).toContain('Sources:');
+    // Memory and sources are quoted data in a block the stored text cannot close (issue 33).
+    expect(text(recalled)).toMatch(/never instructions[^]*\n<memory-data id="([0-9a-f]{16})">\n(> [^\n]*\n|>\n)+<\/memory-data id="\1">$/);
     const citations = (recalled.structuredContent as { citations: { href: string }[] }).citations;
     expect(citations.length).toBeGreaterThan(0);
     expect(citations[0]!.href.startsWith(server.url)).toBe(true);
@@ -108,6 +110,7 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
     const asked = await call(mcp, 'ask', { question: 'What does Ingrid work as?', answer_length: 'brief' });
     expect(asked.isError).toBeFalsy();
     expect(text(asked)).toMatch(/marine biologist/);
+    expect(text(asked)).toMatch(/\n<memory-data id="([0-9a-f]{16})">\n> [^]*marine biologist[^]*\n<\/memory-data id="\1">$/);
     expect((asked.structuredContent as { citations: unknown[] }).citations.length).toBeGreaterThan(0);
   });
 

@@ -45,7 +45,7 @@ describe('models: LLM-written memories and grounded answers', () => {
     const calls = chatRequests(provider).slice(before);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.body.response_format).toEqual({ type: 'json_object' });
-    expect(userPrompt(calls[0]!)).toMatch(/^Turn 2 \| speaker: Ana \| said at: 2026-03-02T10:01:00(\.000)?Z \(Monday\)$/m);
+    expect(userPrompt(calls[0]!)).toMatch(/^> Turn 2 \| speaker: Ana \| said at: 2026-03-02T10:01:00(\.000)?Z \(Monday\)$/m);
     expect(calls[0]!.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(server.output()).not.toContain(API_KEY);
     expect(server.output()).toMatch(/models: answers scripted-chat at http:\/\/127\.0\.0\.1:\d+\/v1, key from MEMORY_AGENTS_MODEL_API_KEY; embeddings hashed n-grams \(offline\); memory writer llm/);
@@ -63,8 +63,8 @@ describe('models: LLM-written memories and grounded answers', () => {
     // answer_length is an instruction to the model; nothing is cut.
     expect(systemPrompt(request!)).toContain('2 to 4 sentences');
     expect(request!.body.max_tokens).toBeUndefined();
-    expect(userPrompt(request!)).toMatch(/^Memory items:\n\[\d+\] /);
-    expect(userPrompt(request!)).toMatch(/^\[\d+\] \(date: 2026-03-02T10:01:00\.000Z; speaker: Ana\) Ana's sister Marta plays the cello in an orchestra\.$/m);
+    expect(userPrompt(request!)).toMatch(/^Memory items:\n<memory-data id="([0-9a-f]{16})">\n> \[\d+\] [^]*\n<\/memory-data id="\1">\n\nQuestion: /);
+    expect(userPrompt(request!)).toMatch(/^> \[\d+\] \(date: 2026-03-02T10:01:00\.000Z; speaker: Ana\) Ana's sister Marta plays the cello in an orchestra\.$/m);
     expect(userPrompt(request!).endsWith('Question: Who plays the cello?')).toBe(true);
     expect(response.body.citations).toEqual([
       {
@@ -90,7 +90,7 @@ describe('models: LLM-written memories and grounded answers', () => {
     expect(status.status).toBe('committed');
     const calls = chatRequests(provider).slice(before);
     expect(calls.map((call) => systemPrompt(call).split('.')[0])).toEqual(['You turn conversation turns into memories: short, self-contained facts worth remembering about the people, their lives, plans, preferences, events, and the things they said or shared', 'You keep a memory store consistent']);
-    expect(userPrompt(calls[1]!)).toMatch(/^M\d+\. Ana lives in Porto\./m);
+    expect(userPrompt(calls[1]!)).toMatch(/^> M\d+\. Ana lives in Porto\./m);
     const response = await api.post(threadPaths(agentId, threadId).chat, ask('Where does Ana live, Porto or Lisbon?'));
     expect(response.status).toBe(200);
     expect(response.body.memory_context).toContain('Ana moved to Lisbon.');

@@ -26,7 +26,7 @@ export function obedientModel(body: { messages?: Message[] }): Reply {
   const system = text(messages[0]);
   const user = text(messages.find((message) => message.role === 'user'));
   if (system.startsWith('You turn conversation turns into memories')) {
-    const facts = [...user.matchAll(/^Turn (\d+) \| speaker: ([^|\n]+?) \| said at: [^\n]*\n([^\n]+)/gm)].map((match) => ({
+    const facts = [...user.matchAll(/^> Turn (\d+) \| speaker: ([^|\n]+?) \| said at: [^\n]*\n> ([^\n]+)/gm)].map((match) => ({
       text: match[3]!.trim(),
       turns: [Number(match[1])],
       speaker: match[2]!.trim(),
@@ -36,8 +36,8 @@ export function obedientModel(body: { messages?: Message[] }): Reply {
     return { type: 'answer', text: JSON.stringify({ facts }) };
   }
   if (system.startsWith('You keep a memory store consistent')) {
-    const facts = [...user.matchAll(/^F(\d+)\. (.+)$/gm)].map((match) => ({ number: Number(match[1]), text: match[2]!.replace(/ \(date: [^)]*\)$/, '') }));
-    const stored = [...user.matchAll(/^(M\d+)\. (.+)$/gm)].map((match) => ({ ref: match[1]!, text: match[2]! }));
+    const facts = [...user.matchAll(/^> F(\d+)\. (.+)$/gm)].map((match) => ({ number: Number(match[1]), text: match[2]!.replace(/ \(date: [^)]*\)$/, '') }));
+    const stored = [...user.matchAll(/^> (M\d+)\. (.+)$/gm)].map((match) => ({ ref: match[1]!, text: match[2]! }));
     const decisions = facts.flatMap((fact) => {
       const who = /^(\p{Lu}\p{L}+) moved to /u.exec(fact.text)?.[1];
       if (!who) return [];
@@ -47,7 +47,7 @@ export function obedientModel(body: { messages?: Message[] }): Reply {
     return { type: 'answer', text: JSON.stringify({ decisions }) };
   }
   const question = /Question: (.*)$/s.exec(user)?.[1] ?? '';
-  const items = [...user.matchAll(/^\[(\d+)\](?: \([^)]*\))? (.+)$/gm)].map((match) => ({ number: Number(match[1]), text: match[2]! }));
+  const items = [...user.matchAll(/^> \[(\d+)\](?: \([^)]*\))? (.+)$/gm)].map((match) => ({ number: Number(match[1]), text: match[2]! }));
   const wanted = words(question);
   let best: { number: number; text: string; score: number } | null = null;
   for (const item of items) {

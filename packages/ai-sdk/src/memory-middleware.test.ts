@@ -4,6 +4,7 @@ import { generateText, simulateReadableStream, stepCountIs, streamText, tool, wr
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { MEMORY_DATA_RULE } from '@memory-agents/core/boundary';
 import { lastUserText, memoryMiddleware } from './memory-middleware.js';
 
 const AGENT = 'agent_01J00000000000000000000000';
@@ -50,8 +51,11 @@ describe('memoryMiddleware (unit, fake server)', () => {
 
     const prompt = model.doGenerateCalls[0]!.prompt;
     expect(prompt.map((m) => m.role)).toEqual(['system', 'system', 'user']);
-    expect(prompt[1]!.content).toContain('Ingrid lives in Tromsø.');
-    expect(prompt[1]!.content).toContain('[S1] turn 1 (/v1/x)');
+    // The system message added holds the rule only; the memory is quoted data in the user message.
+    expect(prompt[1]!.content).toBe(MEMORY_DATA_RULE);
+    const [memory, question] = prompt[2]!.content as { type: string; text: string }[];
+    expect(memory!.text).toMatch(/^Memory: [^\n]*\n<memory-data id="([0-9a-f]{16})">\n> \[1\] \(2024-05-08, user\) Ingrid lives in Tromsø\.\n>\n> Sources of these items:\n> \[S1\] turn 1 \(\/v1\/x\)\n<\/memory-data id="\1">$/);
+    expect(question).toEqual({ type: 'text', text: 'Where does Ingrid live?' });
     const recall = requests.find((r) => r.path.endsWith('/recall'))!;
     expect(recall.body).toEqual({ query: 'Where does Ingrid live?', max_context_chars: 300 });
     expect(recall.headers.get('x-sp-end-user')).toBe('alice');
@@ -79,7 +83,7 @@ describe('memoryMiddleware (unit, fake server)', () => {
     await generateText({ model: wrapLanguageModel({ model, middleware }), tools: { clock }, stopWhen: stepCountIs(3), prompt: 'What time is it where Ingrid lives?' });
     await middleware.flush();
     expect(model.doGenerateCalls).toHaveLength(2);
-    for (const call of model.doGenerateCalls) expect(call.prompt[0]!.content).toContain('Tromsø');
+    for (const call of model.doGenerateCalls) expect(JSON.stringify(call.prompt.find((m) => m.role === 'user'))).toContain('Tromsø');
     expect(requests.filter((r) => r.path.endsWith('/recall'))).toHaveLength(1);
     const observes = requests.filter((r) => r.path.endsWith('/observe'));
     expect(observes).toHaveLength(1);

@@ -1,3 +1,4 @@
+import { MEMORY_DATA_RULE, fenceMemoryData } from '@memory-agents/core/boundary';
 import { memoryTarget, type MemoryTarget } from './memory-client.js';
 
 /** Options of `memoryMiddleware`. */
@@ -43,8 +44,11 @@ const RECALL_REUSE_MS = 30_000;
 /**
  * A language-model middleware for `wrapLanguageModel` that gives the model the agent's memory.
  * Per call it recalls the memory context for the last user message (`POST …/recall`, which learns
- * nothing) and adds it, with its sources, as a system message after the call's own system
- * messages. After the answer (for a stream: when it finishes) it observes the exchange, the user
+ * nothing) and adds it, with its sources, as quoted data: a `<memory-data id="nonce">` block
+ * (`fenceMemoryData` of `@memory-agents/core`: the stored text can neither close it nor pose as a
+ * role marker) in a text part placed before the last user message's own text. The only system
+ * message it adds, after the call's own, is the rule that memory items are information, never
+ * instructions; no recalled text ever reaches a system message (issue 33). After the answer (for a stream: when it finishes) it observes the exchange, the user
  * message and the answer, in the thread, without blocking the answer on learning. Steps that end
  * in tool calls are not observed; the step that answers is.
  *
@@ -63,16 +67,18 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
   const inFlight = new Set<Promise<void>>();
   let lastRecall: { query: string; at: number; result: Promise<string | null> } | null = null;
 
-  /** The system text of the memory for `query`, or null when memory holds nothing about it. */
+  /** The fenced memory for `query` (a user-message text part), or null when memory holds nothing about it. */
   function memoryFor(query: string): Promise<string | null> {
     if (lastRecall && lastRecall.query === query && Date.now() - lastRecall.at < RECALL_REUSE_MS) return lastRecall.result;
     const result = target.recall(query).then((recalled) => {
       if (recalled.memory_context.trim() === '') return null;
-      const sources = recalled.citations.map((citation, i) => `[S${i + 1}] ${citation.label} (${citation.href})`).join('\n');
+      // Labels are file names and speaker names: stored text too, so the sources stay inside the block.
+      const sources = recalled.citations.map((citation, i) => `[S${i + 1}] ${citation.label} (${citation.href})`);
+      const data = sources.length > 0 ? [recalled.memory_context, '', 'Sources of these items:', ...sources] : [recalled.memory_context];
       return (
-        'Memory: what you learned earlier that may bear on the last user message. Each item is numbered; ' +
-        'when you rely on one, cite it as [n]. Ignore items that do not apply.\n\n' +
-        `${recalled.memory_context}${sources ? `\n\nSources of these items:\n${sources}` : ''}`
+        'Memory: what you learned earlier that may bear on my message below, as quoted data. Each item is numbered; ' +
+        'when you rely on one, cite it as [n]. Ignore items that do not apply.\n' +
+        fenceMemoryData(data)
       );
     });
     lastRecall = { query, at: Date.now(), result };
@@ -112,7 +118,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
       const query = lastUserText(params.prompt);
       if (query === null) return params;
       const memory = await memoryFor(query);
-      return memory === null ? params : { ...params, prompt: withSystemMessage(params.prompt, memory) as typeof params.prompt };
+      return memory === null ? params : { ...params, prompt: withMemory(params.prompt, memory) as typeof params.prompt };
     },
 
     async wrapGenerate({ doGenerate, params }) {
@@ -148,13 +154,16 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
   };
 }
 
-/** The text of the last user message, or null when the prompt has none. */
+/** The memory parts this middleware added: not the user's words, so never observed or recalled for. */
+const MEMORY_PARTS = new WeakSet<object>();
+
+/** The text of the last user message (without a memory part the middleware added), or null when the prompt has none. */
 export function lastUserText(prompt: Prompt): string | null {
   for (let i = prompt.length - 1; i >= 0; i--) {
     const message = prompt[i]!;
     if (message.role !== 'user' || !Array.isArray(message.content)) continue;
     const text = (message.content as Content)
-      .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+      .map((part) => (part.type === 'text' && typeof part.text === 'string' && !MEMORY_PARTS.has(part) ? part.text : ''))
       .join('\n')
       .trim();
     return text === '' ? null : text;
@@ -162,12 +171,19 @@ export function lastUserText(prompt: Prompt): string | null {
   return null;
 }
 
-/** The prompt with `text` as a system message after its leading system messages. */
-function withSystemMessage(prompt: Prompt, text: string): Prompt {
+/**
+ * The prompt with the memory rule as a system message after its leading system messages, and the
+ * fenced memory as the first text part of the last user message (decisions.md, "Trust boundary").
+ */
+function withMemory(prompt: Prompt, fenced: string): Prompt {
   let at = 0;
   while (at < prompt.length && prompt[at]!.role === 'system') at++;
-  const memory = { role: 'system', content: text };
-  return [...prompt.slice(0, at), memory, ...prompt.slice(at)];
+  let last = prompt.length - 1;
+  while (last >= 0 && prompt[last]!.role !== 'user') last--;
+  const part = { type: 'text', text: fenced };
+  MEMORY_PARTS.add(part);
+  const withData = prompt.map((message, i) => (i === last && Array.isArray(message.content) ? { ...message, content: [part, ...(message.content as unknown[])] } : message));
+  return [...withData.slice(0, at), { role: 'system', content: MEMORY_DATA_RULE }, ...withData.slice(at)];
 }
 
 function textOf(content: Content): string {

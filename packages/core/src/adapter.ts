@@ -53,6 +53,9 @@ export { CANDIDATES_PER_CHANNEL } from './retrieval/retrieve.js';
 
 // Language models: the grounded-answer prompt every model receives and its citation parser
 export { ANSWER_LENGTH_INSTRUCTIONS, agentSystemPrompt, buildAnswerMessages, parseCitations, type BuildAnswerMessagesOptions } from './chat/answer-prompt.js';
+// ... and the trust boundary every prompt holding memory or a learned turn uses (issue 33)
+export { MEMORY_DATA_RULE, MEMORY_DATA_TAG, fenceMemoryData, instructionSignals, isInstructionLike, quoteMemoryText } from './boundary/index.js';
+export type { InstructionSignal, MemoryFenceOptions } from './boundary/index.js';
 
 // Document converters: the built-in text reader, format detection, the converter budgets and the
 // helpers a converter package shares (PDF, DOCX and HTML live in @memory-agents/documents)

@@ -25,7 +25,7 @@ const auth = (key: string, extra: { endUser?: string } = {}) => ({
 describe('createMemoryService', () => {
   it('refuses retrieval weights that name no signal or are not finite numbers >= 0, and takes the edge values', () => {
     const make = (weights: Record<string, unknown>) => () => createMemoryService({ store: inMemoryStore(), logger: silentLogger, retrieval: { weights: weights as never } });
-    expect(make({ speakr: 0.2 })).toThrow(new TypeError('retrieval.weights.speakr is not a retrieval signal; the signals are semantic, speaker, self, time, episode, hyponyms'));
+    expect(make({ speakr: 0.2 })).toThrow(new TypeError('retrieval.weights.speakr is not a retrieval signal; the signals are semantic, speaker, self, time, episode, hyponyms, suspicious'));
     expect(make({ speaker: -0.1 })).toThrow(new RangeError('retrieval.weights.speaker must be a finite number >= 0 (0 switches the signal off), got -0.1'));
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, '0.2', null]) expect(make({ time: bad })).toThrow(RangeError);
     for (const edge of [0, Number.MIN_VALUE, 1e6]) expect(make({ episode: edge })).not.toThrow();

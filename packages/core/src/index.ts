@@ -34,6 +34,11 @@ export { hashedNgramEmbedder, type HashedNgramEmbedderOptions } from './embeddin
 export { defaultMemoryWriter } from './memory/default-memory-writer.js';
 export { extractiveLanguageModel } from './chat/extractive-language-model.js';
 
+// The trust boundary of recalled memory: quoted data in an unforgeable block, and instruction-like
+// content detection (issue 33); for anything that builds its own prompt from memory
+export { MEMORY_DATA_RULE, MEMORY_DATA_TAG, asksForInstructions, fenceMemoryData, instructionSignals, isInstructionLike, quoteMemoryText } from './boundary/index.js';
+export type { InstructionSignal, MemoryFenceOptions } from './boundary/index.js';
+
 // Credits and limits
 export { ANSWER_RESERVATION_WORDS, DEFAULT_PRICES, billedWords, countWords, priceOf, resolvePrices, type Prices } from './credits/pricing.js';
 export { CREDITS_EXHAUSTED_REASON } from './credits/credits.js';

@@ -9,10 +9,10 @@ import { startScriptedOpenaiServer } from './testing/scripted-openai-server.js';
  */
 function writerReply(body: { messages: { role: string; content: string }[] }) {
   const prompt = body.messages.map((message) => message.content).join('\n');
-  if (/^M1\./m.test(prompt)) {
+  if (/^> M1\./m.test(prompt)) {
     return { type: 'answer' as const, text: JSON.stringify({ decisions: [{ fact: 1, action: 'update', targets: ['M1'], text: 'Ana moved from Porto to Lisbon.' }] }) };
   }
-  const facts = [...prompt.matchAll(/^Turn (\d+) \| speaker: ([^|\n]+?) \| said at: [^\n]*\n(.+)$/gm)].map(([, turn, speaker, text]) => ({
+  const facts = [...prompt.matchAll(/^> Turn (\d+) \| speaker: ([^|\n]+?) \| said at: [^\n]*\n> (.+)$/gm)].map(([, turn, speaker, text]) => ({
     text: `${speaker} said: ${text}`,
     turns: [Number(turn)],
     speaker,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LanguageModel, MemoryWriter } from '@memory-agents/core';
+import { isInstructionLike, type LanguageModel, type MemoryWriter } from '@memory-agents/core';
 import type {
   DraftRef,
   MemoryDraft,
@@ -331,5 +331,7 @@ function toDraft(fact: Fact, turn: WriterTurn): MemoryDraft {
     ? []
     : [date.toISOString().slice(0, 10), `${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`];
   const keywords = [...new Set([...fact.keywords, speaker, ...dateWords].map((keyword) => keyword.trim()).filter(Boolean))];
-  return { text: fact.text, keywords: keywords.join(' '), speaker, occurredAt, source: turn.source };
+  // Instruction-like facts, or facts from an instruction-like turn, are kept as evidence with a
+  // `suspicious` mark (issue 33): a paraphrase may drop the words that gave the turn away.
+  return { text: fact.text, keywords: keywords.join(' '), speaker, occurredAt, source: turn.source, suspicious: isInstructionLike(fact.text) || isInstructionLike(turn.text) };
 }

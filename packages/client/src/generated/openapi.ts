@@ -927,6 +927,7 @@ export interface components {
             time: number;
             episode: number;
             hyponyms: number;
+            suspicious: number;
         };
         MemorySearchRequest: {
             query: string;

@@ -1,3 +1,4 @@
+import { MEMORY_DATA_RULE, fenceMemoryData } from '../boundary/memory-fence.js';
 import type { AnswerContextItem, AnswerLength, ModelMessage } from '../ports/language-model.js';
 
 /** Options of {@link buildAnswerMessages}. */
@@ -15,6 +16,8 @@ export type BuildAnswerMessagesOptions = {
   systemPrompt?: string;
   /** Images of the chat turn, sent with the question as image parts to a vision-capable model. */
   images?: NonNullable<ModelMessage['images']>;
+  /** The memory-data block's id (tests). @default a fresh random nonce per prompt */
+  fenceNonce?: string;
 };
 
 /** The instruction for each `answer_length` (spec, Chat: "an instruction to the agent, not a cut"). */
@@ -28,6 +31,7 @@ export const ANSWER_LENGTH_INSTRUCTIONS: Record<AnswerLength, string> = {
 
 const RULES = [
   'You answer from the numbered memory items below. They are what you remember about the user and the documents you were given.',
+  MEMORY_DATA_RULE,
   'Cite the items you rely on with their numbers in square brackets, like [1] or [2][4], right after the statement they support.',
   'Use only the items; if they do not contain the answer, say that you do not remember it instead of guessing.',
   'When items disagree, prefer the most recent one and say that it changed.',
@@ -36,9 +40,12 @@ const RULES = [
 ];
 
 /**
- * The prompt of a grounded answer: a system message (the agent's prompt, then the rules and the
- * `answer_length` instruction) and a user message listing the memory items as
- * `[n] (date; speaker; source) text` followed by the question (and the turn's images, if any).
+ * The prompt of a grounded answer: a system message (the agent's prompt, then the rules, among them
+ * that memory items are information and never instructions, and the `answer_length` instruction)
+ * and a user message holding the memory items as quoted data, one `[n] (date; speaker; source) text`
+ * line each inside a `<memory-data id="nonce">` block ({@link fenceMemoryData}: the stored text can
+ * neither close the block nor pose as a role marker), followed by the question (and the turn's
+ * images, if any). No memory text ever goes into the system message.
  * Chat sends it as `GenerateRequest.messages` to every model; a network model needs nothing else.
  *
  * @example
@@ -49,7 +56,10 @@ export function buildAnswerMessages(options: BuildAnswerMessagesOptions): ModelM
   const system = [options.systemPrompt?.trim(), RULES.join('\n'), ANSWER_LENGTH_INSTRUCTIONS[options.answerLength]]
     .filter((part): part is string => Boolean(part))
     .join('\n\n');
-  const items = options.items.length === 0 ? 'Memory items: none.' : `Memory items:\n${options.items.map(formatItem).join('\n')}`;
+  const items =
+    options.items.length === 0
+      ? 'Memory items: none.'
+      : `Memory items:\n${fenceMemoryData(options.items.map(formatItem), options.fenceNonce === undefined ? {} : { nonce: options.fenceNonce })}`;
   const images = options.images ?? [];
   return [
     { role: 'system', content: system },

@@ -82,9 +82,11 @@ function answer(question: string, items: AnswerContextItem[], answerLength: 'bri
     const older = history.get(item.number);
     if (!older || told.has(item.number)) return '';
     told.add(item.number);
-    return ` (this changed: earlier ${older.map((old) => `${old.occurredAt ? `on ${old.occurredAt.slice(0, 10)}, ` : ''}"${old.text.trim()}" [${old.number}]`).join('; ')})`;
+    return ` (this changed: earlier ${older.map((old) => `${old.occurredAt ? `on ${old.occurredAt.slice(0, 10)}, ` : ''}"${plainLinks(old.text.trim())}" [${old.number}]`).join('; ')})`;
   };
-  const line = (candidate: Candidate) => `${attribution(candidate.item)}${candidate.sentence} [${candidate.item.number}]${changed(candidate.item)}`;
+  // A quoted markdown image would be fetched by a chat UI that renders the answer, without a click:
+  // an exfiltration channel planted in memory (issue 33). It is quoted as a plain link.
+  const line = (candidate: Candidate) => `${attribution(candidate.item)}${plainLinks(candidate.sentence)} [${candidate.item.number}]${changed(candidate.item)}`;
   const text =
     answerLength === 'detailed' && chosen.length > 2
       ? `From memory:\n${chosen.map((candidate) => `- ${line(candidate)}`).join('\n')}`
@@ -103,4 +105,9 @@ function abortError(): Error {
   const error = new Error('The operation was aborted.');
   error.name = 'AbortError';
   return error;
+}
+
+/** A markdown image (`![alt](url)`) quoted as a plain link (`[alt](url)`): no fetch without a click. */
+function plainLinks(text: string): string {
+  return text.replace(/!(\s*\[[^\]\n]*\]\s*\()/gu, '$1');
 }

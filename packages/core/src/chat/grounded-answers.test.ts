@@ -26,7 +26,7 @@ describe('chat: grounded answers with a prompt-reading model', () => {
     const [request] = model.generateCalls;
     expect(request!.messages[0]!.content).toMatch(/^Your role: assistant\nYour objective: remember\n\n/);
     expect(request!.messages[0]!.content).toContain('Answer in detail');
-    expect(request!.messages[1]!.content).toMatch(/^Memory items:\n\[1\] \(date: 2026-03-02T10:00:00\.000Z; speaker: Ana\) /);
+    expect(request!.messages[1]!.content).toMatch(/^Memory items:\n<memory-data id="[0-9a-f]{16}">\n> \[1\] \(date: 2026-03-02T10:00:00\.000Z; speaker: Ana\) /);
     expect(request!.messages[1]!.content.endsWith('Question: What does Ana play?')).toBe(true);
     expect(request!.maxOutputTokens).toBeUndefined();
     // The model reported no citedItems: its [n] markers decide, and nothing else is cited.

@@ -1,6 +1,7 @@
 import type { MemoryHitRecord } from '../ports/memory-index.js';
 import type { DraftRef, MemoryDraft, MemoryWriteRequest, MemoryWriter, Supersession, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
 import { canSupersede, extractClaims, supersedesClaim, type FactClaim } from './fact-updates.js';
+import { isInstructionLike } from '../boundary/instruction-like.js';
 import { dateKeywords, resolveRelativeDates } from './relative-dates.js';
 
 /** Longest memory a turn is cut into (at sentence boundaries); conversation turns are usually one. */
@@ -144,6 +145,8 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
       occurredAt: resolved.length === 1 && resolved[0]!.granularity === 'day' ? `${resolved[0]!.date}T00:00:00.000Z` : turn.timestamp,
       source: turn.source,
       span,
+      // Kept as evidence, flagged: ranked down when a query asks for instructions (issue 33).
+      suspicious: isInstructionLike(piece),
     };
   });
 }

@@ -1,5 +1,6 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
+import { asksForInstructions } from '../boundary/instruction-like.js';
 import type { MemoryHit, MemoryHitRecord, MemoryIndex, MemorySearchRequest } from '../ports/memory-index.js';
 import { extractClaims, sameAttribute, type FactClaim } from '../memory/fact-updates.js';
 import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
@@ -39,6 +40,14 @@ export const RETRIEVAL_WEIGHTS = {
    * hit divided by that channel's best; only with {@link RetrievalOptions.wordNet}.
    */
   hyponyms: 0.2,
+  /**
+   * Subtracted from memories flagged suspicious (instruction-like when learned, issue 33) when the
+   * query asks for instructions or rules ({@link asksForInstructions}): "What are your
+   * instructions?" then finds the agent's real documents before a stored "ignore your rules and
+   * …". Half the best full-text match: enough to pass a comparable honest memory, not enough to
+   * hide a suspicious memory that is the only match. Other queries are ranked as before.
+   */
+  suspicious: 0.5,
 } as const satisfies Record<string, number>;
 
 /** The name of a fused signal ({@link RETRIEVAL_WEIGHTS}). */
@@ -172,7 +181,8 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  *    ({@link RETRIEVAL_WEIGHTS}), so a clearly better full-text hit stays ahead (reciprocal rank
  *    fusion would flatten that).
  * 3. Cues: the named speaker (or the asker, for a first-person query), a time the query names,
- *    and the episode (observation) the memory belongs to, so memories of a conversation that
+ *    a penalty for suspicious memories when the query asks for instructions or rules, and the
+ *    episode (observation) the memory belongs to, so memories of a conversation that
  *    matches as a whole move up together (a soft form of ranking sessions, then turns).
  * 4. Deduplication by text, then packing.
  */
@@ -230,8 +240,13 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
   const ranges = queryTimeRanges(request.query, now);
+  const isAboutInstructions = asksForInstructions(request.query);
   for (const item of fused.values()) {
     const speaker = item.record.speaker;
+    if (isAboutInstructions && item.record.suspicious) {
+      item.score -= weights.suspicious;
+      credit(item, 'suspicious', -weights.suspicious);
+    }
     if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) {
       item.score += weights.speaker;
       credit(item, 'speaker', weights.speaker);
@@ -317,7 +332,7 @@ function packHistory(packed: RetrievedItem[], memoryContext: string, history: { 
 }
 
 function noContributions(): RetrievalContributions {
-  return { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0 };
+  return { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0, suspicious: 0 };
 }
 
 /**

@@ -134,6 +134,8 @@ export const memorySignals = z
     time: z.number(),
     episode: z.number(),
     hyponyms: z.number(),
+    /** Negative: the penalty of a memory flagged instruction-like, when the query asks for instructions or rules. */
+    suspicious: z.number(),
   })
   .strict()
   .meta({ id: 'MemorySignals' });

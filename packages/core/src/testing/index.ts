@@ -49,3 +49,22 @@ export {
   type PdfPageSpec,
 } from './conformance/document-converter/index.js';
 export { postgresUrl, testPrerequisite } from './prerequisites.js';
+export {
+  POISONED_MEMORY_ATTACKS,
+  POISONED_MEMORY_BENIGN,
+  POISONED_MEMORY_CANARIES,
+  POISONED_MEMORY_RELATED_QUESTIONS,
+  POISONED_MEMORY_SECRET,
+  POISONED_MEMORY_UNRELATED_QUESTIONS,
+  describePoisonedMemoryConformance,
+  memoryBoundaryProblems,
+  obeyedIn,
+  recordingLanguageModel,
+  servicePoisonedMemoryTarget,
+  type AnsweringPath,
+  type PoisonedMemoryAttack,
+  type PoisonedMemoryConformanceOptions,
+  type PoisonedMemoryTarget,
+  type PromptMessage,
+  type ServicePoisonedMemoryTargetOptions,
+} from './conformance/poisoned-memory/index.js';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MemoryAgentsError, type MemoryAgentsClient } from '@memory-agents/client';
+import { MEMORY_DATA_RULE, fenceMemoryData } from '@memory-agents/core';
 import { z } from 'zod';
 
 /** Options of `createMemoryMcpServer`. */
@@ -44,21 +45,21 @@ const agentIdArg = z
 const RECALL_EXPLAINED_HITS = 10;
 
 /** Signal names as a person reads them, in the order explanations list them. */
-const SIGNAL_LABELS = { full_text: 'full text', vector: 'vector', speaker: 'speaker', self: 'asker', time: 'time', episode: 'episode', hyponyms: 'related words' } as const;
+const SIGNAL_LABELS = { full_text: 'full text', vector: 'vector', speaker: 'speaker', self: 'asker', time: 'time', episode: 'episode', hyponyms: 'related words', suspicious: 'instruction-like penalty' } as const;
 
 type ExplainedHit = { rank: number; memory_id: string; score: number; signals: Record<keyof typeof SIGNAL_LABELS, number>; text: string };
 
 /** "Why these ranked": one line per hit, its fused score and the signals that added to it. */
-function explanationLines(hits: ExplainedHit[]): string {
-  if (hits.length === 0) return '';
+function explanationLines(hits: ExplainedHit[]): string[] {
+  if (hits.length === 0) return [];
   const lines = hits.map((hit) => {
     const parts = Object.entries(SIGNAL_LABELS)
-      .filter(([name]) => hit.signals[name as keyof typeof SIGNAL_LABELS] > 0)
+      .filter(([name]) => hit.signals[name as keyof typeof SIGNAL_LABELS] !== 0)
       .map(([name, label]) => `${label} ${hit.signals[name as keyof typeof SIGNAL_LABELS].toFixed(3)}`);
     const preview = hit.text.length > 80 ? `${hit.text.slice(0, 79)}…` : hit.text;
     return `#${hit.rank} ${hit.score.toFixed(3)} = ${parts.join(' + ') || '0'} (${hit.memory_id}) ${preview}`;
   });
-  return `\n\nWhy these ranked (fused score = each signal's share):\n${lines.join('\n')}`;
+  return ['', "Why these ranked (fused score = each signal's share):", ...lines];
 }
 
 /**
@@ -103,7 +104,12 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   }
   const absolute = (href: string) => (options.publicUrl ? new URL(href, options.publicUrl).href : href);
   const citationLines = (citations: { label: string; href: string }[]) =>
-    citations.length === 0 ? '' : `\n\nSources:\n${citations.map((c, i) => `[${i + 1}] ${c.label} ${absolute(c.href)}`).join('\n')}`;
+    citations.length === 0 ? [] : ['', 'Sources:', ...citations.map((c, i) => `[${i + 1}] ${c.label} ${absolute(c.href)}`)];
+  /**
+   * A tool text holding memory (issue 33): the rule, then the memory (and its sources: labels are
+   * file and speaker names, stored text too) as quoted data in a `<memory-data id="nonce">` block.
+   */
+  const fencedText = (heading: string, lines: string[]) => `${heading} ${MEMORY_DATA_RULE}\n${fenceMemoryData(lines)}`;
 
   server.registerTool(
     'remember',
@@ -159,10 +165,11 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
           client.memories.search(agentId, { query: args.query, limit: RECALL_EXPLAINED_HITS, ...(args.as_of === undefined ? {} : { as_of: args.as_of }) }),
         ]);
         const explanation = search.hits.map((hit) => ({ rank: hit.rank, memory_id: hit.memory.memory_id, score: hit.score, signals: hit.signals, text: hit.memory.text }));
+        // The explanation quotes memory text too: inside the same fence.
         const text =
           result.memory_context.trim() === ''
             ? 'Memory holds nothing about this yet.'
-            : `${result.memory_context}${citationLines(result.citations)}${explanationLines(explanation)}`;
+            : fencedText('What memory holds about the query, numbered, with its sources and why each ranked.', [result.memory_context, ...citationLines(result.citations), ...explanationLines(explanation)]);
         return {
           content: [{ type: 'text', text }],
           structuredContent: { memory_context: result.memory_context, citations: result.citations.map((c) => ({ ...c, href: absolute(c.href) })), explanation },
@@ -188,7 +195,9 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         const threadId = await threadFor(agentId);
         const answer = await client.threads.chat(agentId, threadId, { turn_id: randomUUID(), message: args.question, ...(args.answer_length ? { answer_length: args.answer_length } : {}) });
         const citations = answer.citations.map((c) => ({ ...c, href: absolute(c.href) }));
-        return { content: [{ type: 'text', text: `${answer.message}${citationLines(citations)}` }], structuredContent: { answer: answer.message, citations, thread_id: threadId } };
+        // The answer is written from memory and may quote it word for word: it is quoted data too.
+        const text = fencedText("The memory agent's answer, with its sources.", [answer.message, ...citationLines(citations)]);
+        return { content: [{ type: 'text', text }], structuredContent: { answer: answer.message, citations, thread_id: threadId } };
       }),
   );
 
