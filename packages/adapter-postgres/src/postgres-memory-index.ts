@@ -12,6 +12,7 @@ import { fullTextChannel } from './memory-index/full-text-channel.js';
 import { COLUMNS, fromRow, indexTables, migrations, type IndexState, type RecordRow } from './memory-index/schema.js';
 import { vectorChannel, type AgentSize } from './memory-index/vector-channel.js';
 import { norm } from './memory-index/vectors.js';
+import { createSettler, type SettleReport } from './memory-index/settle.js';
 import { StatisticsDelta, bumpVersions, deletePostings, insertRows, recordTerms } from './memory-index/write-path.js';
 import { migrate } from './migrate.js';
 import type { SqlClient } from './sql-client.js';
@@ -94,6 +95,30 @@ export type PostgresMemoryIndexOptions = {
    * @default writes a warning to stderr
    */
   onBackgroundError?: (error: unknown, operation: string) => void;
+  /**
+   * Settling after bulk writes (`memory-index/settle.ts`): once this many rows were written or
+   * deleted since the last settle and no write came for `settleAfterIdleMs`, the tables' planner
+   * statistics are refreshed in the background (`VACUUM (ANALYZE)` on PostgreSQL, `ANALYZE` on
+   * PGlite), after the HNSW build when one is queued. `null` leaves it to autovacuum.
+   * @default 10000
+   */
+  settleAfterRows?: number | null;
+  /**
+   * The quiet period (no write) before a due settle runs.
+   * @default 2000
+   */
+  settleAfterIdleMs?: number;
+  /** Called after each settle (rows since the previous one, statement, duration). */
+  onSettle?: (report: SettleReport) => void;
+};
+
+/** The PostgreSQL memory index: a `MemoryIndex` that can also be settled on demand. */
+export type PostgresMemoryIndex = MemoryIndex & {
+  /**
+   * Brings the index to the settled state now (after queued background work): what the adapter
+   * does by itself after `settleAfterRows` rows and a quiet period.
+   */
+  settle(): Promise<void>;
 };
 
 /**
@@ -120,7 +145,7 @@ export type PostgresMemoryIndexOptions = {
  * const index = postgresMemoryIndex({ client });
  * await index.init();
  */
-export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): MemoryIndex {
+export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): PostgresMemoryIndex {
   const { client } = options;
   const tables = indexTables(options.schema ?? 'public');
   const { records, meta } = tables;
@@ -142,6 +167,15 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
     exactSearchBelow: options.exactSearchBelow ?? 10_000,
     efSearch: options.efSearch ?? 200,
     inProcess,
+  });
+  const settler = createSettler({
+    client,
+    tables,
+    afterRows: options.settleAfterRows !== undefined ? options.settleAfterRows : 10_000,
+    afterIdleMs: options.settleAfterIdleMs ?? 2_000,
+    enqueue: (task) => (background = background.then(async () => { await ready(); await task(); }).catch(() => undefined)),
+    onBackgroundError,
+    ...(options.onSettle ? { onSettle: options.onSettle } : {}),
   });
   const fullText = fullTextChannel(state, { candidates: options.fullTextCandidates ?? 10_000, rescored: options.fullTextRescored ?? 1_000 });
 
@@ -258,11 +292,19 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
 
     async close() {
       // The client belongs to the caller; only wait for background work.
+      settler.close();
       await background;
+    },
+
+    async settle() {
+      await ready();
+      await settler.settle();
     },
 
     async upsert({ records: given, embedder, newIds }) {
       await ready();
+      let count = 0;
+      settler.writing();
       await guard('upsert', async () => {
         assertEmbedderMatches(await currentFingerprint(client), embedder);
         if (given.length === 0) return;
@@ -311,7 +353,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         });
         state.fingerprint ??= { id: embedder.id, dimensions: embedder.dimensions };
         maybeBuildAnnIndex(unique.length);
-      });
+        count = unique.length;
+      }).finally(() => settler.written(count));
     },
 
     async search(request: MemorySearchRequest): Promise<MemorySearchResult> {
@@ -342,6 +385,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       await ready();
       // An empty id list matches nothing (port contract), not every record.
       if (ids !== undefined && ids.length === 0) return;
+      let count = 0;
+      settler.writing();
       await guard('deleteBy', async () => {
         const clauses = ['agent_id = $1'];
         const params: unknown[] = [agentId];
@@ -372,11 +417,14 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         vectors.afterWrite(result.versions, (_, cached) => {
           for (const id of result.deleted) cached.remove(id);
         });
-      });
+        count = result.deleted.length;
+      }).finally(() => settler.written(count));
     },
 
     async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
       await ready();
+      let count = 0;
+      settler.writing();
       return guard('copyAgent', async () => {
         const result = await client.transaction(async (tx) => {
           const { rows } = await tx.query<{ id: string }>(`SELECT id FROM ${records} WHERE agent_id = $1 ORDER BY id COLLATE "C"`, [fromAgentId]);
@@ -420,8 +468,9 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         });
         vectors.forget(toAgentId);
         maybeBuildAnnIndex(result.copied);
+        count = result.copied;
         return result;
-      });
+      }).finally(() => settler.written(count));
     },
 
     async stats({ agentId }) {

@@ -25,6 +25,11 @@ export type SqlClient = {
    * migration, an index build); the connection timeout still applies.
    */
   transaction<T>(fn: (client: SqlClient) => Promise<T>, options?: { unbounded?: boolean }): Promise<T>;
+  /**
+   * Runs one statement outside any transaction and without the statement timeout (`VACUUM`,
+   * which refuses to run in a transaction block). Absent inside a transaction.
+   */
+  maintenance?(sql: string): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -164,6 +169,24 @@ function pgClient(pool: pg.Pool, owned: boolean, queryMs: number, inTransaction?
         if (broken || lost) connection.on('error', () => undefined);
       }
     },
+    ...(inTransaction
+      ? {}
+      : {
+          async maintenance(sql: string) {
+            const connection = await pool.connect();
+            let broken: Error | undefined;
+            try {
+              await connection.query('SET statement_timeout = 0');
+              await connection.query(sql);
+            } catch (error) {
+              if (brokenConnection(error)) broken = error as Error;
+              throw error;
+            } finally {
+              if (!broken) await connection.query('RESET statement_timeout').catch((error: Error) => (broken = error));
+              connection.release(broken);
+            }
+          },
+        }),
     async close() {
       if (owned && !inTransaction) await pool.end();
     },
@@ -182,6 +205,13 @@ function pgliteClient(db: PGlite | Transaction, owned: boolean, root: PGlite | n
     async exec(sql: string) {
       await db.exec(sql);
     },
+    ...(root
+      ? {
+          async maintenance(sql: string) {
+            await root.exec(sql);
+          },
+        }
+      : {}),
     async transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
       if (!root) return fn(client);
       return root.transaction((tx) => fn(pgliteClient(tx, false, null)));
