@@ -386,7 +386,8 @@ async function main() {
     await mkdir(dirname(out), { recursive: true });
     await appendFile(out, `${JSON.stringify(result)}\n`);
   } finally {
-    await cleanup();
+    // A cleanup failure (a timed-out DROP SCHEMA) must not hide the run's own error.
+    await cleanup().catch((error: unknown) => console.error(`cleanup failed: ${String(error)}`));
   }
 }
 

@@ -255,12 +255,25 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
       try {
         const { rows } = await client.query<{ n: number | string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${records} LIMIT ${threshold}) t`);
         if (Number(rows[0]?.n ?? 0) < threshold || state.hasAnnIndex) return;
-        await client.transaction(async (tx) => {
-          await tx.query(`SELECT set_config('maintenance_work_mem', $1, true)`, [options.annBuildMemory ?? '512MB']);
-          await tx.exec(
-            `CREATE INDEX IF NOT EXISTS memory_index_records_embedding_hnsw ON ${records} USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops)`,
-          );
-        }, { unbounded: true });
+        const build = `INDEX IF NOT EXISTS memory_index_records_embedding_hnsw ON ${records} USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops)`;
+        const memory = options.annBuildMemory ?? '512MB';
+        if (!/^\d+\s*(kB|MB|GB)?$/.test(memory)) throw new RangeError(`annBuildMemory must be a size such as '512MB', not ${JSON.stringify(memory)}`);
+        if (client.dialect === 'postgres' && client.maintenance) {
+          // CONCURRENTLY: writes go on during the build (a plain CREATE INDEX holds back every
+          // insert for the whole build, tens of seconds at 50,000 rows: past the statement timeout).
+          try {
+            await client.maintenance(`SET maintenance_work_mem = '${memory}'`, `CREATE ${build.replace('INDEX IF NOT EXISTS', 'INDEX CONCURRENTLY IF NOT EXISTS')}`);
+          } catch (error) {
+            // A failed concurrent build leaves an invalid index behind: drop it, so a later build can run.
+            await client.maintenance(`DROP INDEX CONCURRENTLY IF EXISTS ${tables.schema}.memory_index_records_embedding_hnsw`).catch(() => undefined);
+            throw error;
+          }
+        } else {
+          await client.transaction(async (tx) => {
+            await tx.query(`SELECT set_config('maintenance_work_mem', $1, true)`, [memory]);
+            await tx.exec(`CREATE ${build}`);
+          }, { unbounded: true });
+        }
         // Fresh planner statistics, so a large agent's search is planned on the new index.
         await client.transaction((tx) => tx.exec(`ANALYZE ${records}`), { unbounded: true });
         state.hasAnnIndex = true;

@@ -29,11 +29,11 @@ function records(from: number, count: number): MemoryRecord[] {
   });
 }
 
-type TableStats = { relname: string; last_analyze: Date | null; last_vacuum: Date | null; n_mod_since_analyze: string };
+type TableStats = { relname: string; last_analyze: Date | null; last_vacuum: Date | null; analyze_count: string; vacuum_count: string };
 
 async function tableStats(sql: SqlClient, schema: string): Promise<Map<string, TableStats>> {
   const { rows } = await sql.query<TableStats>(
-    `SELECT relname, last_analyze, last_vacuum, n_mod_since_analyze FROM pg_stat_user_tables
+    `SELECT relname, last_analyze, last_vacuum, analyze_count, vacuum_count FROM pg_stat_user_tables
      WHERE schemaname = $1 AND relname IN ('memory_index_records', 'memory_index_terms', 'memory_index_postings')`,
     [schema],
   );
@@ -80,7 +80,6 @@ describe.skipIf(!databaseUrl)('postgresMemoryIndex settles itself after a bulk w
     // not have come by on another).
     const before = await tableStats(sql, schema);
     expect(before.get('memory_index_postings')?.last_analyze).toBeNull();
-    expect(Number(before.get('memory_index_postings')?.n_mod_since_analyze)).toBeGreaterThan(500);
     for (let from = 500; from < 3_000; from += 500) await index.upsert({ records: records(from, 500), embedder, newIds: true });
 
     // Searches go on while the settle runs in the background; every one answers.
@@ -104,7 +103,10 @@ describe.skipIf(!databaseUrl)('postgresMemoryIndex settles itself after a bulk w
     for (const table of ['memory_index_records', 'memory_index_terms', 'memory_index_postings']) {
       expect(after.get(table)?.last_analyze, table).toBeInstanceOf(Date);
       expect(after.get(table)?.last_vacuum, table).toBeInstanceOf(Date);
-      expect(Number(after.get(table)?.n_mod_since_analyze), table).toBe(0);
+      // Once: by the settle (a manual or auto ANALYZE would count too). n_mod_since_analyze is not
+      // compared: each backend reports its row changes to the statistics lazily (about once a second).
+      expect(Number(after.get(table)?.analyze_count), table).toBe(1);
+      expect(Number(after.get(table)?.vacuum_count), table).toBe(1);
     }
     // The planner now knows the postings' size (reltuples was -1 or 0 before any ANALYZE).
     const { rows } = await sql.query<{ reltuples: number }>(`SELECT reltuples FROM pg_class WHERE oid = to_regclass($1)`, [`${schema}.memory_index_postings`]);
@@ -127,7 +129,7 @@ describe.skipIf(!databaseUrl)('postgresMemoryIndex settles itself after a bulk w
     await again.deleteBy({ agentId: 'agent_a', ids: ['mem_000001', 'mem_000002'] });
     await again.settle();
     expect(settles).toEqual([expect.objectContaining({ rows: 502, statement: 'vacuum analyze' })]);
-    expect(Number((await tableStats(sql, schema)).get('memory_index_postings')?.n_mod_since_analyze)).toBe(0);
+    expect((await tableStats(sql, schema)).get('memory_index_postings')?.last_analyze).toBeInstanceOf(Date);
     await again.close();
   });
 });

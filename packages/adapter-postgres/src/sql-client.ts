@@ -26,10 +26,12 @@ export type SqlClient = {
    */
   transaction<T>(fn: (client: SqlClient) => Promise<T>, options?: { unbounded?: boolean }): Promise<T>;
   /**
-   * Runs one statement outside any transaction and without the statement timeout (`VACUUM`,
-   * which refuses to run in a transaction block). Absent inside a transaction.
+   * Runs statements one after another on one connection, outside any transaction and without the
+   * statement timeout (`VACUUM`, `CREATE INDEX CONCURRENTLY`, which refuse to run in a transaction
+   * block); session settings they make (`SET maintenance_work_mem`) are reset afterwards. Absent
+   * inside a transaction.
    */
-  maintenance?(sql: string): Promise<void>;
+  maintenance?(...statements: string[]): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -172,17 +174,18 @@ function pgClient(pool: pg.Pool, owned: boolean, queryMs: number, inTransaction?
     ...(inTransaction
       ? {}
       : {
-          async maintenance(sql: string) {
+          async maintenance(...statements: string[]) {
             const connection = await pool.connect();
             let broken: Error | undefined;
             try {
               await connection.query('SET statement_timeout = 0');
-              await connection.query(sql);
+              for (const sql of statements) await connection.query(sql);
             } catch (error) {
               if (brokenConnection(error)) broken = error as Error;
               throw error;
             } finally {
-              if (!broken) await connection.query('RESET statement_timeout').catch((error: Error) => (broken = error));
+              // Back to the connection's own settings (its startup options), for the pool's next user.
+              if (!broken) await connection.query('RESET ALL').catch((error: Error) => (broken = error));
               connection.release(broken);
             }
           },
@@ -207,8 +210,8 @@ function pgliteClient(db: PGlite | Transaction, owned: boolean, root: PGlite | n
     },
     ...(root
       ? {
-          async maintenance(sql: string) {
-            await root.exec(sql);
+          async maintenance(...statements: string[]) {
+            for (const sql of statements) await root.exec(sql);
           },
         }
       : {}),
