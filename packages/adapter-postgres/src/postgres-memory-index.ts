@@ -494,6 +494,15 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
       });
     },
 
+    async count() {
+      await ready();
+      return guard('count', async () => {
+        // The per-agent counts the writes keep: no scan of the records.
+        const { rows } = await client.query<{ n: string | number | null }>(`SELECT coalesce(sum(row_count), 0) AS n FROM ${tables.agents}`);
+        return Number(rows[0]?.n ?? 0);
+      });
+    },
+
     async ping() {
       await ready();
       await guard('a readiness probe', () => client.query('SELECT 1'));

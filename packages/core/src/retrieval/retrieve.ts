@@ -2,6 +2,7 @@ import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { MemoryHit, MemoryHitRecord, MemoryIndex } from '../ports/memory-index.js';
 import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
+import { inSpan } from '../service/telemetry.js';
 import { wordNet } from './wordnet.js';
 
 /** `max_context_chars` when a request gives none. */
@@ -114,7 +115,13 @@ export type RetrieveRequest = {
 
 async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number) {
   const [vector] = (await embedder.embed({ texts: [text] })).vectors;
-  return index.search({ agentId, text, vector: vector ?? null, limit });
+  // Both channels (full text and vector) in one index call; the span counts each one's hits.
+  return inSpan('memory_agents.retrieval.search', { 'memory_agents.retrieval.limit': limit }, async (span) => {
+    const result = await index.search({ agentId, text, vector: vector ?? null, limit });
+    span.setAttribute('memory_agents.retrieval.lexical_hits', result.lexical.length);
+    span.setAttribute('memory_agents.retrieval.semantic_hits', result.semantic.length);
+    return result;
+  });
 }
 
 /**
@@ -176,7 +183,14 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
     // Kinds of what the query names, in a channel of their own at a low weight: they widen the
     // candidates without outweighing the query's own words.
     const expansion = hyponymQuery(searched, named);
-    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit })).lexical, weights.hyponyms);
+    if (expansion !== '') {
+      const hits = await inSpan('memory_agents.retrieval.hyponyms', { 'memory_agents.retrieval.limit': limit }, async (span) => {
+        const { lexical: found } = await index.search({ agentId: request.agentId, text: expansion, vector: null, limit });
+        span.setAttribute('memory_agents.retrieval.lexical_hits', found.length);
+        return found;
+      });
+      add(hits, weights.hyponyms);
+    }
   }
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
