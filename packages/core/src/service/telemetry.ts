@@ -52,7 +52,9 @@ export function observedModel(model: LanguageModel, observe: TelemetryObserver):
     observe({ kind: 'model_call', port: 'language_model', operation, durationMs: performance.now() - started, ok });
   return {
     specificationVersion: model.specificationVersion,
-    id: model.id,
+    get id() {
+      return model.id;
+    },
     generate(request) {
       const started = performance.now();
       return inSpan('memory_agents.model.generate', { 'memory_agents.model': model.id }, async () => {
@@ -90,8 +92,13 @@ export function observedModel(model: LanguageModel, observe: TelemetryObserver):
 export function observedEmbedder(embedder: Embedder, observe: TelemetryObserver): Embedder {
   return {
     specificationVersion: embedder.specificationVersion,
-    id: embedder.id,
-    dimensions: embedder.dimensions,
+    // Read through: an embedder may change what it reports (getters).
+    get id() {
+      return embedder.id;
+    },
+    get dimensions() {
+      return embedder.dimensions;
+    },
     embed(request) {
       const started = performance.now();
       return inSpan('memory_agents.model.embed', { 'memory_agents.model': embedder.id, 'memory_agents.texts': request.texts.length }, async () => {
