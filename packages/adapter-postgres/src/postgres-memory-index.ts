@@ -173,7 +173,20 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
     tables,
     afterRows: options.settleAfterRows !== undefined ? options.settleAfterRows : 10_000,
     afterIdleMs: options.settleAfterIdleMs ?? 2_000,
-    enqueue: (task) => (background = background.then(async () => { await ready(); await task(); }).catch(() => undefined)),
+    enqueue: (task) => {
+      // A settle also sees to the HNSW index past its threshold (not built yet in this process:
+      // a restart, or a build that failed), queued ahead of the statistics.
+      if (annThreshold !== null) {
+        rowsSinceAnnCheck = Math.max(rowsSinceAnnCheck, Math.floor(annThreshold / 10));
+        maybeBuildAnnIndex(0);
+      }
+      return (background = background
+        .then(async () => {
+          await ready();
+          await task();
+        })
+        .catch(() => undefined));
+    },
     onBackgroundError,
     ...(options.onSettle ? { onSettle: options.onSettle } : {}),
   });

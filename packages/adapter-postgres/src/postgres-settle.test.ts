@@ -134,6 +134,30 @@ describe.skipIf(!databaseUrl)('postgresMemoryIndex settles itself after a bulk w
   });
 });
 
+describe.skipIf(!databaseUrl)('postgresMemoryIndex settle and the HNSW index (real PostgreSQL)', () => {
+  it('builds the HNSW index past annThreshold when a process that did not write the rows settles', async () => {
+    const sql = await openSqlClient({ connectionString: databaseUrl! });
+    const schema = `settle_${randomBytes(6).toString('hex')}`;
+    try {
+      const loader = postgresMemoryIndex({ client: sql, schema, annThreshold: null, settleAfterRows: null });
+      for (let from = 0; from < 1_200; from += 400) await loader.upsert({ records: records(from, 400), embedder, newIds: true });
+      await loader.close();
+      const hnsw = async () =>
+        (await sql.query(`SELECT indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = $1 AND c.relname = 'memory_index_records_embedding_hnsw'`, [schema])).rows as { indisvalid: boolean }[];
+      expect(await hnsw()).toEqual([]);
+      const reopened = postgresMemoryIndex({ client: sql, schema, annThreshold: 1_000, settleAfterRows: null });
+      await reopened.init();
+      await reopened.settle();
+      expect(await hnsw()).toEqual([{ indisvalid: true }]);
+      await reopened.close();
+    } finally {
+      await sql.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await sql.close();
+    }
+  });
+});
+
 describe('postgresMemoryIndex settling on PGlite', () => {
   it('runs ANALYZE (one connection: no VACUUM, which would hold every search for a whole-table pass)', async () => {
     const sql = await openSqlClient({ dataDir: 'memory://' });
