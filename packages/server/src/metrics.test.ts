@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '@memory-agents/core';
+import { DEFAULT_PRICES, billedWords, silentLogger } from '@memory-agents/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from './start-server.js';
 
@@ -57,11 +57,12 @@ describe('serve --metrics --metrics-token: /metrics on the API port behind a bea
     }
     const thread = await api(server, 'POST', `/v1/agents/${agent.body.agent_id}/threads`, { title: 'metrics' });
     expect(thread.status).toBe(201);
+    // Billing on: learning charges its input words, which the credits counter adds up.
+    await server.service.admin.configureBilling({ organizationId: server.firstKey!.organizationId, enabled: true });
+    await server.service.admin.addCredits({ organizationId: server.firstKey!.organizationId, amount: '1000' });
+    const texts = ['I adopted a grey cat called Pixel last spring.', 'My sister Ana lives in Porto and teaches violin.'];
     const observed = await api(server, 'POST', `/v1/agents/${agent.body.agent_id}/threads/${thread.body.thread_id}/observe`, {
-      observations: [
-        { content: [{ type: 'text', text: 'I adopted a grey cat called Pixel last spring.' }] },
-        { content: [{ type: 'text', text: 'My sister Ana lives in Porto and teaches violin.' }] },
-      ],
+      observations: texts.map((text) => ({ content: [{ type: 'text', text }] })),
     });
     expect(observed.status).toBe(202);
     await server.service.idle();
@@ -86,7 +87,9 @@ describe('serve --metrics --metrics-token: /metrics on the API port behind a bea
     expect(sample(text, 'memory_agents_learning_queue_depth')).toBe(0);
     expect(sample(text, 'memory_agents_learning_queue_oldest_age_seconds')).toBe(0);
     expect(sample(text, 'memory_agents_model_call_duration_seconds_count{port="embedder",operation="embed",outcome="ok"}')).toBeGreaterThan(0);
-    expect(text).toContain('# TYPE memory_agents_credits_total counter');
+    // The turns' input words at the default price.
+    const charged = texts.reduce((sum, turn) => sum + billedWords(turn), 0) * Number(DEFAULT_PRICES.inputWord);
+    expect(sample(text, 'memory_agents_credits_total{direction="charged"}')).toBeCloseTo(charged, 6);
     expect(text).toContain('# TYPE memory_agents_model_call_errors_total counter');
     expect(sample(text, 'memory_agents_process_resident_memory_bytes')).toBeGreaterThan(0);
   });
