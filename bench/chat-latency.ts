@@ -4,7 +4,7 @@
  *
  *   npx tsx bench/chat-latency.ts [--memories 10000] [--chats 200] [--max-context-chars 4000] [--quiet-seconds 15]
  *                                 [--data-dir DIR] [--server PATH/packages/server/dist/index.js] [--cpu-prof]
- *                                 [--database-url URL] [--billing]
+ *                                 [--database-url URL] [--billing] [--metrics]
  *
  * `--data-dir` keeps the data dir: the first run loads the memories and writes `bench-chat.json`
  * (key, agent, thread) into it, later runs only chat. With `--server` the server is imported from
@@ -88,7 +88,9 @@ async function main() {
   const startServer: typeof startThisServer = serverModule ? (await import(serverModule)).startServer : startThisServer;
   const keptFile = join(dataDir, 'bench-chat.json');
   const kept = keptDataDir ? ((await readFile(keptFile, 'utf8').then(JSON.parse, () => null)) as Kept | null) : null;
-  const server = await startServer({ ...(databaseUrl ? { databaseUrl, dataDir } : { dataDir }), port: 0, logger: silentLogger });
+  // --metrics: Prometheus metrics on (behind a token), to state their cost; a build without them ignores it.
+  const metrics = process.argv.includes('--metrics') ? { metrics: { token: 'bench-metrics-token-0000' } } : {};
+  const server = await startServer({ ...(databaseUrl ? { databaseUrl, dataDir } : { dataDir }), port: 0, logger: silentLogger, ...metrics } as Parameters<typeof startServer>[0]);
   try {
     const key = kept ? { key: kept.key, organizationId: kept.organizationId } : server.firstKey!;
     const window = { limit: 1_000_000, windowSeconds: 60 };

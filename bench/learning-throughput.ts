@@ -33,7 +33,9 @@ const turnText = (run: number, turn: number) => conversationalTurn(`Turn ${turn}
 
 type Server = BuiltServer;
 
-const startServer = (cli: string) => startBuiltServer(cli, { dataDirPrefix: 'ma-bench-learning-', nodeArgs: serverNodeArgs });
+// --metrics: this build serves with Prometheus metrics on (their own address), to state their cost.
+const metricsArgs = process.argv.includes('--metrics') ? ['--metrics', '--metrics-listen', '127.0.0.1:0'] : [];
+const startServer = (cli: string, serveArgs: string[] = []) => startBuiltServer(cli, { dataDirPrefix: 'ma-bench-learning-', nodeArgs: serverNodeArgs, serveArgs });
 const stopServer = stopBuiltServer;
 
 /** CPU ms (user + system, every thread) the process used so far, from /proc; null where there is none. */
@@ -116,7 +118,7 @@ function summary(rates: number[], accepts: number[], fromSend: number[], cpu: nu
 async function main() {
   const servers: Server[] = [];
   try {
-    servers.push(await startServer(CLI));
+    servers.push(await startServer(CLI, metricsArgs));
     if (baselineCli) servers.push(await startServer(baselineCli));
     const benches = await Promise.all(servers.map(prepare));
     for (let run = 0; run <= runs; run++) {

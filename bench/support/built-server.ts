@@ -26,9 +26,9 @@ export function conversationalTurn(prefix: string, seed: number, chars: number):
 export type BuiltServer = { url: string; key: string; child: ReturnType<typeof spawn>; dataDir: string; cli: string };
 
 /** Starts `cli serve` on a new data dir (`<tmp>/<dataDirPrefix>*`) and resolves once it listens. */
-export async function startBuiltServer(cli: string, options: { dataDirPrefix: string; nodeArgs?: string[] }): Promise<BuiltServer> {
+export async function startBuiltServer(cli: string, options: { dataDirPrefix: string; nodeArgs?: string[]; serveArgs?: string[] }): Promise<BuiltServer> {
   const dataDir = await mkdtemp(join(tmpdir(), options.dataDirPrefix));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), cli, 'serve', '--port', '0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), cli, 'serve', '--port', '0', '--data', dataDir, ...(options.serveArgs ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

@@ -112,6 +112,11 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       return guard('stats', async () => ({ count: state.table ? await state.table.countRows(agentFilter(agentId)) : 0 }));
     },
 
+    async count() {
+      await ready(state);
+      return guard('count', async () => (state.table ? await state.table.countRows() : 0));
+    },
+
     async embedder() {
       await ready(state);
       // Another process may have created the table since init.

@@ -8,4 +8,5 @@ export {
   type SqlClient,
   type SqlConnectionOptions,
 } from './sql-client.js';
-export { postgresMemoryIndex, type PostgresMemoryIndexOptions } from './postgres-memory-index.js';
+export { postgresMemoryIndex, type PostgresMemoryIndex, type PostgresMemoryIndexOptions } from './postgres-memory-index.js';
+export type { SettleReport } from './memory-index/settle.js';

@@ -13,6 +13,7 @@ import { fullTextChannel } from './memory-index/full-text-channel.js';
 import { COLUMNS, fromRow, indexTables, migrations, type IndexState, type RecordRow } from './memory-index/schema.js';
 import { vectorChannel, type AgentSize } from './memory-index/vector-channel.js';
 import { norm } from './memory-index/vectors.js';
+import { createSettler, type SettleReport } from './memory-index/settle.js';
 import { StatisticsDelta, bumpVersions, deletePostings, insertRows, recordTerms } from './memory-index/write-path.js';
 import { searchFilterOf } from './memory-index/filters.js';
 import { listRecords, updateRecords, vectorMeta } from './memory-index/list.js';
@@ -97,6 +98,30 @@ export type PostgresMemoryIndexOptions = {
    * @default writes a warning to stderr
    */
   onBackgroundError?: (error: unknown, operation: string) => void;
+  /**
+   * Settling after bulk writes (`memory-index/settle.ts`): once this many rows were written or
+   * deleted since the last settle and no write came for `settleAfterIdleMs`, the tables' planner
+   * statistics are refreshed in the background (`VACUUM (ANALYZE)` on PostgreSQL, `ANALYZE` on
+   * PGlite), after the HNSW build when one is queued. `null` leaves it to autovacuum.
+   * @default 10000
+   */
+  settleAfterRows?: number | null;
+  /**
+   * The quiet period (no write) before a due settle runs.
+   * @default 2000
+   */
+  settleAfterIdleMs?: number;
+  /** Called after each settle (rows since the previous one, statement, duration). */
+  onSettle?: (report: SettleReport) => void;
+};
+
+/** The PostgreSQL memory index: a `MemoryIndex` that can also be settled on demand. */
+export type PostgresMemoryIndex = MemoryIndex & {
+  /**
+   * Brings the index to the settled state now (after queued background work): what the adapter
+   * does by itself after `settleAfterRows` rows and a quiet period.
+   */
+  settle(): Promise<void>;
 };
 
 /**
@@ -123,7 +148,7 @@ export type PostgresMemoryIndexOptions = {
  * const index = postgresMemoryIndex({ client });
  * await index.init();
  */
-export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): MemoryIndex {
+export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): PostgresMemoryIndex {
   const { client } = options;
   const tables = indexTables(options.schema ?? 'public');
   const { records, meta } = tables;
@@ -145,6 +170,28 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
     exactSearchBelow: options.exactSearchBelow ?? 10_000,
     efSearch: options.efSearch ?? 200,
     inProcess,
+  });
+  const settler = createSettler({
+    client,
+    tables,
+    afterRows: options.settleAfterRows !== undefined ? options.settleAfterRows : 10_000,
+    afterIdleMs: options.settleAfterIdleMs ?? 2_000,
+    enqueue: (task) => {
+      // A settle also sees to the HNSW index past its threshold (not built yet in this process:
+      // a restart, or a build that failed), queued ahead of the statistics.
+      if (annThreshold !== null) {
+        rowsSinceAnnCheck = Math.max(rowsSinceAnnCheck, Math.floor(annThreshold / 10));
+        maybeBuildAnnIndex(0);
+      }
+      return (background = background
+        .then(async () => {
+          await ready();
+          await task();
+        })
+        .catch(() => undefined));
+    },
+    onBackgroundError,
+    ...(options.onSettle ? { onSettle: options.onSettle } : {}),
   });
   const fullText = fullTextChannel(state, { candidates: options.fullTextCandidates ?? 10_000, rescored: options.fullTextRescored ?? 1_000 });
 
@@ -224,12 +271,25 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       try {
         const { rows } = await client.query<{ n: number | string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${records} LIMIT ${threshold}) t`);
         if (Number(rows[0]?.n ?? 0) < threshold || state.hasAnnIndex) return;
-        await client.transaction(async (tx) => {
-          await tx.query(`SELECT set_config('maintenance_work_mem', $1, true)`, [options.annBuildMemory ?? '512MB']);
-          await tx.exec(
-            `CREATE INDEX IF NOT EXISTS memory_index_records_embedding_hnsw ON ${records} USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops)`,
-          );
-        }, { unbounded: true });
+        const build = `INDEX IF NOT EXISTS memory_index_records_embedding_hnsw ON ${records} USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops)`;
+        const memory = options.annBuildMemory ?? '512MB';
+        if (!/^\d+\s*(kB|MB|GB)?$/.test(memory)) throw new RangeError(`annBuildMemory must be a size such as '512MB', not ${JSON.stringify(memory)}`);
+        if (client.dialect === 'postgres' && client.maintenance) {
+          // CONCURRENTLY: writes go on during the build (a plain CREATE INDEX holds back every
+          // insert for the whole build, tens of seconds at 50,000 rows: past the statement timeout).
+          try {
+            await client.maintenance(`SET maintenance_work_mem = '${memory}'`, `CREATE ${build.replace('INDEX IF NOT EXISTS', 'INDEX CONCURRENTLY IF NOT EXISTS')}`);
+          } catch (error) {
+            // A failed concurrent build leaves an invalid index behind: drop it, so a later build can run.
+            await client.maintenance(`DROP INDEX CONCURRENTLY IF EXISTS ${tables.schema}.memory_index_records_embedding_hnsw`).catch(() => undefined);
+            throw error;
+          }
+        } else {
+          await client.transaction(async (tx) => {
+            await tx.query(`SELECT set_config('maintenance_work_mem', $1, true)`, [memory]);
+            await tx.exec(`CREATE ${build}`);
+          }, { unbounded: true });
+        }
         // Fresh planner statistics, so a large agent's search is planned on the new index.
         await client.transaction((tx) => tx.exec(`ANALYZE ${records}`), { unbounded: true });
         state.hasAnnIndex = true;
@@ -261,11 +321,19 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
 
     async close() {
       // The client belongs to the caller; only wait for background work.
+      settler.close();
       await background;
+    },
+
+    async settle() {
+      await ready();
+      await settler.settle();
     },
 
     async upsert({ records: given, embedder, newIds }) {
       await ready();
+      let count = 0;
+      settler.writing();
       await guard('upsert', async () => {
         assertEmbedderMatches(await currentFingerprint(client), embedder);
         if (given.length === 0) return;
@@ -314,7 +382,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         });
         state.fingerprint ??= { id: embedder.id, dimensions: embedder.dimensions };
         maybeBuildAnnIndex(unique.length);
-      });
+        count = unique.length;
+      }).finally(() => settler.written(count));
     },
 
     async search(request: MemorySearchRequest): Promise<MemorySearchResult> {
@@ -350,6 +419,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       // An empty id or thread list matches nothing (port contract), not every record.
       if (ids !== undefined && ids.length === 0) return;
       if (threadIds !== undefined && threadIds.length === 0) return;
+      let count = 0;
+      settler.writing();
       await guard('deleteBy', async () => {
         const clauses = ['agent_id = $1'];
         const params: unknown[] = [agentId];
@@ -384,7 +455,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         vectors.afterWrite(result.versions, (_, cached) => {
           for (const id of result.deleted) cached.remove(id);
         });
-      });
+        count = result.deleted.length;
+      }).finally(() => settler.written(count));
     },
 
     async list(request) {
@@ -410,6 +482,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
 
     async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
       await ready();
+      let count = 0;
+      settler.writing();
       return guard('copyAgent', async () => {
         const result = await client.transaction(async (tx) => {
           const { rows } = await tx.query<{ id: string }>(`SELECT id FROM ${records} WHERE agent_id = $1 ORDER BY id COLLATE "C"`, [fromAgentId]);
@@ -458,8 +532,9 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         });
         vectors.forget(toAgentId);
         maybeBuildAnnIndex(result.copied);
+        count = result.copied;
         return result;
-      });
+      }).finally(() => settler.written(count));
     },
 
     async stats({ agentId }) {
@@ -467,6 +542,15 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       return guard('stats', async () => {
         const { rows } = await client.query<{ n: number | string }>(`SELECT count(*) AS n FROM ${records} WHERE agent_id = $1`, [agentId]);
         return { count: Number(rows[0]?.n ?? 0) };
+      });
+    },
+
+    async count() {
+      await ready();
+      return guard('count', async () => {
+        // The per-agent counts the writes keep: no scan of the records.
+        const { rows } = await client.query<{ n: string | number | null }>(`SELECT coalesce(sum(row_count), 0) AS n FROM ${tables.agents}`);
+        return Number(rows[0]?.n ?? 0);
       });
     },
 

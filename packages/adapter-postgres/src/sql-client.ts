@@ -25,6 +25,13 @@ export type SqlClient = {
    * migration, an index build); the connection timeout still applies.
    */
   transaction<T>(fn: (client: SqlClient) => Promise<T>, options?: { unbounded?: boolean }): Promise<T>;
+  /**
+   * Runs statements one after another on one connection, outside any transaction and without the
+   * statement timeout (`VACUUM`, `CREATE INDEX CONCURRENTLY`, which refuse to run in a transaction
+   * block); session settings they make (`SET maintenance_work_mem`) are reset afterwards. Absent
+   * inside a transaction.
+   */
+  maintenance?(...statements: string[]): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -164,6 +171,25 @@ function pgClient(pool: pg.Pool, owned: boolean, queryMs: number, inTransaction?
         if (broken || lost) connection.on('error', () => undefined);
       }
     },
+    ...(inTransaction
+      ? {}
+      : {
+          async maintenance(...statements: string[]) {
+            const connection = await pool.connect();
+            let broken: Error | undefined;
+            try {
+              await connection.query('SET statement_timeout = 0');
+              for (const sql of statements) await connection.query(sql);
+            } catch (error) {
+              if (brokenConnection(error)) broken = error as Error;
+              throw error;
+            } finally {
+              // Back to the connection's own settings (its startup options), for the pool's next user.
+              if (!broken) await connection.query('RESET ALL').catch((error: Error) => (broken = error));
+              connection.release(broken);
+            }
+          },
+        }),
     async close() {
       if (owned && !inTransaction) await pool.end();
     },
@@ -182,6 +208,13 @@ function pgliteClient(db: PGlite | Transaction, owned: boolean, root: PGlite | n
     async exec(sql: string) {
       await db.exec(sql);
     },
+    ...(root
+      ? {
+          async maintenance(...statements: string[]) {
+            for (const sql of statements) await root.exec(sql);
+          },
+        }
+      : {}),
     async transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
       if (!root) return fn(client);
       return root.transaction((tx) => fn(pgliteClient(tx, false, null)));

@@ -27,6 +27,7 @@ import { createMemoryAdmin } from './organizations/memory-admin.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import type { RateLimitStore, Store } from './ports/store/index.js';
 import { BackgroundTasks } from './service/background.js';
+import { noTelemetry, observedEmbedder, observedModel, type TelemetryObserver } from './service/telemetry.js';
 import type { ServiceContext } from './service/context.js';
 import { checkRetrievalOptions, type RetrievalOptions } from './retrieval/retrieve.js';
 import { stderrLogger, type Logger } from './service/logger.js';
@@ -105,6 +106,13 @@ export type MemoryServiceOptions = {
    * @default true
    */
   backgroundWork?: boolean;
+  /**
+   * Receives counts and durations (model calls, turns learned, credits) for metrics; the server's
+   * `--metrics` turns them into Prometheus series. Called synchronously: keep it cheap. Traces
+   * need no option: spans go through `@opentelemetry/api` to whatever SDK the application registers.
+   * @default none
+   */
+  telemetry?: TelemetryObserver;
 };
 
 /**
@@ -137,12 +145,13 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   // Keys, organizations and agents every request reads stay in process when no other process
   // writes the store (exact invalidation: every write goes through this wrapper).
   const store = (options.cacheRecords ?? (options.store.capabilities.persistent && !options.store.capabilities.shared)) ? cachingStore(available) : available;
+  const telemetry = options.telemetry ?? noTelemetry;
   const context: ServiceContext = {
     store,
     index: options.index ?? inMemoryMemoryIndex(),
     blobs: options.blobs ?? inMemoryBlobs(),
-    embedder: options.embedder ?? hashedNgramEmbedder(),
-    model: options.model ?? extractiveLanguageModel(),
+    embedder: observedEmbedder(options.embedder ?? hashedNgramEmbedder(), telemetry),
+    model: observedModel(options.model ?? extractiveLanguageModel(), telemetry),
     writer: options.writer ?? defaultMemoryWriter(),
     retrieval: checkRetrievalOptions(options.retrieval ?? {}),
     ocr: options.ocr ?? null,
@@ -153,7 +162,8 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     defaultLimits: { ...DEFAULT_LIMITS, ...options.limits },
     logger,
     background: new BackgroundTasks(logger),
-    credits: createCredits({ store, clock, ...(options.pricing ? { prices: options.pricing } : {}) }),
+    credits: createCredits({ store, clock, telemetry, ...(options.pricing ? { prices: options.pricing } : {}) }),
+    telemetry,
     limiter: createRateLimiter(rateLimitStore, clock, instanceId),
     nowIso: () => new Date(clock.now()).toISOString(),
   };

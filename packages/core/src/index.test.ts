@@ -40,7 +40,7 @@ const MAIN_TYPES = [
   'RateLimitOverrides', 'RateLimitStatus', 'RateLimitTable', 'RateLimitedOperation', 'RecallInput', 'RecallOutput',
   'RetrievalOptions', 'RetrievalResult', 'RetrievalSignal', 'RetrievedItem', 'ServiceErrorOptions', 'ServiceReadiness', 'SessionOutput',
   'SourcesListOutput', 'Store', 'StoredOriginal', 'ThreadDeleteOutput', 'ThreadOutput', 'UlidPrefix',
-  'UpdateAgentInput', 'WindowLimit', 'WithCitationData',
+  'TelemetryEvent', 'TelemetryObserver', 'UpdateAgentInput', 'WindowLimit', 'WithCitationData',
   'AbortableRequest', 'AgentRequest', 'BillingRequest', 'CallerRequest', 'ChatRequest', 'CreateAgentRequest',
   'CreateThreadRequest', 'FinishLearningRequest', 'IdempotentRequest', 'ImageUploadRequest', 'LearningRequest', 'LogsRequest',
   'ObservationListRequest', 'ObservationStatusRequest', 'ObserveAndEnrichRequest', 'ObserveAndRespondRequest', 'ObserveRequest', 'RateLimitRequest', 'RecallRequest',

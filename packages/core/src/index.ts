@@ -19,6 +19,7 @@ export { IN_PROCESS_KEY_ID, MAX_END_USER_LENGTH, type ActAsOptions } from './ser
 export { KEY_LIFETIME_MS, type CreatedKey, type KeySummary, type OrganizationSummary } from './organizations/admin.js';
 export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits/index.js';
 export { stderrLogger, silentLogger, type Logger } from './service/logger.js';
+export type { TelemetryEvent, TelemetryObserver } from './service/telemetry.js';
 export { ID_PATTERNS, createIdGenerator, type IdGenerator, type UlidPrefix } from './ids/index.js';
 
 // The ports a MemoryServiceOptions field takes (their records, requests and helpers: /adapter)

@@ -1,3 +1,4 @@
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ServiceError, isServiceError, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { createRouter, dispatch, routeNotFound } from './dispatch.js';
 import { errorResponse } from './error-response.js';
@@ -28,7 +29,19 @@ export type ApiHandlerOptions = {
   logger?: Logger;
   /** Makes the `X-Request-Id` of each request. @default `req_` + a random UUID */
   requestId?: () => string;
+  /**
+   * Called once per answered request (for metrics): the route template (`/v1/agents/{agent_id}`,
+   * never the raw path; `unmatched` for a path no route has), the status, and the time to the
+   * answer's headers (an event stream's body is not counted). Synchronous: keep it cheap.
+   * @default none
+   */
+  onRequest?: (request: RequestMeasurement) => void;
 };
+
+/** What {@link ApiHandlerOptions.onRequest} receives. */
+export type RequestMeasurement = { method: string; route: string; status: number; durationMs: number };
+
+const tracer = trace.getTracer('@memory-agents/http');
 
 /** Default `maxJsonBytes`. */
 export const DEFAULT_MAX_JSON_BYTES = 32 * 1024 * 1024;
@@ -74,7 +87,27 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
     return JSON.stringify(basePath === '' ? openApi : { ...openApi, servers: [{ url: basePath }] });
   };
 
-  return async function handle(request: ApiRequest, { passThrough = false }: { passThrough?: boolean } = {}): Promise<ApiResponse | null> {
+  const onRequest = options.onRequest;
+  // One server span per request (a no-op unless the application registered an OpenTelemetry SDK),
+  // named after the route template once it is known; ids stay out of names and attributes.
+  return function handle(request: ApiRequest, passing: { passThrough?: boolean } = {}): Promise<ApiResponse | null> {
+    const started = performance.now();
+    const note = { route: 'unmatched' };
+    return tracer.startActiveSpan('memory_agents.request', { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method } }, async (span) => {
+      const response = await answer(request, passing, note);
+      if (response) {
+        span.updateName(`${request.method} ${note.route}`);
+        span.setAttribute('http.route', note.route);
+        span.setAttribute('http.response.status_code', response.status);
+        if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        onRequest?.({ method: request.method, route: note.route, status: response.status, durationMs: performance.now() - started });
+      }
+      span.end();
+      return response;
+    });
+  };
+
+  async function answer(request: ApiRequest, { passThrough = false }: { passThrough?: boolean }, note: { route: string }): Promise<ApiResponse | null> {
     const path = stripBasePath(request.pathname, basePath);
     if (path === null && passThrough) return null;
     const requestId = makeRequestId();
@@ -92,11 +125,13 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
     try {
       // Health for load balancers, outside /v1: no key, nothing about any organization.
       if ((path === '/healthz' || path === '/readyz') && (method === 'GET' || method === 'HEAD')) {
+        note.route = path;
         const body = path === '/healthz' ? { status: 'ok' } : await readiness(service);
         const status = body.status === 'ok' || body.status === 'ready' ? 200 : 503;
         return { status, headers: { 'X-Request-Id': requestId, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }, kind: 'json', text: JSON.stringify(body) };
       }
       if (path === '/v1/openapi.json' && method === 'GET') {
+        note.route = path;
         const text = openApiText(linkBase);
         return { status: 200, headers: { ...base(), 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }, kind: 'json', text };
       }
@@ -105,6 +140,7 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
         if (passThrough) return null;
         throw routeNotFound();
       }
+      if ('route' in match) note.route = match.route.path;
       if ('allowed' in match) {
         const result = errorResponse(
           new ServiceError('invalid_request', `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, { status: 400 }),
@@ -127,7 +163,7 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
       if (result.status === 429 && isServiceError(error) && error.retryAfter !== undefined) rateLimit.refused(error.retryAfter);
       return json(result);
     }
-  };
+  }
 }
 
 export type ApiHandle = ReturnType<typeof createApiHandler>;

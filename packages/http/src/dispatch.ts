@@ -1,9 +1,12 @@
-import { ServiceError, type MemoryService } from '@memory-agents/core';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { ServiceError, isServiceError, type MemoryService } from '@memory-agents/core';
 import { readJsonBody } from './json-body.js';
 import { readMultipart } from './multipart.js';
 import type { ApiRequest } from './request.js';
 import type { HttpMethod, ParsedUpload, Route, RouteInput, RouteResult, WithStatus } from './route.js';
 import type { Caller, RateLimitStatus } from '@memory-agents/core';
+
+const tracer = trace.getTracer('@memory-agents/http');
 
 export type RouteMatch = { route: Route; params: Record<string, string> };
 
@@ -68,11 +71,22 @@ export type DispatchContext = {
  * success status. Throws `ServiceError`.
  */
 export async function dispatch(service: MemoryService, match: RouteMatch, request: ApiRequest, context: DispatchContext): Promise<WithStatus<RouteResult>> {
-  const caller = await service.authenticate({
-    authorization: request.headers.authorization,
-    endUser: request.headers['x-sp-end-user'],
-    secFetchSite: request.headers['sec-fetch-site'],
-    requestId: context.requestId,
+  const caller = await tracer.startActiveSpan('memory_agents.authenticate', async (span) => {
+    try {
+      return await service.authenticate({
+        authorization: request.headers.authorization,
+        endUser: request.headers['x-sp-end-user'],
+        secFetchSite: request.headers['sec-fetch-site'],
+        requestId: context.requestId,
+      });
+    } catch (error) {
+      // The code only (`unauthorized`, ...): never the key or the end user.
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.setAttribute('error.type', isServiceError(error) ? error.code : error instanceof Error ? error.name : 'error');
+      throw error;
+    } finally {
+      span.end();
+    }
   });
   if (match.route.rateLimit) {
     const decision = await service.limits.take({ caller, operation: match.route.rateLimit });

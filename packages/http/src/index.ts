@@ -1,4 +1,5 @@
 export { createHandler, DEFAULT_MAX_JSON_BYTES, type HandlerOptions, type NodeHandler } from './create-handler.js';
+export type { RequestMeasurement } from './api-handler.js';
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './create-fetch-handler.js';
 export { buildOpenApiDocument } from './openapi.js';
 export { ROUTES } from './routes/index.js';

@@ -65,4 +65,19 @@ describe('the CLI command table', () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('pass either --data or --database-url, not both');
   });
+
+  it('serve --metrics needs an address of its own or a token, and checks both (exit 2 before anything starts)', async () => {
+    const cases: [string[], string][] = [
+      [['serve', '--metrics'], '--metrics needs its own address (--metrics-listen 127.0.0.1:9464) or a bearer token'],
+      [['serve', '--metrics-listen', '127.0.0.1:9464'], '--metrics-listen and --metrics-token go with --metrics'],
+      [['serve', '--metrics', '--metrics-listen', '9464'], '--metrics-listen must be HOST:PORT, like 127.0.0.1:9464, not "9464"'],
+      [['serve', '--metrics', '--metrics-listen', 'localhost:70000'], '--metrics-listen must be HOST:PORT'],
+      [['serve', '--metrics', '--metrics-token', 'short'], 'the metrics token must be at least 16 characters'],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await run(['serve', '--data', '/nonexistent/metrics-cli', ...argv.slice(1)]);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr, argv.join(' ')).toContain(message);
+    }
+  });
 });

@@ -73,13 +73,18 @@ function adminCliCommand(command: AdminCommand): CliCommand {
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   serve: {
     usage: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [--inspector | --no-inspector] [model options]
+    [--metrics (--metrics-listen HOST:PORT | --metrics-token TOKEN)]
   Serves the /v1 API. On an empty data dir (or database) it creates an organization and prints its
   first API key once. The inspector (a page to see and erase what agents know) is served at /inspect
   when the host is loopback, unless --no-inspector; --inspector serves it on any host. Exits 1 with one line when the port is in use or a server already runs on DIR.
   SIGTERM or SIGINT shuts it down gracefully (repeated SIGTERMs do not cut that short); a second
-  SIGINT (Ctrl-C) stops it at once.`,
-    options: ['port', 'host', 'inspector', 'no-inspector', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
-    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, inspectorFlag(values)),
+  SIGINT (Ctrl-C) stops it at once.
+  --metrics serves Prometheus metrics at /metrics (off by default), on an address of their own
+  (--metrics-listen 127.0.0.1:9464) and/or behind a bearer token (--metrics-token, or the
+  environment variable MEMORY_AGENTS_METRICS_TOKEN, which stays out of the process list): one of
+  the two is required.`,
+    options: ['port', 'host', 'inspector', 'no-inspector', 'metrics', 'metrics-listen', 'metrics-token', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, metricsOption(values, io.env), inspectorFlag(values)),
   },
   mcp: {
     usage: `memory-agents mcp --url URL --agent AGENT_ID [--end-user NAME] [--thread THREAD_ID]
@@ -228,7 +233,37 @@ function inspectorFlag(values: CliValues): boolean | undefined {
   return values.inspector ? true : values['no-inspector'] ? false : undefined;
 }
 
-async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, inspector?: boolean): Promise<number> {
+/** `--metrics` with `--metrics-listen HOST:PORT` and/or `--metrics-token` (or MEMORY_AGENTS_METRICS_TOKEN). */
+function metricsOption(values: CliValues, env: Record<string, string | undefined>): { listen?: { host: string; port: number }; token?: string } | undefined {
+  const token = values['metrics-token'] ?? (env.MEMORY_AGENTS_METRICS_TOKEN?.trim() || undefined);
+  const listen = values['metrics-listen'];
+  if (!values.metrics) {
+    if (values['metrics-listen'] !== undefined || values['metrics-token'] !== undefined) throw new UsageError('--metrics-listen and --metrics-token go with --metrics', 'serve');
+    return undefined;
+  }
+  if (listen === undefined && token === undefined) {
+    throw new UsageError('--metrics needs its own address (--metrics-listen 127.0.0.1:9464) or a bearer token (--metrics-token, or MEMORY_AGENTS_METRICS_TOKEN)', 'serve');
+  }
+  if (token !== undefined && token.length < 16) throw new UsageError('the metrics token must be at least 16 characters', 'serve');
+  let address: { host: string; port: number } | undefined;
+  if (listen !== undefined) {
+    const found = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(listen.trim());
+    const port = found ? Number(found[2]) : NaN;
+    if (!found || port > 65535) throw new UsageError(`--metrics-listen must be HOST:PORT, like 127.0.0.1:9464, not "${listen}"`, 'serve');
+    address = { host: found[1]!.replace(/^\[|\]$/g, ''), port };
+  }
+  return { ...(address ? { listen: address } : {}), ...(token !== undefined ? { token } : {}) };
+}
+
+async function serve(
+  location: StateLocation,
+  port: string | undefined,
+  host: string | undefined,
+  models: ModelSettings,
+  io: CliIo,
+  metrics?: { listen?: { host: string; port: number }; token?: string },
+  inspector?: boolean,
+): Promise<number> {
   const portNumber = port === undefined ? 8787 : Number(port);
   if (!/^\d+$/.test(port ?? '8787') || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`, 'serve');
   if (location.databaseUrl === undefined) {
@@ -244,7 +279,14 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   // The key is read from the environment here and goes only into the adapters' Authorization header.
   const { startServer } = await import('./start-server.js');
   const { createServiceModels, describeModels } = await import('./model-options.js');
-  const server = await startServer({ ...location, port: portNumber, ...(host === undefined ? {} : { host }), ...(inspector === undefined ? {} : { inspector }), models: createServiceModels(models, io.env) });
+  const server = await startServer({
+    ...location,
+    port: portNumber,
+    ...(host === undefined ? {} : { host }),
+    models: createServiceModels(models, io.env),
+    ...(metrics ? { metrics } : {}),
+    ...(inspector === undefined ? {} : { inspector }),
+  });
   if (server.firstKey) {
     io.stdout(`Created organization ${server.firstKey.organizationId} and its first API key. It is shown once; store it now:\n`);
     io.stdout(`  ${server.firstKey.key}\n`);
@@ -252,6 +294,7 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   io.stdout(`${describeModels(models, io.env)}\n`);
   if (server.inspector) io.stdout(`Inspector: ${server.url}/inspect (sign in with an API key)\n`);
   io.stdout(`memory-agents listening on ${server.url}\n`);
+  if (server.metricsUrl) io.stdout(`metrics at ${server.metricsUrl}\n`);
   await shutdownSignal(io);
   await server.close();
   return 0;

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
+import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store, type TelemetryObserver } from '@memory-agents/core';
 import { databaseTimeouts, openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { documentsInChildProcess } from './documents-process.js';
 import { lazyMemoryIndex } from './lazy-memory-index.js';
@@ -9,7 +9,13 @@ import type { ServiceModels } from './model-options.js';
 export { DEFAULT_DATA_DIR, dataPaths, type StateLocation } from './paths.js';
 
 /** A composed service and what closes everything it opened. */
-export type ComposedService = { service: MemoryService; close(): Promise<void> };
+export type ComposedService = {
+  service: MemoryService;
+  /** The store and index the service runs on (read by the metrics at scrape time). */
+  store: Store;
+  index: MemoryIndex;
+  close(): Promise<void>;
+};
 
 /**
  * The composition root.
@@ -27,7 +33,7 @@ export async function composeService(
   location: StateLocation,
   logger: Logger = stderrLogger,
   models: ServiceModels = {},
-  { backgroundWork = true }: { backgroundWork?: boolean } = {},
+  { backgroundWork = true, telemetry }: { backgroundWork?: boolean; telemetry?: TelemetryObserver } = {},
 ): Promise<ComposedService> {
   const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
@@ -41,18 +47,23 @@ export async function composeService(
     // stops answering fails requests with 503 within seconds.
     const timeouts = location.databaseTimeoutMs === undefined ? {} : { timeouts: databaseTimeouts(location.databaseTimeoutMs) };
     const client = await openSqlClient({ connectionString: location.databaseUrl, ...timeouts });
+    const store = postgresStore({ client });
+    const index = postgresMemoryIndex({ client });
     const service = createMemoryService({
-      store: postgresStore({ client }),
-      index: postgresMemoryIndex({ client }),
+      store,
+      index,
       blobs,
       ocr,
       documentConverter: converter,
       logger,
       backgroundWork,
+      ...(telemetry ? { telemetry } : {}),
       ...models,
     });
     return {
       service,
+      store,
+      index,
       async close() {
         await service.stop();
         await documents.close();
@@ -60,25 +71,30 @@ export async function composeService(
       },
     };
   }
+  const store = postgresStore({ dataDir: paths.pgdata });
+  const index = lazyMemoryIndex({
+    id: 'lancedb',
+    capabilities: { approximateVectors: true, persistent: true },
+    load: async () => (await import('@memory-agents/adapter-lancedb')).lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
+  });
   const service = createMemoryService({
-    store: postgresStore({ dataDir: paths.pgdata }),
+    store,
     // The server is the only process on its data dir (the pid file and control socket see to it),
     // so reads need not check the directory for other writers' versions. LanceDB (its native
     // binding, ~30 MB resident) is loaded and opened on the first call that needs memories.
-    index: lazyMemoryIndex({
-      id: 'lancedb',
-      capabilities: { approximateVectors: true, persistent: true },
-      load: async () => (await import('@memory-agents/adapter-lancedb')).lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
-    }),
+    index,
     blobs,
     ocr,
     documentConverter: converter,
     logger,
     backgroundWork,
+    ...(telemetry ? { telemetry } : {}),
     ...models,
   });
   return {
     service,
+    store,
+    index,
     async close() {
       await service.stop();
       await documents.close();

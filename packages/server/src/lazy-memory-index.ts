@@ -47,6 +47,11 @@ export function lazyMemoryIndex(options: { id: string; capabilities: MemoryIndex
     update: async (request) => (await open()).update(request),
     copyAgent: async (request) => (await open()).copyAgent(request),
     stats: async (request) => (await open()).stats(request),
+    // Not loaded yet: no memory was read or written in this process; the count waits for that.
+    count: async () => {
+      const index = opening ? await opening : null;
+      return index?.count ? index.count() : 0;
+    },
     embedder: async () => (await open()).embedder(),
     // Not loaded yet: nothing to probe (loading it only to answer a probe would defeat the point).
     ping: async () => {

@@ -3,13 +3,14 @@ import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as NetServer } from 'node:net';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
+import { stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store } from '@memory-agents/core';
 import { createHandler, rateLimitHeaders, unmeteredStatus, type NodeHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
 import { createNodeServer, type ServerLimits } from './create-node-server.js';
 import { createInspectorHandler, INSPECTOR_API, inspectorApi, inspectorByDefault, isInspectorPath } from './inspector.js';
 import type { ServiceModels } from './model-options.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics.js';
 
 export type StartServerOptions = StateLocation & {
   /** @default 8787 */
@@ -32,6 +33,13 @@ export type StartServerOptions = StateLocation & {
    * @default true when `host` is a loopback address, false otherwise
    */
   inspector?: boolean;
+  /**
+   * Prometheus metrics at `/metrics` (off by default): on their own address (`listen`, e.g.
+   * `{ host: '127.0.0.1', port: 9464 }`: reachable only where that address is), and/or behind
+   * `Authorization: Bearer <token>` (on the API's port when there is no `listen`). One of the two
+   * is required: the metrics are never open on the API's port.
+   */
+  metrics?: { listen?: { host: string; port: number }; token?: string };
 };
 
 export type RunningServer = {
@@ -41,6 +49,8 @@ export type RunningServer = {
   inspector: boolean;
   /** The key minted on an empty data dir (shown once), else null. */
   firstKey: { organizationId: string; key: string; keyId: string } | null;
+  /** Where `/metrics` is served (`metrics.listen`, or the API's url with a token), else null. */
+  metricsUrl: string | null;
   /** Stops accepting, drains background work and closes the store. Idempotent. */
   close(): Promise<void>;
 };
@@ -69,6 +79,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const logger = options.logger ?? stderrLogger;
   const port = options.port ?? 8787;
   const hostname = options.host ?? '127.0.0.1';
+  if (options.metrics && !options.metrics.listen && options.metrics.token === undefined) {
+    throw new RangeError('metrics need their own address (metrics.listen, --metrics-listen host:port) or a bearer token (metrics.token, --metrics-token)');
+  }
+  if (options.metrics?.token !== undefined && options.metrics.token.length < 16) {
+    throw new RangeError('the metrics token must be at least 16 characters');
+  }
+  let sources: { store: Store; index: MemoryIndex } | null = null;
+  const metrics: ServiceMetrics | null = options.metrics ? createServiceMetrics({ ...(options.metrics.token !== undefined ? { token: options.metrics.token } : {}), sources: () => sources }) : null;
+  let metricsServer: Server | null = null;
 
   let api: NodeHandler | null = null;
   const server: Server = createNodeServer(
@@ -96,8 +115,21 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const paths = options.databaseUrl === undefined ? dataPaths(options.dataDir) : null;
   let firstKey: RunningServer['firstKey'] = null;
   try {
-    composed = await composeService(options, logger, options.models);
+    composed = await composeService(options, logger, options.models, metrics ? { telemetry: metrics.telemetry } : {});
     await composed.service.start();
+    sources = { store: composed.store, index: composed.index };
+    if (metrics && options.metrics?.listen) {
+      const { host: metricsHost, port: metricsPort } = options.metrics.listen;
+      const listening: Server = createNodeServer(async (request, response) => {
+        if ((request.url ?? '').split('?')[0] === '/metrics') return metrics.handle(request, response);
+        response.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' }).end('{"error":"Only /metrics is served here.","code":"not_found"}');
+      }, options.limits, logger);
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, metricsHost, metricsPort)));
+        listening.listen(metricsPort, metricsHost, () => resolve());
+      });
+      metricsServer = listening;
+    }
     if (paths) {
       control = await listenControlSocket(paths.controlSocket, composed.service);
       await writeFile(paths.pidFile, String(process.pid), { mode: 0o600 });
@@ -109,6 +141,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
   } catch (error) {
     await closeHttp();
+    if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
     if (control) await new Promise<void>((resolve) => control!.close(() => resolve()));
     await composed?.close().catch(() => undefined);
     // Only files this start wrote: another server's pid file is never touched.
@@ -120,7 +153,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
 
-  const v1 = createHandler(service, { logger, ...(options.maxJsonBytes === undefined ? {} : { maxJsonBytes: options.maxJsonBytes }) });
+  const v1 = createHandler(service, {
+    logger,
+    ...(options.maxJsonBytes === undefined ? {} : { maxJsonBytes: options.maxJsonBytes }),
+    ...(metrics ? { onRequest: metrics.onRequest } : {}),
+  });
+  // With a token and no address of their own, the metrics answer on the API's port.
+  const metricsOnApiPort = metrics && !options.metrics?.listen ? metrics : null;
+  let metricsUrl: string | null = null;
+  if (metricsServer) {
+    const metricsAddress = (metricsServer as Server).address() as AddressInfo;
+    metricsUrl = `http://${metricsAddress.family === 'IPv6' ? `[${metricsAddress.address}]` : metricsAddress.address}:${metricsAddress.port}/metrics`;
+  } else if (metricsOnApiPort) metricsUrl = `${url}/metrics`;
   // MCP over Streamable HTTP at /mcp, beside /v1: its tools call the /v1 handler in process. The
   // MCP SDK is loaded on the first /mcp request, not with every server.
   const version = await serverVersion();
@@ -131,6 +175,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   api = async (request, response) => {
     const path = (request.url ?? '/').split('?')[0]!;
     if (path === '/mcp' || path === '/mcp/') return (await mcpHandler()).handle(request, response);
+    if (metricsOnApiPort && path === '/metrics') return metricsOnApiPort.handle(request, response);
     if (inspector && path.startsWith(INSPECTOR_API)) return inspectorApi(request, response, v1);
     if (inspector && isInspectorPath(path)) return inspector(request, response);
     return v1(request, response);
@@ -142,6 +187,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     service,
     inspector: inspector !== null,
     firstKey,
+    metricsUrl,
     close() {
       closing ??= (async () => {
         if (mcp) await (await mcp).close();
@@ -149,6 +195,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        if (metricsServer) {
+          await new Promise<void>((resolve) => {
+            metricsServer!.close(() => resolve());
+            metricsServer!.closeAllConnections();
+          });
+        }
         if (control) await new Promise<void>((resolve) => control!.close(() => resolve()));
         await composed!.close();
         if (paths) await removeServerFiles(paths);

@@ -4,6 +4,7 @@ import { ServiceError } from '../errors/index.js';
 import type { Clock } from '../ports/clock.js';
 import type { BillingAccountRecord, JobRecord, LearningReason, LedgerEntryRecord, Store, TurnRecord } from '../ports/store/index.js';
 import type { BillingRequest } from '../service/requests.js';
+import type { TelemetryObserver } from '../service/telemetry.js';
 import { billingQuery, type BillingEntryBody } from '../schemas/billing.js';
 import type { BillingOutput } from '../schemas/outputs.js';
 import { parseQuery } from '../validation/parse.js';
@@ -49,8 +50,13 @@ function entryBody(entry: LedgerEntryRecord): BillingEntryBody {
  * Usage is charged only while an organization's billing is enabled; refunds return whatever was
  * charged, whatever the setting is now.
  */
-export function createCredits(deps: { store: Store; clock: Clock; prices?: Partial<Prices> }) {
+export function createCredits(deps: { store: Store; clock: Clock; prices?: Partial<Prices>; telemetry?: TelemetryObserver }) {
   const { store } = deps;
+  const observe = deps.telemetry ?? (() => undefined);
+  const report = (direction: 'charged' | 'refunded', cost: string) => {
+    const credits = Number(cost);
+    if (credits > 0) observe({ kind: 'credits', direction, credits });
+  };
   const defaults: Prices = { ...DEFAULT_PRICES, ...deps.prices };
   const nowIso = () => new Date(deps.clock.now()).toISOString();
 
@@ -108,7 +114,9 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
           if (done) return;
           done = true;
           const outWords = Math.min(billedWords(answer), reserved);
-          await store.ledger.settle({ organizationId: caller.organizationId, entryId, outWords, cost: sumOf([inCost, priceOf(outWords, prices.outputWord)]) });
+          const cost = sumOf([inCost, priceOf(outWords, prices.outputWord)]);
+          await store.ledger.settle({ organizationId: caller.organizationId, entryId, outWords, cost });
+          report('charged', cost);
         },
         async cancel() {
           if (done) return;
@@ -131,7 +139,9 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
       // Billing off (the usual case): one account read, no write. Billing turned on right after
       // this read is the same as turned on just after the turns were read.
       if (!(await enabledAccount(job.organizationId))) return { read: fresh, refused: [] };
-      return store.transaction(async (tx) => {
+      let chargedCost = '0';
+      const outcome = await store.transaction(async (tx) => {
+        chargedCost = '0';
         const account = await tx.ledger.getAccount({ organizationId: job.organizationId });
         if (!account || !account.enabled) {
           await tx.jobs.setTurnStates({ jobId: job.id, turnIndexes: fresh.map((turn) => turn.turnIndex), state: 'read' });
@@ -170,10 +180,13 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
           });
           // `duplicate`: already charged under this reference; `insufficient`: another charge won the race.
           if (!result.ok && result.reason !== 'duplicate') return { read: [], refused: fresh };
+          if (result.ok) chargedCost = total.toFixed();
           await tx.jobs.setTurnStates({ jobId: job.id, turnIndexes: charged.map((item) => item.turn.turnIndex), state: 'read' });
         }
         return { read: charged.map((item) => item.turn), refused: costs.slice(affordable).map((item) => item.turn) };
       });
+      report('charged', chargedCost);
+      return outcome;
     },
 
     /**
@@ -214,7 +227,10 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
         },
         requireFunds: false,
       });
-      if (result.ok) return amount;
+      if (result.ok) {
+        report('refunded', amount);
+        return amount;
+      }
       // Another settle of the same job refunded first: report that refund.
       const again = (await store.ledger.listForJob({ organizationId: job.organizationId, jobId: job.id })).find((entry) => entry.kind === 'refund');
       return again ? new Decimal(again.cost).neg().toFixed() : null;

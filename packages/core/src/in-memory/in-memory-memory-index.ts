@@ -322,6 +322,12 @@ export function inMemoryMemoryIndex(): MemoryIndex {
       return { count: partitions.get(agentId)?.entries.size ?? 0 };
     },
 
+    async count() {
+      let total = 0;
+      for (const partition of partitions.values()) total += partition.entries.size;
+      return total;
+    },
+
     async embedder() {
       return fingerprint ? { ...fingerprint } : null;
     },

@@ -2,6 +2,7 @@ import { LEARNING_REASONS, type JobRecord, type LearningReason, type LearningRep
 import { CREDITS_EXHAUSTED_REASON } from '../credits/credits.js';
 import { isDependencyUnavailable } from '../store/available-store.js';
 import type { ServiceContext } from '../service/context.js';
+import { inSpan } from '../service/telemetry.js';
 import { turnRanges } from './learning-report.js';
 import { JobStopped, learnBatch, type JobRun, type TurnResult } from './learn-batch.js';
 
@@ -19,7 +20,11 @@ export const TURN_BATCH_CHARS = 256_000;
  * by a dead process and resumes at its first turn not yet finished, with `resumedAt` set), learns
  * its turns batch by batch, then settles it. Returns early, leaving it resumable, when the run stops.
  */
-export async function processJob(run: JobRun, found: JobRecord): Promise<void> {
+export function processJob(run: JobRun, found: JobRecord): Promise<void> {
+  return inSpan('memory_agents.learning.job', { 'memory_agents.job.kind': found.kind, 'memory_agents.job.turns': found.turnsTotal }, () => runJob(run, found));
+}
+
+async function runJob(run: JobRun, found: JobRecord): Promise<void> {
   const { store } = run.context;
   const nowIso = () => run.context.nowIso();
   let job = found;
@@ -127,7 +132,10 @@ async function learnTurns(run: JobRun, job: JobRecord, batch: TurnRecord[]): Pro
 async function recordResults(context: ServiceContext, job: JobRecord, results: TurnResult[]): Promise<void> {
   const { store } = context;
   const committed = results.filter((result) => result.ok).map((result) => result.turnIndex);
-  if (committed.length > 0) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes: committed, state: 'committed' });
+  if (committed.length > 0) {
+    await store.jobs.setTurnStates({ jobId: job.id, turnIndexes: committed, state: 'committed' });
+    context.telemetry({ kind: 'turns_learned', turns: committed.length });
+  }
   const failures = new Map<LearningReason, number[]>();
   for (const result of results) {
     if (result.ok) continue;

@@ -65,6 +65,11 @@ export type MemoryIndex = {
   copyAgent(request: { fromAgentId: string; toAgentId: string; toOrganizationId: string; newId: () => string }): Promise<{ copied: number }>;
   stats(request: { agentId: string }): Promise<{ count: number }>;
   /**
+   * Optional: the records of every agent in the index (for the metrics' index size). Cheap: a
+   * count the backend keeps, not a scan where avoidable.
+   */
+  count?(): Promise<number>;
+  /**
    * Optional readiness probe: resolves when the backend answers (one cheap round trip), rejects
    * (best: `service_unavailable`) when it does not. Without it readiness asks `embedder()`.
    */

@@ -4,6 +4,7 @@ import { asksForInstructions } from '../boundary/instruction-like.js';
 import type { MemoryHit, MemoryHitRecord, MemoryIndex, MemorySearchRequest } from '../ports/memory-index.js';
 import { extractClaims, sameAttribute, type FactClaim } from '../memory/fact-updates.js';
 import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
+import { inSpan } from '../service/telemetry.js';
 import { wordNet } from './wordnet.js';
 
 /** `max_context_chars` when a request gives none. */
@@ -164,7 +165,14 @@ function scopeOf(request: RetrieveRequest): SearchScope {
 
 async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number, scope: SearchScope) {
   const [vector] = (await embedder.embed({ texts: [text] })).vectors;
-  return { vector: vector ?? null, ...(await index.search({ agentId, text, vector: vector ?? null, limit, ...scope })) };
+  // Both channels (full text and vector) in one index call; the span counts each one's hits.
+  const result = await inSpan('memory_agents.retrieval.search', { 'memory_agents.retrieval.limit': limit }, async (span) => {
+    const result = await index.search({ agentId, text, vector: vector ?? null, limit, ...scope });
+    span.setAttribute('memory_agents.retrieval.lexical_hits', result.lexical.length);
+    span.setAttribute('memory_agents.retrieval.semantic_hits', result.semantic.length);
+    return result;
+  });
+  return { vector: vector ?? null, ...result };
 }
 
 /**
@@ -235,7 +243,14 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
     // Kinds of what the query names, in a channel of their own at a low weight: they widen the
     // candidates without outweighing the query's own words.
     const expansion = hyponymQuery(searched, named);
-    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit, ...scope })).lexical, weights.hyponyms, 'hyponyms');
+    if (expansion !== '') {
+      const hits = await inSpan('memory_agents.retrieval.hyponyms', { 'memory_agents.retrieval.limit': limit }, async (span) => {
+        const { lexical: found } = await index.search({ agentId: request.agentId, text: expansion, vector: null, limit, ...scope });
+        span.setAttribute('memory_agents.retrieval.lexical_hits', found.length);
+        return found;
+      });
+      add(hits, weights.hyponyms, 'hyponyms');
+    }
   }
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');

@@ -12,6 +12,7 @@ import type { Ocr } from '../ports/ocr.js';
 import type { DocumentConverter } from '../ports/document-converter.js';
 import type { Store } from '../ports/store/index.js';
 import type { BackgroundTasks } from './background.js';
+import type { TelemetryObserver } from './telemetry.js';
 import type { Logger } from './logger.js';
 import type { RetrievalOptions } from '../retrieval/retrieve.js';
 
@@ -39,6 +40,8 @@ export type ServiceContext = {
   readonly credits: Credits;
   /** Request-rate windows and answer places (limits/rate-limiter.ts). */
   readonly limiter: RateLimiter;
+  /** Counts and durations for metrics (`createMemoryService({ telemetry })`). */
+  readonly telemetry: TelemetryObserver;
   /** The current time as an ISO string. */
   nowIso(): string;
 };

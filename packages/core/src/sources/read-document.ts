@@ -5,6 +5,7 @@ import { ServiceError, isServiceError } from '../errors/index.js';
 import type { NewTurn } from '../observations/observations.js';
 import type { ChunkingSettings } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
+import { inSpan } from '../service/telemetry.js';
 import { describeFigures, type FigureDescriberOptions } from './describe-figures.js';
 
 /** Pieces one file may become (spec "Limits / Documents"). */
@@ -46,13 +47,21 @@ export async function readDocument(
 ): Promise<ReadDocument> {
   let document: ConvertedDocument;
   try {
-    document = await context.converter.convert({
-      bytes: input.bytes,
-      filename: input.filename,
-      ...(context.ocr ? { ocr: context.ocr } : {}),
-      ...(input.signal ? { signal: input.signal } : {}),
-      ...(input.limits ? { limits: input.limits } : {}),
-    });
+    // The span names the size, never the file name (tenant text).
+    document = await inSpan('memory_agents.document.convert', { 'memory_agents.document.bytes': input.bytes.byteLength }, (span) =>
+      context.converter
+        .convert({
+          bytes: input.bytes,
+          filename: input.filename,
+          ...(context.ocr ? { ocr: context.ocr } : {}),
+          ...(input.signal ? { signal: input.signal } : {}),
+          ...(input.limits ? { limits: input.limits } : {}),
+        })
+        .then((converted) => {
+          span.setAttribute('memory_agents.document.blocks', converted.blocks.length);
+          return converted;
+        }),
+    );
   } catch (error) {
     if (isServiceError(error)) throw error;
     if (error instanceof Error && error.name === 'AbortError') throw error;
