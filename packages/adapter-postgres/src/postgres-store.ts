@@ -92,6 +92,9 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     get images() {
       return open().images;
     },
+    get webhooks() {
+      return open().webhooks;
+    },
     transaction(fn) {
       open();
       return client!.transaction((tx) => fn(areas(tx)));

@@ -14,6 +14,7 @@ import { postgresMessages } from './messages.js';
 import { postgresOrganizations } from './organizations.js';
 import { postgresRateLimits } from './rate-limits.js';
 import { postgresThreads } from './threads.js';
+import { postgresWebhooks } from './webhooks.js';
 
 /**
  * The store areas over one client (the pool, or one transaction's connection): one file per area,
@@ -35,5 +36,6 @@ export function postgresStoreAreas(db: SqlClient): StoreAreas {
     uploads: postgresUploads(db),
     idempotency: postgresIdempotency(db),
     images: postgresImages(db),
+    webhooks: postgresWebhooks(db),
   };
 }

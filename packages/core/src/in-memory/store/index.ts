@@ -14,6 +14,7 @@ import { inMemoryOrganizations } from './organizations.js';
 import { inMemoryRateLimits } from './rate-limits.js';
 import { emptyState, type State } from './state.js';
 import { inMemoryThreads } from './threads.js';
+import { inMemoryWebhooks } from './webhooks.js';
 
 /** Serializes transactions with every other operation, FIFO. */
 class Mutex {
@@ -45,6 +46,7 @@ function areas(get: () => State): StoreAreas {
     uploads: inMemoryUploads(get),
     idempotency: inMemoryIdempotency(get),
     images: inMemoryImages(get),
+    webhooks: inMemoryWebhooks(get),
   };
 }
 

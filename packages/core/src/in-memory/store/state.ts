@@ -14,6 +14,8 @@ import type {
   OrganizationRecord,
   ThreadRecord,
   TurnRecord,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
 } from '../../ports/store/index.js';
 
 /** Everything the in-memory store holds, every area's part; cloned whole for transaction rollback. */
@@ -34,6 +36,7 @@ export type State = {
   ingests: Map<string, UploadRecord>;
   idempotency: Map<string, IdempotencyRecord>;
   images: Map<string, ImageRecord>;
+  webhooks: { endpoints: Map<string, WebhookEndpointRecord>; deliveries: Map<string, WebhookDeliveryRecord & { claimedBy: string | null; claimExpiresAt: number }>; sequence: number };
 };
 
 export function emptyState(): State {
@@ -53,6 +56,7 @@ export function emptyState(): State {
     ingests: new Map(),
     idempotency: new Map(),
     images: new Map(),
+    webhooks: { endpoints: new Map(), deliveries: new Map(), sequence: 0 },
   };
 }
 

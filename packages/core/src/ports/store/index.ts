@@ -18,6 +18,7 @@ import type { RateLimitStore } from './rate-limits.js';
 import type { UploadStore } from './uploads.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { ImageStore } from './images.js';
+import type { WebhookStore } from './webhooks.js';
 
 export type * from './organizations.js';
 export type * from './keys.js';
@@ -33,9 +34,11 @@ export type * from './rate-limits.js';
 export type * from './uploads.js';
 export type * from './idempotency.js';
 export type * from './images.js';
+export type * from './webhooks.js';
 export { FINAL_JOB_STATUSES, readJobDetails, readTurnDetails } from './jobs.js';
 export { CHUNK_STRATEGIES } from './uploads.js';
 export { LEARNING_REASONS } from './not-learned.js';
+export { WEBHOOK_EVENT_TYPES } from './webhooks.js';
 
 /**
  * Transactional state of the service, grouped by area.
@@ -81,4 +84,5 @@ export type StoreAreas = {
   readonly uploads: UploadStore;
   readonly idempotency: IdempotencyStore;
   readonly images: ImageStore;
+  readonly webhooks: WebhookStore;
 };

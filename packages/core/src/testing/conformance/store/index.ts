@@ -13,6 +13,7 @@ import { idempotencyCases } from './idempotency.js';
 import { imageCases } from './images.js';
 import { ledgerCases } from './ledger.js';
 import { rateLimitCases } from './rate-limits.js';
+import { webhookCases } from './webhooks.js';
 import { storeCase, T0, type StoreCase } from './harness.js';
 import { agent, organization } from './records.js';
 import type { StoreConformanceOptions } from './types.js';
@@ -44,6 +45,7 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     imageCases(test);
     ledgerCases(test);
     rateLimitCases(test);
+    webhookCases(test);
   });
 }
 
