@@ -38,6 +38,8 @@ import type { Prices } from './credits/pricing.js';
 import { inProcessRateLimits } from './limits/in-process-rate-limits.js';
 import { createRateLimiter } from './limits/rate-limiter.js';
 import type { MemoryService } from './memory-service.js';
+import { createWebhooks } from './webhooks/webhooks.js';
+import type { WebhookOptions } from './webhooks/options.js';
 
 export type { MemoryService } from './memory-service.js';
 
@@ -102,6 +104,14 @@ export type MemoryServiceOptions = {
    * @default true
    */
   backgroundWork?: boolean;
+  /**
+   * Webhooks (an opt-in extension): per-organization endpoints told when observations commit or
+   * fail, uploads finish and erasures finish; signed, retried, ordered per thread, delivered by a
+   * background worker from the store. Receivers on private, loopback or link-local addresses are
+   * refused unless `allowPrivate` or `allowedHosts` say otherwise.
+   * @default undefined (off: `service.webhooks` answers 503 `service_not_configured`)
+   */
+  webhooks?: WebhookOptions;
 };
 
 /**
@@ -134,7 +144,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   // Keys, organizations and agents every request reads stay in process when no other process
   // writes the store (exact invalidation: every write goes through this wrapper).
   const store = (options.cacheRecords ?? (options.store.capabilities.persistent && !options.store.capabilities.shared)) ? cachingStore(available) : available;
-  const context: ServiceContext = {
+  const baseContext: Omit<ServiceContext, 'webhooks'> = {
     store,
     index: options.index ?? inMemoryMemoryIndex(),
     blobs: options.blobs ?? inMemoryBlobs(),
@@ -154,6 +164,8 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     limiter: createRateLimiter(rateLimitStore, clock, instanceId),
     nowIso: () => new Date(clock.now()).toISOString(),
   };
+  const webhooks = createWebhooks(baseContext, options.webhooks ?? null);
+  const context: ServiceContext = { ...baseContext, webhooks: webhooks.emitter };
 
   const scheduler = new LearningScheduler(context);
   const insertJob = createJobInsert(context, (agentId) => scheduler.kick(agentId));
@@ -172,6 +184,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     observeFile: sources.observeFile,
     sources: sources.sources,
     images: createImages(context).images,
+    webhooks: webhooks.webhooks,
     ...createAccount(context),
 
     async start(): Promise<void> {
@@ -185,10 +198,12 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       await threads.resume();
       await scheduler.start();
       await sources.resumeConversions();
+      webhooks.start();
     },
 
     async stop(): Promise<void> {
       await scheduler.stop();
+      await webhooks.stop();
       await context.background.drain();
       if (started) {
         await context.index.close();
@@ -202,6 +217,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     async idle(): Promise<void> {
       await context.background.drain();
       await scheduler.idle();
+      await webhooks.idle();
     },
 
     async ready({ timeoutMs = 5000 } = {}) {

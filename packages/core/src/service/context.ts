@@ -14,6 +14,7 @@ import type { Store } from '../ports/store/index.js';
 import type { BackgroundTasks } from './background.js';
 import type { Logger } from './logger.js';
 import type { RetrievalOptions } from '../retrieval/retrieve.js';
+import type { WebhookEmitter } from '../webhooks/events.js';
 
 /** What every operation of the service reaches; built once by `createMemoryService`. */
 export type ServiceContext = {
@@ -39,6 +40,8 @@ export type ServiceContext = {
   readonly credits: Credits;
   /** Request-rate windows and answer places (limits/rate-limiter.ts). */
   readonly limiter: RateLimiter;
+  /** Records webhook events (issue 34); null when the operator did not switch webhooks on. */
+  readonly webhooks: WebhookEmitter | null;
   /** The current time as an ISO string. */
   nowIso(): string;
 };

@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.js';
 import type { RateLimitedOperation } from '../ports/limit-overrides.js';
+import type { CreateWebhookInput, UpdateWebhookInput } from '../schemas/webhooks.js';
 import type {
   BillingQuery,
   ChatInput,
@@ -66,3 +67,12 @@ export type ImageUploadRequest = CallerRequest & { file: FileUpload | null };
 export type BillingRequest = CallerRequest & { query?: BillingQuery | undefined };
 export type LogsRequest = AgentRequest & { query?: LogsQuery | undefined };
 export type RateLimitRequest = CallerRequest & { operation: RateLimitedOperation };
+
+/** `POST /v1/webhooks`. */
+export type CreateWebhookRequest = CallerRequest & { body: CreateWebhookInput };
+/** One webhook endpoint of the caller's organization. */
+export type WebhookRequest = CallerRequest & { webhookId: string };
+/** `PATCH /v1/webhooks/{webhook_id}`. */
+export type UpdateWebhookRequest = WebhookRequest & { body: UpdateWebhookInput };
+/** `GET /v1/webhooks/{webhook_id}/deliveries`. */
+export type WebhookDeliveriesRequest = WebhookRequest & { query?: Record<string, string> };
