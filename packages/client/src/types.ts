@@ -38,6 +38,10 @@ export type Citation = Schemas['Citation'];
 export type DocumentIngestResponse = Schemas['DocumentIngestResponse'];
 export type Billing = Schemas['Billing'];
 export type ApiErrorBody = Schemas['Error'];
+export type Webhook = Schemas['Webhook'];
+export type WebhookWithSecret = Schemas['WebhookWithSecret'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookEventType = Schemas['WebhookEventType'];
 
 /** One event of `chat/stream`: `context` once, `delta` zero or more times, then `done` or `error`. */
 export type ChatStreamEvent = Schemas['ChatStreamEvent'];

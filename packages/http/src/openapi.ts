@@ -17,6 +17,7 @@ const TAGS: Record<RouteTag, string> = {
   Documents: 'Uploading files to learn, and the stored originals citations link to.',
   Images: 'Images for chat turns.',
   Billing: 'Credit balance and ledger.',
+  Webhooks: 'Signed event deliveries to the organization\'s endpoints (an opt-in extension; polling stays the spec\'s way).',
 };
 
 /** Codes every authenticated route can answer (spec "Errors any call can return", "X-SP-End-User"). */
