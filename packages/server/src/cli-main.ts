@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { isServiceError, silentLogger } from '@memory-agents/core';
+import { isServiceError, silentLogger, type WebhookOptions } from '@memory-agents/core';
 import { isUnavailableError } from '@memory-agents/core/adapter';
 import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.js';
 import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, type CliValues, type OptionName } from './cli-options.js';
@@ -72,13 +73,17 @@ function adminCliCommand(command: AdminCommand): CliCommand {
 /** Every command, by the words that name it. */
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   serve: {
-    usage: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [model options]
+    usage: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [--webhooks] [model options]
   Serves the /v1 API. On an empty data dir (or database) it creates an organization and prints its
   first API key once. Exits 1 with one line when the port is in use or a server already runs on DIR.
   SIGTERM or SIGINT shuts it down gracefully (repeated SIGTERMs do not cut that short); a second
-  SIGINT (Ctrl-C) stops it at once.`,
-    options: ['port', 'host', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
-    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io),
+  SIGINT (Ctrl-C) stops it at once.
+  --webhooks switches webhooks on (/v1/webhooks; docs/deploying.md "Webhooks"). Receivers on
+  loopback, private, link-local or unique-local addresses are refused unless
+  --webhooks-allow-private (any address) or --webhooks-allow-hosts LIST (comma-separated host
+  names, IPs or CIDR ranges, like 10.0.0.0/8,hooks.internal) allow them; either implies --webhooks.`,
+    options: ['port', 'host', ...STATE_OPTIONS, 'webhooks', 'webhooks-allow-private', 'webhooks-allow-hosts', ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, webhookSettings(values)),
   },
   mcp: {
     usage: `memory-agents mcp --url URL --agent AGENT_ID [--end-user NAME] [--thread THREAD_ID]
@@ -221,7 +226,20 @@ async function runCommandLine({ values, positionals }: { values: CliValues; posi
   return command.run(values, io);
 }
 
-async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo): Promise<number> {
+/** `--webhooks` and its allowances, as `createMemoryService`'s `webhooks` option (undefined: off). */
+function webhookSettings(values: CliValues): WebhookOptions | undefined {
+  const hosts = (values['webhooks-allow-hosts'] ?? '').split(',').map((host) => host.trim()).filter((host) => host !== '');
+  if (!values.webhooks && !values['webhooks-allow-private'] && hosts.length === 0) return undefined;
+  for (const host of hosts) {
+    const [address = '', bits, extra] = host.split('/');
+    const version = isIP(address);
+    const validCidr = extra === undefined && version !== 0 && /^\d{1,3}$/.test(bits ?? '') && Number(bits) <= (version === 4 ? 32 : 128);
+    if (host.includes('/') && !validCidr) throw new UsageError(`--webhooks-allow-hosts: ${host} is not a host name, an IP or a CIDR range`, 'serve');
+  }
+  return { allowPrivate: values['webhooks-allow-private'] === true, allowedHosts: hosts };
+}
+
+async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, webhooks?: WebhookOptions): Promise<number> {
   const portNumber = port === undefined ? 8787 : Number(port);
   if (!/^\d+$/.test(port ?? '8787') || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`, 'serve');
   if (location.databaseUrl === undefined) {
@@ -237,7 +255,7 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   // The key is read from the environment here and goes only into the adapters' Authorization header.
   const { startServer } = await import('./start-server.js');
   const { createServiceModels, describeModels } = await import('./model-options.js');
-  const server = await startServer({ ...location, port: portNumber, ...(host === undefined ? {} : { host }), models: createServiceModels(models, io.env) });
+  const server = await startServer({ ...location, port: portNumber, ...(host === undefined ? {} : { host }), models: createServiceModels(models, io.env), ...(webhooks ? { webhooks } : {}) });
   if (server.firstKey) {
     io.stdout(`Created organization ${server.firstKey.organizationId} and its first API key. It is shown once; store it now:\n`);
     io.stdout(`  ${server.firstKey.key}\n`);

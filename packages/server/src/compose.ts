@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
+import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService, type WebhookOptions } from '@memory-agents/core';
 import { databaseTimeouts, openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { documentsInChildProcess } from './documents-process.js';
 import { lazyMemoryIndex } from './lazy-memory-index.js';
@@ -27,7 +27,7 @@ export async function composeService(
   location: StateLocation,
   logger: Logger = stderrLogger,
   models: ServiceModels = {},
-  { backgroundWork = true }: { backgroundWork?: boolean } = {},
+  { backgroundWork = true, webhooks }: { backgroundWork?: boolean; webhooks?: WebhookOptions } = {},
 ): Promise<ComposedService> {
   const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
@@ -49,6 +49,7 @@ export async function composeService(
       documentConverter: converter,
       logger,
       backgroundWork,
+      ...(webhooks ? { webhooks } : {}),
       ...models,
     });
     return {
@@ -75,6 +76,7 @@ export async function composeService(
     documentConverter: converter,
     logger,
     backgroundWork,
+    ...(webhooks ? { webhooks } : {}),
     ...models,
   });
   return {
