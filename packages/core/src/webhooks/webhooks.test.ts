@@ -11,6 +11,10 @@ import { sendWebhook } from './send.js';
 import { verifyWebhookSignature } from './signature.js';
 import { compileAddressPolicy } from './url-guard.js';
 import type { WebhookOptions } from './options.js';
+import { emitErasureFinished } from './events.js';
+import { createWebhooks } from './webhooks.js';
+import { createIdGenerator } from '../ids/index.js';
+import type { ServiceContext } from '../service/context.js';
 
 type Received = { headers: IncomingHttpHeaders; body: string; event: { id: string; type: string; data: Record<string, unknown> } };
 /** What the receiver does with the nth request (0-based): answer a status, or never answer. */
@@ -270,5 +274,33 @@ describe('webhooks', () => {
     await expect(service.webhooks.list({ caller: endUser })).rejects.toMatchObject({ code: 'forbidden', status: 403 });
     expect(await service.webhooks.delete({ caller, webhookId: webhook_id })).toEqual({ webhook_id, deleted: true });
     expect((await service.webhooks.list({ caller })).webhooks).toEqual([]);
+  });
+
+  it('sends upload.finished once a document upload has learned, with its source and filename', async () => {
+    const target = await listen();
+    const { service, caller, agentId, threadId } = await setup();
+    await service.webhooks.create({ caller, body: { url: target.url, events: ['upload.finished'] } });
+    const data = new TextEncoder().encode('# Harbor\n\nThe harbor opens at dawn.\n');
+    const accepted = await service.observeFile({ caller, agentId, threadId, file: { filename: 'harbor.md', mediaType: 'text/markdown', data }, fields: {} });
+    await until(() => target.received.length === 1, 'upload.finished arrived');
+    expect(target.received[0]!.event).toMatchObject({
+      type: 'upload.finished',
+      data: { observation_id: accepted.observation_id, agent_id: agentId, thread_id: threadId, status: 'committed', filename: 'harbor.md', source_id: expect.stringMatching(/^src_/) },
+    });
+  });
+
+  it('records erasure.finished through the emit function the erasure work calls', async () => {
+    const store = inMemoryStore();
+    await store.init();
+    const clock = { now: () => Date.parse('2026-01-01T00:00:00Z') };
+    const base = { store, clock, ids: createIdGenerator(clock.now), nowIso: () => new Date(clock.now()).toISOString(), instanceId: 'w', logger: silentLogger };
+    const area = createWebhooks(base as unknown as Omit<ServiceContext, 'webhooks'>, FAST);
+    const context = { ...base, webhooks: area.emitter } as unknown as ServiceContext;
+    const endpoint = { id: 'whk_01ARZ3NDEKTSV4RRFFQ69G5FAV', organizationId: 'org_e', url: 'https://hooks.example.com/', description: null, events: ['erasure.finished' as const], secret: 's', previousSecret: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, consecutiveFailures: 0, createdAt: base.nowIso(), updatedAt: base.nowIso() };
+    await store.webhooks.insertEndpoint({ endpoint });
+    await emitErasureFinished(context, { organizationId: 'org_e', data: { erasure_id: 'era_1', agent_id: null, end_user_id: 'eu_1', status: 'completed', finished_at: base.nowIso() } });
+    const [delivery] = await store.webhooks.listDeliveries({ organizationId: 'org_e', endpointId: endpoint.id, limit: 5 });
+    expect(delivery).toMatchObject({ eventType: 'erasure.finished', status: 'pending' });
+    expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'erasure.finished', organization_id: 'org_e', data: { erasure_id: 'era_1', end_user_id: 'eu_1', status: 'completed' } });
   });
 });
