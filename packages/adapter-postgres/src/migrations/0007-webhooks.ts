@@ -1,7 +1,8 @@
 /**
  * Webhooks (issue 34): an organization's endpoints and the deliveries of its events. A delivery
  * is claimed with `FOR UPDATE SKIP LOCKED` (several processes deliver from one database); the
- * partial index finds the due ones, the second one the head of each endpoint's ordering key.
+ * partial indexes find the due ones, the head of each endpoint's ordering key, and the finished
+ * ones past their retention.
  */
 export const storeMigration0007 = `
 CREATE TABLE webhook_endpoints (
@@ -43,4 +44,5 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, seq) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_key ON webhook_deliveries (endpoint_id, ordering_key, seq) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, seq);
+CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at) WHERE status <> 'pending';
 `;

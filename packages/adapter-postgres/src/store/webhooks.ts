@@ -156,6 +156,14 @@ export function postgresWebhooks(db: SqlClient): WebhookStore {
       );
       return Number(rows[0]?.n ?? 0) === 1;
     },
+    async pruneDeliveries({ before, limit }) {
+      const { rowCount } = await db.query(
+        `DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2)`,
+        [before, limit],
+      );
+      return rowCount;
+    },
     async listDeliveries({ organizationId, endpointId, limit, beforeSeq }) {
       const { rows } = await db.query(
         `SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND organization_id = $2 AND ($3::bigint IS NULL OR seq < $3)

@@ -21,6 +21,8 @@ export type WebhookOptions = {
   retryMaxMs?: number;
   /** How long a rotated-out secret still signs deliveries (beside the new one). @default 86_400_000 (a day) */
   secretRotationMs?: number;
+  /** How long finished deliveries (delivered or given up) stay in the delivery log. @default 2_592_000_000 (30 days) */
+  retentionMs?: number;
   /** How often the worker looks for due deliveries (it is also woken when events are recorded). @default 1000 */
   pollMs?: number;
   /** Deliveries in flight at once per process. @default 8 */
@@ -43,6 +45,7 @@ export function resolveWebhookOptions(options: WebhookOptions) {
     retryBaseMs: positive('retryBaseMs', options.retryBaseMs ?? 5000),
     retryMaxMs: positive('retryMaxMs', options.retryMaxMs ?? 3_600_000),
     secretRotationMs: positive('secretRotationMs', options.secretRotationMs ?? 86_400_000),
+    retentionMs: positive('retentionMs', options.retentionMs ?? 2_592_000_000),
     pollMs: positive('pollMs', options.pollMs ?? 1000),
     concurrency: positive('concurrency', options.concurrency ?? 8),
     random: options.random ?? Math.random,

@@ -4,6 +4,10 @@ import type { WebhookSettings } from './options.js';
 import { sendWebhook } from './send.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
 
+/** How often one process prunes the delivery log, and how many rows one prune deletes at most. */
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 1000;
+
 /** Extra time a claim lasts past one attempt's time limit before another process may take it. */
 const CLAIM_MARGIN_MS = 30_000;
 
@@ -18,6 +22,7 @@ export class WebhookDispatcher {
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = true;
+  #prunedAt: number | null = null;
 
   constructor(
     private readonly context: Omit<ServiceContext, 'webhooks'>,
@@ -63,6 +68,7 @@ export class WebhookDispatcher {
   async #pass(): Promise<void> {
     const { store, clock, instanceId, logger } = this.context;
     try {
+      await this.#prune();
       while (!this.#stopped) {
         const claimed = await store.webhooks.claim({ holder: instanceId, now: clock.now(), leaseMs: this.settings.timeoutMs + CLAIM_MARGIN_MS, limit: this.settings.concurrency });
         if (claimed.length === 0) return;
@@ -71,6 +77,14 @@ export class WebhookDispatcher {
     } catch (error) {
       logger.warn('webhook deliveries paused: the store did not answer; the next poll retries', { error: String(error) });
     }
+  }
+
+  /** Deletes finished deliveries past the retention, at most once an hour per process (the first pass prunes). */
+  async #prune(): Promise<void> {
+    const now = this.context.clock.now();
+    if (this.#prunedAt !== null && now - this.#prunedAt < PRUNE_EVERY_MS) return;
+    this.#prunedAt = now;
+    await this.context.store.webhooks.pruneDeliveries({ before: new Date(now - this.settings.retentionMs).toISOString(), limit: PRUNE_BATCH });
   }
 
   async #attempt({ delivery, endpoint }: ClaimedWebhookDelivery): Promise<void> {

@@ -303,4 +303,18 @@ describe('webhooks', () => {
     expect(delivery).toMatchObject({ eventType: 'erasure.finished', status: 'pending' });
     expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'erasure.finished', organization_id: 'org_e', data: { erasure_id: 'era_1', end_user_id: 'eu_1', status: 'completed' } });
   });
+
+  it('prunes finished deliveries past the retention from the log (a process prunes on its first pass, then hourly)', async () => {
+    const target = await listen();
+    const store: Store = inMemoryStore();
+    const first = await setup(FAST, { store });
+    const { webhook_id } = await first.service.webhooks.create({ caller: first.caller, body: { url: target.url, events: ['observation.committed'] } });
+    await first.observe('Kept for a while.');
+    await until(async () => (await deliveries(first.service, first.caller, webhook_id))[0]?.status === 'delivered', 'delivered');
+    await first.service.stop();
+    const later = createMemoryService({ store, logger: silentLogger, webhooks: { ...FAST, retentionMs: 86_400_000 }, clock: { now: () => Date.now() + 2 * 86_400_000 } });
+    await later.start();
+    cleanups.push(() => later.stop());
+    await until(async () => (await deliveries(later, first.caller, webhook_id)).length === 0, 'pruned');
+  });
 });

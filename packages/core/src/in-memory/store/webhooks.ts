@@ -107,6 +107,12 @@ export function inMemoryWebhooks(get: () => State): WebhookStore {
       }
       return true;
     },
+    async pruneDeliveries({ before, limit }) {
+      const deliveries = get().webhooks.deliveries;
+      const finished = [...deliveries.values()].filter((d) => d.status !== 'pending' && d.createdAt < before).sort((a, b) => a.seq - b.seq).slice(0, limit);
+      for (const delivery of finished) deliveries.delete(delivery.id);
+      return finished.length;
+    },
     async listDeliveries({ organizationId, endpointId, limit, beforeSeq }) {
       if (!owned(organizationId, endpointId)) return [];
       return [...get().webhooks.deliveries.values()]

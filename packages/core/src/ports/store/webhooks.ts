@@ -116,6 +116,11 @@ export type WebhookStore = {
     disabledReason: string;
     updatedAt: string;
   }): Promise<boolean>;
+  /**
+   * Deletes up to `limit` finished deliveries (`delivered` or `failed`) created before `before`
+   * (ISO), oldest first; resolves how many. Pending deliveries MUST stay.
+   */
+  pruneDeliveries(request: { before: string; limit: number }): Promise<number>;
   /** The endpoint's deliveries, newest first, `limit` of them before `beforeSeq` when given. */
   listDeliveries(request: { organizationId: string; endpointId: string; limit: number; beforeSeq?: number }): Promise<WebhookDeliveryRecord[]>;
 };

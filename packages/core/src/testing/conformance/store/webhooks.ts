@@ -165,4 +165,18 @@ export function webhookCases(test: StoreCase) {
     await store.webhooks.deleteEndpoint({ organizationId: 'org_w8', endpointId: target.id });
     expect(await store.webhooks.claim({ holder: 'a', now: T0, leaseMs: 1000, limit: 10 })).toEqual([]);
   });
+
+  test('webhooks: pruning deletes finished deliveries created before the cut-off, never pending ones', async ({ store }) => {
+    const target = endpoint('org_w9');
+    await store.webhooks.insertEndpoint({ endpoint: target });
+    const old = [event('org_w9', { orderingKey: 'a', createdAt: iso(T0) }), event('org_w9', { orderingKey: 'b', createdAt: iso(T0) })];
+    const recent = event('org_w9', { orderingKey: 'c', createdAt: iso(T0 + 10_000) });
+    for (const e of [...old, recent]) await store.webhooks.enqueue({ event: e, now: T0 });
+    const claimed = await store.webhooks.claim({ holder: 'a', now: T0, leaseMs: 1000, limit: 10 });
+    // The first old one and the recent one finish; the second old one stays pending.
+    for (const item of claimed) if (item.delivery.eventId !== old[1]!.id) await finish(store, item.delivery.id, 'a', true);
+    expect(await store.webhooks.pruneDeliveries({ before: iso(T0 + 5000), limit: 100 })).toBe(1);
+    const left = await store.webhooks.listDeliveries({ organizationId: 'org_w9', endpointId: target.id, limit: 10 });
+    expect(left.map((d) => d.eventId).sort()).toEqual([old[1]!.id, recent.id].sort());
+  });
 }
