@@ -7,7 +7,7 @@ import { ask, learnConversation, openEnvironment, type EvalConversation, type Ev
 import { locomoEvidence, parseLocomoDate, runLocomo, summarizeLocomo, type LocomoSample } from './locomo.js';
 import { longMemEvalQuery, parseLongMemEvalDate, runLongMemEval, summarizeLongMemEval, type LongMemEvalQuestion } from './longmemeval.js';
 import { hasShared, sharedPath } from '../test/support/shared-data.js';
-import { formatTable, recallAllAt, recallAt, uniqueInOrder } from './metrics.js';
+import { formatTable, newestFirst, recallAllAt, recallAt, uniqueInOrder } from './metrics.js';
 import { modelEmbedder } from './model-embedder.js';
 
 const DATA = sharedPath('eval-data/');
@@ -22,6 +22,14 @@ describe('metrics', () => {
     expect(recallAt(ranked, [], 3)).toBeNull();
     expect(recallAllAt(['s1', 's2', 's3'], ['s1', 's3'], 2)).toBe(0);
     expect(recallAllAt(['s1', 's2', 's3'], ['s1', 's3'], 3)).toBe(1);
+  });
+
+  it('scores newest-first: the newest evidence above every older one', () => {
+    expect(newestFirst(['s3', 's2', 's1'], ['s1', 's3'])).toBe(1);
+    expect(newestFirst(['s1', 's3'], ['s1', 's3'])).toBe(0);
+    expect(newestFirst(['s3'], ['s1', 's3'])).toBe(1);
+    expect(newestFirst(['s1'], ['s1', 's3'])).toBe(0);
+    expect(newestFirst(['s1'], ['s1'])).toBeNull();
   });
 
   it('reads both datasets dates and splits ";"-joined evidence, dropping ids that name no turn', () => {

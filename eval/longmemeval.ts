@@ -5,7 +5,7 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { ask, forget, learnConversation, type EvalConversation, type EvalEnvironment } from './harness.js';
-import { recallAllAt, recallAt, summarize, uniqueInOrder, type SummaryRow } from './metrics.js';
+import { newestFirst, recallAllAt, recallAt, summarize, uniqueInOrder, type SummaryRow } from './metrics.js';
 
 export type LongMemEvalTurn = { role: string; content: string; has_answer?: boolean };
 export type LongMemEvalQuestion = {
@@ -99,6 +99,8 @@ export async function runLongMemEval(env: EvalEnvironment, questions: readonly L
       'S-all@ctx': recallAllAt(packedSessions, sessionEvidence, Number.POSITIVE_INFINITY),
       'T@10': recallAt(rankedTurns, answerTurns, 10),
       'T@ctx': recallAt(asked.packed.map((turn) => turn.ref), answerTurns, Number.POSITIVE_INFINITY),
+      // Issue 32: the newest evidence session ranks above the stale ones (questions with 2+ evidence sessions).
+      newest: newestFirst(rankedSessions, isAbstention ? [] : evidenceByDate(question)),
     };
     run.scores.push({ questionType: question.question_type, isAbstention, recall, ms: asked.ms });
     const sessionOfRef = new Map(asked.ranked.map((turn) => [turn.ref, turn.sessionId]));
@@ -113,6 +115,16 @@ export async function runLongMemEval(env: EvalEnvironment, questions: readonly L
     options.onQuestion?.(question.question_id, done + 1, questions.length);
   }
   return run;
+}
+
+/** The question's evidence sessions, oldest first (haystack dates; stable for equal dates). */
+export function evidenceByDate(question: LongMemEvalQuestion): string[] {
+  const wanted = new Set(question.answer_session_ids);
+  return question.haystack_session_ids
+    .map((id, i) => ({ id, i, at: parseLongMemEvalDate(question.haystack_dates[i]!) }))
+    .filter((session) => wanted.has(session.id))
+    .sort((a, b) => a.at.localeCompare(b.at) || a.i - b.i)
+    .map((session) => session.id);
 }
 
 const TYPE_ORDER = ['single-session-user', 'single-session-assistant', 'single-session-preference', 'multi-session', 'knowledge-update', 'temporal-reasoning'];

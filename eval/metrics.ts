@@ -36,6 +36,24 @@ export function recallAllAt(ranked: readonly string[], evidence: readonly string
   return recall === null ? null : recall === 1 ? 1 : 0;
 }
 
+/**
+ * Newest-first (issue 32): 1 when the newest of the evidence (`evidenceByDate`, oldest first) ranks
+ * above every older one in `ranked` (an older one not ranked at all counts as below; the newest not
+ * ranked is 0), else 0. Null with fewer than two pieces of evidence (nothing can be stale).
+ */
+export function newestFirst(ranked: readonly string[], evidenceByDate: readonly string[]): number | null {
+  const evidence = uniqueInOrder(evidenceByDate);
+  if (evidence.length < 2) return null;
+  const newest = ranked.indexOf(evidence[evidence.length - 1]!);
+  if (newest === -1) return 0;
+  return evidence.slice(0, -1).every((older) => {
+    const at = ranked.indexOf(older);
+    return at === -1 || at > newest;
+  })
+    ? 1
+    : 0;
+}
+
 /** Mean of the non-null values, with how many there were (null mean when none). */
 export function mean(values: readonly (number | null)[]): { mean: number | null; count: number } {
   const present = values.filter((value): value is number => value !== null);

@@ -4,18 +4,25 @@ import { dirname } from 'node:path';
 import { type MemoryIndex } from '@memory-agents/core';
 import {
   analyze,
+  applyMemoryPatch,
   assertEmbedderMatches,
   assertVectorDimensions,
   cloneMemoryRecord,
   compareMemoryHits,
+  copiedRecord,
   cosineSimilarity,
   dedupeRecordsById,
   hitRecord,
   indexedText,
+  listPage,
   matchesDeleteFilter,
+  matchesSearchFilter,
+  memoryRecordDefaults,
+  mergePatches,
   type EmbedderFingerprint,
   type MemoryHit,
   type MemoryRecord,
+  type MemorySearchRequest,
 } from '@memory-agents/core/adapter';
 
 /** Options of {@link jsonFileMemoryIndex}. */
@@ -51,6 +58,8 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
 
   const put = (record: MemoryRecord) => entries.set(record.id, { record: cloneMemoryRecord(record), terms: analyze(indexedText(record)) });
   const recordsOf = (agentId: string) => [...entries.values()].filter((entry) => entry.record.agentId === agentId);
+  /** What a search considers: the agent's records valid at `asOf` (current when absent), in `threadIds` when given. */
+  const searchable = (request: MemorySearchRequest) => recordsOf(request.agentId).filter((entry) => matchesSearchFilter(entry.record, request));
 
   /** Changes apply to memory at once (so they are atomic to readers) and reach the file in order. */
   function persist(): Promise<void> {
@@ -70,12 +79,13 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
     if (text === null) return;
     const stored = JSON.parse(text) as Stored;
     fingerprint = stored.embedder;
-    for (const record of stored.records) put({ ...record, vector: Float32Array.from(record.vector) });
+    // A file written before the v2 fields (provenance, validity, flags) reads back with their defaults.
+    for (const record of stored.records) put({ ...memoryRecordDefaults(record), ...record, vector: Float32Array.from(record.vector) });
   }
 
-  function lexical(agentId: string, text: string, limit: number): MemoryHit[] {
-    const query = new Set(analyze(text));
-    const documents = recordsOf(agentId);
+  function lexical(request: MemorySearchRequest, limit: number): MemoryHit[] {
+    const query = new Set(analyze(request.text));
+    const documents = searchable(request);
     if (query.size === 0 || documents.length === 0) return [];
     const averageLength = documents.reduce((sum, entry) => sum + entry.terms.length, 0) / documents.length || 1;
     const documentFrequency = new Map<string, number>();
@@ -95,9 +105,9 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
     return top(hits, limit);
   }
 
-  function semantic(agentId: string, vector: Float32Array, limit: number): MemoryHit[] {
+  function semantic(request: MemorySearchRequest, vector: Float32Array, limit: number): MemoryHit[] {
     return top(
-      recordsOf(agentId).map((entry) => ({ record: entry.record, score: cosineSimilarity(vector, entry.record.vector) })),
+      searchable(request).map((entry) => ({ record: entry.record, score: cosineSimilarity(vector, entry.record.vector) })),
       limit,
     );
   }
@@ -119,12 +129,28 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
       await persist();
     },
 
-    async search({ agentId, text, vector, limit }) {
-      const size = Math.max(0, Math.floor(limit));
+    async search(request) {
+      const size = Math.max(0, Math.floor(request.limit));
       return {
-        lexical: size === 0 || text.trim() === '' ? [] : lexical(agentId, text, size),
-        semantic: size === 0 || vector === null ? [] : semantic(agentId, vector, size),
+        lexical: size === 0 || request.text.trim() === '' ? [] : lexical(request, size),
+        semantic: size === 0 || request.vector === null ? [] : semantic(request, request.vector, size),
       };
+    },
+
+    async list(request) {
+      const page = listPage(recordsOf(request.agentId).map((entry) => entry.record), request);
+      return { ...page, records: page.records.map((record) => hitRecord(record as MemoryRecord)) };
+    },
+
+    async update({ agentId, patches }) {
+      let changed = false;
+      for (const patch of mergePatches(patches)) {
+        const entry = entries.get(patch.id);
+        if (!entry || entry.record.agentId !== agentId) continue;
+        entry.record = applyMemoryPatch(entry.record, patch);
+        changed = true;
+      }
+      if (changed) await persist();
     },
 
     async get({ agentId, ids }) {
@@ -144,7 +170,9 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
     async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
       // Snapshot first: copying an agent onto itself must not copy its own copies.
       const originals = recordsOf(fromAgentId).map((entry) => entry.record);
-      for (const record of originals) put({ ...record, id: newId(), agentId: toAgentId, organizationId: toOrganizationId });
+      // supersededBy follows its target to the copy.
+      const newIds = new Map(originals.map((record) => [record.id, newId()]));
+      for (const record of originals) put({ ...copiedRecord(record, newIds), agentId: toAgentId, organizationId: toOrganizationId });
       if (originals.length > 0) await persist();
       return { copied: originals.length };
     },

@@ -1,14 +1,15 @@
 import type { MemoryDeleteRequest } from '@memory-agents/core/adapter';
 import { scheduleSettle } from './maintenance.js';
 import { sqlString } from './rows.js';
-import { agentFilter, guard, type IndexState } from './state.js';
+import { agentFilter, guard, inList, type IndexState } from './state.js';
 import { LaneClosedError } from './maintenance-lane.js';
 import { buildScalarIndexes } from './table.js';
 
 /** `MemoryIndex.deleteBy`, run in the write queue. */
-export async function deleteRecords(state: IndexState, { agentId, threadId, sourceId, observationId, ids }: MemoryDeleteRequest): Promise<void> {
-  // An empty id list matches nothing (port contract), not every record.
+export async function deleteRecords(state: IndexState, { agentId, threadId, sourceId, observationId, ids, threadIds }: MemoryDeleteRequest): Promise<void> {
+  // An empty id or thread list matches nothing (port contract), not every record.
   if (ids !== undefined && ids.length === 0) return;
+  if (threadIds !== undefined && threadIds.length === 0) return;
   await state.queue.write(() =>
     guard('deleteBy', async () => {
       const table = state.table;
@@ -18,6 +19,7 @@ export async function deleteRecords(state: IndexState, { agentId, threadId, sour
       if (threadId !== undefined) clauses.push(`thread_id = ${sqlString(threadId)}`);
       if (observationId !== undefined) clauses.push(`observation_id = ${sqlString(observationId)}`);
       if (sourceId !== undefined) clauses.push(`source_id = ${sqlString(sourceId)}`);
+      if (threadIds !== undefined) clauses.push(inList('thread_id', threadIds));
       // A delete rewrites deletion files of fragments a concurrent compaction may be rewriting.
       await state.lane.rewrite(async () => {
         if (ids === undefined) {

@@ -5,7 +5,8 @@ import { describeMemoryIndexConformance } from '@memory-agents/core/testing';
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import { lancedbMemoryIndex, sqlString } from './lancedb-memory-index.js';
-import { tableSchema } from './rows.js';
+import { memoryRecordDefaults } from '@memory-agents/core/adapter';
+import { rowsToArrow, tableSchema, toRow } from './rows.js';
 
 async function temporaryDirectory() {
   const directory = await mkdtemp(join(tmpdir(), 'memory-agents-lancedb-'));
@@ -67,6 +68,7 @@ describe('lancedbMemoryIndex', () => {
         occurredAt: null,
         source: { kind: 'turn' as const, threadId: 'thread_1', observationId: 'obs_1', turnIndex: i },
         createdAt: '2026-01-01T00:00:00.000Z',
+        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
       });
       const first = lancedbMemoryIndex({ uri: directory, annThreshold: 500 });
       await first.init();
@@ -112,15 +114,16 @@ describe('lancedbMemoryIndex', () => {
           ? { kind: 'turn' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: i }
           : { kind: 'document' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: 0, sourceId: 'src_1', page: i, filename: 'a.pdf' },
       createdAt: '2026-01-01T00:00:00.000Z',
+      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
     });
     const records = Array.from({ length: 6 }, (_, i) => record(i));
-    for (const version of ['2', '1']) {
+    for (const version of ['3', '2', '1']) {
       const { directory, cleanup } = await temporaryDirectory();
       try {
-        if (version === '1') {
-          // A table as the adapter created it before the `hit` column.
+        if (version !== '3') {
+          // A table as the adapter created it before the `hit` column (1), or before the v2 record columns (2).
           const connection = await lancedb.connect(directory);
-          (await connection.createEmptyTable('memories', tableSchema(embedder, false))).close();
+          (await connection.createEmptyTable('memories', tableSchema(embedder, { hit: version === '2', v2: false }))).close();
           connection.close();
         }
         const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
@@ -138,10 +141,71 @@ describe('lancedbMemoryIndex', () => {
         const connection = await lancedb.connect(directory);
         const table = await connection.openTable('memories');
         const { fields, metadata } = await table.schema();
-        expect(fields.some((field) => field.name === 'hit')).toBe(version === '2');
+        expect(fields.some((field) => field.name === 'hit')).toBe(version !== '1');
+        // Opening added the v2 record columns to the older tables.
+        expect(fields.some((field) => field.name === 'valid_to')).toBe(true);
         expect(metadata.get('memory_agents.schema_version')).toBe(version);
         table.close();
         connection.close();
+      } finally {
+        await cleanup();
+      }
+    }
+  });
+
+  it('opens a table written before the memory record v2: old rows read back with the defaults, then filter, list and update', async () => {
+    const embedder = { id: 'test:4', dimensions: 4 };
+    for (const hit of [true, false]) {
+      const { directory, cleanup } = await temporaryDirectory();
+      try {
+        const old = (i: number, occurredAt: string | null) => ({
+          id: `mem_old_${i}`,
+          organizationId: 'org_1',
+          agentId: 'agent_a',
+          text: `canoe trip number ${i}`,
+          keywords: '',
+          vector: Float32Array.from([1, i, 0, 0]),
+          speaker: 'Ana',
+          occurredAt,
+          source: { kind: 'turn' as const, threadId: `thread_${i}`, observationId: `obs_${i}`, turnIndex: 0 },
+          createdAt: `2026-01-0${i + 1}T00:00:00.000Z`,
+        });
+        const olds = [old(0, '2025-06-01T00:00:00.000Z'), old(1, null)];
+        // Rows as the previous adapter wrote them: its columns, and a `hit` JSON without the v2 fields.
+        const schema = tableSchema(embedder, { hit, v2: false });
+        const rows = olds.map((record) => {
+          const row = toRow({ ...record, ...memoryRecordDefaults(record) }) as unknown as Record<string, unknown>;
+          const { vector: _vector, ...previousHit } = record;
+          return { ...row, hit: JSON.stringify(previousHit) };
+        });
+        const connection = await lancedb.connect(directory);
+        (await connection.createTable('memories', rowsToArrow(rows as never, schema))).close();
+        connection.close();
+
+        const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
+        await index.init();
+        const defaults = olds.map((record) => ({ ...record, provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: record.occurredAt ?? record.createdAt, validTo: null, supersededBy: null, suspicious: false }));
+        const got = await index.get({ agentId: 'agent_a', ids: olds.map((record) => record.id) });
+        for (const expected of defaults) {
+          const { vector: _v, ...rest } = got.find((record) => record.id === expected.id)!;
+          const { vector: _e, ...expectedRest } = expected;
+          expect(rest).toEqual(expectedRest);
+        }
+        const { lexical } = await index.search({ agentId: 'agent_a', text: 'canoe', vector: null, limit: 5 });
+        expect(lexical.map((found) => found.record.id).sort()).toEqual(['mem_old_0', 'mem_old_1']);
+        // validFrom defaulted to occurredAt ?? createdAt: before 2025-06-01 neither was valid yet.
+        const early = await index.search({ agentId: 'agent_a', text: 'canoe', vector: null, limit: 5, asOf: '2025-01-01T00:00:00.000Z' });
+        expect(early.lexical).toEqual([]);
+        expect((await index.list({ agentId: 'agent_a', limit: 5 })).records.map((record) => record.id)).toEqual(['mem_old_1', 'mem_old_0']);
+        await index.update({ agentId: 'agent_a', patches: [{ id: 'mem_old_0', validTo: '2026-02-01T00:00:00.000Z', supersededBy: 'mem_new' }] });
+        expect((await index.list({ agentId: 'agent_a', limit: 5 })).records.map((record) => record.id)).toEqual(['mem_old_1']);
+        expect((await index.search({ agentId: 'agent_a', text: 'canoe', vector: null, limit: 5 })).lexical.map((found) => found.record.id)).toEqual(['mem_old_1']);
+        // New records go into the evolved table beside the old ones.
+        const fresh = { ...defaults[1]!, id: 'mem_new', text: 'canoe club', threadId: undefined, provenance: { writer: 'verbatim-v2', jobId: 'job_1', span: { start: 0, end: 10 } } };
+        await index.upsert({ records: [fresh], embedder });
+        const [stored] = await index.get({ agentId: 'agent_a', ids: ['mem_new'] });
+        expect(stored!.provenance).toEqual({ writer: 'verbatim-v2', jobId: 'job_1', span: { start: 0, end: 10 } });
+        await index.close();
       } finally {
         await cleanup();
       }

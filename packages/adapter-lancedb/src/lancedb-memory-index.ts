@@ -1,6 +1,7 @@
 import { deleteRecords } from './deletes.js';
 import { cancelSettle, settleTable } from './maintenance.js';
 import { resolveOptions, type LancedbMemoryIndex, type LancedbMemoryIndexOptions } from './options.js';
+import { listRecords, updateRecords } from './list.js';
 import { recordsById } from './reads.js';
 import { searchIndex } from './search.js';
 import { agentFilter, createState, guard } from './state.js';
@@ -74,13 +75,23 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       return guard('get', async () => {
         const current = state.table;
         if (!current || ids.length === 0) return [];
-        return [...(await recordsById(current, agentId, ids)).values()];
+        return [...(await recordsById(state, current, agentId, ids)).values()];
       });
     },
 
     async deleteBy(request) {
       await ready(state);
       await deleteRecords(state, request);
+    },
+
+    async list(request) {
+      await ready(state);
+      return listRecords(state, request);
+    },
+
+    async update(request) {
+      await ready(state);
+      await updateRecords(state, request);
     },
 
     async copyAgent(request) {

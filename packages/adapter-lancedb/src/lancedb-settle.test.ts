@@ -25,6 +25,7 @@ function records(from: number, count: number, agentId = 'agent_a'): MemoryRecord
       occurredAt: null,
       source: { kind: 'turn' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: 0 },
       createdAt: '2026-01-01T00:00:00.000Z',
+      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
     };
   });
 }
@@ -82,8 +83,8 @@ describe('lancedbMemoryIndex settling', () => {
     const after = await tableState(directory);
     // LanceDB compacts by groups (it may keep a few fragments apart), not always into one.
     expect(after.fragments).toBeLessThanOrEqual(4);
-    expect(Object.keys(after.unindexed).sort()).toEqual(['agent_id_idx', 'id_idx', 'terms_idx', 'vector_idx']);
-    expect(Object.values(after.unindexed)).toEqual([0, 0, 0, 0]);
+    expect(Object.keys(after.unindexed).sort()).toEqual(['agent_id_idx', 'id_idx', 'terms_idx', 'valid_to_idx', 'vector_idx']);
+    expect(Object.values(after.unindexed)).toEqual([0, 0, 0, 0, 0]);
     for (const [i, text] of queries.entries()) {
       const { lexical } = await index.search({ agentId: 'agent_a', text, vector: null, limit: 10 });
       expect(lexical.map((hit) => hit.record.id)).toEqual(expected[i]);

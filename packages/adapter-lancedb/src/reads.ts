@@ -1,16 +1,18 @@
 import type { Table } from '@lancedb/lancedb';
 import type { MemoryHitRecord, MemoryRecord } from '@memory-agents/core/adapter';
-import { HIT_COLUMNS, RECORD_COLUMNS, fromRow, hitFromRow, sqlString } from './rows.js';
+import { recordReader, sqlString } from './rows.js';
 import { agentFilter, type IndexState } from './state.js';
 
 /** The agent's records with these ids, by id (btree lookups on `id`, in bounded IN lists). */
-export function recordsById(current: Table, agentId: string, ids: readonly string[]): Promise<Map<string, MemoryRecord>> {
-  return byIds(current, agentId, ids, RECORD_COLUMNS, fromRow);
+export function recordsById(state: IndexState, current: Table, agentId: string, ids: readonly string[]): Promise<Map<string, MemoryRecord>> {
+  const reader = recordReader(state.hasHitColumn);
+  return byIds(current, agentId, ids, reader.recordColumns, reader.readRecord);
 }
 
 /** The same as search hits carry them: without the vector column. */
-export function hitRecordsById(current: Table, agentId: string, ids: readonly string[]): Promise<Map<string, MemoryHitRecord>> {
-  return byIds(current, agentId, ids, HIT_COLUMNS, hitFromRow);
+export function hitRecordsById(state: IndexState, current: Table, agentId: string, ids: readonly string[]): Promise<Map<string, MemoryHitRecord>> {
+  const reader = recordReader(state.hasHitColumn);
+  return byIds(current, agentId, ids, reader.hitColumns, reader.readHit);
 }
 
 async function byIds<T extends { id: string }>(

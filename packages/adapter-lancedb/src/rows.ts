@@ -1,8 +1,10 @@
-import { Field, FixedSizeList, Float32, Int32, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, makeData, vectorFromArray } from 'apache-arrow';
+import { Bool, Field, FixedSizeList, Float32, Int32, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, makeData, vectorFromArray } from 'apache-arrow';
 import { ServiceError } from '@memory-agents/core';
 import {
   analyze,
+  canonicalIso,
   indexedText,
+  memoryRecordDefaults,
   memorySourceColumns,
   memorySourceFromColumns,
   type EmbedderFingerprint,
@@ -35,26 +37,80 @@ export type Row = {
    * column instead of fifteen (schema version 2; tables made by version 1 have no such column).
    */
   hit: string;
+  // The memory record v2 (schema version 3; added to older tables with their defaults on open).
+  /** `provenance.writer` ('unknown' on rows written before). */
+  writer: string;
+  job_id: string | null;
+  span_start: number | null;
+  span_end: number | null;
+  /** `alsoFrom` as JSON ('[]' on rows written before). */
+  also_from: string;
+  /** `validFrom` in canonical ISO form (`toISOString`), so filters compare strings. */
+  valid_from: string | null;
+  /** `validTo` in canonical ISO form; null while current. */
+  valid_to: string | null;
+  superseded_by: string | null;
+  suspicious: boolean;
 };
+
+/**
+ * The v2 columns in table order, each with the SQL value a table made before them gets when they
+ * are added on open (LanceDB `addColumns`): the port's defaults for rows written before.
+ */
+export const V2_COLUMNS: readonly { name: keyof Row; valueSql: string }[] = [
+  { name: 'writer', valueSql: "'unknown'" },
+  { name: 'job_id', valueSql: 'CAST(NULL AS STRING)' },
+  { name: 'span_start', valueSql: 'CAST(NULL AS INT)' },
+  { name: 'span_end', valueSql: 'CAST(NULL AS INT)' },
+  { name: 'also_from', valueSql: "'[]'" },
+  // NULLIF keeps the column nullable (a COALESCE with the non-null created_at would not be).
+  { name: 'valid_from', valueSql: "NULLIF(COALESCE(occurred_at, created_at), '')" },
+  { name: 'valid_to', valueSql: 'CAST(NULL AS STRING)' },
+  { name: 'superseded_by', valueSql: 'CAST(NULL AS STRING)' },
+  { name: 'suspicious', valueSql: 'false' },
+];
 
 /** The columns a record is read back from (everything but `terms` and `hit`). */
 export const RECORD_COLUMNS = [
   'id', 'agent_id', 'organization_id', 'text', 'keywords', 'vector', 'speaker', 'occurred_at', 'created_at',
   'source_kind', 'thread_id', 'observation_id', 'turn_index', 'source_id', 'page', 'filename',
+  ...V2_COLUMNS.map((column) => column.name),
 ];
 
 /** The columns a search hit is read from: a record without its vector (the port's `MemoryHitRecord`). */
 export const HIT_COLUMNS = RECORD_COLUMNS.filter((name) => name !== 'vector');
 
+/** How a table's records are read: from the `hit` column when it has one, else from the record columns. */
+export type RecordReader = {
+  /** Columns of a hit (no vector). */
+  hitColumns: readonly string[];
+  readHit: (row: Record<string, unknown>) => MemoryHitRecord;
+  /** Columns of a whole record (vector included). */
+  recordColumns: readonly string[];
+  readRecord: (row: Record<string, unknown>) => MemoryRecord;
+};
+
+export function recordReader(hasHitColumn: boolean): RecordReader {
+  return hasHitColumn
+    ? { hitColumns: ['hit'], readHit: hitFromPayload, recordColumns: ['hit', 'vector'], readRecord: fromRow }
+    : { hitColumns: HIT_COLUMNS, readHit: hitFromRow, recordColumns: RECORD_COLUMNS, readRecord: fromRow };
+}
+
 export const META_EMBEDDER_ID = 'memory_agents.embedder_id';
 export const META_EMBEDDER_DIMENSIONS = 'memory_agents.embedder_dimensions';
 const META_SCHEMA_VERSION = 'memory_agents.schema_version';
 
+/** Which optional column groups a table has: `hit` (version 2 on), the v2 record columns (version 3 on). */
+export type SchemaShape = { hit: boolean; v2: boolean };
+
 /**
- * The table's schema; the embedder fingerprint is part of its metadata. `hitColumn: false` is the
- * schema of a table created before the `hit` column (version 1), which such a table keeps.
+ * The table's schema; the embedder fingerprint is part of its metadata. `hit: false` is the
+ * schema of a table created before the `hit` column (version 1), which such a table keeps;
+ * `v2: false` one created before the memory record v2 columns (versions 1 and 2), which get them
+ * added, at the end, when the table is opened.
  */
-export function tableSchema(fingerprint: EmbedderFingerprint, hitColumn = true): Schema {
+export function tableSchema(fingerprint: EmbedderFingerprint, shape: SchemaShape = { hit: true, v2: true }): Schema {
+  const hitColumn = shape.hit;
   const utf8 = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
   return new Schema(
     [
@@ -64,13 +120,19 @@ export function tableSchema(fingerprint: EmbedderFingerprint, hitColumn = true):
       utf8('source_kind'), utf8('thread_id'), utf8('observation_id'), new Field('turn_index', new Int32(), false),
       utf8('source_id', true), new Field('page', new Int32(), true), utf8('filename', true),
       ...(hitColumn ? [utf8('hit')] : []),
+      ...(shape.v2
+        ? [
+            utf8('writer'), utf8('job_id', true), new Field('span_start', new Int32(), true), new Field('span_end', new Int32(), true),
+            utf8('also_from'), utf8('valid_from', true), utf8('valid_to', true), utf8('superseded_by', true), new Field('suspicious', new Bool(), false),
+          ]
+        : []),
     ],
     // The fingerprint lives in the table's own schema metadata, so it is created atomically with
     // the table: two processes racing to create it cannot record different embedders.
     new Map([
       [META_EMBEDDER_ID, fingerprint.id],
       [META_EMBEDDER_DIMENSIONS, String(fingerprint.dimensions)],
-      [META_SCHEMA_VERSION, hitColumn ? '2' : '1'],
+      [META_SCHEMA_VERSION, shape.v2 ? '3' : hitColumn ? '2' : '1'],
     ]),
   );
 }
@@ -94,14 +156,29 @@ export function toRow(record: MemoryRecord): Row {
     occurred_at: record.occurredAt,
     created_at: record.createdAt,
     ...memorySourceColumns(record.source),
+    writer: record.provenance.writer,
+    job_id: record.provenance.jobId,
+    span_start: record.provenance.span?.start ?? null,
+    span_end: record.provenance.span?.end ?? null,
+    also_from: JSON.stringify(record.alsoFrom),
+    valid_from: record.validFrom === null ? null : canonicalIso(record.validFrom),
+    valid_to: record.validTo === null ? null : canonicalIso(record.validTo),
+    superseded_by: record.supersededBy,
+    suspicious: record.suspicious,
   };
-  // Built from the columns, so a hit read from `hit` equals one read from the columns.
-  return { ...columns, hit: JSON.stringify(hitFromRow(columns)) };
+  // Built from the columns, so a hit read from `hit` equals one read from the columns, except that
+  // it keeps validity as given (the columns hold it canonical, for filters).
+  const hit: MemoryHitRecord = { ...hitFromRow(columns), validFrom: record.validFrom, validTo: record.validTo };
+  return { ...columns, hit: JSON.stringify(hit) };
 }
 
-/** A search hit's record from the `hit` column. */
+/**
+ * A search hit's record from the `hit` column. A row written before the v2 fields carries none of
+ * them in its JSON: they read back as the port's defaults (which the added columns hold too).
+ */
 export function hitFromPayload(row: Record<string, unknown>): MemoryHitRecord {
-  return JSON.parse(String(row.hit)) as MemoryHitRecord;
+  const hit = JSON.parse(String(row.hit)) as MemoryHitRecord;
+  return hit.provenance === undefined ? { ...hit, ...memoryRecordDefaults(hit) } : hit;
 }
 
 /**
@@ -152,12 +229,12 @@ export function vectorView(value: unknown): Float32Array {
 
 export function fromRow(row: Record<string, unknown>): MemoryRecord {
   const vectorValue = row.vector as { toArray?: () => Float32Array } | Iterable<number> | null;
-  return { ...hitFromRow(row), vector: toFloat32(vectorValue) };
+  return { ...(row.hit === undefined ? hitFromRow(row) : hitFromPayload(row)), vector: toFloat32(vectorValue) };
 }
 
 /** A search hit's record from a row of {@link HIT_COLUMNS} (a vector column, if read, is left out). */
 export function hitFromRow(row: Record<string, unknown>): MemoryHitRecord {
-  return {
+  const base = {
     id: String(row.id),
     organizationId: String(row.organization_id),
     agentId: String(row.agent_id),
@@ -167,5 +244,21 @@ export function hitFromRow(row: Record<string, unknown>): MemoryHitRecord {
     occurredAt: (row.occurred_at as string | null) ?? null,
     source: memorySourceFromColumns(row),
     createdAt: String(row.created_at),
+  };
+  if (row.writer === undefined) return { ...base, ...memoryRecordDefaults(base) };
+  const spanStart = row.span_start as number | null;
+  const spanEnd = row.span_end as number | null;
+  return {
+    ...base,
+    provenance: {
+      writer: String(row.writer),
+      jobId: (row.job_id as string | null) ?? null,
+      span: spanStart === null || spanStart === undefined || spanEnd === null || spanEnd === undefined ? null : { start: Number(spanStart), end: Number(spanEnd) },
+    },
+    alsoFrom: JSON.parse(String(row.also_from ?? '[]')) as MemoryHitRecord['alsoFrom'],
+    validFrom: (row.valid_from as string | null) ?? null,
+    validTo: (row.valid_to as string | null) ?? null,
+    supersededBy: (row.superseded_by as string | null) ?? null,
+    suspicious: Boolean(row.suspicious),
   };
 }

@@ -1,6 +1,7 @@
 import { MatchQuery, Operator, type Table } from '@lancedb/lancedb';
 import {
   analyze,
+  canonicalIso,
   compareMemoryHits,
   cosineSimilarity,
   type MemoryHit,
@@ -10,8 +11,8 @@ import {
 } from '@memory-agents/core/adapter';
 import { ranked } from './ranked.js';
 import { agentShare, hitRecordsById } from './reads.js';
-import { HIT_COLUMNS, hitFromPayload, hitFromRow, vectorView } from './rows.js';
-import { agentFilter, guard, type IndexState } from './state.js';
+import { HIT_COLUMNS, hitFromPayload, hitFromRow, sqlString, vectorView } from './rows.js';
+import { agentFilter, guard, inList, type IndexState } from './state.js';
 
 /** Smallest HNSW search breadth (`ef`); the search uses at least twice the hits it asks for. */
 const ANN_MIN_EF = 100;
@@ -32,7 +33,10 @@ type SearchScope = {
   hits: HitReader;
   current: Table;
   agentId: string;
+  /** The SQL filter of the search: the agent, validity (current or `asOf`), `threadIds`. */
   filter: string;
+  /** The same filter on a raw row holding `agent_id`, `thread_id`, `valid_from` and `valid_to` (unfiltered queries). */
+  keeps: (row: Record<string, unknown>) => boolean;
   /** The agent's share of the table, counted at most once per search and only if asked for. */
   share: () => Promise<number>;
 };
@@ -42,14 +46,14 @@ export async function searchIndex(state: IndexState, request: MemorySearchReques
   return guard('search', async () => {
     const limit = Math.max(0, Math.floor(request.limit));
     const current = state.table;
-    if (!current || limit === 0) return { lexical: [], semantic: [] };
+    if (!current || limit === 0 || request.threadIds?.length === 0) return { lexical: [], semantic: [] };
     let share: Promise<number> | undefined;
     const scope: SearchScope = {
       state,
       hits: state.hasHitColumn ? { columns: ['hit'], read: hitFromPayload } : { columns: HIT_COLUMNS, read: hitFromRow },
       current,
       agentId: request.agentId,
-      filter: agentFilter(request.agentId),
+      ...searchFilter(request),
       share: () => (share ??= agentShare(state, current, request.agentId)),
     };
     const terms = [...new Set(analyze(request.text))];
@@ -68,6 +72,32 @@ export async function searchIndex(state: IndexState, request: MemorySearchReques
   });
 }
 
+/** Columns an unfiltered query reads besides the hit, to apply the search's filter to its rows. */
+const FILTER_COLUMNS = ['agent_id', 'thread_id', 'valid_from', 'valid_to'];
+
+/**
+ * A search's filter, as SQL and as a predicate on raw rows. Validity columns hold canonical ISO
+ * strings (`toISOString`), so they compare as strings: current is `valid_to IS NULL` (a btree
+ * lookup); `asOf` keeps `valid_from` null or <= asOf, and `valid_to` null or > asOf.
+ */
+export function searchFilter(request: Pick<MemorySearchRequest, 'agentId' | 'asOf' | 'threadIds'>): Pick<SearchScope, 'filter' | 'keeps'> {
+  const clauses = [agentFilter(request.agentId)];
+  const asOf = request.asOf === undefined ? undefined : canonicalIso(request.asOf);
+  if (asOf === undefined) clauses.push('valid_to IS NULL');
+  else clauses.push(`(valid_from IS NULL OR valid_from <= ${sqlString(asOf)})`, `(valid_to IS NULL OR valid_to > ${sqlString(asOf)})`);
+  const threads = request.threadIds === undefined ? null : new Set(request.threadIds);
+  if (request.threadIds !== undefined) clauses.push(inList('thread_id', request.threadIds));
+  const keeps = (row: Record<string, unknown>): boolean => {
+    if (row.agent_id !== request.agentId) return false;
+    if (threads && !threads.has(String(row.thread_id))) return false;
+    const validFrom = (row.valid_from as string | null) ?? null;
+    const validTo = (row.valid_to as string | null) ?? null;
+    if (asOf === undefined) return validTo === null;
+    return (validFrom === null || validFrom <= asOf) && (validTo === null || validTo > asOf);
+  };
+  return { filter: clauses.join(' AND '), keeps };
+}
+
 /**
  * The full-text channel's first fetch, in hits asked for: duplicate texts tie on BM25, and on the
  * 100k bench table the 51st row tied with the 50th for 46% of questions, each then paying two more
@@ -83,8 +113,8 @@ const LEXICAL_FIRST_FETCH = 2;
  * are table-wide, so both give the same scores.
  */
 function lexicalChannel(scope: SearchScope, terms: readonly string[], limit: number): Promise<MemoryHit[]> {
-  const { current, agentId, filter, hits } = scope;
-  /** The agent's best `count` rows read as `read` makes them (which must tell the row's agent). */
+  const { current, agentId, filter, keeps, hits } = scope;
+  /** The agent's best `count` rows (passing the search's filter) read as `read` makes them. */
   const agentRows = async <T extends { agentId: string; score: number }>(
     count: number,
     columns: readonly string[],
@@ -95,10 +125,10 @@ function lexicalChannel(scope: SearchScope, terms: readonly string[], limit: num
     if (agentShareOfRows >= POSTFILTER_MIN_SHARE) {
       const asked = unfilteredCount(count, agentShareOfRows);
       const rows: Record<string, unknown>[] = await match()
-        .select([...columns, '_score'])
+        .select([...new Set([...columns, ...FILTER_COLUMNS]), '_score'])
         .limit(asked)
         .toArray();
-      const own = rows.map(read).filter((row) => row.agentId === agentId);
+      const own = rows.filter(keeps).map(read);
       if (own.length >= count || rows.length < asked) return own.sort((a, b) => b.score - a.score).slice(0, count);
     }
     return (await match().where(filter).select([...columns, '_score']).limit(count).toArray()).map(read);
@@ -113,7 +143,7 @@ function lexicalChannel(scope: SearchScope, terms: readonly string[], limit: num
     async (count) => (await agentRows(count, hits.columns, readHit)).map(({ record, score }) => ({ record, score })),
     {
       ids: async (count) => (await agentRows(count, ['id', 'agent_id'], readId)).map(({ id, score }) => ({ id, score })),
-      records: (ids) => hitRecordsById(current, agentId, ids),
+      records: (ids) => hitRecordsById(scope.state, current, agentId, ids),
     },
     limit * LEXICAL_FIRST_FETCH,
   );

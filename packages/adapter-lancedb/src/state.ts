@@ -26,6 +26,8 @@ export type IndexState = {
   /** Whether the table has the `hit` column (schema version 2); searches read hits from it. */
   hasHitColumn: boolean;
   hasFullTextIndex: boolean;
+  /** Whether the btree on `valid_to` exists (tables made before the memory record v2 get it on their next write). */
+  hasValidityIndex: boolean;
   hasVectorIndex: boolean;
   rowsAtVectorIndexBuild: number;
   writesSinceOptimize: number;
@@ -50,6 +52,7 @@ export function createState(options: ResolvedOptions): IndexState {
     fingerprint: null,
     hasHitColumn: false,
     hasFullTextIndex: false,
+    hasValidityIndex: false,
     hasVectorIndex: false,
     rowsAtVectorIndexBuild: 0,
     writesSinceOptimize: 0,
@@ -73,3 +76,6 @@ export async function guard<T>(operation: string, fn: () => Promise<T>): Promise
 
 /** The filter keeping one agent's rows. */
 export const agentFilter = (agentId: string) => `agent_id = ${sqlString(agentId)}`;
+
+/** `column IN (…)` of quoted values (the caller makes sure the list is not empty). */
+export const inList = (column: string, values: readonly string[]) => `${column} IN (${[...new Set(values)].map(sqlString).join(', ')})`;

@@ -3,12 +3,12 @@ import { Index, type Table } from '@lancedb/lancedb';
 import { ServiceError } from '@memory-agents/core';
 import { type EmbedderFingerprint } from '@memory-agents/core/adapter';
 import { buildVectorIndexInChild } from './build-process.js';
-import { META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, tableSchema } from './rows.js';
+import { META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, V2_COLUMNS, tableSchema } from './rows.js';
 import { guard, type IndexState } from './state.js';
 
 /** Index names LanceDB gives (`<column>_idx`); `indexStats` and `prewarmIndex` take them. */
 export const VECTOR_INDEX = 'vector_idx';
-const SCALAR_INDEXES = ['terms_idx', 'agent_id_idx', 'id_idx'];
+const SCALAR_INDEXES = ['terms_idx', 'agent_id_idx', 'id_idx', 'valid_to_idx'];
 
 /** Opens the connection once (retried after a failure) and adopts the table if it exists. */
 export async function ready(state: IndexState): Promise<void> {
@@ -35,6 +35,7 @@ async function start(state: IndexState): Promise<void> {
 /** Reads the fingerprint and the index state of an existing table. */
 export async function adopt(state: IndexState, opened: Table): Promise<void> {
   state.table = opened;
+  await addV2Columns(opened);
   const { metadata, fields } = await opened.schema();
   const id = metadata.get(META_EMBEDDER_ID);
   const dimensions = Number(metadata.get(META_EMBEDDER_DIMENSIONS));
@@ -42,12 +43,30 @@ export async function adopt(state: IndexState, opened: Table): Promise<void> {
   // Built here, once, with this package's Arrow classes (the table's schema never changes; the
   // one LanceDB returns is made by its own copy of apache-arrow, which the builders reject).
   state.hasHitColumn = fields.some((field) => field.name === 'hit');
-  state.schema = state.fingerprint ? tableSchema(state.fingerprint, state.hasHitColumn) : null;
+  state.schema = state.fingerprint ? tableSchema(state.fingerprint, { hit: state.hasHitColumn, v2: true }) : null;
   const indices = await opened.listIndices();
   state.hasFullTextIndex = indices.some((index) => index.columns.includes('terms'));
+  state.hasValidityIndex = indices.some((index) => index.columns.includes('valid_to'));
   const vectorIndex = indices.find((index) => index.columns.includes('vector'));
   state.hasVectorIndex = vectorIndex !== undefined;
   state.rowsAtVectorIndexBuild = vectorIndex?.numIndexedRows ?? 0;
+}
+
+/**
+ * Schema evolution: a table made before the memory record v2 (schema versions 1 and 2) gets its
+ * columns added with the port's defaults for rows written before (writer 'unknown', no job or span,
+ * `alsoFrom` [], valid from `occurred_at ?? created_at`, current, not suspicious). One new table
+ * version; a process that loses the race to another one adding them reads the columns it added.
+ */
+async function addV2Columns(opened: Table): Promise<void> {
+  const has = async () => (await opened.schema()).fields.some((field) => field.name === V2_COLUMNS[0]!.name);
+  if (await has()) return;
+  try {
+    await opened.addColumns(V2_COLUMNS.map((column) => ({ name: column.name, valueSql: column.valueSql })));
+  } catch (error) {
+    await opened.checkoutLatest();
+    if (!(await has())) throw error;
+  }
 }
 
 /**
@@ -79,10 +98,18 @@ export async function ensureTable(state: IndexState, given: EmbedderFingerprint)
 
 /** The full-text (`terms`), `agent_id` (bitmap) and `id` (btree) indexes, unless built already (in the maintenance lane). */
 export async function ensureScalarIndexes(state: IndexState, current: Table): Promise<void> {
-  if (state.hasFullTextIndex) return;
+  if (state.hasFullTextIndex && state.hasValidityIndex) return;
   await state.lane.run('full-text index build', async () => {
     if (!state.hasFullTextIndex) await buildScalarIndexes(state, current);
+    else if (!state.hasValidityIndex) await buildValidityIndex(state, current);
   });
+}
+
+/** The btree on `valid_to` that keeps "current only" (`valid_to IS NULL`) an index lookup; for tables made before it. */
+async function buildValidityIndex(state: IndexState, current: Table): Promise<void> {
+  await current.createIndex('valid_to', { config: Index.btree(), replace: true });
+  state.hasValidityIndex = true;
+  await prewarm(state, current, ['valid_to_idx']);
 }
 
 /** (Re)builds the full-text, `agent_id` and `id` indexes; runs in the maintenance lane. */
@@ -92,7 +119,9 @@ export async function buildScalarIndexes(state: IndexState, current: Table): Pro
   await current.createIndex('terms', { config: fts, replace: true });
   await current.createIndex('agent_id', { config: Index.bitmap(), replace: true });
   await current.createIndex('id', { config: Index.btree(), replace: true });
+  await current.createIndex('valid_to', { config: Index.btree(), replace: true });
   state.hasFullTextIndex = true;
+  state.hasValidityIndex = true;
   await prewarm(state, current, SCALAR_INDEXES);
 }
 

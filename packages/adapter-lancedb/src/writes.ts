@@ -3,11 +3,12 @@ import { type MemoryIndex } from '@memory-agents/core';
 import {
   assertEmbedderMatches,
   assertVectorDimensions,
+  copiedRecord,
   dedupeRecordsById,
   type MemoryUpsertRequest,
 } from '@memory-agents/core/adapter';
 import { scheduleMaintenance } from './maintenance.js';
-import { RECORD_COLUMNS, fromRow, rowsToArrow, sqlString, toRow, type Row } from './rows.js';
+import { recordReader, rowsToArrow, sqlString, toRow, type Row } from './rows.js';
 import { agentFilter, guard, type IndexState } from './state.js';
 import { ensureScalarIndexes, ensureTable } from './table.js';
 
@@ -38,9 +39,13 @@ export async function copyAgentRecords(state: IndexState, request: Parameters<Me
     guard('copyAgent', async () => {
       const current = state.table;
       if (!current) return { copied: 0 };
-      const rows = await current.query().where(agentFilter(fromAgentId)).select(RECORD_COLUMNS).toArray();
+      const reader = recordReader(state.hasHitColumn);
+      const rows = await current.query().where(agentFilter(fromAgentId)).select([...reader.recordColumns]).toArray();
       if (rows.length === 0) return { copied: 0 };
-      const copies = rows.map((row: Record<string, unknown>) => toRow({ ...fromRow(row), id: newId(), agentId: toAgentId, organizationId: toOrganizationId }));
+      const originals = rows.map((row: Record<string, unknown>) => reader.readRecord(row));
+      // supersededBy follows its target to the copy.
+      const newIds = new Map(originals.map((record) => [record.id, newId()]));
+      const copies = originals.map((record) => toRow({ ...copiedRecord(record, newIds), agentId: toAgentId, organizationId: toOrganizationId }));
       await writeRows(state, current, copies, false);
       state.writesSinceOptimize++;
       state.rowsSinceReindex += copies.length;
@@ -56,7 +61,7 @@ export async function copyAgentRecords(state: IndexState, request: Parameters<Me
  * grows. Rows the caller declares new (`newIds`: learning's fresh turns) skip even the lookup
  * of existing ids (an `id IN (…)` query of ~5–30 ms per batch on a busy server).
  */
-async function writeRows(state: IndexState, current: Table, rows: readonly Row[], newIds: boolean): Promise<void> {
+export async function writeRows(state: IndexState, current: Table, rows: readonly Row[], newIds: boolean): Promise<void> {
   const { batchSize } = state.options;
   for (let start = 0; start < rows.length; start += batchSize) {
     const slice = rows.slice(start, start + batchSize);

@@ -95,6 +95,7 @@ function crossInstanceCases(name: string, open: () => Promise<SqlClient>, extra:
           occurredAt: null,
           source: { kind: 'turn' as const, threadId: 'thread_1', observationId: 'obs_1', turnIndex: 0 },
           createdAt: '2026-01-01T00:00:00.000Z',
+          provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
         });
         const query = Float32Array.from([1, 0, 0, 0]);
         const top = async () => (await reader.search({ agentId: 'agent_a', text: '', vector: query, limit: 3 })).semantic.map((hit) => hit.record.id);
@@ -148,6 +149,7 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
         occurredAt: null,
         source: { kind: 'turn' as const, threadId: 'thread_1', observationId, turnIndex: 0 },
         createdAt: '2026-01-01T00:00:00.000Z',
+        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
       });
       await index.upsert({ records: [record('m1', 'garden zebra garden'), record('m2', 'garden unicorn'), record('m3', 'harbour boats', 'agent_b')], embedder });
       await index.upsert({ records: [record('m1', 'harbour zebra'), record('m2', 'garden unicorn', 'agent_b')], embedder }); // replaced, moved
@@ -212,6 +214,59 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
       await sql.close();
     }
   });
+
+  it('gives rows written before the memory record v2 the defaults, then filters, lists and updates them', async () => {
+    const sql = await openSqlClient({ dataDir: 'memory://' });
+    try {
+      const tables = indexTables('before_v2');
+      await sql.exec('CREATE SCHEMA before_v2');
+      await migrate(sql, 'before_v2.memory_index_migrations', migrations(tables, 'bytea').slice(0, 5));
+      // Written as the previous version did (through its columns); the term statistics are left
+      // empty (no full-text search below), the vectors are float32 bytes.
+      await sql.exec(`INSERT INTO before_v2.memory_index_records (id, agent_id, organization_id, text, keywords, terms, term_count, embedding,
+          embedding_norm, speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index)
+        VALUES ('m1', 'agent_a', 'org_1', 'canoe one', '', '{canoe}', 1, '\\x0000803f000000000000000000000000', 1, 'Ana', '2025-06-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'turn', 't1', 'o1', 0),
+               ('m2', 'agent_a', 'org_1', 'canoe two', '', '{canoe}', 1, '\\x0000803f000000000000000000000000', 1, 'Ana', NULL, '2026-01-02T00:00:00.000Z', 'turn', 't2', 'o2', 0)`);
+      await sql.exec(`INSERT INTO before_v2.memory_index_meta (key, value) VALUES ('embedder', '{"id":"test:4","dimensions":4}')`);
+      const index = postgresMemoryIndex({ client: sql, schema: 'before_v2' });
+      await index.init();
+      const got = await index.get({ agentId: 'agent_a', ids: ['m1', 'm2'] });
+      expect(got.map(({ vector: _vector, ...record }) => record)).toEqual(
+        [
+          ['m1', 'canoe one', '2025-06-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 't1', 'o1'],
+          ['m2', 'canoe two', null, '2026-01-02T00:00:00.000Z', 't2', 'o2'],
+        ].map(([id, text, occurredAt, createdAt, threadId, observationId]) => ({
+          id,
+          organizationId: 'org_1',
+          agentId: 'agent_a',
+          text,
+          keywords: '',
+          speaker: 'Ana',
+          occurredAt,
+          source: { kind: 'turn', threadId, observationId, turnIndex: 0 },
+          createdAt,
+          provenance: { writer: 'unknown', jobId: null, span: null },
+          alsoFrom: [],
+          validFrom: occurredAt ?? createdAt,
+          validTo: null,
+          supersededBy: null,
+          suspicious: false,
+        })),
+      );
+      const query = Float32Array.from([1, 0, 0, 0]);
+      const semantic = async (asOf?: string) =>
+        (await index.search({ agentId: 'agent_a', text: '', vector: query, limit: 5, ...(asOf ? { asOf } : {}) })).semantic.map((hit) => hit.record.id).sort();
+      expect(await semantic()).toEqual(['m1', 'm2']);
+      // validFrom defaulted to occurredAt ?? createdAt.
+      expect(await semantic('2025-12-01T00:00:00.000Z')).toEqual(['m1']);
+      expect((await index.list({ agentId: 'agent_a', limit: 5 })).records.map((record) => record.id)).toEqual(['m2', 'm1']);
+      await index.update({ agentId: 'agent_a', patches: [{ id: 'm2', validTo: '2026-02-01T00:00:00.000Z', supersededBy: 'm3' }] });
+      expect(await semantic()).toEqual(['m1']);
+      expect((await index.list({ agentId: 'agent_a', limit: 5, includeHistory: true })).records.map((record) => record.id)).toEqual(['m2', 'm1']);
+    } finally {
+      await sql.close();
+    }
+  });
 });
 
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), a connection that cannot see pgvector', () => {
@@ -246,6 +301,7 @@ describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), a connection that
         occurredAt: null,
         source: { kind: 'turn' as const, threadId: 'thread_1', observationId: 'obs_1', turnIndex: 0 },
         createdAt: '2026-01-01T00:00:00.000Z',
+        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
       };
       // Made by a process whose search_path holds the extension: pgvector tables.
       const seeing = await opened(`${schema},${extensionSchema}`);

@@ -4,6 +4,7 @@ import {
   assertEmbedderMatches,
   assertVectorDimensions,
   dedupeRecordsById,
+  mergePatches,
   type EmbedderFingerprint,
   type MemorySearchRequest,
   type MemorySearchResult,
@@ -13,6 +14,8 @@ import { COLUMNS, fromRow, indexTables, migrations, type IndexState, type Record
 import { vectorChannel, type AgentSize } from './memory-index/vector-channel.js';
 import { norm } from './memory-index/vectors.js';
 import { StatisticsDelta, bumpVersions, deletePostings, insertRows, recordTerms } from './memory-index/write-path.js';
+import { searchFilterOf } from './memory-index/filters.js';
+import { listRecords, updateRecords, vectorMeta } from './memory-index/list.js';
 import { migrate } from './migrate.js';
 import type { SqlClient } from './sql-client.js';
 
@@ -307,7 +310,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         });
         for (const row of written.moved) vectors.forget(row.agent_id);
         vectors.afterWrite(written.versions, (agentId, cached) => {
-          for (const record of unique) if (record.agentId === agentId) cached.set(record.id, record.vector, norm(record.vector));
+          for (const record of unique) if (record.agentId === agentId) cached.set(record.id, record.vector, norm(record.vector), vectorMeta(record));
         });
         state.fingerprint ??= { id: embedder.id, dimensions: embedder.dimensions };
         maybeBuildAnnIndex(unique.length);
@@ -320,10 +323,14 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         const limit = Math.max(0, Math.floor(request.limit));
         if (limit === 0) return { lexical: [], semantic: [] };
         const vector = request.vector;
+        const filter = searchFilterOf(request);
+        if (filter.threadIds?.length === 0) return { lexical: [], semantic: [] };
         // Sequential on purpose: PGlite has one connection, and pg pools gain little here.
-        const lexicalHits = request.text === '' ? [] : await fullText.search(request.agentId, request.text, limit);
+        const lexicalHits = request.text === '' ? [] : await fullText.search(request.agentId, request.text, limit, filter);
         const semanticHits =
-          vector === null || !(await currentFingerprint(client)) ? [] : await vectors.search(request.agentId, vector, limit, () => agentSize(request.agentId));
+          vector === null || !(await currentFingerprint(client))
+            ? []
+            : await vectors.search(request.agentId, vector, limit, () => agentSize(request.agentId), filter);
         return { lexical: lexicalHits, semantic: semanticHits };
       });
     },
@@ -338,10 +345,11 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       });
     },
 
-    async deleteBy({ agentId, threadId, sourceId, observationId, ids }) {
+    async deleteBy({ agentId, threadId, sourceId, observationId, ids, threadIds }) {
       await ready();
-      // An empty id list matches nothing (port contract), not every record.
+      // An empty id or thread list matches nothing (port contract), not every record.
       if (ids !== undefined && ids.length === 0) return;
+      if (threadIds !== undefined && threadIds.length === 0) return;
       await guard('deleteBy', async () => {
         const clauses = ['agent_id = $1'];
         const params: unknown[] = [agentId];
@@ -356,6 +364,10 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
         if (ids !== undefined) {
           params.push([...ids]);
           clauses.push(`id = ANY($${params.length}::text[])`);
+        }
+        if (threadIds !== undefined) {
+          params.push([...threadIds]);
+          clauses.push(`thread_id = ANY($${params.length}::text[])`);
         }
         const result = await client.transaction(async (tx) => {
           const versions = await bumpVersions(tx, tables, [agentId]);
@@ -375,6 +387,27 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
       });
     },
 
+    async list(request) {
+      await ready();
+      return guard('list', () => listRecords(client, tables, request));
+    },
+
+    async update({ agentId, patches }) {
+      await ready();
+      const merged = mergePatches(patches);
+      if (merged.length === 0) return;
+      await guard('update', async () => {
+        const result = await client.transaction(async (tx) => {
+          const versions = await bumpVersions(tx, tables, [agentId]);
+          const changed = await updateRecords(tx, tables, agentId, merged);
+          return { versions, changed };
+        });
+        vectors.afterWrite(result.versions, (_, cached) => {
+          for (const row of result.changed) cached.setMeta(row.id, { threadId: row.thread_id, validFrom: row.valid_from, validTo: row.valid_to });
+        });
+      });
+    },
+
     async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
       await ready();
       return guard('copyAgent', async () => {
@@ -384,12 +417,17 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Memory
           const oldIds = rows.map((row) => row.id);
           const newIds = oldIds.map(() => newId());
           await bumpVersions(tx, tables, [toAgentId]);
+          // supersededBy follows its target to the copy (kept as it is when the target is not copied).
           await tx.query(
             `INSERT INTO ${records} (id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
-               speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename)
+               speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename,
+               writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious)
              SELECT m.new_id, $3, $4, r.text, r.keywords, r.terms, r.term_count, r.embedding, r.embedding_norm,
-               r.speaker, r.occurred_at, r.created_at, r.source_kind, r.thread_id, r.observation_id, r.turn_index, r.source_id, r.page, r.filename
-             FROM unnest($1::text[], $2::text[]) AS m(old_id, new_id) JOIN ${records} r ON r.id = m.old_id`,
+               r.speaker, r.occurred_at, r.created_at, r.source_kind, r.thread_id, r.observation_id, r.turn_index, r.source_id, r.page, r.filename,
+               r.writer, r.job_id, r.span_start, r.span_end, r.also_from, r.valid_from, r.valid_to,
+               coalesce(t.new_id, r.superseded_by), r.suspicious
+             FROM unnest($1::text[], $2::text[]) AS m(old_id, new_id) JOIN ${records} r ON r.id = m.old_id
+             LEFT JOIN unnest($1::text[], $2::text[]) AS t(old_id, new_id) ON t.old_id = r.superseded_by`,
             [oldIds, newIds, toAgentId, toOrganizationId],
           );
           // The copies' statistics, computed from the copies themselves (new ids: nothing replaced).

@@ -291,6 +291,22 @@ export function createClient(options: ClientOptions) {
     get: (query: QueryParameters<'getBilling'> = {}, request?: RequestOptions) => json<ResponseBody<'getBilling'>>('GET', '/v1/billing', { ...request, query }),
   };
 
+  const memoryPath = (agentId: string, memoryId: string) => `${agentPath(agentId)}/memories/${encodeURIComponent(memoryId)}`;
+  const memories = {
+    /** `GET /v1/agents/{agent_id}/memories`: newest first, filtered; pass `next_cursor` back as `cursor`. */
+    list: (agentId: string, query: QueryParameters<'listMemories'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'listMemories'>>('GET', `${agentPath(agentId)}/memories`, { ...request, query }),
+    /** `GET …/memories/{memory_id}`: text, dates, provenance and the credits its learning cost. */
+    get: (agentId: string, memoryId: string, request?: RequestOptions) => json<ResponseBody<'getMemory'>>('GET', memoryPath(agentId, memoryId), request),
+    /** `POST …/memories/search`: chat's retrieval for a query, each hit with its rank and every signal's share of its score. */
+    search: (agentId: string, body: RequestBody<'searchMemories'>, request?: RequestOptions) =>
+      json<ResponseBody<'searchMemories'>>('POST', `${agentPath(agentId)}/memories/search`, { ...request, json: body }),
+    /** `DELETE …/memories/{memory_id}` (204). */
+    async delete(agentId: string, memoryId: string, request?: RequestOptions): Promise<void> {
+      await send('DELETE', memoryPath(agentId, memoryId), request);
+    },
+  };
+
   const webhookPath = (webhookId: string) => `/v1/webhooks/${encodeURIComponent(webhookId)}`;
   /** Webhooks (an opt-in extension the server's operator switches on; 503 `service_not_configured` otherwise). */
   const webhooks = {
@@ -324,7 +340,7 @@ export function createClient(options: ClientOptions) {
     }, `observation ${observationId}`);
   }
 
-  return { session, agents, threads, sources, images, billing, webhooks, waitForObservation };
+  return { session, agents, threads, memories, sources, images, billing, webhooks, waitForObservation };
 }
 
 /** The client `createClient` returns. */

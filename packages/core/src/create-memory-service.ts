@@ -31,6 +31,7 @@ import type { ServiceContext } from './service/context.js';
 import { checkRetrievalOptions, type RetrievalOptions } from './retrieval/retrieve.js';
 import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
+import { createMemories } from './memories/memories.js';
 import { createImages } from './images/images.js';
 import { createSources, type DocumentOptions } from './sources/sources.js';
 import { createCredits } from './credits/credits.js';
@@ -179,6 +180,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     admin: createMemoryAdmin(context),
     agents: agents.agents,
     threads: threads.threads,
+    memories: createMemories(context).memories,
     ...createObservations(context, insertJob),
     ...createChat(context, insertJob),
     observeFile: sources.observeFile,

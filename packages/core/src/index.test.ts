@@ -31,6 +31,8 @@ const MAIN_TYPES = [
   'Embedder', 'ErrorCode', 'FigureDescriberOptions', 'FileSystemBlobsOptions', 'FileUpload', 'FinishLearningInput',
   'HashedNgramEmbedderOptions', 'IdGenerator', 'ImageUploadOutput', 'KeySummary', 'LanguageModel',
   'LearningQuery', 'LearningRecordOutput', 'Limits', 'Logger', 'LogsOutput', 'LogsQuery',
+  'MemoryDetailOutput', 'MemoryListOutput', 'MemoryListQuery', 'MemoryOutput', 'MemorySearchInput', 'MemorySearchOutput', 'MemorySignalsOutput', 'MemorySourceOutput',
+  'ListMemoriesRequest', 'MemoryRequest', 'SearchMemoriesRequest', 'RetrievalContributions',
   'MemoryAdmin', 'MemoryIndex', 'MemoryService', 'MemoryServiceOptions', 'MemoryWriter', 'ObservationStatusOutput',
   'ObserveAndEnrichInput', 'ObserveAndEnrichOutput', 'ObserveAndRespondOutput', 'ObserveFileRequest', 'ObserveInput', 
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',
@@ -55,6 +57,7 @@ const ADAPTER_ONLY = [
   'analyze', 'tokenize', 'STOP_WORDS', 'assertEmbedderMatches', 'compareMemoryHits', 'memorySourceColumns', 'cachingStore',
   'chunkDocument', 'documentText', 'detectFormat', 'readZipEntries', 'resolveConvertLimits', 'buildAnswerMessages', 'parseBody',
   'LanguageModelError', 'EmbedderMismatchError', 'systemClock', 'CANDIDATES_PER_CHANNEL',
+  'MemoryListRequest', 'MemoryPatch', 'listPage', 'memoryRecordDefaults', 'encodeListCursor',
 ];
 
 const ENTRIES = ['./index.ts', './adapter.ts'];

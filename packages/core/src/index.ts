@@ -10,7 +10,7 @@ export { createMemoryService, type MemoryServiceOptions } from './create-memory-
 export type { MemoryAdmin, MemoryService, ServiceReadiness, StoredOriginal } from './memory-service.js';
 // The request object of every MemoryService method (and the uploaded file some of them carry)
 export type * from './service/requests.js';
-export type { RetrievalOptions, RetrievalResult, RetrievalSignal, RetrievedItem } from './retrieval/retrieve.js';
+export type { RetrievalContributions, RetrievalOptions, RetrievalResult, RetrievalSignal, RetrievedItem } from './retrieval/retrieve.js';
 /** The default weight of each fused retrieval signal ({@link RetrievalOptions} `weights` lays over it). */
 export { RETRIEVAL_WEIGHTS } from './retrieval/retrieve.js';
 export type { Caller } from './auth/caller.js';
@@ -76,6 +76,8 @@ export type {
   FinishLearningInput,
   LearningQuery,
   LogsQuery,
+  MemoryListQuery,
+  MemorySearchInput,
   ObserveAndEnrichInput,
   ObserveInput,
   RecallInput,
@@ -94,6 +96,12 @@ export type {
   ImageUploadOutput,
   LearningRecordOutput,
   LogsOutput,
+  MemoryDetailOutput,
+  MemoryListOutput,
+  MemoryOutput,
+  MemorySearchOutput,
+  MemorySignalsOutput,
+  MemorySourceOutput,
   ObservationStatusOutput,
   ObserveAndEnrichOutput,
   ObserveAndRespondOutput,

@@ -19,6 +19,9 @@ import type {
   ImageUploadOutput,
   LearningRecordOutput,
   LogsOutput,
+  MemoryDetailOutput,
+  MemoryListOutput,
+  MemorySearchOutput,
   ObservationStatusOutput,
   ObserveAndEnrichOutput,
   ObserveAndRespondOutput,
@@ -40,6 +43,9 @@ import type {
   ImageUploadRequest,
   LearningRequest,
   LogsRequest,
+  ListMemoriesRequest,
+  MemoryRequest,
+  SearchMemoriesRequest,
   ObservationStatusRequest,
   ObserveAndEnrichRequest,
   ObserveAndRespondRequest,
@@ -121,6 +127,29 @@ export interface MemoryService {
     delete(request: ThreadRequest): Promise<ThreadDeleteOutput>;
     /** `GET .../threads/{thread_id}/learning`: every turn of the thread that was not learned, newest first. */
     learning(request: LearningRequest): Promise<LearningRecordOutput>;
+  };
+
+  /**
+   * What an agent knows (an extension of `/v1`, issue 30; docs/api.md "Memories"). Another
+   * organization's agent is 404 `agent_not_found`; with `X-SP-End-User`, only memories learned in
+   * the threads that person reaches exist, anything else is 404 `not_found` as an unknown id is.
+   */
+  readonly memories: {
+    /**
+     * `GET /v1/agents/{agent_id}/memories`: newest first, filtered, `limit` 1..100 (default 20;
+     * out of range 400). An unknown filter, a malformed value, or a cursor of another agent or
+     * other filters is 422 `invalid_request`; another person's `thread_id` is 404 `thread_not_found`.
+     */
+    list(request: ListMemoriesRequest): Promise<MemoryListOutput>;
+    /** `GET .../memories/{memory_id}`: text, dates, provenance and learning credits; 404 `not_found`. */
+    get(request: MemoryRequest): Promise<MemoryDetailOutput>;
+    /**
+     * `POST .../memories/search`: what chat's retrieval gives for `query` (the same ranking), each hit
+     * with its rank, fused score and every signal's contribution; `as_of` searches what was true then.
+     */
+    search(request: SearchMemoriesRequest): Promise<MemorySearchOutput>;
+    /** `DELETE .../memories/{memory_id}` (204); 404 `not_found`. */
+    delete(request: MemoryRequest): Promise<void>;
   };
 
   /** `POST .../observe` (202): stores up to 100 observations as one job and learns them in the background. */

@@ -44,6 +44,7 @@ const UNKNOWN: Record<string, string> = {
   thread_id: 'thread_00000000000000000000000000',
   observation_id: 'obs_00000000000000000000000000',
   source_id: `src_${'0'.repeat(32)}`,
+  memory_id: 'mem_00000000000000000000000000',
 };
 
 function fill(path: string, ids: Record<string, string>): string {

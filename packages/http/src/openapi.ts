@@ -17,6 +17,7 @@ const TAGS: Record<RouteTag, string> = {
   Documents: 'Uploading files to learn, and the stored originals citations link to.',
   Images: 'Images for chat turns.',
   Billing: 'Credit balance and ledger.',
+  Memories: 'What an agent knows: its memories with their provenance, why each ranks where it does for a query, and deleting one (an extension of the spec).',
   Webhooks: 'Signed event deliveries to the organization\'s endpoints (an opt-in extension; polling stays the spec\'s way).',
 };
 
@@ -90,7 +91,7 @@ export function routeErrorCodes(route: Route): Map<number, ErrorCode[]> {
   if (route.rateLimit) implied.push('rate_limit_exceeded');
   for (const code of [...COMMON_CODES, ...implied, ...route.codes]) add(ERROR_CODES[code].status, code);
   // Schema validation answers 422 (spec "Codes": invalid_request is 400 or 422).
-  if (route.body || route.upload) add(422, 'invalid_request');
+  if (route.body || route.upload || route.queryValidates) add(422, 'invalid_request');
   return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
 }
 
@@ -166,6 +167,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { version: 
 
 function successResponse(route: Route, toSchema: (schema: z.ZodType, io: 'input' | 'output') => JsonSchema): Record<string, unknown> {
   const headers = responseHeaders(route.status);
+  if (route.status === 204) return { description: route.summary, headers };
   if (route.streams) {
     return {
       description: `${route.summary}. Each server-sent event is one ChatStreamEvent: its \`event:\` line is the name, its \`data:\` line the JSON \`data\`.`,

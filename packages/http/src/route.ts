@@ -4,7 +4,7 @@ import type { z } from 'zod';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** The OpenAPI tag (route group) of a route; their descriptions are in openapi.ts. */
-export type RouteTag = 'Session' | 'Agents' | 'Threads' | 'Learning' | 'Chat' | 'Documents' | 'Images' | 'Billing' | 'Webhooks';
+export type RouteTag = 'Session' | 'Agents' | 'Threads' | 'Learning' | 'Chat' | 'Documents' | 'Images' | 'Billing' | 'Memories' | 'Webhooks';
 
 /**
  * The names of the `{name}` segments of a path template, as a union:
@@ -110,6 +110,11 @@ export type Route<Path extends string = string> = {
   upload?: UploadSpec;
   /** Query schema, for OpenAPI (the service validates). */
   query?: z.ZodType;
+  /**
+   * True when the service answers a query its schema refuses (an unknown parameter, a malformed
+   * value) with 422, as it does bodies; for OpenAPI.
+   */
+  queryValidates?: boolean;
   /** Success body schema, for OpenAPI (for a stream: the schema of its final `done` event). */
   response: z.ZodType;
   /** True when the success response is `text/event-stream`. */

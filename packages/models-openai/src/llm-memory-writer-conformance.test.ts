@@ -5,7 +5,7 @@ import { startScriptedOpenaiServer } from './testing/scripted-openai-server.js';
 
 /**
  * The scripted provider as a writer model: an extraction prompt gets one fact per listed turn, a
- * reconciliation prompt updates the first fact over the first memory shown (so `deleteIds` is used).
+ * reconciliation prompt updates the first fact over the first memory shown (so `supersedes` is used).
  */
 function writerReply(body: { messages: { role: string; content: string }[] }) {
   const prompt = body.messages.map((message) => message.content).join('\n');

@@ -25,6 +25,7 @@ const record = (id: string, text: string): MemoryRecord => ({
   occurredAt: null,
   source: { kind: 'turn', threadId: 'thr_1', observationId: 'obs_old', turnIndex: 0 },
   createdAt: '2024-01-01T00:00:00.000Z',
+  provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
 });
 
 const writeRequest = (turns: WriterTurn[], similar: (text: string) => MemoryRecord[] = () => []): MemoryWriteRequest & { searches: string[] } => {
@@ -55,7 +56,7 @@ describe('llmMemoryWriter', () => {
     });
     const writer = llmMemoryWriter({ model });
     const result = await writer.write(writeRequest([turn(0, 'I went to the dentist yesterday.'), turn(1, 'My cat Miso says hi.', '2024-05-05T08:00:00.000Z', 'Ana')]));
-    expect(result.deleteIds).toBeUndefined();
+    expect(result.supersedes).toBeUndefined();
     expect(result.outcomes).toEqual([
       {
         turnIndex: 0,
@@ -196,7 +197,7 @@ describe('llmMemoryWriter', () => {
     };
     const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'Revenue grew 15 percent.')], () => [documentMemory]));
     expect(model.generateCalls).toHaveLength(1);
-    expect(result.deleteIds).toBeUndefined();
+    expect(result.supersedes).toBeUndefined();
   });
 
   it.each([
@@ -266,7 +267,7 @@ describe('llmMemoryWriter', () => {
     expect(reconcilePrompt).toContain('M1. Ana lives in Porto.');
     expect(reconcilePrompt).toContain('F2. Ana cancelled the trip to Japan.');
     expect(reconcilePrompt).not.toContain('mem_porto');
-    expect(result.deleteIds).toEqual(['mem_porto', 'mem_trip']);
+    expect(result.supersedes).toEqual([{ old: { id: 'mem_porto' }, by: { turnIndex: 0, piece: 0 } }, { old: { id: 'mem_trip' } }]);
     expect(result.outcomes.map((outcome) => (outcome.ok ? outcome.memories.map((memory) => memory.text) : []))).toEqual([
       ['Ana moved from Porto to Lisbon in May 2024.'],
       ['Ana started learning the cello.'],
@@ -278,7 +279,7 @@ describe('llmMemoryWriter', () => {
       generate: [facts({ text: 'Ana lives in Lisbon.', turns: [1] }), JSON.stringify({ decisions: [{ fact: 1, action: 'update', targets: ['M9', 'mem_x'] }] })],
     });
     const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'x')], () => [record('mem_porto', 'Ana lives in Porto.')]));
-    expect(result.deleteIds).toBeUndefined();
+    expect(result.supersedes).toBeUndefined();
     expect(result.outcomes[0]).toMatchObject({ ok: true, memories: [{ text: 'Ana lives in Lisbon.' }] });
   });
 
@@ -286,7 +287,7 @@ describe('llmMemoryWriter', () => {
     const model = mockLanguageModel({ generate: [facts({ text: 'Ana lives in Lisbon.', turns: [1] }), 'garbage', 'still garbage'] });
     const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'x')], () => [record('mem_porto', 'Ana lives in Porto.')]));
     expect(model.generateCalls).toHaveLength(3);
-    expect(result.deleteIds).toBeUndefined();
+    expect(result.supersedes).toBeUndefined();
     expect(result.outcomes[0]).toMatchObject({ ok: true, memories: [{ text: 'Ana lives in Lisbon.' }] });
   });
 

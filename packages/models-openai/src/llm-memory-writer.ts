@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { LanguageModel, MemoryWriter } from '@memory-agents/core';
 import type {
+  DraftRef,
   MemoryDraft,
   MemoryHitRecord,
   MemoryWriteRequest,
   MemoryWriteResult,
   ModelMessage,
+  Supersession,
   TurnOutcome,
   WriterTurn,
 } from '@memory-agents/core/adapter';
@@ -83,12 +85,13 @@ type Decision = { action: 'add' | 'update' | 'delete' | 'noop'; targets: string[
  *    dates resolved against the turn timestamps shown in the prompt;
  * 2. when similar memories exist (`searchSimilar(fact, similarPerFact)` per fact, an index lookup,
  *    not a model call), one reconciliation call deciding per fact `add`, `update` (the new memory is
- *    written and the old ids go to `deleteIds`), `delete` (old ids go to `deleteIds`, the fact is not
- *    stored) or `noop`.
+ *    written and supersedes the old ones: `supersedes` with `by`), `delete` (the old memories are
+ *    superseded without a successor, the fact is not stored) or `noop`. Superseded memories are kept
+ *    as history (issue 32), never deleted.
  *
  * An unreadable reply gets ONE repair call (the reply and the parse error sent back). If extraction
  * is still unreadable the batch fails `generation_unparseable`; if reconciliation is, every fact is
- * added (nothing is deleted on a guess). A `LanguageModelError` fails every turn of the batch with
+ * added (nothing is superseded on a guess). A `LanguageModelError` fails every turn of the batch with
  * its reason (`timeout` -> `generation_timeout`, `unavailable` -> `model_unavailable`, `unparseable`
  * -> `generation_unparseable`, else `generation_failed`); the later turns of the request fail
  * `earlier_turn_failed` without a model call (`capabilities.reconciles`). An abort rejects
@@ -114,7 +117,7 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
     }
   }
 
-  async function writeBatch(turns: WriterTurn[], request: MemoryWriteRequest): Promise<{ outcomes: TurnOutcome[]; deleteIds: string[] }> {
+  async function writeBatch(turns: WriterTurn[], request: MemoryWriteRequest): Promise<{ outcomes: TurnOutcome[]; supersedes: Supersession[] }> {
     let facts: Fact[];
     try {
       facts = await ask(extractionMessages(turns, config.maxFactsPerTurn), (value) => readFacts(value, turns.length), request.signal);
@@ -123,23 +126,29 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
     }
     facts = capPerTurn(facts, config.maxFactsPerTurn);
 
-    const deleteIds: string[] = [];
-    const kept: Fact[] = [];
     const decisions = await reconcile(facts, request);
+    const outcomes: TurnOutcome[] = turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: true, memories: [] }));
+    const supersedes: Supersession[] = [];
+    const superseded = new Set<string>();
     facts.forEach((fact, position) => {
       const decision = decisions[position] ?? { action: 'add', targets: [], text: null };
-      deleteIds.push(...decision.targets);
-      if (decision.action === 'add' || decision.action === 'update') kept.push(decision.text ? { ...fact, text: decision.text } : fact);
+      let by: DraftRef | undefined;
+      if (decision.action === 'add' || decision.action === 'update') {
+        const turnPosition = (fact.turns[0] ?? 1) - 1;
+        const turn = turns[turnPosition];
+        const outcome = outcomes[turnPosition];
+        if (turn && outcome?.ok) {
+          by = { turnIndex: turn.turnIndex, piece: outcome.memories.length };
+          outcome.memories.push(toDraft(decision.text ? { ...fact, text: decision.text } : fact, turn));
+        }
+      }
+      for (const id of decision.targets) {
+        if (superseded.has(id)) continue;
+        superseded.add(id);
+        supersedes.push(by ? { old: { id }, by } : { old: { id } });
+      }
     });
-
-    const outcomes: TurnOutcome[] = turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: true, memories: [] }));
-    for (const fact of kept) {
-      const position = (fact.turns[0] ?? 1) - 1;
-      const turn = turns[position];
-      const outcome = outcomes[position];
-      if (turn && outcome?.ok) outcome.memories.push(toDraft(fact, turn));
-    }
-    return { outcomes, deleteIds };
+    return { outcomes, supersedes };
   }
 
   /** Decisions per fact (same order); ids in `targets` are real ids of existing memories. */
@@ -166,7 +175,7 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
     try {
       return await ask(reconciliationMessages(facts, candidates), (value) => readDecisions(value, facts.length, byRef), request.signal);
     } catch (error) {
-      // Still unreadable after the repair: keep every fact and delete nothing rather than guess.
+      // Still unreadable after the repair: keep every fact and supersede nothing rather than guess.
       if (error instanceof ReplyParseError) return add();
       throw toBatchFailure(error);
     }
@@ -175,14 +184,19 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
   /** The model's part: batches in order; after a failed batch the rest fail `earlier_turn_failed`. */
   async function writeWithModel(request: MemoryWriteRequest): Promise<MemoryWriteResult> {
     const outcomes: TurnOutcome[] = [];
-    const deleteIds = new Set<string>();
+    const supersedes: Supersession[] = [];
     for (let start = 0; start < request.turns.length; start += config.batchSize) {
       if (request.signal?.aborted) throw abortError(request.signal);
       const turns = request.turns.slice(start, start + config.batchSize);
       try {
         const result = await writeBatch(turns, request);
         outcomes.push(...result.outcomes);
-        result.deleteIds.forEach((id) => deleteIds.add(id));
+        // An old memory is superseded once: by the first fact that replaced it.
+        for (const supersession of result.supersedes) {
+          const id = 'id' in supersession.old ? supersession.old.id : null;
+          if (id !== null && supersedes.some(({ old }) => 'id' in old && old.id === id)) continue;
+          supersedes.push(supersession);
+        }
       } catch (error) {
         if (!(error instanceof BatchFailure)) throw error;
         const { reason, message } = error.failure;
@@ -192,7 +206,7 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
         break;
       }
     }
-    return deleteIds.size > 0 ? { outcomes, deleteIds: [...deleteIds] } : { outcomes };
+    return supersedes.length > 0 ? { outcomes, supersedes } : { outcomes };
   }
 
   const { documentWriter } = config;
@@ -210,8 +224,8 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
       const fromDocuments = await documentWriter.write({ ...request, turns: documentTurns });
       const fromModel = otherTurns.length > 0 ? await writeWithModel({ ...request, turns: otherTurns }) : { outcomes: [] };
       const outcomes = [...fromDocuments.outcomes, ...fromModel.outcomes].sort((a, b) => a.turnIndex - b.turnIndex);
-      const deleteIds = [...(fromDocuments.deleteIds ?? []), ...(fromModel.deleteIds ?? [])];
-      return deleteIds.length > 0 ? { outcomes, deleteIds } : { outcomes };
+      const supersedes = [...(fromDocuments.supersedes ?? []), ...(fromModel.supersedes ?? [])];
+      return supersedes.length > 0 ? { outcomes, supersedes } : { outcomes };
     },
   };
 }

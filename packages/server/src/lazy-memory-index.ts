@@ -43,6 +43,8 @@ export function lazyMemoryIndex(options: { id: string; capabilities: MemoryIndex
     search: async (request) => (await open()).search(request),
     get: async (request) => (await open()).get(request),
     deleteBy: async (request) => (await open()).deleteBy(request),
+    list: async (request) => (await open()).list(request),
+    update: async (request) => (await open()).update(request),
     copyAgent: async (request) => (await open()).copyAgent(request),
     stats: async (request) => (await open()).stats(request),
     embedder: async () => (await open()).embedder(),

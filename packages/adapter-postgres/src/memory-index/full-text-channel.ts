@@ -1,4 +1,5 @@
 import { analyze, type MemoryHit } from '@memory-agents/core/adapter';
+import { filterSql, isCurrentOnly, type SearchFilter } from './filters.js';
 import { hitColumns, hitFromRow, type HitRow, type IndexState } from './schema.js';
 
 /** BM25 parameters, the same as the in-memory index. */
@@ -41,7 +42,7 @@ export function fullTextChannel(state: IndexState, options: FullTextChannelOptio
   const { records, agents, terms: termTable, postings } = state.tables;
 
   return {
-    async search(agentId: string, text: string, limit: number): Promise<MemoryHit[]> {
+    async search(agentId: string, text: string, limit: number, filter: SearchFilter): Promise<MemoryHit[]> {
       const queryTerms = [...new Set(analyze(text))];
       if (queryTerms.length === 0) return [];
       const { rows: statistics } = await client.query<{
@@ -87,12 +88,27 @@ export function fullTextChannel(state: IndexState, options: FullTextChannelOptio
       const truncated = take.some((value) => value !== null);
       // $5: the hits kept to rescore (truncated) or the limit; $6 the limit (truncated only).
       const limitParam = truncated ? '$6' : '$5';
+      const params: unknown[] = [
+        present.map((term) => term.termId),
+        present.map((term) => term.idf),
+        take,
+        averageLength,
+        ...(truncated ? [Math.max(limit, options.rescored), limit] : [limit]),
+      ];
+      // The search's filter, applied to postings before each term's best are taken. Current
+      // records only (every search's default): the agent's superseded records, usually few, are
+      // read once through a partial index and left out. Other filters look each posting's record up.
+      params.push(agentId);
+      const agentParam = `$${params.length}`;
+      const kept = isCurrentOnly(filter)
+        ? `AND rec NOT IN (SELECT rec FROM ${records} WHERE agent_id = ${agentParam} AND valid_to IS NOT NULL)`
+        : `AND EXISTS (SELECT 1 FROM ${records} f WHERE f.rec = ${postings}.rec AND f.agent_id = ${agentParam} AND ${filterSql(state.tables, filter, 'f.', params)})`;
       const { rows } = await client.query<HitRow & { score: number }>(
         `WITH query_terms AS (SELECT * FROM unnest($1::bigint[], $2::float8[], $3::int[]) AS q(term_id, idf, take)),
          -- Index-only reads of (term_id, impact DESC) INCLUDE (rec, tf, term_count).
          matches AS (
            SELECT p.rec, q.idf, p.tf, p.term_count FROM query_terms q
-           CROSS JOIN LATERAL (SELECT rec, tf, term_count FROM ${postings} WHERE term_id = q.term_id ORDER BY impact DESC LIMIT q.take) p),
+           CROSS JOIN LATERAL (SELECT rec, tf, term_count FROM ${postings} WHERE term_id = q.term_id ${kept} ORDER BY impact DESC LIMIT q.take) p),
          scores AS (${
            truncated
              ? `SELECT c.rec, sum(${BM25('q.idf', 'p.tf', 'p.term_count', '$4')}) AS score
@@ -108,13 +124,7 @@ export function fullTextChannel(state: IndexState, options: FullTextChannelOptio
          SELECT ${hitColumns('r.')}, scores.score
          FROM scores JOIN ${records} r ON r.rec = scores.rec
          ORDER BY scores.score DESC, r.id COLLATE "C" LIMIT ${limitParam}`,
-        [
-          present.map((term) => term.termId),
-          present.map((term) => term.idf),
-          take,
-          averageLength,
-          ...(truncated ? [Math.max(limit, options.rescored), limit] : [limit]),
-        ],
+        params,
       );
       return rows.map((row) => ({ record: hitFromRow(row), score: Number(row.score) }));
     },

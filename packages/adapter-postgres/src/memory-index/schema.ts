@@ -1,4 +1,11 @@
-import { memorySourceFromColumns, type EmbedderFingerprint, type MemoryHitRecord, type MemoryRecord } from '@memory-agents/core/adapter';
+import {
+  memorySourceFromColumns,
+  type EmbedderFingerprint,
+  type MemoryHitRecord,
+  type MemoryRecord,
+  type MemoryRecordV2Fields,
+  type MemorySourceRef,
+} from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { parseVector } from './vectors.js';
 
@@ -155,12 +162,48 @@ export function migrations(tables: IndexTables, vectorKind: VectorKind) {
         CREATE INDEX memory_index_postings_rec ON ${postings} (rec, term_id) INCLUDE (tf, term_count);
       `,
     },
+    {
+      version: 6,
+      name: 'memory record v2',
+      // Provenance, alsoFrom, validity and the suspicious flag (issues 30/32/33). Rows written
+      // before get the port's defaults: writer 'unknown', no job or span, alsoFrom [], valid from
+      // occurred_at ?? created_at, current, not suspicious. Validity stays text as given (it
+      // round-trips); comparisons go through memory_index_ts, which reads an unparseable value as
+      // NULL instead of failing the query. "Current only" (valid_to IS NULL) is every search's
+      // filter: the superseded records of an agent are found through a partial index.
+      sql: `
+        ALTER TABLE ${table}
+          ADD COLUMN writer text NOT NULL DEFAULT 'unknown',
+          ADD COLUMN job_id text,
+          ADD COLUMN span_start integer,
+          ADD COLUMN span_end integer,
+          ADD COLUMN also_from jsonb NOT NULL DEFAULT '[]'::jsonb,
+          ADD COLUMN valid_from text,
+          ADD COLUMN valid_to text,
+          ADD COLUMN superseded_by text,
+          ADD COLUMN suspicious boolean NOT NULL DEFAULT false;
+        UPDATE ${table} SET valid_from = coalesce(occurred_at, created_at);
+        CREATE FUNCTION ${tables.schema}.memory_index_ts(value text) RETURNS timestamptz LANGUAGE plpgsql IMMUTABLE AS $body$
+        BEGIN
+          RETURN value::timestamptz;
+        EXCEPTION WHEN others THEN
+          RETURN NULL;
+        END
+        $body$;
+        CREATE INDEX memory_index_records_history ON ${table} (agent_id) INCLUDE (rec) WHERE valid_to IS NOT NULL;
+        CREATE INDEX memory_index_records_listed ON ${table} (agent_id, created_at COLLATE "C" DESC, id COLLATE "C" DESC);
+      `,
+    },
   ];
 }
+
+/** SQL reading an ISO date-time column as timestamptz (NULL when unparseable), for validity and range filters. */
+export const timestampOf = (tables: IndexTables, column: string) => `${tables.schema}.memory_index_ts(${column})`;
 
 const COLUMN_NAMES = [
   'id', 'agent_id', 'organization_id', 'text', 'keywords', 'embedding', 'speaker', 'occurred_at', 'created_at',
   'source_kind', 'thread_id', 'observation_id', 'turn_index', 'source_id', 'page', 'filename',
+  'writer', 'job_id', 'span_start', 'span_end', 'also_from', 'valid_from', 'valid_to', 'superseded_by', 'suspicious',
 ];
 /** The record columns, optionally qualified by a table alias; vectors come back as text (both kinds). */
 export const columns = (alias = '') =>
@@ -188,6 +231,16 @@ export type RecordRow = {
   source_id: string | null;
   page: number | null;
   filename: string | null;
+  writer: string;
+  job_id: string | null;
+  span_start: number | null;
+  span_end: number | null;
+  /** jsonb: parsed by the driver (a string only if a driver hands jsonb back as text). */
+  also_from: MemorySourceRef[] | string;
+  valid_from: string | null;
+  valid_to: string | null;
+  superseded_by: string | null;
+  suspicious: boolean;
 };
 
 /** A row of {@link hitColumns}. */
@@ -205,6 +258,23 @@ export function hitFromRow(row: HitRow): MemoryHitRecord {
     occurredAt: row.occurred_at,
     source: memorySourceFromColumns(row),
     createdAt: row.created_at,
+    ...v2FromRow(row),
+  };
+}
+
+/** The v2 fields of a row. */
+function v2FromRow(row: Omit<RecordRow, 'embedding_text'>): MemoryRecordV2Fields {
+  return {
+    provenance: {
+      writer: row.writer,
+      jobId: row.job_id,
+      span: row.span_start === null || row.span_end === null ? null : { start: Number(row.span_start), end: Number(row.span_end) },
+    },
+    alsoFrom: typeof row.also_from === 'string' ? (JSON.parse(row.also_from) as MemorySourceRef[]) : row.also_from,
+    validFrom: row.valid_from,
+    validTo: row.valid_to,
+    supersededBy: row.superseded_by,
+    suspicious: Boolean(row.suspicious),
   };
 }
 
@@ -220,5 +290,6 @@ export function fromRow(row: RecordRow): MemoryRecord {
     occurredAt: row.occurred_at,
     source: memorySourceFromColumns(row),
     createdAt: row.created_at,
+    ...v2FromRow(row),
   };
 }

@@ -1,5 +1,6 @@
 import { compareMemoryHits, type MemoryHit } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
+import { filterPredicate, filterSql, type SearchFilter } from './filters.js';
 import { HIT_COLUMNS, hitColumns, hitFromRow, type HitRow, type IndexState } from './schema.js';
 import { CachedAgentVectors, norm, vectorFromBytes, vectorFromSend, vectorLiteral } from './vectors.js';
 
@@ -55,14 +56,20 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
     // 9,000 vectors here) and parsing their text costs ~0.6 s, so it sends the bytes as hex text.
     const encoding = state.vectorKind === 'bytea' ? 'bytes' : client.dialect === 'pglite' ? 'hex' : 'send';
     const select = encoding === 'bytes' ? 'embedding' : encoding === 'hex' ? "encode(vector_send(embedding), 'hex')" : 'vector_send(embedding)';
-    const { rows } = await client.query<{ id: string; embedding: Uint8Array | string; embedding_norm: number }>(
-      `SELECT id, ${select} AS embedding, embedding_norm FROM ${records} WHERE agent_id = $1`,
-      [agentId],
-    );
+    const { rows } = await client.query<{
+      id: string;
+      embedding: Uint8Array | string;
+      embedding_norm: number;
+      thread_id: string;
+      valid_from: string | null;
+      valid_to: string | null;
+    }>(`SELECT id, ${select} AS embedding, embedding_norm, thread_id, valid_from, valid_to FROM ${records} WHERE agent_id = $1`, [agentId]);
     const decode = (value: Uint8Array | string) =>
       typeof value === 'string' ? vectorFromSend(Buffer.from(value, 'hex')) : encoding === 'send' ? vectorFromSend(value) : vectorFromBytes(value);
     const loaded = new CachedAgentVectors(dimensions, version, rows.length);
-    for (const row of rows) loaded.set(row.id, decode(row.embedding), Number(row.embedding_norm));
+    for (const row of rows) {
+      loaded.set(row.id, decode(row.embedding), Number(row.embedding_norm), { threadId: row.thread_id, validFrom: row.valid_from, validTo: row.valid_to });
+    }
     loaded.lastUsed = ++cacheClock;
     if (rows.length <= options.vectorCacheRows) {
       evictFor(rows.length);
@@ -75,9 +82,9 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
    * Without pgvector: exact cosine in JS over the agent's vectors (bytea, cached per agent and
    * version), ties by id; then load the winning records.
    */
-  async function searchInJs(agentId: string, vector: Float32Array, queryNorm: number, limit: number): Promise<MemoryHit[]> {
+  async function searchInJs(agentId: string, vector: Float32Array, queryNorm: number, limit: number, filter: SearchFilter): Promise<MemoryHit[]> {
     const vectors = await agentVectors(agentId, vector.length);
-    const top = vectors.top(vector, queryNorm, limit);
+    const top = vectors.top(vector, queryNorm, limit, filterPredicate(filter));
     if (top.length === 0) return [];
     const { rows: full } = await client.query<HitRow>(`SELECT ${HIT_COLUMNS} FROM ${records} WHERE agent_id = $1 AND id = ANY($2::text[])`, [
       agentId,
@@ -94,7 +101,7 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
    * pgvector: order by distance alone so an HNSW index can serve it, then settle ties in JS,
    * fetching more while the tie at the cut may continue past what was fetched.
    */
-  async function searchInSql(agentId: string, vector: Float32Array, queryNorm: number, limit: number, size: AgentSize): Promise<MemoryHit[]> {
+  async function searchInSql(agentId: string, vector: Float32Array, queryNorm: number, limit: number, size: AgentSize, filter: SearchFilter): Promise<MemoryHit[]> {
     const dimensions = vector.length;
     const literal = vectorLiteral(vector, 'pgvector');
     // HNSW pays off for a large agent only: a small one is read whole through the agent index.
@@ -120,13 +127,15 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
         // The HNSW index is on the expression `embedding::vector(d)`; without the cast the planner
         // cannot use it, which is how an exact search is asked for.
         const distance = approximate ? `embedding::vector(${dimensions}) <=> $2::vector(${dimensions})` : 'embedding <=> $2::vector';
+        const params: unknown[] = [agentId, literal, fetchCount];
+        const kept = filterSql(state.tables, filter, '', params);
         const result = await tx.query<HitRow & { distance: number | null }>(
           // Rank on (id, distance) first: converting every candidate's vector to text before the
           // sort would cost more than the distances themselves. MATERIALIZED keeps the LIMIT on
           // the index scan (relaxed order), the outer ORDER BY restores the order.
-          `WITH nearest AS MATERIALIZED (SELECT id, ${distance} AS distance FROM ${records} WHERE agent_id = $1 ORDER BY ${distance} LIMIT $3)
+          `WITH nearest AS MATERIALIZED (SELECT id, ${distance} AS distance FROM ${records} WHERE agent_id = $1 AND ${kept} ORDER BY ${distance} LIMIT $3)
            SELECT ${hitColumns('r.')}, nearest.distance FROM nearest JOIN ${records} r ON r.id = nearest.id ORDER BY nearest.distance`,
-          [agentId, literal, fetchCount],
+          params,
         );
         return result.rows;
       });
@@ -146,12 +155,12 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
   }
 
   return {
-    async search(agentId: string, vector: Float32Array, limit: number, size: () => Promise<AgentSize>): Promise<MemoryHit[]> {
+    async search(agentId: string, vector: Float32Array, limit: number, size: () => Promise<AgentSize>, filter: SearchFilter): Promise<MemoryHit[]> {
       const dimensions = state.fingerprint?.dimensions ?? vector.length;
       if (vector.length !== dimensions) throw new RangeError(`query vector has ${vector.length} dimensions, the index ${dimensions}`);
       const queryNorm = norm(vector);
-      if (state.vectorKind === 'bytea' || options.inProcess) return searchInJs(agentId, vector, queryNorm, limit);
-      return searchInSql(agentId, vector, queryNorm, limit, state.hasAnnIndex ? await size() : { agentRows: 0, tableRows: 0 });
+      if (state.vectorKind === 'bytea' || options.inProcess) return searchInJs(agentId, vector, queryNorm, limit, filter);
+      return searchInSql(agentId, vector, queryNorm, limit, state.hasAnnIndex ? await size() : { agentRows: 0, tableRows: 0 }, filter);
     },
 
     /**

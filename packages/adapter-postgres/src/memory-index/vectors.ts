@@ -1,3 +1,5 @@
+import type { VectorMeta } from './filters.js';
+
 /** Vector encodings (pgvector text, bytea float32) and the per-agent vector slab of the JS channel. */
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -46,6 +48,8 @@ export function norm(vector: Float32Array): number {
 /** One agent's vectors, as of `version`: a dense slab with swap-remove, like the in-memory index. */
 export class CachedAgentVectors {
   ids: string[] = [];
+  /** Per slot: what a search's filter (validity, threads) reads. */
+  metas: VectorMeta[] = [];
   slotOf = new Map<string, number>();
   slab: Float32Array;
   norms: Float64Array;
@@ -64,7 +68,7 @@ export class CachedAgentVectors {
     return this.ids.length;
   }
 
-  set(id: string, vector: Float32Array, vectorNorm: number): void {
+  set(id: string, vector: Float32Array, vectorNorm: number, meta: VectorMeta): void {
     let slot = this.slotOf.get(id);
     if (slot === undefined) {
       slot = this.ids.length;
@@ -77,10 +81,18 @@ export class CachedAgentVectors {
         this.norms = norms;
       }
       this.ids.push(id);
+      this.metas.push(meta);
       this.slotOf.set(id, slot);
     }
     this.slab.set(vector.subarray(0, this.dimensions), slot * this.dimensions);
     this.norms[slot] = vectorNorm;
+    this.metas[slot] = meta;
+  }
+
+  /** Changes what the filter reads of a cached vector (validity patched by `update`). */
+  setMeta(id: string, meta: VectorMeta): void {
+    const slot = this.slotOf.get(id);
+    if (slot !== undefined) this.metas[slot] = meta;
   }
 
   remove(id: string): void {
@@ -91,20 +103,23 @@ export class CachedAgentVectors {
     if (slot !== last) {
       this.slab.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
       this.norms[slot] = this.norms[last]!;
+      this.metas[slot] = this.metas[last]!;
       this.ids[slot] = lastId;
       this.slotOf.set(lastId, slot);
     }
     this.ids.pop();
+    this.metas.pop();
     this.slotOf.delete(id);
   }
 
-  /** Exact top `limit` by cosine, ties by id ascending. */
-  top(vector: Float32Array, queryNorm: number, limit: number): { id: string; score: number }[] {
+  /** Exact top `limit` by cosine among the vectors `keeps` accepts, ties by id ascending. */
+  top(vector: Float32Array, queryNorm: number, limit: number, keeps: (meta: VectorMeta) => boolean): { id: string; score: number }[] {
     const d = this.dimensions;
     const query = Float64Array.from(vector);
     const slab = this.slab;
     const top: { id: string; score: number }[] = [];
     for (let slot = 0; slot < this.ids.length; slot++) {
+      if (!keeps(this.metas[slot]!)) continue;
       const rowNorm = this.norms[slot]!;
       let score = 0;
       if (rowNorm !== 0 && queryNorm !== 0) {

@@ -147,21 +147,28 @@ export async function insertRows(
   await sql.query(
     `WITH written AS (
        INSERT INTO ${tables.records} (id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
-         speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename)
+         speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename,
+         writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious)
        SELECT u.id, u.agent_id, u.organization_id, u.text, u.keywords, string_to_array(u.terms, ' '), u.term_count,
          ${vectorKind === 'pgvector' ? 'u.embedding::vector' : "decode(u.embedding, 'hex')"}, u.embedding_norm,
-         u.speaker, u.occurred_at, u.created_at, u.source_kind, u.thread_id, u.observation_id, u.turn_index, u.source_id, u.page, u.filename
+         u.speaker, u.occurred_at, u.created_at, u.source_kind, u.thread_id, u.observation_id, u.turn_index, u.source_id, u.page, u.filename,
+         u.writer, u.job_id, u.span_start, u.span_end, u.also_from::jsonb, u.valid_from, u.valid_to, u.superseded_by, u.suspicious
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::float8[],
-         $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::text[], $18::int[], $19::text[])
+         $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::text[], $18::int[], $19::text[],
+         $23::text[], $24::text[], $25::int[], $26::int[], $27::text[], $28::text[], $29::text[], $30::text[], $31::bool[])
          AS u(id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
-           speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename)
+           speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename,
+           writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious)
        ON CONFLICT (id) DO UPDATE SET
          agent_id = excluded.agent_id, organization_id = excluded.organization_id, text = excluded.text,
          keywords = excluded.keywords, terms = excluded.terms, term_count = excluded.term_count,
          embedding = excluded.embedding, embedding_norm = excluded.embedding_norm, speaker = excluded.speaker,
          occurred_at = excluded.occurred_at, created_at = excluded.created_at, source_kind = excluded.source_kind,
          thread_id = excluded.thread_id, observation_id = excluded.observation_id, turn_index = excluded.turn_index,
-         source_id = excluded.source_id, page = excluded.page, filename = excluded.filename
+         source_id = excluded.source_id, page = excluded.page, filename = excluded.filename,
+         writer = excluded.writer, job_id = excluded.job_id, span_start = excluded.span_start, span_end = excluded.span_end,
+         also_from = excluded.also_from, valid_from = excluded.valid_from, valid_to = excluded.valid_to,
+         superseded_by = excluded.superseded_by, suspicious = excluded.suspicious
        RETURNING id, rec, agent_id, term_count)
      INSERT INTO ${tables.postings} (term_id, rec, impact, tf, term_count)
      SELECT p.term_id, w.rec, ${impact('p.tf', 'w.term_count', 'a.average')}, p.tf, w.term_count
@@ -192,6 +199,15 @@ export async function insertRows(
       postingRecord,
       postingTerm,
       postingTf,
+      column((record) => record.provenance.writer),
+      column((record) => record.provenance.jobId),
+      column((record) => record.provenance.span?.start ?? null),
+      column((record) => record.provenance.span?.end ?? null),
+      column((record) => JSON.stringify(record.alsoFrom)),
+      column((record) => record.validFrom),
+      column((record) => record.validTo),
+      column((record) => record.supersededBy),
+      column((record) => record.suspicious),
     ],
   );
 }

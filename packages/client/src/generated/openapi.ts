@@ -348,44 +348,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/webhooks": {
+    "/v1/agents/{agent_id}/memories": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The organization's webhook endpoints, oldest first */
-        get: operations["listWebhooks"];
+        /** The memories of the agent the caller reaches, newest first, filtered, one page at a time */
+        get: operations["listMemories"];
         put?: never;
-        /** Register a receiver URL (201); the signing secret is in this answer and on rotation only */
-        post: operations["createWebhook"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/v1/webhooks/{webhook_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One webhook endpoint (enabled, why disabled, consecutive failures) */
-        get: operations["getWebhook"];
-        put?: never;
-        post?: never;
-        /** Delete an endpoint and its delivery log */
-        delete: operations["deleteWebhook"];
-        options?: never;
-        head?: never;
-        /** Change url, events, description or enabled (true re-enables an endpoint disabled after failures) */
-        patch: operations["updateWebhook"];
-        trace?: never;
-    };
-    "/v1/webhooks/{webhook_id}/rotate-secret": {
+    "/v1/agents/{agent_id}/memories/search": {
         parameters: {
             query?: never;
             header?: never;
@@ -394,26 +374,27 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret; the previous one keeps signing beside it for the rotation window */
-        post: operations["rotateWebhookSecret"];
+        /** Chat's retrieval for a query, each hit with its rank, fused score and every signal's contribution */
+        post: operations["searchMemories"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/v1/webhooks/{webhook_id}/deliveries": {
+    "/v1/agents/{agent_id}/memories/{memory_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The delivery log, newest first: status, attempts, last answer or error */
-        get: operations["listWebhookDeliveries"];
+        /** One memory: its text, dates, where it was learned from, by which job and writer, and what learning it cost */
+        get: operations["getMemory"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete one memory (204) */
+        delete: operations["deleteMemory"];
         options?: never;
         head?: never;
         patch?: never;
@@ -647,6 +628,8 @@ export interface components {
              */
             answer_length?: "brief" | "standard" | "detailed";
             max_context_chars?: number;
+            /** Format: date-time */
+            as_of?: string;
         };
         /** @description One server-sent event of chat/stream: `event:` is the name, `data:` the JSON. */
         ChatStreamEvent: components["schemas"]["ChatStreamContextEvent"] | components["schemas"]["ChatStreamDeltaEvent"] | components["schemas"]["ChatStreamDoneEvent"] | components["schemas"]["ChatStreamErrorEvent"];
@@ -739,6 +722,8 @@ export interface components {
         RecallRequest: {
             query: string;
             max_context_chars?: number;
+            /** Format: date-time */
+            as_of?: string;
         };
         Billing: {
             organization_id: string;
@@ -823,73 +808,95 @@ export interface components {
             /** Format: binary */
             file: string;
         };
-        WebhookWithSecret: {
-            webhook_id: string;
-            url: string;
-            description: string | null;
-            events: components["schemas"]["WebhookEventType"][];
-            enabled: boolean;
-            disabled_reason: string | null;
-            consecutive_failures: number;
-            previous_secret_expires_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            secret: string;
-        };
-        /** @enum {string} */
-        WebhookEventType: "observation.committed" | "observation.failed" | "upload.finished" | "erasure.finished";
-        CreateWebhookRequest: {
-            url: string;
-            events?: components["schemas"]["WebhookEventType"][];
-            description?: string | null;
-        };
-        WebhookList: {
-            webhooks: components["schemas"]["Webhook"][];
-        };
-        Webhook: {
-            webhook_id: string;
-            url: string;
-            description: string | null;
-            events: components["schemas"]["WebhookEventType"][];
-            enabled: boolean;
-            disabled_reason: string | null;
-            consecutive_failures: number;
-            previous_secret_expires_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        PatchWebhookRequest: {
-            url?: string;
-            events?: components["schemas"]["WebhookEventType"][];
-            description?: string | null;
-            enabled?: boolean;
-        };
-        WebhookDeleted: {
-            webhook_id: string;
-            /** @constant */
-            deleted: true;
-        };
-        WebhookDeliveryList: {
-            deliveries: components["schemas"]["WebhookDelivery"][];
+        MemoryList: {
+            agent_id: string;
+            memories: components["schemas"]["Memory"][];
             next_cursor: string | null;
         };
-        WebhookDelivery: {
-            delivery_id: string;
-            event_id: string;
-            event_type: components["schemas"]["WebhookEventType"];
-            /** @enum {string} */
-            status: "pending" | "delivered" | "failed";
-            attempts: number;
-            next_attempt_at: string | null;
-            last_status_code: number | null;
-            last_error: string | null;
-            last_attempt_at: string | null;
+        Memory: {
+            memory_id: string;
+            agent_id: string;
+            text: string;
+            speaker: string | null;
+            occurred_at: string | null;
             /** Format: date-time */
-            created_at: string;
+            learned_at: string;
+            valid_from: string | null;
+            valid_to: string | null;
+            superseded_by: string | null;
+            suspicious: boolean;
+            source: components["schemas"]["MemorySource"];
+            span: components["schemas"]["MemorySpan"] | null;
+            also_from: components["schemas"]["MemorySource"][];
+            job_id: string | null;
+            writer: string;
+        };
+        MemorySource: {
+            /** @constant */
+            kind: "turn";
+            thread_id: string;
+            observation_id: string;
+            turn_index: number;
+        } | {
+            /** @constant */
+            kind: "document";
+            thread_id: string;
+            observation_id: string;
+            turn_index: number;
+            source_id: string;
+            filename: string;
+            page: number | null;
+            piece: number;
+        };
+        MemorySpan: {
+            start: number;
+            end: number;
+        };
+        MemorySearchResponse: {
+            agent_id: string;
+            memory_context: string;
+            hits: components["schemas"]["MemorySearchHit"][];
+        };
+        MemorySearchHit: {
+            rank: number;
+            score: number;
+            signals: components["schemas"]["MemorySignals"];
+            in_memory_context: boolean;
+            memory: components["schemas"]["Memory"];
+        };
+        MemorySignals: {
+            full_text: number;
+            vector: number;
+            speaker: number;
+            self: number;
+            time: number;
+            episode: number;
+            hyponyms: number;
+        };
+        MemorySearchRequest: {
+            query: string;
+            limit?: number;
+            /** Format: date-time */
+            as_of?: string;
+        };
+        MemoryDetail: {
+            memory_id: string;
+            agent_id: string;
+            text: string;
+            speaker: string | null;
+            occurred_at: string | null;
+            /** Format: date-time */
+            learned_at: string;
+            valid_from: string | null;
+            valid_to: string | null;
+            superseded_by: string | null;
+            suspicious: boolean;
+            source: components["schemas"]["MemorySource"];
+            span: components["schemas"]["MemorySpan"] | null;
+            also_from: components["schemas"]["MemorySource"][];
+            job_id: string | null;
+            writer: string;
+            learning_credits: string;
         };
     };
     responses: never;
@@ -4461,16 +4468,35 @@ export interface operations {
             };
         };
     };
-    listWebhooks: {
+    listMemories: {
         parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+                thread_id?: string;
+                end_user_id?: string;
+                source_id?: string;
+                observation_id?: string;
+                speaker?: string;
+                learned_after?: string;
+                learned_before?: string;
+                occurred_after?: string;
+                occurred_before?: string;
+                text_contains?: string;
+                include_history?: boolean | ("true" | "false");
+            };
+            header?: {
+                /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
+                "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
+            };
+            path: {
+                agent_id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The organization's webhook endpoints, oldest first */
+            /** @description The memories of the agent the caller reaches, newest first, filtered, one page at a time */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4480,7 +4506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookList"];
+                    "application/json": components["schemas"]["MemoryList"];
                 };
             };
             /**
@@ -4517,9 +4543,26 @@ export interface operations {
             };
             /**
              * @description One of these error codes:
-             *     - `forbidden`: The credential is valid but may not take this action.
+             *     - `agent_not_found`: Agent not found.
+             *     - `thread_not_found`: Thread not found.
              */
-            403: {
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `invalid_request`: The request is malformed or a value is out of range.
+             */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4550,7 +4593,6 @@ export interface operations {
             /**
              * @description One of these error codes:
              *     - `service_unavailable`: A dependency did not respond.
-             *     - `service_not_configured`: This feature is not switched on for the organization.
              */
             503: {
                 headers: {
@@ -4568,21 +4610,26 @@ export interface operations {
             };
         };
     };
-    createWebhook: {
+    searchMemories: {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
+                "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
+            };
+            path: {
+                agent_id: string;
+            };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateWebhookRequest"];
+                "application/json": components["schemas"]["MemorySearchRequest"];
             };
         };
         responses: {
-            /** @description Register a receiver URL (201); the signing secret is in this answer and on rotation only */
-            201: {
+            /** @description Chat's retrieval for a query, each hit with its rank, fused score and every signal's contribution */
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4591,7 +4638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookWithSecret"];
+                    "application/json": components["schemas"]["MemorySearchResponse"];
                 };
             };
             /**
@@ -4628,9 +4675,9 @@ export interface operations {
             };
             /**
              * @description One of these error codes:
-             *     - `forbidden`: The credential is valid but may not take this action.
+             *     - `agent_not_found`: Agent not found.
              */
-            403: {
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4644,7 +4691,7 @@ export interface operations {
             };
             /**
              * @description One of these error codes:
-             *     - `conflict`: The request does not fit the current state.
+             *     - `agent_not_ready`: The agent is not ready.
              */
             409: {
                 headers: {
@@ -4709,7 +4756,6 @@ export interface operations {
             /**
              * @description One of these error codes:
              *     - `service_unavailable`: A dependency did not respond.
-             *     - `service_not_configured`: This feature is not switched on for the organization.
              */
             503: {
                 headers: {
@@ -4727,18 +4773,22 @@ export interface operations {
             };
         };
     };
-    getWebhook: {
+    getMemory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
+                "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
+            };
             path: {
-                webhook_id: string;
+                agent_id: string;
+                memory_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description One webhook endpoint (enabled, why disabled, consecutive failures) */
+            /** @description One memory: its text, dates, where it was learned from, by which job and writer, and what learning it cost */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4748,7 +4798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Webhook"];
+                    "application/json": components["schemas"]["MemoryDetail"];
                 };
             };
             /**
@@ -4785,22 +4835,7 @@ export interface operations {
             };
             /**
              * @description One of these error codes:
-             *     - `forbidden`: The credential is valid but may not take this action.
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
+             *     - `agent_not_found`: Agent not found.
              *     - `not_found`: Not found.
              */
             404: {
@@ -4834,7 +4869,6 @@ export interface operations {
             /**
              * @description One of these error codes:
              *     - `service_unavailable`: A dependency did not respond.
-             *     - `service_not_configured`: This feature is not switched on for the organization.
              */
             503: {
                 headers: {
@@ -4852,19 +4886,23 @@ export interface operations {
             };
         };
     };
-    deleteWebhook: {
+    deleteMemory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
+                "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
+            };
             path: {
-                webhook_id: string;
+                agent_id: string;
+                memory_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Delete an endpoint and its delivery log */
-            200: {
+            /** @description Delete one memory (204) */
+            204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4872,9 +4910,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["WebhookDeleted"];
-                };
+                content?: never;
             };
             /**
              * @description One of these error codes:
@@ -4910,22 +4946,7 @@ export interface operations {
             };
             /**
              * @description One of these error codes:
-             *     - `forbidden`: The credential is valid but may not take this action.
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
+             *     - `agent_not_found`: Agent not found.
              *     - `not_found`: Not found.
              */
             404: {
@@ -4959,421 +4980,6 @@ export interface operations {
             /**
              * @description One of these error codes:
              *     - `service_unavailable`: A dependency did not respond.
-             *     - `service_not_configured`: This feature is not switched on for the organization.
-             */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    /** @description Seconds to wait, when the service knows. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    updateWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PatchWebhookRequest"];
-            };
-        };
-        responses: {
-            /** @description Change url, events, description or enabled (true re-enables an endpoint disabled after failures) */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `invalid_request`: The request is malformed or a value is out of range.
-             */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `unauthorized`: The API key is missing, malformed, unknown, revoked or expired.
-             */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `forbidden`: The credential is valid but may not take this action.
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `not_found`: Not found.
-             */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `payload_too_large`: The images are too large or too many.
-             */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `invalid_request`: The request is malformed or a value is out of range.
-             */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `internal_error`: An internal error occurred.
-             */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `service_unavailable`: A dependency did not respond.
-             *     - `service_not_configured`: This feature is not switched on for the organization.
-             */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    /** @description Seconds to wait, when the service knows. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    rotateWebhookSecret: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A new signing secret; the previous one keeps signing beside it for the rotation window */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookWithSecret"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `invalid_request`: The request is malformed or a value is out of range.
-             */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `unauthorized`: The API key is missing, malformed, unknown, revoked or expired.
-             */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `forbidden`: The credential is valid but may not take this action.
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `not_found`: Not found.
-             */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `internal_error`: An internal error occurred.
-             */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `service_unavailable`: A dependency did not respond.
-             *     - `service_not_configured`: This feature is not switched on for the organization.
-             */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    /** @description Seconds to wait, when the service knows. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listWebhookDeliveries: {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The delivery log, newest first: status, attempts, last answer or error */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDeliveryList"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `invalid_request`: The request is malformed or a value is out of range.
-             */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `unauthorized`: The API key is missing, malformed, unknown, revoked or expired.
-             */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `forbidden`: The credential is valid but may not take this action.
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `not_found`: Not found.
-             */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `internal_error`: An internal error occurred.
-             */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description One of these error codes:
-             *     - `service_unavailable`: A dependency did not respond.
-             *     - `service_not_configured`: This feature is not switched on for the organization.
              */
             503: {
                 headers: {

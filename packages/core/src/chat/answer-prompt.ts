@@ -31,6 +31,7 @@ const RULES = [
   'Cite the items you rely on with their numbers in square brackets, like [1] or [2][4], right after the statement they support.',
   'Use only the items; if they do not contain the answer, say that you do not remember it instead of guessing.',
   'When items disagree, prefer the most recent one and say that it changed.',
+  'An item marked "no longer current, replaced by [n]" is history: answer with the current item [n] and say what changed and when (for example "moved from Paris to Berlin in March [1][2]"), citing both.',
   'Write the whole answer; never stop in the middle of it.',
 ];
 
@@ -57,7 +58,12 @@ export function buildAnswerMessages(options: BuildAnswerMessagesOptions): ModelM
 }
 
 function formatItem(item: AnswerContextItem): string {
-  const facts = [item.occurredAt ? `date: ${item.occurredAt}` : null, item.speaker ? `speaker: ${item.speaker}` : null, item.label && item.label !== item.speaker ? `source: ${item.label}` : null]
+  const facts = [
+    item.occurredAt ? `date: ${item.occurredAt}` : null,
+    item.speaker ? `speaker: ${item.speaker}` : null,
+    item.label && item.label !== item.speaker ? `source: ${item.label}` : null,
+    item.replacedBy === undefined ? null : `no longer current, replaced by [${item.replacedBy}]`,
+  ]
     .filter((part): part is string => part !== null)
     .join('; ');
   // Newlines inside an item would read as the start of another item.

@@ -77,10 +77,18 @@ export function createAnswering(context: ServiceContext) {
     return { input, agent, thread, images };
   }
 
-  async function recall(agent: AgentRecord, message: string, maxContextChars: number | undefined): Promise<RetrievalResult> {
+  async function recall(agent: AgentRecord, message: string, maxContextChars: number | undefined, asOf?: string): Promise<RetrievalResult> {
     // Full-text only after an embedder change; 503 when a network embedder is down (query-embedder.ts).
     const embedder = await queryEmbedder(context.index, context.embedder);
-    return retrieve(context.index, embedder, { agentId: agent.id, query: message, maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS, options: context.retrieval });
+    // `as_of` (issue 32): what was true then; relative times in the query ("last week") read from it too.
+    const at = asOf === undefined ? undefined : new Date(asOf);
+    return retrieve(context.index, embedder, {
+      agentId: agent.id,
+      query: message,
+      maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS,
+      options: context.retrieval,
+      ...(at ? { asOf: at.toISOString(), now: at.getTime() } : {}),
+    });
   }
 
   function generateRequest({ agent, input, retrieval, abortSignal: signal, images = [] }: {
@@ -96,6 +104,7 @@ export function createAnswering(context: ServiceContext) {
       speaker: item.record.speaker,
       occurredAt: item.record.occurredAt,
       label: sourceLabel(item.record),
+      ...(item.replacedBy === undefined ? {} : { replacedBy: item.replacedBy }),
     }));
     return {
       // The grounded-answer prompt (numbered items, cite as [n], answer_length as an instruction):
@@ -171,7 +180,7 @@ export function createAnswering(context: ServiceContext) {
     const started = performance.now();
     const { input, agent, thread } = opened;
     const stages: Stage[] = [];
-    const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars));
+    const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars, input.as_of));
     // A streamed answer cites from the packed items' citations made for its context event.
     const packedCitations = onContext ? await citationsOf(context, retrieval.packed.map((item) => item.record)) : undefined;
     if (onContext) onContext(retrieval.memoryContext, await citationsFor(retrieval, undefined, packedCitations));

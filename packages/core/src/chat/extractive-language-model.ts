@@ -45,7 +45,11 @@ function answer(question: string, items: AnswerContextItem[], answerLength: 'bri
   const documentFrequency = new Map<string, number>();
   const perSentenceTerms: Set<string>[] = [];
   let order = 0;
+  // Superseded memories (history) are not answers of their own; they say what the answer replaced.
+  const history = new Map<number, AnswerContextItem[]>();
+  for (const item of items) if (item.replacedBy !== undefined) history.set(item.replacedBy, [...(history.get(item.replacedBy) ?? []), item]);
   for (const item of items) {
+    if (item.replacedBy !== undefined) continue;
     for (const part of item.text.split(SENTENCE_BREAK)) {
       const sentence = part.trim();
       if (sentence.length < 3) continue;
@@ -71,8 +75,16 @@ function answer(question: string, items: AnswerContextItem[], answerLength: 'bri
   if (answerLength === 'brief' && chosen.length === 1 && relevant.length > 1) chosen.push(relevant[1]!);
   // Read the chosen sentences in the order memory holds them (rank, then position), not by score.
   chosen.sort((a, b) => a.order - b.order);
-  const cited = [...new Set(chosen.map((candidate) => candidate.item.number))];
-  const line = (candidate: Candidate) => `${attribution(candidate.item)}${candidate.sentence} [${candidate.item.number}]`;
+  const cited = [...new Set(chosen.flatMap((candidate) => [candidate.item.number, ...(history.get(candidate.item.number) ?? []).map((old) => old.number)]))];
+  const told = new Set<number>();
+  // The first sentence of an item that replaced older memories says so, citing them (issue 32).
+  const changed = (item: AnswerContextItem) => {
+    const older = history.get(item.number);
+    if (!older || told.has(item.number)) return '';
+    told.add(item.number);
+    return ` (this changed: earlier ${older.map((old) => `${old.occurredAt ? `on ${old.occurredAt.slice(0, 10)}, ` : ''}"${old.text.trim()}" [${old.number}]`).join('; ')})`;
+  };
+  const line = (candidate: Candidate) => `${attribution(candidate.item)}${candidate.sentence} [${candidate.item.number}]${changed(candidate.item)}`;
   const text =
     answerLength === 'detailed' && chosen.length > 2
       ? `From memory:\n${chosen.map((candidate) => `- ${line(candidate)}`).join('\n')}`

@@ -1,13 +1,18 @@
 import { analyze } from '../embedding/text-analysis.js';
 import {
+  applyMemoryPatch,
   assertEmbedderMatches,
   assertVectorDimensions,
   cloneMemoryRecord,
+  copiedRecord,
   hitRecord,
   compareMemoryHits,
   dedupeRecordsById,
   indexedText,
+  listPage,
   matchesDeleteFilter,
+  matchesSearchFilter,
+  mergePatches,
 } from '../memory-index/memory-index-helpers.js';
 import type {
   EmbedderFingerprint,
@@ -101,7 +106,7 @@ class AgentPartition {
     this.slotIds.pop();
   }
 
-  lexical(text: string, limit: number): MemoryHit[] {
+  lexical(text: string, limit: number, accepts: (record: MemoryRecord) => boolean): MemoryHit[] {
     const queryTerms = [...new Set(analyze(text))];
     const count = this.entries.size;
     if (queryTerms.length === 0 || count === 0) return [];
@@ -119,11 +124,11 @@ class AgentPartition {
       }
     }
     const top = new TopK(limit);
-    for (const [id, score] of scores) top.offer(id, score);
+    for (const [id, score] of scores) if (accepts(this.entries.get(id)!.record)) top.offer(id, score);
     return top.hits((id) => this.entries.get(id)!.record);
   }
 
-  semantic(vector: Float32Array, limit: number): MemoryHit[] {
+  semantic(vector: Float32Array, limit: number, accepts: (record: MemoryRecord) => boolean): MemoryHit[] {
     const d = this.dimensions;
     if (vector.length !== d) throw new RangeError(`query vector has ${vector.length} dimensions, the index ${d}`);
     let queryNorm = 0;
@@ -155,7 +160,10 @@ class AgentPartition {
         for (; i < d; i++) dot0 += query[i]! * slab[base + i]!;
         score = (dot0 + dot1 + dot2 + dot3) / (norm * queryNorm);
       }
-      if (top.accepts(score)) top.offer(this.slotIds[slot]!, score);
+      if (top.accepts(score)) {
+        const id = this.slotIds[slot]!;
+        if (accepts(this.entries.get(id)!.record)) top.offer(id, score);
+      }
     }
     return top.hits((id) => this.entries.get(id)!.record);
   }
@@ -255,9 +263,11 @@ export function inMemoryMemoryIndex(): MemoryIndex {
       const partition = partitions.get(request.agentId);
       const limit = Math.max(0, Math.floor(request.limit));
       if (!partition || limit === 0) return { lexical: [], semantic: [] };
+      // Validity and thread narrowing filter candidates before they compete for the top `limit`.
+      const accepts = (record: MemoryRecord) => matchesSearchFilter(record, request);
       return {
-        lexical: request.text.trim() === '' ? [] : partition.lexical(request.text, limit),
-        semantic: request.vector === null ? [] : partition.semantic(request.vector, limit),
+        lexical: request.text.trim() === '' ? [] : partition.lexical(request.text, limit, accepts),
+        semantic: request.vector === null ? [] : partition.semantic(request.vector, limit, accepts),
       };
     },
 
@@ -280,13 +290,30 @@ export function inMemoryMemoryIndex(): MemoryIndex {
       if (partition.entries.size === 0) partitions.delete(filter.agentId);
     },
 
+    async list(request) {
+      const entries = partitions.get(request.agentId)?.entries.values() ?? [];
+      const page = listPage([...entries].map((entry) => entry.record), request);
+      // Copies of the page only: the stored records stay the index's own.
+      return { ...page, records: page.records.map((record) => hitRecord(record as MemoryRecord)) };
+    },
+
+    async update({ agentId, patches }) {
+      const partition = partitions.get(agentId);
+      if (!partition) return;
+      for (const patch of mergePatches(patches)) {
+        const entry = partition.entries.get(patch.id);
+        if (entry) entry.record = applyMemoryPatch(entry.record, patch);
+      }
+    },
+
     async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
       const source = partitions.get(fromAgentId);
       if (!source) return { copied: 0 };
       // Snapshot first: copying an agent onto itself must not loop over its own new records.
       const originals = [...source.entries.values()].map((entry) => entry.record);
+      const newIds = new Map(originals.map((record) => [record.id, newId()]));
       for (const record of originals) {
-        insert({ ...cloneMemoryRecord(record), id: newId(), agentId: toAgentId, organizationId: toOrganizationId });
+        insert({ ...copiedRecord(cloneMemoryRecord(record), newIds), agentId: toAgentId, organizationId: toOrganizationId });
       }
       return { copied: originals.length };
     },

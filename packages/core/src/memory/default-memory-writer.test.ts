@@ -74,6 +74,31 @@ describe('defaultMemoryWriter', () => {
     expect(result.outcomes).toEqual([{ turnIndex: 3, ok: true, memories: [] }]);
   });
 
+  it('gives each memory its span: the offsets of the verbatim slice in the turn text', async () => {
+    const writer = defaultMemoryWriter({ maxChars: 45 });
+    const text = '  I moved to Lisbon in May.  My sister Marta works in Porto as a nurse.';
+    const turn = { turnIndex: 0, speaker: 'user', text, timestamp: '2024-01-01T00:00:00Z', tags: [], source };
+    const [outcome] = (await writer.write({ agentId: 'a', turns: [turn], searchSimilar: async () => [] })).outcomes;
+    if (!outcome?.ok) throw new Error('expected memories');
+    expect(outcome.memories.length).toBe(2);
+    for (const memory of outcome.memories) {
+      expect(memory.span).not.toBeNull();
+      expect(text.slice(memory.span!.start, memory.span!.end)).toBe(memory.text);
+    }
+    expect(outcome.memories[0]!.span).toEqual({ start: 2, end: 27 });
+  });
+
+  it('gives no span to a piece that re-joins sentences the turn separated by more than one space', async () => {
+    const writer = defaultMemoryWriter({ maxChars: 45 });
+    const text = 'First sentence here.\n\nSecond sentence here. Third one.';
+    const turn = { turnIndex: 0, speaker: 'user', text, timestamp: '2024-01-01T00:00:00Z', tags: [], source };
+    const [outcome] = (await writer.write({ agentId: 'a', turns: [turn], searchSimilar: async () => [] })).outcomes;
+    if (!outcome?.ok) throw new Error('expected memories');
+    expect(outcome.memories.map((memory) => memory.text)).toEqual(['First sentence here. Second sentence here.', 'Third one.']);
+    expect(outcome.memories[0]!.span).toBeNull();
+    expect(outcome.memories[1]!.span).toEqual({ start: text.indexOf('Third'), end: text.length });
+  });
+
   it('splits long turns into bounded pieces that keep every word', () => {
     const text = Array.from({ length: 200 }, (_, i) => `Sentence number ${i} talks about topic ${i % 7}.`).join(' ');
     const pieces = splitText(text, 300);

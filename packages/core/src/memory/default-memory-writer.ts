@@ -1,4 +1,6 @@
-import type { MemoryDraft, MemoryWriter, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
+import type { MemoryHitRecord } from '../ports/memory-index.js';
+import type { DraftRef, MemoryDraft, MemoryWriteRequest, MemoryWriter, Supersession, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
+import { canSupersede, extractClaims, supersedesClaim, type FactClaim } from './fact-updates.js';
 import { dateKeywords, resolveRelativeDates } from './relative-dates.js';
 
 /** Longest memory a turn is cut into (at sentence boundaries); conversation turns are usually one. */
@@ -28,21 +30,95 @@ export function defaultMemoryWriter(options: { maxChars?: number } = {}): Memory
   return {
     specificationVersion: 'v1',
     id: 'verbatim-v2',
-    async write({ turns, signal }) {
+    async write(request) {
+      const { turns, signal } = request;
       // The port's contract: an aborted signal rejects with an AbortError, even for a writer that
       // never waits (the service may be stopping and must not commit this job's outcomes).
       signal?.throwIfAborted();
-      return {
-        outcomes: turns.map((turn, i): TurnOutcome => {
-          const neighbours: string[] = [];
-          for (let j = Math.max(0, i - NEIGHBOUR_TURNS); j <= Math.min(turns.length - 1, i + NEIGHBOUR_TURNS); j++) {
-            if (j !== i) neighbours.push(turns[j]!.text.slice(0, NEIGHBOUR_MAX_CHARS));
-          }
-          return { turnIndex: turn.turnIndex, ok: true, memories: memoriesOf(turn, maxChars, neighbours.join(' ')) };
-        }),
-      };
+      const outcomes = turns.map((turn, i): TurnOutcome & { ok: true } => {
+        const neighbours: string[] = [];
+        for (let j = Math.max(0, i - NEIGHBOUR_TURNS); j <= Math.min(turns.length - 1, i + NEIGHBOUR_TURNS); j++) {
+          if (j !== i) neighbours.push(turns[j]!.text.slice(0, NEIGHBOUR_MAX_CHARS));
+        }
+        return { turnIndex: turn.turnIndex, ok: true, memories: memoriesOf(turn, maxChars, neighbours.join(' ')) };
+      });
+      const supersedes = await findSupersessions(request, outcomes);
+      signal?.throwIfAborted();
+      return supersedes.length > 0 ? { outcomes, supersedes } : { outcomes };
     },
   };
+}
+
+/** Existing memories looked at per memory that states a fact (`searchSimilar`'s limit). */
+export const SUPERSESSION_CANDIDATES = 10;
+
+type Stated = { ref: DraftRef; turn: WriterTurn; claims: FactClaim[] };
+
+/**
+ * The memories this batch's facts replace ({@link extractClaims}, {@link supersedesClaim}): for
+ * each memory stating a fact, the earlier memories of the batch and the agent's similar memories
+ * (`searchSimilar`, only for memories that state one, so plain turns cost no lookup) by the same
+ * speaker (a fact about themself) or of the same thread (a fact about "the meeting"), said no
+ * later than this turn. Document pieces neither replace nor are replaced.
+ */
+async function findSupersessions(request: MemoryWriteRequest, outcomes: (TurnOutcome & { ok: true })[]): Promise<Supersession[]> {
+  const supersedes: Supersession[] = [];
+  const taken = new Set<string>();
+  const stated: Stated[] = [];
+  // Claims of the stored memories looked at, once per write (the same few come back for many turns).
+  const known = new Map<string, FactClaim[]>();
+  const claimsOf = (record: MemoryHitRecord) => {
+    let claims = known.get(record.id);
+    if (!claims) known.set(record.id, (claims = extractClaims(record.text)));
+    return claims;
+  };
+  for (const [position, outcome] of outcomes.entries()) {
+    const turn = request.turns[position]!;
+    if (turn.source.kind === 'document') continue;
+    for (const [piece, memory] of outcome.memories.entries()) {
+      const claims = extractClaims(memory.text);
+      if (claims.length === 0) continue;
+      // Only a claim that could replace another costs a lookup ("my son is a soccer player" cannot).
+      if (!claims.some(canSupersede)) {
+        stated.push({ ref: { turnIndex: turn.turnIndex, piece }, turn, claims });
+        continue;
+      }
+      const ref = { turnIndex: turn.turnIndex, piece };
+      for (const earlier of stated) {
+        const key = `draft:${earlier.ref.turnIndex}:${earlier.ref.piece}`;
+        if (taken.has(key) || !replaces(claims, turn, earlier.claims, earlier.turn.speaker, earlier.turn.source.threadId)) continue;
+        taken.add(key);
+        supersedes.push({ old: earlier.ref, by: ref });
+      }
+      const similar = await request.searchSimilar(memory.text, SUPERSESSION_CANDIDATES);
+      for (const record of similar) {
+        if (taken.has(record.id) || !isEarlierConversation(record, turn)) continue;
+        if (!replaces(claims, turn, claimsOf(record), record.speaker, record.source.threadId)) continue;
+        taken.add(record.id);
+        supersedes.push({ old: { id: record.id }, by: ref });
+      }
+      stated.push({ ref, turn, claims });
+    }
+  }
+  return supersedes;
+}
+
+function replaces(claims: FactClaim[], turn: WriterTurn, old: FactClaim[], oldSpeaker: string | null, oldThread: string): boolean {
+  return claims.some((claim) =>
+    old.some((before) => {
+      if (!supersedesClaim(claim, before)) return false;
+      return claim.subject === 'self' ? oldSpeaker === turn.speaker : oldThread === turn.source.threadId;
+    }),
+  );
+}
+
+/** A conversation memory said no later than `turn`, and not one of `turn`'s own (a resumed turn). */
+function isEarlierConversation(record: MemoryHitRecord, turn: WriterTurn): boolean {
+  if (record.source.kind === 'document') return false;
+  if (record.source.observationId === turn.source.observationId && record.source.turnIndex === turn.source.turnIndex) return false;
+  const said = Date.parse(record.occurredAt ?? record.createdAt);
+  const now = Date.parse(turn.timestamp);
+  return Number.isNaN(said) || Number.isNaN(now) || said <= now;
 }
 
 function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): MemoryDraft[] {
@@ -50,7 +126,13 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
   if (text === '') return [];
   const reference = new Date(turn.timestamp);
   const baseKeywords = [turn.speaker, dateKeywords(turn.timestamp), ...turn.tags];
+  // Where each piece sits in the turn's own text: pieces are verbatim slices, except where a
+  // cut re-joined sentences with one space the turn separated otherwise (no span then).
+  let searchFrom = 0;
   return splitText(text, maxChars).map((piece) => {
+    const start = turn.text.indexOf(piece, searchFrom);
+    const span = start === -1 ? null : { start, end: start + piece.length };
+    if (span) searchFrom = span.end;
     const resolved = Number.isNaN(reference.getTime()) ? [] : resolveRelativeDates(piece, reference);
     const keywords = [...baseKeywords, ...resolved.map((date) => dateKeywords(date.date, date.granularity)), ...entitiesOf(piece), piece, neighbours]
       .filter((word) => word !== '')
@@ -61,6 +143,7 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
       speaker: turn.speaker,
       occurredAt: resolved.length === 1 && resolved[0]!.granularity === 'day' ? `${resolved[0]!.date}T00:00:00.000Z` : turn.timestamp,
       source: turn.source,
+      span,
     };
   });
 }

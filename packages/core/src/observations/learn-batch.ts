@@ -1,8 +1,8 @@
-import { EmbedderMismatchError, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
+import { EmbedderMismatchError, type MemoryPatch, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
 import { LanguageModelError } from '../ports/language-model.js';
 import { isServiceError } from '../errors/service-error.js';
 import { isDependencyUnavailable } from '../store/available-store.js';
-import type { TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
+import type { DraftRef, Supersession, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReason, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
@@ -42,12 +42,12 @@ export async function learnBatch(run: JobRun, job: JobRecord, turns: TurnRecord[
   // on). A resumed job's turns may have been committed before its process died: they merge.
   const newIds = job.resumedAt === null && turns.every((turn) => turn.state === 'pending');
   const committed = await commitRecords(run.context, job, records, newIds);
-  if (committed === true && written.deleteIds.length > 0) await deleteSuperseded(run.context, job, written.deleteIds, records);
+  if (committed === true && written.supersedes.length > 0) await applySupersessions(run.context, job, turns, written.supersedes, records);
   for (const turnIndex of committing) results.push(committed === true ? { turnIndex, ok: true } : { turnIndex, ok: false, reason: committed });
   return results.sort((a, b) => a.turnIndex - b.turnIndex);
 }
 
-type Written = { ok: true; outcomes: TurnOutcome[]; deleteIds: readonly string[] } | { ok: false; reason: LearningReason };
+type Written = { ok: true; outcomes: TurnOutcome[]; supersedes: readonly Supersession[] } | { ok: false; reason: LearningReason };
 
 /** The memory writer's outcomes for the batch, or the reason every turn of it fails. */
 async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Promise<Written> {
@@ -72,7 +72,7 @@ async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Pro
         return [...semantic, ...lexical].map((hit) => hit.record).slice(0, limit);
       },
     });
-    return { ok: true, outcomes: written.outcomes, deleteIds: written.deleteIds ?? [] };
+    return { ok: true, outcomes: written.outcomes, supersedes: written.supersedes ?? [] };
   } catch (error) {
     if (run.signal.aborted) throw new JobStopped();
     // The store or the index went away under the writer (its searchSimilar): the job stays resumable.
@@ -100,6 +100,7 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
     }
     committing.push(turn.turnIndex);
     outcome.memories.forEach((memory, piece) => {
+      const createdAt = context.nowIso();
       records.push({
         // Deterministic per job, turn and piece: a resumed turn replaces, never duplicates.
         id: `mem_${job.id.slice(4)}_${turn.turnIndex}_${piece}`,
@@ -111,7 +112,13 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
         speaker: memory.speaker,
         occurredAt: memory.occurredAt,
         source: memory.source,
-        createdAt: context.nowIso(),
+        createdAt,
+        provenance: { writer: context.writer.id, jobId: job.id, span: memory.span ? { start: memory.span.start, end: memory.span.end } : null },
+        alsoFrom: [],
+        validFrom: memory.occurredAt ?? createdAt,
+        validTo: null,
+        supersededBy: null,
+        suspicious: memory.suspicious ?? false,
       });
     });
   }
@@ -142,22 +149,39 @@ async function commitRecords(context: ServiceContext, job: JobRecord, records: M
   }
 }
 
+/** The id of the memory `ref` names in this job (as {@link toRecords} gives it). */
+function draftId(job: JobRecord, ref: DraftRef): string {
+  return `mem_${job.id.slice(4)}_${ref.turnIndex}_${ref.piece}`;
+}
+
 /**
- * Deletes the memories the writer said the batch supersedes, after the batch committed: a failed
- * commit never loses the old memory. A memory rewritten under the same id in this batch (a
- * resumed turn) is kept. If the delete keeps failing, the new memories stay learned and the old
- * ones stay too (logged): retrieval prefers the more recent.
+ * Marks the memories the writer said the batch supersedes (issue 32), after the batch committed:
+ * a failed commit never ends the old fact. The old memory is kept as history: `validTo` is the
+ * successor's `validFrom` (else the batch's last turn's timestamp) and `supersededBy` its id. A
+ * memory rewritten under the same id in this batch (a resumed turn) is left as written. If the
+ * update keeps failing, both stay current (logged): retrieval prefers the newer of near-duplicates.
  */
-async function deleteSuperseded(context: ServiceContext, job: JobRecord, deleteIds: readonly string[], written: MemoryRecord[]): Promise<void> {
-  const rewritten = new Set(written.map((record) => record.id));
-  const ids = [...new Set(deleteIds)].filter((id) => !rewritten.has(id));
-  if (ids.length === 0) return;
+async function applySupersessions(context: ServiceContext, job: JobRecord, turns: TurnRecord[], supersedes: readonly Supersession[], written: MemoryRecord[]): Promise<void> {
+  const byId = new Map(written.map((record) => [record.id, record]));
+  const ended = turns.reduce((latest, turn) => (turn.timestamp > latest ? turn.timestamp : latest), turns[0]?.timestamp ?? context.nowIso());
+  const patches = new Map<string, MemoryPatch>();
+  for (const { old, by } of supersedes) {
+    const oldId = 'id' in old ? old.id : draftId(job, old);
+    const successor = by ? byId.get(draftId(job, by)) : undefined;
+    // A successor that was not committed (its turn failed) supersedes nothing.
+    if ((by && !successor) || successor?.id === oldId || patches.has(oldId)) continue;
+    // An existing memory rewritten by this batch (a resumed turn) is not the old fact.
+    if ('id' in old && byId.has(oldId)) continue;
+    if (!('id' in old) && !byId.has(oldId)) continue;
+    patches.set(oldId, { id: oldId, validTo: successor?.validFrom ?? ended, supersededBy: successor?.id ?? null });
+  }
+  if (patches.size === 0) return;
   for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
     try {
-      await context.index.deleteBy({ agentId: job.agentId, ids });
+      await context.index.update({ agentId: job.agentId, patches: [...patches.values()] });
       return;
     } catch (error) {
-      context.logger.warn('deleting superseded memories failed', { jobId: job.id, attempt, error: String(error) });
+      context.logger.warn('marking superseded memories failed', { jobId: job.id, attempt, error: String(error) });
     }
   }
 }

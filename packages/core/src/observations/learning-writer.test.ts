@@ -5,12 +5,12 @@ import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
 import { inMemoryStore } from '../in-memory/store/index.js';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import type { MemoryIndex } from '../ports/memory-index.js';
-import type { MemoryWriteRequest, MemoryWriter, TurnOutcome } from '../ports/memory-writer.js';
+import type { MemoryWriteRequest, MemoryWriter, Supersession, TurnOutcome } from '../ports/memory-writer.js';
 import { silentLogger } from '../service/logger.js';
 import { learningService, turns } from '../__fixtures__/learning-service.js';
 import { LEARNING_REASONS } from '../ports/store/index.js';
 
-/** Writes each turn verbatim; turns containing "moved" supersede every similar memory mentioning "lives". */
+/** Writes each turn verbatim; turns containing "moved" supersede every similar memory mentioning "lives" (history kept). */
 function supersedingWriter(): MemoryWriter & { requests: MemoryWriteRequest[] } {
   const base = defaultMemoryWriter();
   const requests: MemoryWriteRequest[] = [];
@@ -21,13 +21,13 @@ function supersedingWriter(): MemoryWriter & { requests: MemoryWriteRequest[] } 
     requests,
     async write(request) {
       requests.push(request);
-      const { outcomes } = await base.write(request);
-      const deleteIds: string[] = [];
+      const { outcomes } = await base.write({ ...request, searchSimilar: async () => [] });
+      const supersedes: Supersession[] = [];
       for (const turn of request.turns) {
         if (!turn.text.includes('moved')) continue;
-        for (const record of await request.searchSimilar(turn.text, 10)) if (record.text.includes('lives')) deleteIds.push(record.id);
+        for (const record of await request.searchSimilar(turn.text, 10)) if (record.text.includes('lives')) supersedes.push({ old: { id: record.id }, by: { turnIndex: turn.turnIndex, piece: 0 } });
       }
-      return deleteIds.length > 0 ? { outcomes, deleteIds } : { outcomes };
+      return supersedes.length > 0 ? { outcomes, supersedes } : { outcomes };
     },
   };
 }
@@ -35,15 +35,24 @@ function supersedingWriter(): MemoryWriter & { requests: MemoryWriteRequest[] } 
 const say = (...texts: string[]) => texts.map((text) => ({ content: [{ type: 'text' as const, text }] }));
 
 describe('observation jobs with a reconciling memory writer', () => {
-  it('deletes the memories a batch supersedes once the batch is committed', async () => {
+  it('marks the memories a batch supersedes once the batch is committed, keeping them as history', async () => {
     const writer = supersedingWriter();
-    const { service, owner, agentId, observeSettled } = await learningService({ writer });
-    expect((await observeSettled(say('Ana lives in Porto near the river.'))).status).toBe('committed');
+    const index = inMemoryMemoryIndex();
+    const { service, owner, agentId, observeSettled } = await learningService({ writer, index });
+    const at = (timestamp: string, text: string) => [{ content: [{ type: 'text' as const, text }], timestamp }];
+    expect((await observeSettled(at('2024-01-01T00:00:00.000Z', 'Ana lives in Porto near the river.'))).status).toBe('committed');
     expect((await service.retrieve({ caller: owner, agentId, query: 'Ana Porto river', maxContextChars: 100_000 })).packed.map((item) => item.record.text)).toEqual(['Ana lives in Porto near the river.']);
 
-    expect((await observeSettled(say('Ana moved to Lisbon near the river.'))).status).toBe('committed');
-    const texts = (await service.retrieve({ caller: owner, agentId, query: 'Ana Porto Lisbon river', maxContextChars: 100_000 })).packed.map((item) => item.record.text);
-    expect(texts).toEqual(['Ana moved to Lisbon near the river.']);
+    expect((await observeSettled(at('2024-03-01T00:00:00.000Z', 'Ana moved to Lisbon near the river.'))).status).toBe('committed');
+    const current = (await service.retrieve({ caller: owner, agentId, query: 'Ana Porto Lisbon river', maxContextChars: 100_000 })).packed;
+    expect(current[0]!.record.text).toBe('Ana moved to Lisbon near the river.');
+    // The old memory is history: not a current item, packed only as what the new one replaced.
+    expect(current.slice(1).every((item) => item.replacedBy === 1)).toBe(true);
+    const [old] = (await index.list({ agentId, limit: 10, includeHistory: true, textContains: 'Porto' })).records;
+    expect(old).toMatchObject({ supersededBy: current[0]!.record.id });
+    expect(old!.validTo).toBe('2024-03-01T00:00:00.000Z');
+    const then = await service.retrieve({ caller: owner, agentId, query: 'Ana Porto Lisbon river', maxContextChars: 100_000, asOf: '2024-02-01T00:00:00.000Z' });
+    expect(then.packed.map((item) => item.record.text)).toEqual(['Ana lives in Porto near the river.']);
     await service.stop();
   });
 

@@ -61,6 +61,38 @@ describe('turnRanges', () => {
   });
 });
 
+describe('learned records (memory record v2)', () => {
+  it('carry provenance (writer id, job id, span), validity from occurredAt and the suspicious flag of the draft', async () => {
+    const index = inMemoryMemoryIndex();
+    const base = defaultMemoryWriter();
+    // The default writer, flagging the second turn's memory as suspicious.
+    const writer: MemoryWriter = {
+      specificationVersion: 'v1',
+      id: 'flagging-writer',
+      async write(request) {
+        const { outcomes } = await base.write(request);
+        return {
+          outcomes: outcomes.map((outcome) =>
+            outcome.ok && outcome.turnIndex === 1 ? { ...outcome, memories: outcome.memories.map((memory) => ({ ...memory, suspicious: true })) } : outcome,
+          ),
+        };
+      },
+    };
+    const { service, agentId, observeSettled } = await learningService({ index, writer });
+    const status = await observeSettled(turns(2));
+    expect(status.status).toBe('committed');
+    const { records } = await index.list({ agentId, limit: 10 });
+    expect(records).toHaveLength(2);
+    const byTurn = new Map(records.map((record) => [record.source.turnIndex, record]));
+    for (const [turnIndex, record] of byTurn) {
+      expect(record.provenance).toEqual({ writer: 'flagging-writer', jobId: status.observation_id, span: { start: 0, end: record.text.length } });
+      expect(record.validFrom).toBe(record.occurredAt ?? record.createdAt);
+      expect(record).toMatchObject({ validTo: null, supersededBy: null, alsoFrom: [], suspicious: turnIndex === 1 });
+    }
+    await service.stop();
+  });
+});
+
 describe('observation jobs: failure accounting', () => {
   it('fails the job with merged ranges, the first reason, a message and action resend; the other turns are learned', async () => {
     const { service, owner, agentId, threadId, observeSettled } = await learningService({ writer: failingWriter({ 1: 'model_unavailable', 2: 'model_unavailable', 3: 'model_unavailable', 7: 'generation_timeout' }) });

@@ -35,6 +35,11 @@ export type AnswerContextItem = {
   speaker: string | null;
   occurredAt: string | null;
   label: string;
+  /**
+   * Set on a memory that is no longer current (issue 32): the number of the item that replaced it.
+   * An answer says what changed ("moved from Paris to Berlin") and cites both.
+   */
+  replacedBy?: number;
 };
 
 export type AnswerLength = 'brief' | 'standard' | 'detailed';

@@ -24,7 +24,18 @@
  *   cost in a columnar store. `get` returns whole records, vectors included.
  * - `deleteBy` MUST remove every record matching all given fields; missing matches are not an error.
  *   With `ids`, only records whose id is listed match (an empty list removes nothing); ids of
- *   another agent MUST NOT be removed. After it resolves, no search returns a removed record.
+ *   another agent MUST NOT be removed. After it resolves, no search returns a removed record, and
+ *   (erasure) no byte of a removed record's text remains in storage the index controls (a columnar
+ *   store compacts and drops old versions; a SQL table deletes the rows, the store/ops layer vacuums).
+ * - Validity: `search` and `list` return only current records (`validTo === null`) unless asked
+ *   otherwise (`asOf`, `includeHistory`); filters run inside the index, so a search for current
+ *   facts costs no more than one without them.
+ * - `list` pages the agent's records newest first (`createdAt` desc, then `id` desc); following
+ *   `nextCursor` until it is null visits every matching record exactly once while nothing changes.
+ * - `update` patches validity, `suspicious` and `alsoFrom` of existing records of the agent; ids
+ *   missing (or of another agent) are ignored. Text, vectors and sources never change through it.
+ * - Every field of a record round-trips: `get`, `search` and `list` return what `upsert` stored
+ *   (rows written before a field existed read back with its documented default).
  * - Persistence: an index opened again on the same storage MUST return what was upserted before.
  */
 export type MemoryIndex = {
@@ -43,6 +54,10 @@ export type MemoryIndex = {
    * records only), `observationId` and `ids` (superseded memories an LLM writer names).
    */
   deleteBy(request: MemoryDeleteRequest): Promise<void>;
+  /** The agent's records, newest first (createdAt desc, id desc), filtered, one page at a time. */
+  list(request: MemoryListRequest): Promise<MemoryListResult>;
+  /** Changes validity/suspicious/alsoFrom of existing records of the agent (missing ids ignored). */
+  update(request: MemoryUpdateRequest): Promise<void>;
   /**
    * Copies every record of `fromAgentId` to `toAgentId` (new ids via `newId`), keeping text,
    * vectors and references. Used by `restore_from`.
@@ -86,7 +101,69 @@ export type MemoryDeleteRequest = {
   observationId?: string;
   /** Only these record ids; an empty list matches nothing. */
   ids?: readonly string[];
+  /** Only records whose `source.threadId` is one of these; an empty list matches nothing. */
+  threadIds?: readonly string[];
 };
+
+/** A page request of `list`: the agent's records matching every filter given. */
+export type MemoryListRequest = {
+  agentId: string;
+  /** Page size, 1..1000. */
+  limit: number;
+  /** Opaque, from a previous page of the SAME agent and filters; absent or null: the first page. */
+  cursor?: string | null;
+  /** Records whose `source.threadId` is one of these. */
+  threadIds?: readonly string[];
+  /** Document records of this `src_`. */
+  sourceId?: string;
+  observationId?: string;
+  speaker?: string;
+  /** `createdAt` range, ISO date-times: inclusive lower bound. */
+  learnedAfter?: string;
+  /** `createdAt` range: exclusive upper bound. */
+  learnedBefore?: string;
+  /** `occurredAt` range: inclusive lower bound (records without `occurredAt` do not match). */
+  occurredAfter?: string;
+  /** `occurredAt` range: exclusive upper bound (records without `occurredAt` do not match). */
+  occurredBefore?: string;
+  /** Case-insensitive substring of `text`. */
+  textContains?: string;
+  /** @default false: only current records (`validTo === null`). */
+  includeHistory?: boolean;
+};
+
+export type MemoryListResult = {
+  records: MemoryHitRecord[];
+  /** Cursor of the next page, null on the last one. */
+  nextCursor: string | null;
+};
+
+/** Changes to one existing record; absent fields stay as they are. */
+export type MemoryPatch = {
+  id: string;
+  validTo?: string | null;
+  supersededBy?: string | null;
+  suspicious?: boolean;
+  alsoFrom?: MemorySourceRef[];
+};
+
+export type MemoryUpdateRequest = { agentId: string; patches: readonly MemoryPatch[] };
+
+/** How a memory was produced (issue 30). */
+export type MemoryProvenance = {
+  /** `MemoryWriter.id` of the writer that produced it ['unknown' for rows written before]. */
+  writer: string;
+  /** The `job_` id of the learning job, or null. */
+  jobId: string | null;
+  /**
+   * Character span [start, end) in the source turn's text (UTF-16 units) when the memory is a
+   * verbatim slice of it; null when the writer paraphrased.
+   */
+  span: MemorySpan | null;
+};
+
+/** A [start, end) range of UTF-16 code units. */
+export type MemorySpan = { start: number; end: number };
 
 /** What a memory was learned from; cited in chat answers. */
 export type MemorySourceRef =
@@ -110,8 +187,23 @@ export type MemoryRecord = {
   /** ISO date-time the memory refers to (the observation timestamp, or a resolved date), or null. */
   occurredAt: string | null;
   source: MemorySourceRef;
-  /** ISO date-time the record was written. */
+  /** ISO date-time the record was written ("when it was learned"). */
   createdAt: string;
+  /** How the record was produced (issue 30). */
+  provenance: MemoryProvenance;
+  /** Other turns this memory was also learned from (near-duplicates merged into it) [[]]. */
+  alsoFrom: MemorySourceRef[];
+  /**
+   * ISO date-time the fact became true: a date resolved from the text, else the turn's timestamp
+   * [occurredAt ?? createdAt for rows written before].
+   */
+  validFrom: string | null;
+  /** ISO date-time the fact stopped being true (superseded), null while current. */
+  validTo: string | null;
+  /** The `mem_` id of the record that superseded it, or null. */
+  supersededBy: string | null;
+  /** Instruction-like content flagged when learned (issue 33). */
+  suspicious: boolean;
 };
 
 export type MemorySearchRequest = {
@@ -122,6 +214,13 @@ export type MemorySearchRequest = {
   vector: Float32Array | null;
   /** Maximum hits per channel. */
   limit: number;
+  /**
+   * Validity: absent => only current records (validTo === null); an ISO date-time => records true
+   * then (validFrom null or <= asOf, and validTo null or > asOf).
+   */
+  asOf?: string;
+  /** Restrict to these thread ids (end-user narrowing); absent => all threads of the agent. */
+  threadIds?: readonly string[];
 };
 
 /** A record as a search hit carries it: everything but the vector. */

@@ -1,4 +1,4 @@
-import type { MemoryHitRecord, MemorySourceRef } from './memory-index.js';
+import type { MemoryHitRecord, MemorySourceRef, MemorySpan } from './memory-index.js';
 import type { LearningReason } from './store/index.js';
 
 /**
@@ -9,7 +9,9 @@ import type { LearningReason } from './store/index.js';
  *   turn, in order: the memories that turn produced (possibly none), or a failure with a reason.
  * - Memories MUST cite the turn(s) they came from through `source`.
  * - It MUST NOT write to the index itself; the service embeds and commits what it returns.
- * - It MAY ask for similar existing memories through `searchSimilar` to reconcile (update/delete).
+ * - It MAY ask for similar existing memories through `searchSimilar` to reconcile: a new fact that
+ *   replaces an old one is returned as a supersession (`supersedes`); the old memory is kept as
+ *   history (its `validTo` and `supersededBy` are set), never deleted.
  * - When `signal` aborts (the service is stopping), it MUST reject promptly with an `AbortError`;
  *   the turns then stay resumable instead of failing.
  * - A writer with `capabilities.reconciles` MUST fail every turn after a failed one in the same
@@ -50,6 +52,14 @@ export type MemoryDraft = {
   speaker: string | null;
   occurredAt: string | null;
   source: MemorySourceRef;
+  /**
+   * Character span [start, end) in the source turn's text (UTF-16 units) when the memory is a
+   * verbatim slice of it; absent or null when the writer paraphrased.
+   * @default null
+   */
+  span?: MemorySpan | null;
+  /** Instruction-like content (issue 33): stored flagged. @default false */
+  suspicious?: boolean;
 };
 
 export type TurnOutcome =
@@ -67,8 +77,25 @@ export type MemoryWriteRequest = {
 export type MemoryWriteResult = {
   outcomes: TurnOutcome[];
   /**
-   * Ids of existing memories of the agent the new facts supersede. The service deletes them after
-   * the batch's memories are committed (never before, so a failed commit loses nothing).
+   * Memories that stop being current because of this result's facts (issue 32). The service applies
+   * them after the batch's memories are committed (never before, so a failed commit loses nothing):
+   * the old memory gets `validTo` (the successor's `validFrom`, else the timestamp of the batch's
+   * last turn) and
+   * `supersededBy` (the successor's id), and stays searchable with `asOf` and listable as history.
    */
-  deleteIds?: string[];
+  supersedes?: Supersession[];
+};
+
+/** One memory of a write result: the `piece`-th memory (0-based) of the outcome of turn `turnIndex`. */
+export type DraftRef = { turnIndex: number; piece: number };
+
+/** An old fact replaced by a new one (or simply no longer true). */
+export type Supersession = {
+  /**
+   * The memory that stops being current: an existing memory (`id`, one `searchSimilar` returned),
+   * or a memory of this same result (an earlier turn of the batch said the old value).
+   */
+  old: { id: string } | DraftRef;
+  /** The memory of this result that replaces it; absent when the fact just stopped ("I no longer ..."). */
+  by?: DraftRef;
 };

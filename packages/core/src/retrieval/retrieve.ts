@@ -1,6 +1,7 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
-import type { MemoryHit, MemoryHitRecord, MemoryIndex } from '../ports/memory-index.js';
+import type { MemoryHit, MemoryHitRecord, MemoryIndex, MemorySearchRequest } from '../ports/memory-index.js';
+import { extractClaims, sameAttribute, type FactClaim } from '../memory/fact-updates.js';
 import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
 import { wordNet } from './wordnet.js';
 
@@ -87,12 +88,32 @@ const DEFAULT_SPEAKER = 'user';
 /** Memories of an episode whose scores make up its evidence. */
 const EPISODE_TOP = 3;
 
-export type RetrievedItem = { record: MemoryHitRecord; score: number };
+export type RetrievedItem = {
+  record: MemoryHitRecord;
+  score: number;
+  /** What each signal added to `score` (their sum is `score`); only with {@link RetrieveRequest.explain}. */
+  contributions?: RetrievalContributions;
+  /**
+   * Set on a superseded memory packed as history (issue 32): the 1-based number ([n]) of the packed
+   * current item that replaced it, so an answer can say what changed and cite both.
+   */
+  replacedBy?: number;
+};
+
+/**
+ * What each signal added to an item's fused score: `lexical` (the full-text channel, weight 1) and
+ * each of {@link RETRIEVAL_WEIGHTS}; 0 for a signal that did not fire.
+ */
+export type RetrievalContributions = Record<'lexical' | RetrievalSignal, number>;
+
 
 export type RetrievalResult = {
   /** Every fused candidate, best first, deduplicated. */
   ranked: RetrievedItem[];
-  /** The prefix of `ranked` packed into `memoryContext`, each numbered from 1. */
+  /**
+   * The prefix of `ranked` packed into `memoryContext`, each numbered from 1, then (current facts
+   * only) the memories the best packed fact superseded, marked `replacedBy`.
+   */
   packed: RetrievedItem[];
   memoryContext: string;
 };
@@ -110,11 +131,31 @@ export type RetrieveRequest = {
   now?: number;
   /** Optional signals and weights, as {@link checkRetrievalOptions} returns them. @default none */
   options?: RetrievalOptions;
+  /**
+   * Record on every item what each signal added to its score (`contributions`), for the memories
+   * search. Costs one small object per candidate; the ranking is the same with or without it.
+   * @default false
+   */
+  explain?: boolean;
+  /**
+   * ISO date-time (UTC): search what was true then (the index's validity filter, superseded
+   * memories included) instead of the current facts. @default current facts only
+   */
+  asOf?: string;
+  /** Only memories learned in these threads (a person's `X-SP-End-User` narrowing). @default every thread */
+  threadIds?: readonly string[];
 };
 
-async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number) {
+/** The narrowing of a request the index applies to every channel. */
+type SearchScope = Pick<MemorySearchRequest, 'asOf' | 'threadIds'>;
+
+function scopeOf(request: RetrieveRequest): SearchScope {
+  return { ...(request.asOf === undefined ? {} : { asOf: request.asOf }), ...(request.threadIds === undefined ? {} : { threadIds: request.threadIds }) };
+}
+
+async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number, scope: SearchScope) {
   const [vector] = (await embedder.embed({ texts: [text] })).vectors;
-  return index.search({ agentId, text, vector: vector ?? null, limit });
+  return { vector: vector ?? null, ...(await index.search({ agentId, text, vector: vector ?? null, limit, ...scope })) };
 }
 
 /**
@@ -137,6 +178,7 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
  */
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
+  const scope = scopeOf(request);
   const weights = { ...RETRIEVAL_WEIGHTS, ...request.options?.weights };
   const now = request.now ?? Date.now();
   // A date the query states about itself says when it is asked, not what it is about.
@@ -152,40 +194,56 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   };
   let named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   let searched = withoutNames(named);
-  let { lexical, semantic } = await search(index, embedder, request.agentId, searched, limit);
+  let { lexical, semantic, vector } = await search(index, embedder, request.agentId, searched, limit, scope);
   for (const hit of [...lexical, ...semantic]) if (hit.record.speaker) for (const term of analyze(hit.record.speaker)) speakers.add(term);
   named = new Set([...queryTerms].filter((term) => speakers.has(term)));
   if (withoutNames(named) !== searched) {
     searched = withoutNames(named);
-    ({ lexical, semantic } = await search(index, embedder, request.agentId, searched, limit));
+    ({ lexical, semantic, vector } = await search(index, embedder, request.agentId, searched, limit, scope));
   }
 
   const fused = new Map<string, RetrievedItem>();
-  const add = (hits: MemoryHit[], weight: number) => {
+  // The score is still summed in the same order (the ranking must not move by a rounding); the
+  // contributions are kept beside it.
+  const credit = (item: RetrievedItem, signal: keyof RetrievalContributions, amount: number) => {
+    if (item.contributions) item.contributions[signal] += amount;
+  };
+  const add = (hits: MemoryHit[], weight: number, signal: 'lexical' | 'semantic' | 'hyponyms') => {
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
     if (best <= 0 || weight === 0) return;
     for (const hit of hits) {
-      const entry = fused.get(hit.record.id) ?? { record: hit.record, score: 0 };
-      entry.score += (weight * Math.max(0, hit.score)) / best;
+      const entry = fused.get(hit.record.id) ?? { record: hit.record, score: 0, ...(request.explain ? { contributions: noContributions() } : {}) };
+      const amount = (weight * Math.max(0, hit.score)) / best;
+      entry.score += amount;
+      credit(entry, signal, amount);
       fused.set(hit.record.id, entry);
     }
   };
-  add(lexical, 1);
-  add(semantic, weights.semantic);
+  add(lexical, 1, 'lexical');
+  add(semantic, weights.semantic, 'semantic');
   if (request.options?.wordNet) {
     // Kinds of what the query names, in a channel of their own at a low weight: they widen the
     // candidates without outweighing the query's own words.
     const expansion = hyponymQuery(searched, named);
-    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit })).lexical, weights.hyponyms);
+    if (expansion !== '') add((await index.search({ agentId: request.agentId, text: expansion, vector: null, limit, ...scope })).lexical, weights.hyponyms, 'hyponyms');
   }
 
   const isFirstPerson = queryTokens.some((token) => token === 'i' || token === 'my' || token === 'me' || token === 'mine');
   const ranges = queryTimeRanges(request.query, now);
   for (const item of fused.values()) {
     const speaker = item.record.speaker;
-    if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) item.score += weights.speaker;
-    if (isWithin(item.record.occurredAt, ranges)) item.score += weights.time;
-    if (isFirstPerson && speaker === DEFAULT_SPEAKER) item.score += weights.self;
+    if (named.size > 0 && speaker && analyze(speaker).some((term) => named.has(term))) {
+      item.score += weights.speaker;
+      credit(item, 'speaker', weights.speaker);
+    }
+    if (isWithin(item.record.occurredAt, ranges)) {
+      item.score += weights.time;
+      credit(item, 'time', weights.time);
+    }
+    if (isFirstPerson && speaker === DEFAULT_SPEAKER) {
+      item.score += weights.self;
+      credit(item, 'self', weights.self);
+    }
   }
 
   const episodes = new Map<string, number[]>();
@@ -195,11 +253,71 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   }
   const evidence = new Map<string, number>();
   for (const [key, scores] of episodes) evidence.set(key, scores.sort((a, b) => b - a).slice(0, EPISODE_TOP).reduce((sum, score) => sum + score, 0));
-  for (const item of fused.values()) item.score += weights.episode * evidence.get(item.record.source.observationId)!;
+  for (const item of fused.values()) {
+    const amount = weights.episode * evidence.get(item.record.source.observationId)!;
+    item.score += amount;
+    credit(item, 'episode', amount);
+  }
 
-  const ranked = dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)));
+  const ranked = preferNewer(dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))));
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
-  return { ranked, packed, memoryContext };
+  if (request.asOf !== undefined || packed.length === 0) return { ranked, packed, memoryContext };
+  const history = await historyOf(index, request.agentId, searched, vector, packed, limit, scope.threadIds);
+  return { ranked, ...packHistory(packed, memoryContext, history, request.maxContextChars) };
+}
+
+/** Packed items whose history is looked up: the first that states a fact among these. */
+const HISTORY_LOOKUP_TOP = 3;
+/** Superseded memories packed per current fact. */
+const HISTORY_PER_FACT = 2;
+
+/**
+ * What the best packed fact replaced (issue 32): the first of the best {@link HISTORY_LOOKUP_TOP}
+ * packed items that states a fact ({@link extractClaims}) and has a start of validity is looked up
+ * as of just before it became true, with the same query (one more index search, reusing the query
+ * vector, and only for such an item); the hits it superseded are its history.
+ */
+async function historyOf(
+  index: MemoryIndex,
+  agentId: string,
+  text: string,
+  vector: Float32Array | null,
+  packed: RetrievedItem[],
+  limit: number,
+  // The person's narrowing holds for history too: never a superseded memory of another's thread.
+  threadIds: readonly string[] | undefined,
+): Promise<{ record: MemoryHitRecord; replacedBy: number }[]> {
+  const position = packed.slice(0, HISTORY_LOOKUP_TOP).findIndex((item) => item.record.validFrom !== null && extractClaims(item.record.text).length > 0);
+  if (position === -1) return [];
+  const current = packed[position]!.record;
+  const before = new Date(Date.parse(current.validFrom!) - 1);
+  if (Number.isNaN(before.getTime())) return [];
+  const { lexical, semantic } = await index.search({ agentId, text, vector, limit, asOf: before.toISOString(), ...(threadIds === undefined ? {} : { threadIds }) });
+  const seen = new Set(packed.map((item) => item.record.id));
+  const history: { record: MemoryHitRecord; replacedBy: number }[] = [];
+  for (const hit of [...lexical, ...semantic]) {
+    if (hit.record.supersededBy !== current.id || seen.has(hit.record.id) || history.length >= HISTORY_PER_FACT) continue;
+    seen.add(hit.record.id);
+    history.push({ record: hit.record, replacedBy: position + 1 });
+  }
+  return history;
+}
+
+/** Appends history items to the packed context while they fit (current items are never dropped for them). */
+function packHistory(packed: RetrievedItem[], memoryContext: string, history: { record: MemoryHitRecord; replacedBy: number }[], maxChars: number) {
+  let context = memoryContext;
+  const out = [...packed];
+  for (const { record, replacedBy } of history) {
+    const line = formatContextItem(out.length + 1, record, replacedBy);
+    if (context.length + 1 + line.length > maxChars) break;
+    context = `${context}\n${line}`;
+    out.push({ record, score: 0, replacedBy });
+  }
+  return { packed: out, memoryContext: context };
+}
+
+function noContributions(): RetrievalContributions {
+  return { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0 };
 }
 
 /**
@@ -247,6 +365,65 @@ function knownSpeakers(index: MemoryIndex, agentId: string): Set<string> {
   return terms;
 }
 
+/** Hits at the top of the ranking compared for {@link preferNewer}. */
+export const NEWER_TIE_BREAK_TOP = 10;
+/** A newer near-duplicate moves ahead of an older one when its score is at least this share of it. */
+const NEWER_TIE_BREAK_SHARE = 0.5;
+/** Content-term overlap (shared terms / terms of the shorter memory) above which two memories of one speaker say nearly the same. */
+const NEAR_DUPLICATE_OVERLAP = 0.6;
+
+/**
+ * Retrieval prefers the newer of two near-duplicate hits about the same subject (issue 32): among
+ * the best {@link NEWER_TIE_BREAK_TOP}, a memory said later that states the same attribute of the
+ * same subject ("I live in Paris" / "I moved to Berlin": same speaker; "the meeting is ...": same
+ * thread), or whose words mostly overlap (same speaker), moves just ahead of the older one when it
+ * scored at least half as well. A general tie-break for what the writer was not sure enough to
+ * supersede; ties of equal time keep the score order.
+ */
+export function preferNewer(items: RetrievedItem[]): RetrievedItem[] {
+  const top = items.slice(0, NEWER_TIE_BREAK_TOP);
+  if (top.length < 2) return items;
+  // Claims and terms only for the pairs that get that far (a newer item scoring close enough).
+  const facts = new Map<RetrievedItem, { claims: FactClaim[]; terms: Set<string> }>();
+  const factsOf = (item: RetrievedItem) => {
+    let found = facts.get(item);
+    if (!found) facts.set(item, (found = { claims: extractClaims(item.record.text), terms: new Set(analyze(item.record.text)) }));
+    return found;
+  };
+  const times = new Map(top.map((item) => [item, timeOf(item.record)]));
+  const nearDuplicate = (a: RetrievedItem, b: RetrievedItem) => {
+    const fa = factsOf(a);
+    const fb = factsOf(b);
+    const sameSpeaker = a.record.speaker === b.record.speaker;
+    if (sameAttribute(fa.claims, fb.claims)) {
+      const self = fa.claims.some((claim) => claim.subject === 'self' && fb.claims.some((other) => other.key === claim.key && other.subject === 'self'));
+      return self ? sameSpeaker : a.record.source.threadId === b.record.source.threadId;
+    }
+    if (!sameSpeaker || fa.terms.size === 0 || fb.terms.size === 0) return false;
+    let shared = 0;
+    for (const term of fa.terms) if (fb.terms.has(term)) shared += 1;
+    return shared / Math.min(fa.terms.size, fb.terms.size) >= NEAR_DUPLICATE_OVERLAP;
+  };
+  for (let i = 0; i < top.length; i++) {
+    const older = top[i]!;
+    const olderTime = times.get(older)!;
+    for (let j = i + 1; j < top.length; j++) {
+      const newer = top[j]!;
+      if (!(times.get(newer)! > olderTime) || newer.score < NEWER_TIE_BREAK_SHARE * older.score || !nearDuplicate(older, newer)) continue;
+      top.splice(j, 1);
+      top.splice(i, 0, newer);
+      break;
+    }
+  }
+  return [...top, ...items.slice(NEWER_TIE_BREAK_TOP)];
+}
+
+/** When a memory's fact became true (epoch ms): its validity start, else its date, else when it was learned. */
+function timeOf(record: MemoryHitRecord): number {
+  const time = Date.parse(record.validFrom ?? record.occurredAt ?? record.createdAt);
+  return Number.isNaN(time) ? 0 : time;
+}
+
 /** Drops later items whose text is the same as an earlier one (case and spacing aside). */
 function dedupeByText(items: RetrievedItem[]): RetrievedItem[] {
   const seen = new Set<string>();
@@ -258,9 +435,12 @@ function dedupeByText(items: RetrievedItem[]): RetrievedItem[] {
   });
 }
 
-/** How one item reads in `memory_context`: `[n] (date, speaker) text`. */
-export function formatContextItem(number: number, record: MemoryHitRecord): string {
-  const cues = [record.occurredAt?.slice(0, 10), sourceLabel(record)].filter(Boolean).join(', ');
+/**
+ * How one item reads in `memory_context`: `[n] (date, speaker) text`; a superseded memory packed
+ * as history adds `no longer current, replaced by [k]`.
+ */
+export function formatContextItem(number: number, record: MemoryHitRecord, replacedBy?: number): string {
+  const cues = [record.occurredAt?.slice(0, 10), sourceLabel(record), replacedBy === undefined ? null : `no longer current, replaced by [${replacedBy}]`].filter(Boolean).join(', ');
   return `[${number}] (${cues}) ${record.text}`;
 }
 

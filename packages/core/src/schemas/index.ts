@@ -6,6 +6,7 @@ export * from './observations.js';
 export * from './billing.js';
 export * from './documents.js';
 export * from './chat-stream.js';
+export * from './memories.js';
 export * from './inputs.js';
 export * from './outputs.js';
 export * from './webhooks.js';

@@ -3,6 +3,7 @@ import type { createAgentBody, patchAgentBody } from './agents.js';
 import type { billingQuery } from './billing.js';
 import type { finishLearningBody } from './documents.js';
 import type { chatBody, learningQuery, observeAndEnrichBody, observeBody, recallBody } from './observations.js';
+import type { memoryListQuery, memorySearchBody } from './memories.js';
 import type { logsQuery } from './session.js';
 import type { createThreadBody } from './threads.js';
 
@@ -32,3 +33,7 @@ export type LearningQuery = z.input<typeof learningQuery>;
 export type LogsQuery = z.input<typeof logsQuery>;
 /** `service.billing`. */
 export type BillingQuery = z.input<typeof billingQuery>;
+/** `service.memories.list`: filters, `limit` and `cursor`, as query-string values. */
+export type MemoryListQuery = z.input<typeof memoryListQuery>;
+/** `service.memories.search`. */
+export type MemorySearchInput = z.input<typeof memorySearchBody>;

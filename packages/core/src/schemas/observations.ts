@@ -69,6 +69,11 @@ export const chatBody = z
     images: z.array(imageId).max(1000).optional(),
     answer_length: z.enum(['brief', 'standard', 'detailed']).default('standard'),
     max_context_chars: z.number().int().min(100).max(100_000).optional(),
+    /**
+     * Extension (issue 32): answer from what was true at this ISO date-time (memories valid then,
+     * superseded ones included) instead of the current facts. docs/api.md.
+     */
+    as_of: dateTime.optional(),
   })
   .strict()
   .meta({ id: 'ChatRequest' });
@@ -168,6 +173,8 @@ export const recallBody = z
   .object({
     query: text().min(1).max(2000),
     max_context_chars: z.number().int().min(100).max(100_000).optional(),
+    /** Extension (issue 32): the memory context of what was true at this ISO date-time. docs/api.md. */
+    as_of: dateTime.optional(),
   })
   .strict()
   .meta({ id: 'RecallRequest' });

@@ -4,6 +4,7 @@ import type { billing } from './billing.js';
 import type { chatStreamDeltaEvent, chatStreamErrorEvent } from './chat-stream.js';
 import type { documentIngestResponse, imageUploaded, sourcesResponse } from './documents.js';
 import type { chatResponse, learningRecordResponse, observationStatus, observeAccepted, observeAndEnrichResponse, observeAndRespondResponse, recallResponse } from './observations.js';
+import type { memory, memoryDetail, memoryList, memorySearchResponse, memorySignals, memorySource } from './memories.js';
 import type { logsResponse, session } from './session.js';
 import type { thread, threadDeleteAccepted } from './threads.js';
 
@@ -76,3 +77,16 @@ export type SessionOutput = z.output<typeof session>;
 export type LogsOutput = z.output<typeof logsResponse>;
 /** `service.billing`. */
 export type BillingOutput = z.output<typeof billing>;
+
+/** `service.memories.list`. */
+export type MemoryListOutput = z.output<typeof memoryList>;
+/** One memory of a list or a search hit. */
+export type MemoryOutput = z.output<typeof memory>;
+/** `service.memories.get`: the memory and its learning credits. */
+export type MemoryDetailOutput = z.output<typeof memoryDetail>;
+/** Where a memory was learned from. */
+export type MemorySourceOutput = z.output<typeof memorySource>;
+/** What each retrieval signal added to a search hit's score. */
+export type MemorySignalsOutput = z.output<typeof memorySignals>;
+/** `service.memories.search`. */
+export type MemorySearchOutput = z.output<typeof memorySearchResponse>;

@@ -9,6 +9,8 @@ import type {
   FinishLearningInput,
   LearningQuery,
   LogsQuery,
+  MemoryListQuery,
+  MemorySearchInput,
   ObserveAndEnrichInput,
   ObserveInput,
   RecallInput,
@@ -52,7 +54,12 @@ export type ObserveAndRespondRequest = ChatRequest & IdempotentRequest;
 export type ObserveAndEnrichRequest = ThreadRequest & IdempotentRequest & { body: ObserveAndEnrichInput };
 export type RecallRequest = AgentRequest & { body: RecallInput };
 /** `maxContextChars` defaults to chat's (DEFAULT_MAX_CONTEXT_CHARS). */
-export type RetrieveRequest = AgentRequest & { query: string; maxContextChars?: number | undefined };
+export type RetrieveRequest = AgentRequest & {
+  query: string;
+  maxContextChars?: number | undefined;
+  /** ISO date-time: what was true then instead of the current facts (issue 32). */
+  asOf?: string | undefined;
+};
 /** `observe-file`: the form's `file` part (null when the form had none) and its text fields. */
 export type ObserveFileRequest = ThreadRequest &
   IdempotentRequest &
@@ -67,6 +74,10 @@ export type ImageUploadRequest = CallerRequest & { file: FileUpload | null };
 export type BillingRequest = CallerRequest & { query?: BillingQuery | undefined };
 export type LogsRequest = AgentRequest & { query?: LogsQuery | undefined };
 export type RateLimitRequest = CallerRequest & { operation: RateLimitedOperation };
+/** A call about one memory (`/v1/agents/{agent_id}/memories/{memory_id}`). */
+export type MemoryRequest = AgentRequest & { memoryId: string };
+export type ListMemoriesRequest = AgentRequest & { query?: MemoryListQuery | undefined };
+export type SearchMemoriesRequest = AgentRequest & { body: MemorySearchInput };
 
 /** `POST /v1/webhooks`. */
 export type CreateWebhookRequest = CallerRequest & { body: CreateWebhookInput };

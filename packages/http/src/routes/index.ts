@@ -3,10 +3,11 @@ import { agentRoutes } from './agents.js';
 import { billingRoutes } from './billing.js';
 import { documentRoutes } from './documents.js';
 import { imageRoutes } from './images.js';
+import { memoryRoutes } from './memories.js';
 import { observationRoutes } from './observations.js';
 import { sessionRoutes } from './session.js';
 import { threadRoutes } from './threads.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** Every route of the `/v1` API. */
-export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...webhookRoutes];
+export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...webhookRoutes];

@@ -40,6 +40,27 @@ const agentIdArg = z
   .optional()
   .describe('The agent to use (an id from list_agents). Defaults to the agent this MCP server was configured with.');
 
+/** Hits of a `recall` whose ranking is explained. */
+const RECALL_EXPLAINED_HITS = 10;
+
+/** Signal names as a person reads them, in the order explanations list them. */
+const SIGNAL_LABELS = { full_text: 'full text', vector: 'vector', speaker: 'speaker', self: 'asker', time: 'time', episode: 'episode', hyponyms: 'related words' } as const;
+
+type ExplainedHit = { rank: number; memory_id: string; score: number; signals: Record<keyof typeof SIGNAL_LABELS, number>; text: string };
+
+/** "Why these ranked": one line per hit, its fused score and the signals that added to it. */
+function explanationLines(hits: ExplainedHit[]): string {
+  if (hits.length === 0) return '';
+  const lines = hits.map((hit) => {
+    const parts = Object.entries(SIGNAL_LABELS)
+      .filter(([name]) => hit.signals[name as keyof typeof SIGNAL_LABELS] > 0)
+      .map(([name, label]) => `${label} ${hit.signals[name as keyof typeof SIGNAL_LABELS].toFixed(3)}`);
+    const preview = hit.text.length > 80 ? `${hit.text.slice(0, 79)}…` : hit.text;
+    return `#${hit.rank} ${hit.score.toFixed(3)} = ${parts.join(' + ') || '0'} (${hit.memory_id}) ${preview}`;
+  });
+  return `\n\nWhy these ranked (fused score = each signal's share):\n${lines.join('\n')}`;
+}
+
 /**
  * The memory-agents MCP server: tools `remember`, `recall`, `ask`, `list_agents` (and `upload` in
  * the stdio mode), and a resource per recent thread of the agent. One instance serves one MCP
@@ -114,19 +135,38 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       title: 'Recall',
       description:
         'Look up what memory holds about a query: returns the memory context (the most relevant remembered turns and document passages, ' +
-        'numbered) with their sources. Nothing is stored; use it before answering from what the user said earlier.',
+        'numbered) with their sources, and why each ranked where it did (each signal\'s share of its score). ' +
+        'Nothing is stored; use it before answering from what the user said earlier.',
       inputSchema: {
         query: z.string().min(1).max(2000).describe('What to look up, e.g. a question or a topic.'),
         max_chars: z.number().int().min(100).max(100_000).optional().describe('Most characters of memory context to return. Defaults to 4000.'),
+        as_of: z.iso
+          .datetime({ offset: true })
+          .optional()
+          .describe('Recall what was true at this ISO date-time (facts since replaced included). Defaults to the current facts.'),
         agent_id: agentIdArg,
       },
     },
     (args) =>
       run(async () => {
         const agentId = agentOf(args.agent_id);
-        const result = await client.agents.recall(agentId, { query: args.query, ...(args.max_chars === undefined ? {} : { max_context_chars: args.max_chars }) });
-        const text = result.memory_context.trim() === '' ? 'Memory holds nothing about this yet.' : `${result.memory_context}${citationLines(result.citations)}`;
-        return { content: [{ type: 'text', text }], structuredContent: { memory_context: result.memory_context, citations: result.citations.map((c) => ({ ...c, href: absolute(c.href) })) } };
+        const [result, search] = await Promise.all([
+          client.agents.recall(agentId, {
+            query: args.query,
+            ...(args.max_chars === undefined ? {} : { max_context_chars: args.max_chars }),
+            ...(args.as_of === undefined ? {} : { as_of: args.as_of }),
+          }),
+          client.memories.search(agentId, { query: args.query, limit: RECALL_EXPLAINED_HITS, ...(args.as_of === undefined ? {} : { as_of: args.as_of }) }),
+        ]);
+        const explanation = search.hits.map((hit) => ({ rank: hit.rank, memory_id: hit.memory.memory_id, score: hit.score, signals: hit.signals, text: hit.memory.text }));
+        const text =
+          result.memory_context.trim() === ''
+            ? 'Memory holds nothing about this yet.'
+            : `${result.memory_context}${citationLines(result.citations)}${explanationLines(explanation)}`;
+        return {
+          content: [{ type: 'text', text }],
+          structuredContent: { memory_context: result.memory_context, citations: result.citations.map((c) => ({ ...c, href: absolute(c.href) })), explanation },
+        };
       }),
   );
 

@@ -76,6 +76,12 @@ export function memory(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
     occurredAt: T0,
     source: turnSource(),
     createdAt: T0,
+    provenance: { writer: 'conformance-writer', jobId: null, span: null },
+    alsoFrom: [],
+    validFrom: T0,
+    validTo: null,
+    supersededBy: null,
+    suspicious: false,
     ...overrides,
   };
 }

@@ -2,15 +2,18 @@ import { describe } from 'vitest';
 import { deleteByIdsCases } from './delete-by-ids.js';
 import { memoryIndexCase } from './harness.js';
 import { recordCases } from './records.js';
+import { recordV2Cases } from './record-v2.js';
 import { searchCases } from './search.js';
 import type { MemoryIndexConformanceOptions } from './types.js';
 
 export type { MemoryIndexConformanceOptions } from './types.js';
 
 /**
- * The `MemoryIndex` conformance suite: upsert and replace, get, deleteBy (also by ids), copyAgent, stats, the
- * embedder fingerprint, both search channels (matching, ranking, agent isolation, ties, limits, a
- * 2,000-record case) and, when `create` returns `reopen`, persistence through a second instance.
+ * The `MemoryIndex` conformance suite: upsert and replace, get, deleteBy (also by ids and threadIds),
+ * copyAgent, stats, the embedder fingerprint, both search channels (matching, ranking, agent
+ * isolation, ties, limits, a 2,000-record case), the memory record v2 (provenance, validity and flags
+ * round-trip; search `asOf` / current only and `threadIds`; `list` with every filter and cursor
+ * paging; `update`) and, when `create` returns `reopen`, persistence through a second instance.
  *
  * @example
  * describeMemoryIndexConformance({ name: 'in-memory', create: async () => ({ port: inMemoryMemoryIndex() }) });
@@ -21,5 +24,6 @@ export function describeMemoryIndexConformance(options: MemoryIndexConformanceOp
     recordCases(test);
     deleteByIdsCases(test);
     searchCases(test);
+    recordV2Cases(test);
   });
 }

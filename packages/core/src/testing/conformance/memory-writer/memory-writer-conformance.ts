@@ -57,6 +57,7 @@ const existing = (id: string, text: string): MemoryRecord => ({
   occurredAt: null,
   source: { kind: 'turn', threadId: THREAD, observationId: 'obs_old', turnIndex: 0 },
   createdAt: '2024-01-01T00:00:00.000Z',
+  provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
 });
 
 /** A request whose `searchSimilar` answers from `similar` and records what it was asked. */
@@ -81,7 +82,8 @@ const failures = (outcomes: TurnOutcome[]) => outcomes.filter((outcome): outcome
 /**
  * Registers a vitest suite that checks a {@link MemoryWriter} against the port's contract: one
  * outcome per turn in order; memories are well-formed drafts citing the turn they came from;
- * `deleteIds` name only memories `searchSimilar` returned; concurrent writes keep their own
+ * `supersedes` name only memories `searchSimilar` returned or drafts of the result, each old one once,
+ * and their successors are drafts of the result said no earlier than the old draft; concurrent writes keep their own
  * outcomes; failed turns carry a reason and a message, and a writer with `capabilities.reconciles`
  * fails every later turn `earlier_turn_failed`; an abort rejects with an `AbortError`.
  *
@@ -145,13 +147,25 @@ export function describeMemoryWriterConformance({ name, create }: MemoryWriterCo
       expect(memories).toBeGreaterThan(0);
     });
 
-    test('write: deleteIds name only memories searchSimilar returned, each once', async ({ port }) => {
+    test('write: supersedes name only memories searchSimilar returned or its own drafts, each once', async ({ port }) => {
       const similar = [existing('mem_porto', 'Ana lives in Porto.'), existing('mem_dog', 'Ana has a dog called Rex.')];
-      const { outcomes, deleteIds = [] } = await port.write(request(turns(0, FACTS), similar));
+      const { outcomes, supersedes = [] } = await port.write(request(turns(0, FACTS), similar));
       expect(outcomes).toHaveLength(3);
       const offered = similar.map((record) => record.id);
-      for (const id of deleteIds) expect(offered).toContain(id);
-      expect(new Set(deleteIds).size).toBe(deleteIds.length);
+      const draft = (ref: { turnIndex: number; piece: number }) => {
+        const outcome = outcomes.find((candidate) => candidate.turnIndex === ref.turnIndex);
+        return outcome?.ok ? outcome.memories[ref.piece] : undefined;
+      };
+      const olds = supersedes.map(({ old }) => ('id' in old ? old.id : `${old.turnIndex}:${old.piece}`));
+      for (const { old, by } of supersedes) {
+        if ('id' in old) expect(offered).toContain(old.id);
+        else {
+          expect(draft(old)).toBeDefined();
+          if (by) expect(old.turnIndex).toBeLessThanOrEqual(by.turnIndex);
+        }
+        if (by) expect(draft(by)).toBeDefined();
+      }
+      expect(new Set(olds).size).toBe(olds.length);
     });
 
     test('write: concurrent writes for different agents keep their own outcomes', async ({ port }) => {

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { learningService } from '../__fixtures__/learning-service.js';
+import { CHANGED_FACTS, type ChangedFact } from '../__fixtures__/changed-facts.js';
+
+/**
+ * Issue 32 through the public API, on the default writer and answerer: after a person changes a
+ * fact, recall and chat give the new value first (the old one only as marked history), and
+ * `as_of` an instant before the change gives the old value.
+ */
+describe('changed facts (validity and history)', async () => {
+  const { service, owner } = await learningService();
+
+  async function learn(fact: ChangedFact) {
+    const agent = await service.agents.create({ caller: owner, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
+    await service.idle();
+    const agentId = agent.agent_id;
+    const { thread_id: threadId } = await service.threads.create({ caller: owner, agentId, body: {} });
+    const observe = async (turns: [string, string][], timestamp: string) => {
+      await service.observe({ caller: owner, agentId, threadId, body: { observations: turns.map(([speaker, text]) => ({ content: [{ type: 'text' as const, text }], speaker, timestamp })) } });
+      await service.idle();
+    };
+    await observe(fact.early, fact.before);
+    await observe(fact.late, fact.after);
+    return { agentId, threadId };
+  }
+
+  it.each(CHANGED_FACTS.map((fact) => [fact.name, fact] as const))('%s: recall and chat give the new value, as_of the old one', async (_, fact) => {
+    const { agentId, threadId } = await learn(fact);
+
+    const now = await service.recall({ caller: owner, agentId, body: { query: fact.question } });
+    const lines = now.memory_context.split('\n');
+    expect(lines[0]).toContain(fact.newValue);
+    expect(lines[0]).not.toContain(fact.oldValue);
+    // The old value appears only as history, marked and pointing at what replaced it.
+    for (const line of lines) if (line.includes(fact.oldValue)) expect(line).toMatch(/no longer current, replaced by \[\d+\]/);
+
+    const then = await service.recall({ caller: owner, agentId, body: { query: fact.question, as_of: fact.asOf } });
+    expect(then.memory_context).toContain(fact.oldValue);
+    expect(then.memory_context).not.toContain(fact.newValue);
+
+    const answer = await service.chat({ caller: owner, agentId, threadId, body: { turn_id: 'now', message: fact.question } });
+    expect(answer.message).toContain(fact.newValue);
+    const oldAt = answer.message.indexOf(fact.oldValue);
+    if (oldAt !== -1) expect(answer.message.indexOf(fact.newValue)).toBeLessThan(oldAt);
+
+    const past = await service.chat({ caller: owner, agentId, threadId, body: { turn_id: 'then', message: fact.question, as_of: fact.asOf } });
+    expect(past.message).toContain(fact.oldValue);
+    expect(past.message).not.toContain(fact.newValue);
+  });
+
+  it('says what changed, citing the new and the old memory', async () => {
+    const fact = CHANGED_FACTS.find((candidate) => candidate.name === 'move')!;
+    const { agentId, threadId } = await learn(fact);
+    const answer = await service.chat({ caller: owner, agentId, threadId, body: { turn_id: 'cite', message: fact.question } });
+    expect(answer.message).toMatch(/Berlin.*\[1\].*this changed: earlier on 2024-01-10, "I live in Paris, my flat is near the canal\." \[\d\]/);
+    expect(answer.citations.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('supersedes within one observe call (the old and the new fact in one learning batch)', async () => {
+    const agent = await service.agents.create({ caller: owner, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
+    await service.idle();
+    const agentId = agent.agent_id;
+    const { thread_id: threadId } = await service.threads.create({ caller: owner, agentId, body: {} });
+    const observations = [
+      { content: [{ type: 'text' as const, text: 'My phone number is 555-0100.' }], timestamp: '2024-01-10T09:00:00.000Z' },
+      { content: [{ type: 'text' as const, text: 'My new phone number is 555-0199.' }], timestamp: '2024-04-02T18:30:00.000Z' },
+    ];
+    await service.observe({ caller: owner, agentId, threadId, body: { observations } });
+    await service.idle();
+    const now = await service.recall({ caller: owner, agentId, body: { query: 'What is my phone number?' } });
+    expect(now.memory_context.split('\n')[0]).toContain('555-0199');
+    const then = await service.recall({ caller: owner, agentId, body: { query: 'What is my phone number?', as_of: '2024-02-01T00:00:00Z' } });
+    expect(then.memory_context).toContain('555-0100');
+    expect(then.memory_context).not.toContain('555-0199');
+  });
+
+  it('refuses an as_of that is not a date-time with 422', async () => {
+    const fact = CHANGED_FACTS[0]!;
+    const { agentId } = await learn(fact);
+    await expect(service.recall({ caller: owner, agentId, body: { query: fact.question, as_of: 'last tuesday' } })).rejects.toMatchObject({ code: 'invalid_request', status: 422 });
+  });
+});

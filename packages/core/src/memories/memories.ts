@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
+import type { Caller } from '../auth/caller.js';
+import { sumOf } from '../credits/pricing.js';
+import { ServiceError } from '../errors/index.js';
+import { queryEmbedder } from '../chat/query-embedder.js';
+import type { MemoryHitRecord, MemoryListRequest as IndexListRequest } from '../ports/memory-index.js';
+import type { AgentRecord } from '../ports/store/index.js';
+import { DEFAULT_MAX_CONTEXT_CHARS, retrieve } from '../retrieval/retrieve.js';
+import { memoryId as memoryIdSchema, memoryListQuery, memorySearchBody } from '../schemas/memories.js';
+import type { MemoryDetailOutput, MemoryListOutput, MemorySearchOutput } from '../schemas/outputs.js';
+import type { MemoryService } from '../memory-service.js';
+import type { ServiceContext } from '../service/context.js';
+import type { ListMemoriesRequest, MemoryRequest, SearchMemoriesRequest } from '../service/requests.js';
+import { parseBody, parseQuery } from '../validation/parse.js';
+import { presentMemory, presentSignals } from './present.js';
+
+/** Hits a memories search returns when the body names no `limit`. */
+export const DEFAULT_MEMORY_SEARCH_LIMIT = 10;
+
+/**
+ * The memories area (issue 30): what an agent knows, where each memory came from, why it ranks
+ * where it does for a query, and deleting one. Tenancy as everywhere: another organization's agent
+ * is 404 `agent_not_found`; with `X-SP-End-User` only memories learned in the threads that person
+ * reaches exist (anything else is 404 `not_found`, exactly as an unknown id).
+ */
+export function createMemories(context: ServiceContext) {
+  /** The thread ids the caller reaches, or undefined when the caller reaches every thread. */
+  async function reachableThreads(caller: Caller, agent: AgentRecord): Promise<string[] | undefined> {
+    if (caller.endUserId === null) return undefined;
+    const threads = await context.store.threads.list({ agentId: agent.id, endUserId: caller.endUserId });
+    return threads.map((thread) => thread.id);
+  }
+
+  /** The memory if it exists for the caller, else 404 `not_found` (the same for every reason). */
+  async function findMemory(caller: Caller, agent: AgentRecord, memoryId: string): Promise<MemoryHitRecord> {
+    const notFound = new ServiceError('not_found', `Memory ${memoryId} was not found.`);
+    if (!memoryIdSchema.safeParse(memoryId).success) throw notFound;
+    const [record] = await context.index.get({ agentId: agent.id, ids: [memoryId] });
+    if (!record || record.organizationId !== caller.organizationId) throw notFound;
+    const reachable = await reachableThreads(caller, agent);
+    if (reachable !== undefined && !reachable.includes(record.source.threadId)) throw notFound;
+    const { vector: _vector, ...hit } = record;
+    return hit;
+  }
+
+  /** Credits charged for the turn a memory came from: the charges of its job for that turn index. */
+  async function learningCredits(caller: Caller, record: MemoryHitRecord): Promise<string> {
+    const jobId = record.provenance.jobId ?? record.source.observationId;
+    const entries = await context.store.ledger.listForJob({ organizationId: caller.organizationId, jobId });
+    const turn = String(record.source.turnIndex);
+    const costs = entries.filter((entry) => entry.kind === 'charge').flatMap((entry) => (entry.turnCosts[turn] === undefined ? [] : [entry.turnCosts[turn]]));
+    return costs.length === 0 ? '0' : sumOf(costs);
+  }
+
+  const memories = {
+    /** `GET /v1/agents/{agent_id}/memories`: newest first, filtered, one page at a time. */
+    async list({ caller, agentId, query = {} }: ListMemoriesRequest): Promise<MemoryListOutput> {
+      const input = parseListQuery(query);
+      const agent = await findAgent(context, caller, agentId);
+      let threadIds = await reachableThreads(caller, agent);
+      if (input.thread_id !== undefined) {
+        // Another person's thread is 404 exactly as an unknown one (findThread).
+        const thread = await findThread(context, caller, agent, input.thread_id);
+        threadIds = [thread.id];
+      }
+      if (input.end_user_id !== undefined) {
+        const owned = (await context.store.threads.list({ agentId: agent.id, endUserId: input.end_user_id })).map((thread) => thread.id);
+        threadIds = threadIds === undefined ? owned : threadIds.filter((id) => owned.includes(id));
+      }
+      const filters = {
+        ...(threadIds === undefined ? {} : { threadIds }),
+        ...(input.source_id === undefined ? {} : { sourceId: input.source_id }),
+        ...(input.observation_id === undefined ? {} : { observationId: input.observation_id }),
+        ...(input.speaker === undefined ? {} : { speaker: input.speaker }),
+        ...(input.learned_after === undefined ? {} : { learnedAfter: input.learned_after }),
+        ...(input.learned_before === undefined ? {} : { learnedBefore: input.learned_before }),
+        ...(input.occurred_after === undefined ? {} : { occurredAfter: input.occurred_after }),
+        ...(input.occurred_before === undefined ? {} : { occurredBefore: input.occurred_before }),
+        ...(input.text_contains === undefined ? {} : { textContains: input.text_contains }),
+        ...(input.include_history ? { includeHistory: true } : {}),
+      } satisfies Omit<IndexListRequest, 'agentId' | 'limit' | 'cursor'>;
+      const fingerprint = filterFingerprint(agent.id, caller.endUserId, input);
+      const cursor = input.cursor === undefined ? null : openCursor(input.cursor, agent.id, fingerprint);
+      if (threadIds !== undefined && threadIds.length === 0) return { agent_id: agent.id, memories: [], next_cursor: null };
+      let page: Awaited<ReturnType<typeof context.index.list>>;
+      try {
+        page = await context.index.list({ agentId: agent.id, limit: input.limit, cursor, ...filters });
+      } catch (error) {
+        // A cursor the index did not make: the shared decoder (decodeListCursor) throws RangeError.
+        if (cursor !== null && error instanceof RangeError) throw invalidCursor();
+        throw error;
+      }
+      return {
+        agent_id: agent.id,
+        memories: page.records.map(presentMemory),
+        next_cursor: page.nextCursor === null ? null : sealCursor(page.nextCursor, agent.id, fingerprint),
+      };
+    },
+
+    /** `GET .../memories/{memory_id}`: the memory, its provenance and what learning it cost. */
+    async get({ caller, agentId, memoryId }: MemoryRequest): Promise<MemoryDetailOutput> {
+      const agent = await findAgent(context, caller, agentId);
+      const record = await findMemory(caller, agent, memoryId);
+      return { ...presentMemory(record), learning_credits: await learningCredits(caller, record) };
+    },
+
+    /**
+     * `POST .../memories/search`: chat's retrieval for `query` (the same ranking), each hit with
+     * its rank, fused score and what every signal added to it.
+     */
+    async search({ caller, agentId, body }: SearchMemoriesRequest): Promise<MemorySearchOutput> {
+      const input = parseBody(memorySearchBody, body);
+      const agent = await findReadyAgent(context, caller, agentId);
+      const threadIds = await reachableThreads(caller, agent);
+      if (threadIds !== undefined && threadIds.length === 0) return { agent_id: agent.id, memory_context: '', hits: [] };
+      const embedder = await queryEmbedder(context.index, context.embedder);
+      const result = await retrieve(context.index, embedder, {
+        agentId: agent.id,
+        query: input.query,
+        maxContextChars: DEFAULT_MAX_CONTEXT_CHARS,
+        options: context.retrieval,
+        explain: true,
+        ...(input.as_of === undefined ? {} : { asOf: input.as_of }),
+        ...(threadIds === undefined ? {} : { threadIds }),
+      });
+      const limit = input.limit ?? DEFAULT_MEMORY_SEARCH_LIMIT;
+      return {
+        agent_id: agent.id,
+        memory_context: result.memoryContext,
+        hits: result.ranked.slice(0, limit).map((item, i) => ({
+          rank: i + 1,
+          score: item.score,
+          signals: presentSignals(item.contributions),
+          in_memory_context: i < result.packed.length,
+          memory: presentMemory(item.record),
+        })),
+      };
+    },
+
+    /** `DELETE .../memories/{memory_id}` (204): the memory is no longer found, listed or retrieved. */
+    async delete({ caller, agentId, memoryId }: MemoryRequest): Promise<void> {
+      const agent = await findAgent(context, caller, agentId);
+      const record = await findMemory(caller, agent, memoryId);
+      await context.index.deleteBy({ agentId: agent.id, ids: [record.id] });
+    },
+  } satisfies MemoryService['memories'];
+
+  return { memories };
+}
+
+/**
+ * The list query: `limit` out of 1..100 is 400 (spec "Limits": `limit` on list calls); anything
+ * else the schema refuses (an unknown parameter, a malformed id or date) is 422.
+ */
+function parseListQuery(query: Record<string, unknown>) {
+  if (query.limit !== undefined) parseQuery(memoryListQuery.pick({ limit: true }), { limit: query.limit });
+  return parseBody(memoryListQuery, query, 'query');
+}
+
+type ListInput = ReturnType<typeof parseListQuery>;
+
+/** A hash of what a page was asked with (every filter, and who asked), bound into its cursor. */
+function filterFingerprint(agentId: string, endUserId: string | null, input: ListInput): string {
+  const { limit: _limit, cursor: _cursor, ...filters } = input;
+  const canonical = JSON.stringify([agentId, endUserId, Object.entries(filters).sort(([a], [b]) => (a < b ? -1 : 1))]);
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+}
+
+/** The index's cursor wrapped with the agent and the filters' hash (base64url JSON). */
+function sealCursor(indexCursor: string, agentId: string, fingerprint: string): string {
+  return Buffer.from(JSON.stringify({ a: agentId, f: fingerprint, c: indexCursor })).toString('base64url');
+}
+
+/** The index's cursor out of `cursor`, or 422 when it was not made by this list with these filters. */
+function openCursor(cursor: string, agentId: string, fingerprint: string): string {
+  const invalid = invalidCursor();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid;
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw invalid;
+  const { a, f, c } = parsed as Record<string, unknown>;
+  if (a !== agentId || f !== fingerprint || typeof c !== 'string') throw invalid;
+  return c;
+}
+
+function invalidCursor(): ServiceError {
+  return new ServiceError('invalid_request', 'cursor is not a next_cursor this list returned for this agent and these filters; start again without cursor.', { status: 422 });
+}
+
+export type Memories = ReturnType<typeof createMemories>;

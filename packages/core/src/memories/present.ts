@@ -1,0 +1,47 @@
+import type { MemoryHitRecord, MemorySourceRef } from '../ports/memory-index.js';
+import type { RetrievalContributions } from '../retrieval/retrieve.js';
+import type { MemoryOutput, MemorySignalsOutput, MemorySourceOutput } from '../schemas/outputs.js';
+
+/** A source reference as the memories API shows it (snake_case; a document's piece is its turn index). */
+export function presentSource(source: MemorySourceRef): MemorySourceOutput {
+  if (source.kind === 'document') {
+    return {
+      kind: 'document',
+      thread_id: source.threadId,
+      observation_id: source.observationId,
+      turn_index: source.turnIndex,
+      source_id: source.sourceId,
+      filename: source.filename,
+      page: source.page,
+      piece: source.turnIndex,
+    };
+  }
+  return { kind: 'turn', thread_id: source.threadId, observation_id: source.observationId, turn_index: source.turnIndex };
+}
+
+/** A memory record as `GET .../memories` and search show it. */
+export function presentMemory(record: MemoryHitRecord): MemoryOutput {
+  return {
+    memory_id: record.id,
+    agent_id: record.agentId,
+    text: record.text,
+    speaker: record.speaker,
+    occurred_at: record.occurredAt,
+    learned_at: record.createdAt,
+    valid_from: record.validFrom,
+    valid_to: record.validTo,
+    superseded_by: record.supersededBy,
+    suspicious: record.suspicious,
+    source: presentSource(record.source),
+    span: record.provenance.span,
+    also_from: record.alsoFrom.map(presentSource),
+    job_id: record.provenance.jobId,
+    writer: record.provenance.writer,
+  };
+}
+
+/** Retrieval's contributions under the wire's signal names. */
+export function presentSignals(contributions: RetrievalContributions | undefined): MemorySignalsOutput {
+  const c = contributions ?? { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0 };
+  return { full_text: c.lexical, vector: c.semantic, speaker: c.speaker, self: c.self, time: c.time, episode: c.episode, hyponyms: c.hyponyms };
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { MemoryHitRecord } from '../ports/memory-index.js';
+import { preferNewer, type RetrievedItem } from './retrieve.js';
+
+const item = (id: string, text: string, validFrom: string, score: number, speaker = 'user', threadId = 'thread_a'): RetrievedItem => ({
+  score,
+  record: {
+    id,
+    text,
+    speaker,
+    validFrom,
+    occurredAt: validFrom,
+    createdAt: validFrom,
+    source: { kind: 'turn', threadId, observationId: `obs_${id}`, turnIndex: 0 },
+  } as MemoryHitRecord,
+});
+
+describe('preferNewer', () => {
+  it('moves a newer statement of the same attribute just ahead of the older one', () => {
+    const ranked = [item('old', 'I live in Paris.', '2024-01-01T00:00:00Z', 1), item('other', 'I like jazz.', '2024-02-01T00:00:00Z', 0.9), item('new', 'I moved to Berlin.', '2024-03-01T00:00:00Z', 0.6)];
+    expect(preferNewer(ranked).map((entry) => entry.record.id)).toEqual(['new', 'old', 'other']);
+  });
+
+  it('moves a newer near-duplicate of the same speaker ahead', () => {
+    const ranked = [item('old', 'We adopted a puppy called Rex last spring.', '2024-01-01T00:00:00Z', 1), item('new', 'Our puppy Rex turned one last spring.', '2024-05-01T00:00:00Z', 0.8)];
+    expect(preferNewer(ranked).map((entry) => entry.record.id)).toEqual(['new', 'old']);
+  });
+
+  it('keeps the order for another speaker, an older item, a much weaker one or an unrelated one', () => {
+    const older = item('a', 'I live in Paris.', '2024-03-01T00:00:00Z', 1);
+    expect(preferNewer([older, item('b', 'I moved to Berlin.', '2024-04-01T00:00:00Z', 0.9, 'assistant')]).map((entry) => entry.record.id)).toEqual(['a', 'b']);
+    expect(preferNewer([older, item('b', 'I moved to Berlin.', '2024-01-01T00:00:00Z', 0.9)]).map((entry) => entry.record.id)).toEqual(['a', 'b']);
+    expect(preferNewer([older, item('b', 'I moved to Berlin.', '2024-04-01T00:00:00Z', 0.4)]).map((entry) => entry.record.id)).toEqual(['a', 'b']);
+    expect(preferNewer([older, item('b', 'I bought a red bicycle.', '2024-04-01T00:00:00Z', 0.9)]).map((entry) => entry.record.id)).toEqual(['a', 'b']);
+  });
+});
