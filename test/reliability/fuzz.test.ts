@@ -24,7 +24,8 @@ let target: FuzzTarget;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'ma-fuzz-'));
-  server = await startServer({ dataDir, port: 0, logger: silentLogger });
+  // Webhooks on (an opt-in extension), so their routes meet hostile input too rather than 503 service_not_configured.
+  server = await startServer({ dataDir, port: 0, logger: silentLogger, webhooks: { timeoutMs: 1000 } });
   target = await openFuzzTarget(server);
 });
 afterAll(async () => {

@@ -95,6 +95,9 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     get erasures() {
       return open().erasures;
     },
+    get webhooks() {
+      return open().webhooks;
+    },
     transaction(fn) {
       open();
       return client!.transaction((tx) => fn(areas(tx)));

@@ -330,6 +330,27 @@ export function createClient(options: ClientOptions) {
     },
   };
 
+  const webhookPath = (webhookId: string) => `/v1/webhooks/${encodeURIComponent(webhookId)}`;
+  /** Webhooks (an opt-in extension the server's operator switches on; 503 `service_not_configured` otherwise). */
+  const webhooks = {
+    /** `POST /v1/webhooks` (201): the answer carries the signing `secret` (shown again only on rotation). */
+    create: (body: RequestBody<'createWebhook'>, request?: RequestOptions) => json<ResponseBody<'createWebhook'>>('POST', '/v1/webhooks', { ...request, json: body }),
+    /** `GET /v1/webhooks`: the organization's endpoints, oldest first. */
+    list: (request?: RequestOptions) => json<ResponseBody<'listWebhooks'>>('GET', '/v1/webhooks', request),
+    /** `GET /v1/webhooks/{webhook_id}`. */
+    get: (webhookId: string, request?: RequestOptions) => json<ResponseBody<'getWebhook'>>('GET', webhookPath(webhookId), request),
+    /** `PATCH /v1/webhooks/{webhook_id}`: `{ enabled: true }` re-enables one disabled after failures. */
+    update: (webhookId: string, body: RequestBody<'updateWebhook'>, request?: RequestOptions) =>
+      json<ResponseBody<'updateWebhook'>>('PATCH', webhookPath(webhookId), { ...request, json: body }),
+    /** `DELETE /v1/webhooks/{webhook_id}`: the endpoint and its delivery log. */
+    delete: (webhookId: string, request?: RequestOptions) => json<ResponseBody<'deleteWebhook'>>('DELETE', webhookPath(webhookId), request),
+    /** `POST /v1/webhooks/{webhook_id}/rotate-secret`: a new secret; the previous one still signs for the rotation window. */
+    rotateSecret: (webhookId: string, request?: RequestOptions) => json<ResponseBody<'rotateWebhookSecret'>>('POST', `${webhookPath(webhookId)}/rotate-secret`, request),
+    /** `GET /v1/webhooks/{webhook_id}/deliveries`: the delivery log, newest first. */
+    deliveries: (webhookId: string, query: QueryParameters<'listWebhookDeliveries'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'listWebhookDeliveries'>>('GET', `${webhookPath(webhookId)}/deliveries`, { ...request, query }),
+  };
+
   /**
    * Polls an observation job until it is final (`committed`, `failed` or `cancelled`) and
    * returns its last status; `interrupted` jobs resume by themselves, so polling goes on. The
@@ -342,7 +363,7 @@ export function createClient(options: ClientOptions) {
     }, `observation ${observationId}`);
   }
 
-  return { session, agents, threads, memories, sources, images, erasures, billing, waitForObservation };
+  return { session, agents, threads, memories, sources, images, erasures, billing, webhooks, waitForObservation };
 }
 
 /** The client `createClient` returns. */

@@ -40,5 +40,9 @@ export type {
   Schemas,
   Session,
   Thread,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventType,
+  WebhookWithSecret,
 } from './types.js';
 export type { components, operations, paths } from './generated/openapi.js';

@@ -43,6 +43,10 @@ export type Memory = Schemas['Memory'];
 export type MemoryDetail = Schemas['MemoryDetail'];
 export type MemorySearchHit = Schemas['MemorySearchHit'];
 export type ApiErrorBody = Schemas['Error'];
+export type Webhook = Schemas['Webhook'];
+export type WebhookWithSecret = Schemas['WebhookWithSecret'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookEventType = Schemas['WebhookEventType'];
 
 /** One event of `chat/stream`: `context` once, `delta` zero or more times, then `done` or `error`. */
 export type ChatStreamEvent = Schemas['ChatStreamEvent'];

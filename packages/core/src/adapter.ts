@@ -6,7 +6,7 @@
 
 // Ports: every port type, record and request, and the values they declare
 export type * from './ports/index.js';
-export { CHUNK_STRATEGIES, EmbedderMismatchError, FINAL_JOB_STATUSES, LanguageModelError, LEARNING_REASONS, RATE_LIMITED_OPERATIONS, readJobDetails, readTurnDetails, systemClock } from './ports/index.js';
+export { CHUNK_STRATEGIES, EmbedderMismatchError, FINAL_JOB_STATUSES, LanguageModelError, LEARNING_REASONS, RATE_LIMITED_OPERATIONS, readJobDetails, readTurnDetails, systemClock, WEBHOOK_EVENT_TYPES } from './ports/index.js';
 
 // Store adapters: the read-through cache the service lays over a persistent unshared store, the
 // in-process rate limiter, and the content-derived ids a store keys by

@@ -42,6 +42,8 @@ import type { Prices } from './credits/pricing.js';
 import { inProcessRateLimits } from './limits/in-process-rate-limits.js';
 import { createRateLimiter } from './limits/rate-limiter.js';
 import type { MemoryService } from './memory-service.js';
+import { createWebhooks } from './webhooks/webhooks.js';
+import type { WebhookOptions } from './webhooks/options.js';
 
 export type { MemoryService } from './memory-service.js';
 
@@ -113,6 +115,14 @@ export type MemoryServiceOptions = {
    * @default none
    */
   telemetry?: TelemetryObserver;
+  /**
+   * Webhooks (an opt-in extension): per-organization endpoints told when observations commit or
+   * fail, uploads finish and erasures finish; signed, retried, ordered per thread, delivered by a
+   * background worker from the store. Receivers on private, loopback or link-local addresses are
+   * refused unless `allowPrivate` or `allowedHosts` say otherwise.
+   * @default undefined (off: `service.webhooks` answers 503 `service_not_configured`)
+   */
+  webhooks?: WebhookOptions;
 };
 
 /**
@@ -146,7 +156,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   // writes the store (exact invalidation: every write goes through this wrapper).
   const store = (options.cacheRecords ?? (options.store.capabilities.persistent && !options.store.capabilities.shared)) ? cachingStore(available) : available;
   const telemetry = options.telemetry ?? noTelemetry;
-  const context: ServiceContext = {
+  const baseContext: Omit<ServiceContext, 'webhooks'> = {
     store,
     index: options.index ?? inMemoryMemoryIndex(),
     blobs: options.blobs ?? inMemoryBlobs(),
@@ -167,6 +177,8 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     limiter: createRateLimiter(rateLimitStore, clock, instanceId),
     nowIso: () => new Date(clock.now()).toISOString(),
   };
+  const webhooks = createWebhooks(baseContext, options.webhooks ?? null);
+  const context: ServiceContext = { ...baseContext, webhooks: webhooks.emitter };
 
   const scheduler = new LearningScheduler(context);
   const insertJob = createJobInsert(context, (agentId) => scheduler.kick(agentId));
@@ -189,6 +201,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     sources: sources.sources,
     images: createImages(context).images,
     erasures: erasures.erasures,
+    webhooks: webhooks.webhooks,
     ...createAccount(context),
 
     async start(): Promise<void> {
@@ -203,10 +216,12 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       await erasures.resume();
       await scheduler.start();
       await sources.resumeConversions();
+      webhooks.start();
     },
 
     async stop(): Promise<void> {
       await scheduler.stop();
+      await webhooks.stop();
       await context.background.drain();
       if (started) {
         await context.index.close();
@@ -220,6 +235,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     async idle(): Promise<void> {
       await context.background.drain();
       await scheduler.idle();
+      await webhooks.idle();
     },
 
     async ready({ timeoutMs = 5000 } = {}) {

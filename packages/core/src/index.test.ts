@@ -20,6 +20,7 @@ const MAIN_VALUES = [
   'extractiveLanguageModel', 'fileSystemBlobs', 'hashedNgramEmbedder', 'inMemoryBlobs', 'inMemoryMemoryIndex', 'inMemoryStore',
   'isServiceError', 'priceOf', 'resolveLimits', 'resolvePrices', 'resolveRateLimits', 'schemas',
   'silentLogger', 'stderrLogger',
+  'WEBHOOK_EVENT_TYPES', 'WEBHOOK_SIGNATURE_HEADER', 'signWebhook', 'verifyWebhookSignature',
 ];
 
 /** The types of `@memory-agents/core` (the ports a `MemoryServiceOptions` field takes, wire inputs and outputs, options). */
@@ -45,6 +46,9 @@ const MAIN_TYPES = [
   'CreateThreadRequest', 'FinishLearningRequest', 'IdempotentRequest', 'ImageUploadRequest', 'LearningRequest', 'LogsRequest',
   'ObservationListRequest', 'ObservationStatusRequest', 'ObserveAndEnrichRequest', 'ObserveAndRespondRequest', 'ObserveRequest', 'RateLimitRequest', 'RecallRequest',
   'RetrieveRequest', 'SourceRequest', 'ThreadRequest', 'UpdateAgentRequest',
+  'CreateWebhookInput', 'UpdateWebhookInput', 'VerifyWebhookSignatureOptions', 'WebhookDeletedOutput', 'WebhookDeliveryListOutput', 'WebhookEventType',
+  'WebhookListOutput', 'WebhookOptions', 'WebhookOutput', 'WebhookWithSecretOutput',
+  'CreateWebhookRequest', 'UpdateWebhookRequest', 'WebhookDeliveriesRequest', 'WebhookRequest',
 ];
 
 /** Adapter plumbing that must stay out of the main entry (a sample of each kind /adapter holds). */

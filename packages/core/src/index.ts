@@ -55,6 +55,20 @@ export {
 export { DEFAULT_RATE_LIMITS, resolveRateLimits, type RateLimitTable } from './limits/rate-limits.js';
 export { RATE_LIMITED_OPERATIONS, type RateLimitedOperation, type RateLimitOverrides, type WindowLimit } from './ports/index.js';
 
+// Webhooks (an opt-in extension): the service option, event types, and verifying a delivery's signature
+export type { WebhookOptions } from './webhooks/options.js';
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './ports/store/webhooks.js';
+export { WEBHOOK_SIGNATURE_HEADER, signWebhook, verifyWebhookSignature, type VerifyWebhookSignatureOptions } from './webhooks/signature.js';
+export type {
+  CreateWebhookInput,
+  UpdateWebhookInput,
+  WebhookDeletedOutput,
+  WebhookDeliveryListOutput,
+  WebhookListOutput,
+  WebhookOutput,
+  WebhookWithSecretOutput,
+} from './schemas/webhooks.js';
+
 // Errors
 export { ERROR_CODES, ServiceError, isServiceError, type ErrorCode, type RateLimitControl, type ServiceErrorOptions } from './errors/index.js';
 

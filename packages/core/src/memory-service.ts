@@ -7,6 +7,8 @@ import type { LimitOverrides } from './ports/limit-overrides.js';
 import type { PriceOverrides } from './ports/store/index.js';
 import type { RetrievalResult } from './retrieval/retrieve.js';
 import type { ErasureOutput } from './schemas/erasures.js';
+import type { WebhookDeletedOutput, WebhookDeliveryListOutput, WebhookListOutput, WebhookOutput, WebhookWithSecretOutput } from './schemas/webhooks.js';
+import type { CreateWebhookRequest, UpdateWebhookRequest, WebhookDeliveriesRequest, WebhookRequest } from './service/requests.js';
 import type {
   AgentDeleteOutput,
   AgentListOutput,
@@ -210,6 +212,27 @@ export interface MemoryService {
     erase(request: EraseRequest): Promise<ErasureOutput>;
     /** `GET /v1/agents/{agent_id}/erasures/{erasure_id}`: status and counts; 404 `not_found`. */
     get(request: ErasureRequest): Promise<ErasureOutput>;
+  };
+  /**
+   * Webhooks (an opt-in extension, issue 34; polling stays the spec's way). Off unless the service
+   * was created with `webhooks`: then every member is 503 `service_not_configured`. Managed with
+   * the organization's key alone (`X-SP-End-User` is 403); another organization's id is 404.
+   */
+  readonly webhooks: {
+    /** `POST /v1/webhooks` (201): a receiver URL (http or https; one resolving to a private, loopback or link-local address is 422 unless the operator allows it) and its signing secret, shown here and on rotation only. */
+    create(request: CreateWebhookRequest): Promise<WebhookWithSecretOutput>;
+    /** `GET /v1/webhooks`: the organization's endpoints, oldest first. */
+    list(request: CallerRequest): Promise<WebhookListOutput>;
+    /** `GET /v1/webhooks/{webhook_id}`. */
+    get(request: WebhookRequest): Promise<WebhookOutput>;
+    /** `PATCH /v1/webhooks/{webhook_id}`: url, events, description, `enabled` (true re-enables one disabled after failures). */
+    update(request: UpdateWebhookRequest): Promise<WebhookOutput>;
+    /** `DELETE /v1/webhooks/{webhook_id}`: the endpoint and its delivery log. */
+    delete(request: WebhookRequest): Promise<WebhookDeletedOutput>;
+    /** `POST /v1/webhooks/{webhook_id}/rotate-secret`: a new secret; the old one keeps signing beside it for the rotation window. */
+    rotateSecret(request: WebhookRequest): Promise<WebhookWithSecretOutput>;
+    /** `GET /v1/webhooks/{webhook_id}/deliveries`: the delivery log, newest first (`limit`, `cursor`). */
+    deliveries(request: WebhookDeliveriesRequest): Promise<WebhookDeliveryListOutput>;
   };
 
   /** Resolves the caller of a request; throws 401/400 per the spec's Authentication rules. */

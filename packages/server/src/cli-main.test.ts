@@ -29,6 +29,14 @@ describe('the CLI command table', () => {
     expect(JSON.parse(json.stderr)).toEqual({ error: 'keys list does not take --port', code: 'usage' });
   });
 
+  it('refuses a --webhooks-allow-hosts entry that is not a host name, an IP or a CIDR range before starting anything', async () => {
+    for (const value of ['10.0.0.0/99', 'hooks.internal/8', '10.0.0.0/8/1']) {
+      const result = await run(['serve', '--data', '/nonexistent/never-created', '--webhooks-allow-hosts', value]);
+      expect(result.code, value).toBe(2);
+      expect(result.stderr, value).toContain(`--webhooks-allow-hosts: ${value} is not a host name, an IP or a CIDR range`);
+    }
+  });
+
   it('prints each command’s own usage for help COMMAND and COMMAND --help, naming exactly the options it takes', async () => {
     for (const [name, command] of Object.entries(COMMANDS)) {
       const help = await run(['help', ...name.split(' ')]);

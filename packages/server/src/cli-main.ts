@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { isServiceError, silentLogger } from '@memory-agents/core';
+import { isServiceError, silentLogger, type WebhookOptions } from '@memory-agents/core';
 import { isUnavailableError } from '@memory-agents/core/adapter';
 import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.js';
 import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, type CliValues, type OptionName } from './cli-options.js';
@@ -72,7 +73,7 @@ function adminCliCommand(command: AdminCommand): CliCommand {
 /** Every command, by the words that name it. */
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   serve: {
-    usage: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [--inspector | --no-inspector] [model options]
+    usage: `memory-agents serve [--port 8787] [--host 127.0.0.1] [--data DIR | --database-url URL] [--inspector | --no-inspector] [--webhooks] [model options]
     [--metrics (--metrics-listen HOST:PORT | --metrics-token TOKEN)]
   Serves the /v1 API. On an empty data dir (or database) it creates an organization and prints its
   first API key once. The inspector (a page to see and erase what agents know) is served at /inspect
@@ -82,9 +83,13 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   --metrics serves Prometheus metrics at /metrics (off by default), on an address of their own
   (--metrics-listen 127.0.0.1:9464) and/or behind a bearer token (--metrics-token, or the
   environment variable MEMORY_AGENTS_METRICS_TOKEN, which stays out of the process list): one of
-  the two is required.`,
-    options: ['port', 'host', 'inspector', 'no-inspector', 'metrics', 'metrics-listen', 'metrics-token', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
-    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, metricsOption(values, io.env), inspectorFlag(values)),
+  the two is required.
+  --webhooks switches webhooks on (/v1/webhooks; docs/deploying.md "Webhooks"). Receivers on
+  loopback, private, link-local or unique-local addresses are refused unless
+  --webhooks-allow-private (any address) or --webhooks-allow-hosts LIST (comma-separated host
+  names, IPs or CIDR ranges, like 10.0.0.0/8,hooks.internal) allow them; either implies --webhooks.`,
+    options: ['port', 'host', 'inspector', 'no-inspector', 'metrics', 'metrics-listen', 'metrics-token', ...STATE_OPTIONS, 'webhooks', 'webhooks-allow-private', 'webhooks-allow-hosts', ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, { metrics: metricsOption(values, io.env), inspector: inspectorFlag(values), webhooks: webhookSettings(values) }),
   },
   mcp: {
     usage: `memory-agents mcp --url URL --agent AGENT_ID [--end-user NAME] [--thread THREAD_ID]
@@ -255,15 +260,23 @@ function metricsOption(values: CliValues, env: Record<string, string | undefined
   return { ...(address ? { listen: address } : {}), ...(token !== undefined ? { token } : {}) };
 }
 
-async function serve(
-  location: StateLocation,
-  port: string | undefined,
-  host: string | undefined,
-  models: ModelSettings,
-  io: CliIo,
-  metrics?: { listen?: { host: string; port: number }; token?: string },
-  inspector?: boolean,
-): Promise<number> {
+/** `--webhooks` and its allowances, as `createMemoryService`'s `webhooks` option (undefined: off). */
+function webhookSettings(values: CliValues): WebhookOptions | undefined {
+  const hosts = (values['webhooks-allow-hosts'] ?? '').split(',').map((host) => host.trim()).filter((host) => host !== '');
+  if (!values.webhooks && !values['webhooks-allow-private'] && hosts.length === 0) return undefined;
+  for (const host of hosts) {
+    const [address = '', bits, extra] = host.split('/');
+    const version = isIP(address);
+    const validCidr = extra === undefined && version !== 0 && /^\d{1,3}$/.test(bits ?? '') && Number(bits) <= (version === 4 ? 32 : 128);
+    if (host.includes('/') && !validCidr) throw new UsageError(`--webhooks-allow-hosts: ${host} is not a host name, an IP or a CIDR range`, 'serve');
+  }
+  return { allowPrivate: values['webhooks-allow-private'] === true, allowedHosts: hosts };
+}
+
+/** What `serve` was asked for beyond the state, the port and the models. */
+type ServeExtras = { metrics?: { listen?: { host: string; port: number }; token?: string } | undefined; inspector?: boolean | undefined; webhooks?: WebhookOptions | undefined };
+
+async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, { metrics, inspector, webhooks }: ServeExtras = {}): Promise<number> {
   const portNumber = port === undefined ? 8787 : Number(port);
   if (!/^\d+$/.test(port ?? '8787') || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`, 'serve');
   if (location.databaseUrl === undefined) {
@@ -286,6 +299,7 @@ async function serve(
     models: createServiceModels(models, io.env),
     ...(metrics ? { metrics } : {}),
     ...(inspector === undefined ? {} : { inspector }),
+    ...(webhooks ? { webhooks } : {}),
   });
   if (server.firstKey) {
     io.stdout(`Created organization ${server.firstKey.organizationId} and its first API key. It is shown once; store it now:\n`);

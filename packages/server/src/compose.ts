@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store, type TelemetryObserver } from '@memory-agents/core';
+import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store, type TelemetryObserver, type WebhookOptions } from '@memory-agents/core';
 import { databaseTimeouts, openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { documentsInChildProcess } from './documents-process.js';
 import { lazyMemoryIndex } from './lazy-memory-index.js';
@@ -33,7 +33,7 @@ export async function composeService(
   location: StateLocation,
   logger: Logger = stderrLogger,
   models: ServiceModels = {},
-  { backgroundWork = true, telemetry }: { backgroundWork?: boolean; telemetry?: TelemetryObserver } = {},
+  { backgroundWork = true, telemetry, webhooks }: { backgroundWork?: boolean; telemetry?: TelemetryObserver; webhooks?: WebhookOptions } = {},
 ): Promise<ComposedService> {
   const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
@@ -58,6 +58,7 @@ export async function composeService(
       logger,
       backgroundWork,
       ...(telemetry ? { telemetry } : {}),
+      ...(webhooks ? { webhooks } : {}),
       ...models,
     });
     return {
@@ -89,6 +90,7 @@ export async function composeService(
     logger,
     backgroundWork,
     ...(telemetry ? { telemetry } : {}),
+    ...(webhooks ? { webhooks } : {}),
     ...models,
   });
   return {

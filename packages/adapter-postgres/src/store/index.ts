@@ -15,6 +15,7 @@ import { postgresOrganizations } from './organizations.js';
 import { postgresRateLimits } from './rate-limits.js';
 import { postgresThreads } from './threads.js';
 import { postgresErasures } from './erasures.js';
+import { postgresWebhooks } from './webhooks.js';
 
 /**
  * The store areas over one client (the pool, or one transaction's connection): one file per area,
@@ -37,5 +38,6 @@ export function postgresStoreAreas(db: SqlClient): StoreAreas {
     idempotency: postgresIdempotency(db),
     images: postgresImages(db),
     erasures: postgresErasures(db),
+    webhooks: postgresWebhooks(db),
   };
 }

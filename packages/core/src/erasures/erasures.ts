@@ -8,6 +8,7 @@ import { eraseBody, type ErasureOutput } from '../schemas/erasures.js';
 import type { ServiceContext } from '../service/context.js';
 import type { EraseRequest, ErasureRequest } from '../service/requests.js';
 import { parseBody } from '../validation/parse.js';
+import { emitErasureFinished } from '../webhooks/events.js';
 import { countingRemovals, dropOriginals, eraseJobs, eraseThread, forgetReplays, NO_COUNTS, type Reclaimer } from './erase-work.js';
 
 function present(record: ErasureRecord): ErasureOutput {
@@ -108,16 +109,27 @@ export function createErasures(context: ServiceContext, reclaimer: Reclaimer) {
         counts.replays = await forgetReplays(context, organizationId, mentioned);
         counts.originals = await dropOriginals(context, organizationId, sources);
       }
-      await context.store.erasures.update({ erasureId: record.id, patch: { status: 'completed', counts, completedAt: context.nowIso() }, updatedAt: context.nowIso() });
+      await finish(record, { status: 'completed', counts, completedAt: context.nowIso() });
     } catch (error) {
       context.logger.error('erasure failed', { erasureId: record.id, error: String(error) });
-      await context.store.erasures.update({
-        erasureId: record.id,
-        patch: { status: 'failed', counts, error: 'The erasure stopped on a storage failure; send it again.', completedAt: context.nowIso() },
-        updatedAt: context.nowIso(),
-      });
+      await finish(record, { status: 'failed', counts, error: 'The erasure stopped on a storage failure; send it again.', completedAt: context.nowIso() });
     }
     await reclaimer.schedule();
+  }
+
+  /**
+   * Settles an erasure and records its `erasure.finished` webhook event in the same transaction
+   * (ids only, never the erased text), so a subscriber learns of every erasure exactly once.
+   */
+  async function finish(record: ErasureRecord, patch: { status: 'completed' | 'failed'; counts: ErasureCounts; completedAt: string; error?: string }): Promise<void> {
+    await context.store.transaction(async (tx) => {
+      await tx.erasures.update({ erasureId: record.id, patch, updatedAt: context.nowIso() });
+      await emitErasureFinished(context, {
+        organizationId: record.organizationId,
+        store: tx,
+        data: { erasure_id: record.id, agent_id: record.agentId, end_user_id: record.endUserId, status: patch.status, finished_at: patch.completedAt, target: { kind: record.target.kind, id: record.target.id } },
+      });
+    });
   }
 
   /** Erasures a stopped process left queued or running: run again from the start. */

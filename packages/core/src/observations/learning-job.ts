@@ -5,6 +5,7 @@ import type { ServiceContext } from '../service/context.js';
 import { inSpan } from '../service/telemetry.js';
 import { turnRanges } from './learning-report.js';
 import { JobStopped, learnBatch, type JobRun, type TurnResult } from './learn-batch.js';
+import { updateJobWithEvents } from '../webhooks/events.js';
 
 /** Most turns handed to the memory writer (and committed to the index) at once. */
 export const TURN_BATCH = 128;
@@ -183,7 +184,7 @@ async function settle(context: ServiceContext, job: JobRecord, allCommitted: boo
   const { store } = context;
   const committed = { jobId: job.id, patch: { status: 'committed' as const, updatedAt: context.nowIso() }, ifStatus: ['processing' as const] };
   // Every turn committed in this run (the usual case): no read, count or listing before the update.
-  if (allCommitted && (await store.jobs.update(committed))) return;
+  if (allCommitted && (await updateJobWithEvents(context, committed))) return;
   const current = await store.jobs.get({ agentId: job.agentId, jobId: job.id });
   if (!current || current.status !== 'processing') {
     if (!current || current.status === 'cancelled') await forgetCancelled(context, job);
@@ -196,7 +197,7 @@ async function settle(context: ServiceContext, job: JobRecord, allCommitted: boo
       ? (await turnsIn(context, job, ['failed'])).map((turn) => ({ turnIndex: turn.turnIndex, reason: turn.failureReason ?? 'generation_failed' }))
       : [];
   if (failed.length === 0) {
-    if (!(await store.jobs.update(committed))) await forgetIfCancelled(context, job);
+    if (!(await updateJobWithEvents(context, committed))) await forgetIfCancelled(context, job);
     return;
   }
   await settleFailed(context, job, failed);
@@ -232,7 +233,7 @@ async function settleFailed(context: ServiceContext, job: JobRecord, failed: { t
       createdAt: now,
     },
   });
-  const settled = await store.jobs.update({
+  const settled = await updateJobWithEvents(context, {
     jobId: job.id,
     patch: { status: 'failed', error: `${failed.length} of ${job.turnsTotal} turns were not learned (${reason}).`, learning: report, updatedAt: now },
     ifStatus: ['processing'],

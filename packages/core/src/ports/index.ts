@@ -14,4 +14,4 @@ export { systemClock } from './clock.js';
 export { FINAL_JOB_STATUSES, readJobDetails, readTurnDetails } from './store/index.js';
 export { RATE_LIMITED_OPERATIONS } from './limit-overrides.js';
 export { CHUNK_STRATEGIES } from './store/index.js';
-export { LEARNING_REASONS } from './store/index.js';
+export { LEARNING_REASONS, WEBHOOK_EVENT_TYPES } from './store/index.js';

@@ -10,3 +10,4 @@ export * from './memories.js';
 export * from './inputs.js';
 export * from './outputs.js';
 export * from './erasures.js';
+export * from './webhooks.js';

@@ -15,6 +15,7 @@ import type { BackgroundTasks } from './background.js';
 import type { TelemetryObserver } from './telemetry.js';
 import type { Logger } from './logger.js';
 import type { RetrievalOptions } from '../retrieval/retrieve.js';
+import type { WebhookEmitter } from '../webhooks/events.js';
 
 /** What every operation of the service reaches; built once by `createMemoryService`. */
 export type ServiceContext = {
@@ -42,6 +43,8 @@ export type ServiceContext = {
   readonly limiter: RateLimiter;
   /** Counts and durations for metrics (`createMemoryService({ telemetry })`). */
   readonly telemetry: TelemetryObserver;
+  /** Records webhook events (issue 34); null when the operator did not switch webhooks on. */
+  readonly webhooks: WebhookEmitter | null;
   /** The current time as an ISO string. */
   nowIso(): string;
 };

@@ -1,6 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import type { RateLimitedOperation } from '../ports/limit-overrides.js';
 import type { EraseInput } from '../schemas/erasures.js';
+import type { CreateWebhookInput, UpdateWebhookInput } from '../schemas/webhooks.js';
 import type {
   BillingQuery,
   ChatInput,
@@ -84,3 +85,12 @@ export type RateLimitRequest = CallerRequest & { operation: RateLimitedOperation
 export type MemoryRequest = AgentRequest & { memoryId: string };
 export type ListMemoriesRequest = AgentRequest & { query?: MemoryListQuery | undefined };
 export type SearchMemoriesRequest = AgentRequest & { body: MemorySearchInput };
+
+/** `POST /v1/webhooks`. */
+export type CreateWebhookRequest = CallerRequest & { body: CreateWebhookInput };
+/** One webhook endpoint of the caller's organization. */
+export type WebhookRequest = CallerRequest & { webhookId: string };
+/** `PATCH /v1/webhooks/{webhook_id}`. */
+export type UpdateWebhookRequest = WebhookRequest & { body: UpdateWebhookInput };
+/** `GET /v1/webhooks/{webhook_id}/deliveries`. */
+export type WebhookDeliveriesRequest = WebhookRequest & { query?: Record<string, string> };

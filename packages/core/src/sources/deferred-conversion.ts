@@ -4,6 +4,7 @@ import type { UploadRecord, DocumentJobRecord } from '../ports/store/index.js';
 import { DEFERRED_MS_PER_SCANNED_PAGE, type SourcesSetup } from './document-options.js';
 import type { Originals } from './originals.js';
 import { readDocument, type ReadDocument } from './read-document.js';
+import { updateJobWithEvents } from '../webhooks/events.js';
 
 /** Deferred conversion: uploads needing more OCR than a request allows are read in the background. */
 export function createDeferredConversions({ context, kick, convertLimits, describe }: SourcesSetup, originals: Originals) {
@@ -11,7 +12,7 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
     const serviceError = isServiceError(error) ? error : new ServiceError('ingestion_failed', 'The document could not be converted.');
     if (!isServiceError(error)) context.logger.error('deferred conversion failed', { jobId: job.id, error: String(error) });
     const message = `${serviceError.code}: ${serviceError.message}`;
-    await context.store.jobs.update({
+    await updateJobWithEvents(context, {
       jobId: job.id,
       patch: {
         status: 'failed',

@@ -176,7 +176,7 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
 }
 
 /** The areas `cachingStore` hands through untouched. */
-const PASSED_THROUGH = ['messages', 'logs', 'leases', 'jobs', 'rateLimits', 'uploads', 'idempotency', 'images', 'erasures'] as const satisfies readonly (keyof StoreAreas)[];
+const PASSED_THROUGH = ['messages', 'logs', 'leases', 'jobs', 'rateLimits', 'uploads', 'idempotency', 'images', 'erasures', 'webhooks'] as const satisfies readonly (keyof StoreAreas)[];
 
 /**
  * A deep copy of a record (plain objects, arrays and primitives, as every cached kind is), several

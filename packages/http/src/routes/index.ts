@@ -8,6 +8,7 @@ import { observationRoutes } from './observations.js';
 import { sessionRoutes } from './session.js';
 import { threadRoutes } from './threads.js';
 import { erasureRoutes } from './erasures.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every route of the `/v1` API. */
-export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...erasureRoutes];
+export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...erasureRoutes, ...webhookRoutes];

@@ -15,6 +15,7 @@ import { inMemoryOrganizations } from './organizations.js';
 import { inMemoryRateLimits } from './rate-limits.js';
 import { emptyState, type State } from './state.js';
 import { inMemoryThreads } from './threads.js';
+import { inMemoryWebhooks } from './webhooks.js';
 
 /** Serializes transactions with every other operation, FIFO. */
 class Mutex {
@@ -47,6 +48,7 @@ function areas(get: () => State): StoreAreas {
     idempotency: inMemoryIdempotency(get),
     images: inMemoryImages(get),
     erasures: inMemoryErasures(get),
+    webhooks: inMemoryWebhooks(get),
   };
 }
 

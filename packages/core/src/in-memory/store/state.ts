@@ -15,6 +15,8 @@ import type {
   OrganizationRecord,
   ThreadRecord,
   TurnRecord,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
 } from '../../ports/store/index.js';
 
 /** Everything the in-memory store holds, every area's part; cloned whole for transaction rollback. */
@@ -36,6 +38,7 @@ export type State = {
   idempotency: Map<string, IdempotencyRecord>;
   images: Map<string, ImageRecord>;
   erasures: Map<string, ErasureRecord>;
+  webhooks: { endpoints: Map<string, WebhookEndpointRecord>; deliveries: Map<string, WebhookDeliveryRecord & { claimedBy: string | null; claimExpiresAt: number }>; sequence: number };
 };
 
 export function emptyState(): State {
@@ -56,6 +59,7 @@ export function emptyState(): State {
     idempotency: new Map(),
     images: new Map(),
     erasures: new Map(),
+    webhooks: { endpoints: new Map(), deliveries: new Map(), sequence: 0 },
   };
 }
 

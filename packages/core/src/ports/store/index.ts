@@ -19,6 +19,7 @@ import type { UploadStore } from './uploads.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { ImageStore } from './images.js';
 import type { ErasureStore } from './erasures.js';
+import type { WebhookStore } from './webhooks.js';
 
 export type * from './organizations.js';
 export type * from './keys.js';
@@ -35,9 +36,11 @@ export type * from './uploads.js';
 export type * from './idempotency.js';
 export type * from './images.js';
 export type * from './erasures.js';
+export type * from './webhooks.js';
 export { FINAL_JOB_STATUSES, readJobDetails, readTurnDetails } from './jobs.js';
 export { CHUNK_STRATEGIES } from './uploads.js';
 export { LEARNING_REASONS } from './not-learned.js';
+export { WEBHOOK_EVENT_TYPES } from './webhooks.js';
 
 /**
  * Transactional state of the service, grouped by area.
@@ -84,4 +87,5 @@ export type StoreAreas = {
   readonly idempotency: IdempotencyStore;
   readonly images: ImageStore;
   readonly erasures: ErasureStore;
+  readonly webhooks: WebhookStore;
 };

@@ -14,6 +14,7 @@ import { imageCases } from './images.js';
 import { erasureCases } from './erasures.js';
 import { ledgerCases } from './ledger.js';
 import { rateLimitCases } from './rate-limits.js';
+import { webhookCases } from './webhooks.js';
 import { storeCase, T0, type StoreCase } from './harness.js';
 import { agent, organization } from './records.js';
 import type { StoreConformanceOptions } from './types.js';
@@ -46,6 +47,7 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     erasureCases(test);
     ledgerCases(test);
     rateLimitCases(test);
+    webhookCases(test);
   });
 }
 

@@ -1,0 +1,141 @@
+import type { ClaimedWebhookDelivery } from '../ports/store/index.js';
+import type { ServiceContext } from '../service/context.js';
+import type { WebhookSettings } from './options.js';
+import { sendWebhook } from './send.js';
+import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
+
+/** How often one process prunes the delivery log, and how many rows one prune deletes at most. */
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 1000;
+
+/** Extra time a claim lasts past one attempt's time limit before another process may take it. */
+const CLAIM_MARGIN_MS = 30_000;
+
+/**
+ * The delivery worker: claims due deliveries from the store (any process may run one: a claim is
+ * exclusive and expires, so a delivery whose process died is taken again), sends each, and
+ * records the outcome: delivered on 2xx; otherwise retried with exponential backoff and jitter
+ * until `maxAttempts`, then given up. The store keeps each thread's events in order per endpoint.
+ */
+export class WebhookDispatcher {
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #stopped = true;
+  #prunedAt: number | null = null;
+
+  constructor(
+    private readonly context: Omit<ServiceContext, 'webhooks'>,
+    private readonly settings: WebhookSettings,
+  ) {}
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#timer = setInterval(() => this.kick(), this.settings.pollMs);
+    this.#timer.unref?.();
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#running;
+  }
+
+  /** Looks for due deliveries now (again after the current pass, when one runs). */
+  kick(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#pass().finally(() => {
+      this.#running = null;
+      if (this.#again) {
+        this.#again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Resolves once no pass is running (tests and `idle()`). */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  async #pass(): Promise<void> {
+    const { store, clock, instanceId, logger } = this.context;
+    try {
+      await this.#prune();
+      while (!this.#stopped) {
+        const claimed = await store.webhooks.claim({ holder: instanceId, now: clock.now(), leaseMs: this.settings.timeoutMs + CLAIM_MARGIN_MS, limit: this.settings.concurrency });
+        if (claimed.length === 0) return;
+        await Promise.all(claimed.map((item) => this.#attempt(item)));
+      }
+    } catch (error) {
+      logger.warn('webhook deliveries paused: the store did not answer; the next poll retries', { error: String(error) });
+    }
+  }
+
+  /** Deletes finished deliveries past the retention, at most once an hour per process (the first pass prunes). */
+  async #prune(): Promise<void> {
+    const now = this.context.clock.now();
+    if (this.#prunedAt !== null && now - this.#prunedAt < PRUNE_EVERY_MS) return;
+    this.#prunedAt = now;
+    await this.context.store.webhooks.pruneDeliveries({ before: new Date(now - this.settings.retentionMs).toISOString(), limit: PRUNE_BATCH });
+  }
+
+  async #attempt({ delivery, endpoint }: ClaimedWebhookDelivery): Promise<void> {
+    const { clock, store, instanceId, logger } = this.context;
+    const settings = this.settings;
+    const started = clock.now();
+    const attempts = delivery.attempts + 1;
+    const secrets = [endpoint.secret];
+    if (endpoint.previousSecret && (endpoint.previousSecretExpiresAt ?? 0) > started) secrets.push(endpoint.previousSecret);
+    const result = await sendWebhook({
+      url: endpoint.url,
+      body: delivery.body,
+      timeoutMs: settings.timeoutMs,
+      policy: settings.policy,
+      headers: {
+        'User-Agent': 'memory-agents-webhooks/1',
+        [WEBHOOK_SIGNATURE_HEADER]: signWebhook({ secrets, timestamp: Math.floor(started / 1000), body: delivery.body }),
+        'X-Memory-Agents-Event-Id': delivery.eventId,
+        'X-Memory-Agents-Event-Type': delivery.eventType,
+        'X-Memory-Agents-Delivery-Id': delivery.id,
+        'X-Memory-Agents-Attempt': String(attempts),
+      },
+    });
+    const now = clock.now();
+    const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const lastError = succeeded ? null : (result.error ?? `The receiver answered ${result.statusCode}.`);
+    const givenUp = !succeeded && attempts >= settings.maxAttempts;
+    // Exponential backoff with jitter: base * 2^(attempt-1), capped, then 50-100% of it.
+    const backoff = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** (attempts - 1));
+    const delay = Math.round(backoff * (0.5 + settings.random() / 2));
+    try {
+      const recorded = await store.webhooks.finishAttempt({
+        deliveryId: delivery.id,
+        holder: instanceId,
+        succeeded,
+        patch: {
+          status: succeeded ? 'delivered' : givenUp ? 'failed' : 'pending',
+          attempts,
+          nextAttemptAt: succeeded || givenUp ? now : now + delay,
+          lastStatusCode: result.statusCode,
+          lastError,
+          lastAttemptAt: new Date(now).toISOString(),
+        },
+        disableAfter: settings.disableAfterFailures,
+        disabledReason: `Disabled after ${settings.disableAfterFailures} consecutive failed attempts; the last: ${lastError}`,
+        updatedAt: new Date(now).toISOString(),
+      });
+      if (!recorded) logger.warn('webhook attempt outcome not recorded: the claim expired and another worker took the delivery', { deliveryId: delivery.id });
+    } catch (error) {
+      // The claim expires and the delivery is attempted again (at least once).
+      logger.warn('webhook attempt outcome not recorded: the store did not answer', { deliveryId: delivery.id, error: String(error) });
+    }
+  }
+}
