@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { isServiceError } from '@memory-agents/core';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { openPgliteWorker } from './pglite-worker-client.js';
 
 /**
  * The one SQL surface the adapters run on: node-postgres (`pg.Pool`) and PGlite accept the same
@@ -231,14 +232,17 @@ export async function openSqlClient(options: SqlConnectionOptions): Promise<SqlC
     return withVectorProbe(pgClient(pool, true, timeouts.queryMs));
   }
   if (options.pglite) return pgliteClient(options.pglite, false, options.pglite);
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { vector } = await import('@electric-sql/pglite-pgvector');
   const dataDir = options.dataDir ?? 'memory://';
   // A directory whose parents do not exist yet is created (PGlite itself refuses it), so
   // `postgresStore({ dataDir: './data/pgdata' })` works on a fresh checkout.
   if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
   const settings = [...(options.pgliteSettings ?? DEFAULT_PGLITE_SETTINGS)];
   if (!dataDir.includes('://') && !existsSync(join(dataDir, 'PG_VERSION'))) await initializeInChild(dataDir, settings);
+  // A data dir on disk runs in a worker thread, so a storage failure that PGlite never returns
+  // from cannot stop the server (see openPgliteWorker).
+  if (!dataDir.includes('://')) return openPgliteWorker({ dataDir, settings, ...(schema ? { schema } : {}) });
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { vector } = await import('@electric-sql/pglite-pgvector');
   const db = await PGlite.create({ dataDir, extensions: { vector }, postgresqlconf: settings });
   if (schema) await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
   return pgliteClient(db, true, db);
