@@ -1,4 +1,4 @@
-import { open as openFile, unlink } from 'node:fs/promises';
+import { open as openFile, readdir, unlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,8 +35,54 @@ export type PgliteWorkerOptions = {
 /** The worker: PGlite with pgvector, one transaction at a time held open for the main thread. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const path = require('node:path');
 const transactions = new Map();
 let nextTx = 1;
+// PGlite runs PostgreSQL with fsync off (and refuses to turn it on): what it wrote may sit in the
+// page cache for ~30 s, and storage that fails in that time loses it. So the WAL segments a call
+// wrote are flushed (fdatasync) before the call is answered: an acknowledged commit is on disk.
+const wal = path.join(workerData.dataDir, 'pg_wal');
+const synced = new Map();
+function syncWal() {
+  let added = false;
+  for (const name of fs.readdirSync(wal)) {
+    if (!/^[0-9A-F]{24}$/.test(name)) continue;
+    const file = path.join(wal, name);
+    const { mtimeMs, size } = fs.statSync(file);
+    const mark = mtimeMs + ':' + size;
+    if (synced.get(name) === mark) continue;
+    if (!synced.has(name)) added = true;
+    const fd = fs.openSync(file, 'r+');
+    try { fs.fdatasyncSync(fd); } finally { fs.closeSync(fd); }
+    synced.set(name, mark);
+  }
+  if (added) syncPath(wal);
+  // pg_control changes when PGlite starts (the state leaves 'shut down') and at a checkpoint. Were
+  // it lost, PostgreSQL would take the data dir for cleanly shut down and ignore the WAL after it;
+  // the data files the checkpoint wrote go first.
+  const { mtimeMs, size } = fs.statSync(control);
+  const mark = mtimeMs + ':' + size;
+  if (controlMark !== mark) {
+    syncTree(workerData.dataDir);
+    controlMark = mark;
+  }
+}
+const control = path.join(workerData.dataDir, 'global', 'pg_control');
+let controlMark = null;
+function syncPath(file) {
+  const fd = fs.openSync(file, 'r');
+  try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+}
+function syncTree(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) syncTree(file);
+    else if (entry.isFile() && file !== control) syncPath(file);
+  }
+  syncPath(dir);
+  if (dir === workerData.dataDir) { syncPath(control); syncPath(path.dirname(control)); }
+}
 function plain(error) {
   const out = { message: String(error && error.message || error), name: error && error.name || 'Error' };
   if (error && typeof error === 'object') for (const [k, v] of Object.entries(error)) if (['string', 'number', 'boolean'].includes(typeof v)) out[k] = v;
@@ -47,6 +93,7 @@ function plain(error) {
   const { vector } = await import(workerData.vector);
   const db = await PGlite.create({ dataDir: workerData.dataDir, extensions: { vector }, postgresqlconf: workerData.settings });
   if (workerData.schema) await db.exec('CREATE SCHEMA IF NOT EXISTS ' + workerData.schema + '; SET search_path TO ' + workerData.schema);
+  syncWal();
   parentPort.on('message', async (m) => {
     try {
       let value = null;
@@ -79,6 +126,7 @@ function plain(error) {
       } else if (m.op === 'close') {
         if (!db.closed) await db.close();
       }
+      if (m.op === 'end' || ((m.op === 'query' || m.op === 'exec') && !m.tx)) syncWal();
       parentPort.postMessage({ id: m.id, ok: true, value });
     } catch (error) {
       parentPort.postMessage({ id: m.id, ok: false, error: plain(error) });
@@ -224,9 +272,12 @@ export async function openPgliteWorker(options: PgliteWorkerOptions): Promise<Sq
         if (tx !== null || closed) return;
         clearInterval(watchdog);
         // After a storage failure PGlite is not closed (closing checkpoints, which writes the WAL).
-        if (!failure) await call({ op: 'close' }).catch(() => undefined);
+        let closedCleanly = false;
+        if (!failure) closedCleanly = await call({ op: 'close' }).then(() => true, () => false);
         closed = true;
         await worker.terminate();
+        // The shutdown checkpoint wrote data files and may have removed WAL segments.
+        if (closedCleanly) await syncTree(dataDir).catch(() => undefined);
       },
     };
     return client;
@@ -249,4 +300,27 @@ export function isFatalStorageError(error: unknown): boolean {
     current = value.cause;
   }
   return false;
+}
+
+/**
+ * Flushes every file and directory under `dir` to the storage (fsync), e.g. a data dir PGlite
+ * wrote with fsync off: after `initdb` and after the shutdown checkpoint.
+ */
+export async function syncTree(dir: string): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await syncTree(path);
+    else if (entry.isFile()) await syncFile(path);
+  }
+  await syncFile(dir);
+}
+
+async function syncFile(path: string): Promise<void> {
+  const handle = await openFile(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
