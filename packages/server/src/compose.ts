@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
 import { databaseTimeouts, openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { documentsInChildProcess } from './documents-process.js';
+import { durableMemoryIndex } from './durable-index.js';
 import { lazyMemoryIndex } from './lazy-memory-index.js';
 import { DEFAULT_DATA_DIR, dataPaths, type StateLocation } from './paths.js';
 import type { ServiceModels } from './model-options.js';
@@ -65,11 +66,15 @@ export async function composeService(
     // The server is the only process on its data dir (the pid file and control socket see to it),
     // so reads need not check the directory for other writers' versions. LanceDB (its native
     // binding, ~30 MB resident) is loaded and opened on the first call that needs memories.
-    index: lazyMemoryIndex({
-      id: 'lancedb',
-      capabilities: { approximateVectors: true, persistent: true },
-      load: async () => (await import('@memory-agents/adapter-lancedb')).lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
-    }),
+    // LanceDB does not fsync: what a write changed is flushed before it resolves (durable-index.ts).
+    index: durableMemoryIndex(
+      lazyMemoryIndex({
+        id: 'lancedb',
+        capabilities: { approximateVectors: true, persistent: true },
+        load: async () => (await import('@memory-agents/adapter-lancedb')).lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
+      }),
+      paths.lancedb,
+    ),
     blobs,
     ocr,
     documentConverter: converter,
