@@ -210,7 +210,8 @@ export async function openPgliteWorker(options: PgliteWorkerOptions): Promise<Sq
     if (failure || probing) return;
     const now = Date.now();
     let oldest = now;
-    for (const [id, call] of pending) if (id !== 0) oldest = Math.min(oldest, call.since);
+    // Opening (id 0) counts too: PGlite may spin opening a data dir whose storage fails.
+    for (const call of pending.values()) oldest = Math.min(oldest, call.since);
     if (now - oldest < probeAfterMs) return;
     probing = true;
     const slowProbe = setTimeout(() => fail('its storage did not answer a test write within 10 s'), 10_000);
