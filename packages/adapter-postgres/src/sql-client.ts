@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { isServiceError } from '@memory-agents/core';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { openPgliteWorker, syncTree } from './pglite-worker-client.js';
 
 /**
  * The one SQL surface the adapters run on: node-postgres (`pg.Pool`) and PGlite accept the same
@@ -264,14 +265,28 @@ export async function openSqlClient(options: SqlConnectionOptions): Promise<SqlC
     return withVectorProbe(pgClient(pool, true, timeouts.queryMs));
   }
   if (options.pglite) return pgliteClient(options.pglite, false, options.pglite);
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { vector } = await import('@electric-sql/pglite-pgvector');
   const dataDir = options.dataDir ?? 'memory://';
   // A directory whose parents do not exist yet is created (PGlite itself refuses it), so
   // `postgresStore({ dataDir: './data/pgdata' })` works on a fresh checkout.
   if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
   const settings = [...(options.pgliteSettings ?? DEFAULT_PGLITE_SETTINGS)];
-  if (!dataDir.includes('://') && !existsSync(join(dataDir, 'PG_VERSION'))) await initializeInChild(dataDir, settings);
+  if (!dataDir.includes('://') && !existsSync(join(dataDir, 'PG_VERSION'))) {
+    await initializeInChild(dataDir, settings);
+    // initdb ran with fsync off: a storage failure in the next ~30 s would lose the new data dir.
+    await syncTree(dataDir);
+  }
+  if (!dataDir.includes('://')) {
+    // An empty lock file is what a start leaves when its storage failed before the kernel wrote the
+    // file back (PGlite writes it with fsync off); PostgreSQL refuses to start on it. Only one
+    // process opens a data dir (the server's pid file sees to it), so it is a remnant.
+    const lock = join(dataDir, 'postmaster.pid');
+    if (existsSync(lock) && statSync(lock).size === 0) await rm(lock);
+    // A data dir on disk runs in a worker thread, so a storage failure that PGlite never returns
+    // from cannot stop the server (see openPgliteWorker).
+    return openPgliteWorker({ dataDir, settings, ...(schema ? { schema } : {}) });
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { vector } = await import('@electric-sql/pglite-pgvector');
   const db = await PGlite.create({ dataDir, extensions: { vector }, postgresqlconf: settings });
   if (schema) await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
   return pgliteClient(db, true, db);

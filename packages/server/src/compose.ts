@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store, type TelemetryObserver, type WebhookOptions } from '@memory-agents/core';
 import { databaseTimeouts, openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { documentsInChildProcess } from './documents-process.js';
+import { durableMemoryIndex } from './durable-index.js';
 import { lazyMemoryIndex } from './lazy-memory-index.js';
 import { DEFAULT_DATA_DIR, dataPaths, type StateLocation } from './paths.js';
 import type { ServiceModels } from './model-options.js';
@@ -73,11 +74,15 @@ export async function composeService(
     };
   }
   const store = postgresStore({ dataDir: paths.pgdata });
-  const index = lazyMemoryIndex({
-    id: 'lancedb',
-    capabilities: { approximateVectors: true, persistent: true },
-    load: async () => (await import('@memory-agents/adapter-lancedb')).lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
-  });
+  // LanceDB does not fsync: what a write changed is flushed before it resolves (durable-index.ts).
+  const index = durableMemoryIndex(
+    lazyMemoryIndex({
+      id: 'lancedb',
+      capabilities: { approximateVectors: true, persistent: true },
+      load: async () => (await import('@memory-agents/adapter-lancedb')).lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
+    }),
+    paths.lancedb,
+  );
   const service = createMemoryService({
     store,
     // The server is the only process on its data dir (the pid file and control socket see to it),

@@ -242,6 +242,8 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
 }
 
 async function removeServerFiles(paths: ReturnType<typeof dataPaths>): Promise<void> {
-  await rm(paths.controlSocket, { force: true });
-  await rm(paths.pidFile, { force: true });
+  // On storage that turned read-only (or fails) they cannot be removed; the next start finds a
+  // pid file of a process that is gone and takes the data dir over, so shutting down goes on.
+  await rm(paths.controlSocket, { force: true }).catch(() => undefined);
+  await rm(paths.pidFile, { force: true }).catch(() => undefined);
 }

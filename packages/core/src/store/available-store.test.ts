@@ -65,7 +65,10 @@ describe('availableStore', () => {
     expect((windows as Error).message).toContain('the rate limit windows');
 
     thrown = () => new StoreUnavailableError('an adapter says its backend is away');
-    expect(await store.agents.get({ organizationId: 'o', agentId: 'a' }).catch((e: unknown) => (e as ServiceError).code)).toBe('service_unavailable');
+    const own = (await store.agents.get({ organizationId: 'o', agentId: 'a' }).catch((e: unknown) => e)) as ServiceError;
+    expect(own.code).toBe('service_unavailable');
+    // The adapter's own sentence is kept (e.g. the embedded database naming its failed data dir).
+    expect(own.message).toBe('The database (store in-memory) could not be used while working on its agents. an adapter says its backend is away');
 
     thrown = () => new TypeError('a bug');
     expect(await store.keys.get({ keyId: 'k' }).catch((e: unknown) => e)).toBeInstanceOf(TypeError);

@@ -90,8 +90,20 @@ function isStorageFull(error: unknown): boolean {
   return false;
 }
 
+/** The message of a {@link StoreUnavailableError} in `error`'s causes, if any. */
+function adapterSentence(error: unknown): string | null {
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 8; depth++) {
+    if ((current as { [MARKER]?: unknown })[MARKER] === true && current instanceof Error && current.message) return current.message;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
 /** The sentence of a 503 for a store area: which part did not respond, and why when known. */
 function sentence(storeId: string, part: string, error: unknown): string {
+  // An adapter's own sentence (e.g. the embedded database whose storage failed) says it best.
+  const own = adapterSentence(error);
+  if (own) return `The database (store ${storeId}) could not be used while working on ${part}. ${own}`;
   if (isStorageFull(error)) {
     return `The database (store ${storeId}) could not write while working on ${part}: its storage is full or read-only. Nothing of this request was stored past that point; retry once space is freed.`;
   }
