@@ -20,6 +20,8 @@ export const CLI_OPTIONS = {
   agent: { type: 'string' },
   'end-user': { type: 'string' },
   thread: { type: 'string' },
+  file: { type: 'string' },
+  'no-vectors': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
