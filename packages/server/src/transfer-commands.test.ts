@@ -61,6 +61,7 @@ describe.skipIf(!databaseUrl)('memory-agents export and import (PostgreSQL, DATA
       await source.service.idle();
       const thread = await source.service.threads.create({ caller, agentId: agent.agent_id, body: {} });
       await source.service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: { observations: [{ speaker: 'ana', content: [{ type: 'text', text: 'Invoices go to billing@acme.test every Friday.' }] }] } });
+      await source.service.idle();
       const upload = await source.service.observeFile({ caller, agentId: agent.agent_id, threadId: thread.thread_id, file: { filename: 'harbor.md', mediaType: null, data: new TextEncoder().encode(DOCUMENT) }, fields: {} });
       await source.service.idle();
       const before = await source.service.recall({ caller, agentId: agent.agent_id, body: { query: 'Where do invoices go?' } });
