@@ -2,6 +2,7 @@ import type { ActAsOptions, AuthenticateRequest } from './service/authenticate.j
 import type { Caller } from './auth/caller.js';
 import type { BillingSummary } from './organizations/billing-admin.js';
 import type { ImportAgentResult } from './export/agent-export.js';
+import type { CreateExportRequest, ExportJobOutput, ExportJobRequest } from './export/export-jobs.js';
 import type { RateLimitDecision } from './limits/rate-limiter.js';
 import type { CreatedKey, KeySummary, OrganizationSummary } from './organizations/admin.js';
 import type { LimitOverrides } from './ports/limit-overrides.js';
@@ -156,6 +157,16 @@ export interface MemoryService {
   retrieve(request: RetrieveRequest): Promise<RetrievalResult>;
   /** `POST .../observe-file` (202): a document, converted and split into the turns of one job. */
   observeFile(request: ObserveFileRequest): Promise<DocumentIngestOutput>;
+
+  /** Asynchronous export jobs of the organization's own agents (an extension, issue 34). */
+  readonly exports: {
+    /** `POST /v1/agents/{agent_id}/exports` (202): starts writing the agent's export file. 403 with X-SP-End-User. */
+    create(request: CreateExportRequest): Promise<ExportJobOutput>;
+    /** `GET .../exports/{export_id}`: the job's status; 404 `not_found` for an id of another agent or organization. */
+    get(request: ExportJobRequest): Promise<ExportJobOutput>;
+    /** `GET .../exports/{export_id}/download`: the JSON lines once ready; 409 `conflict` while running or failed. */
+    download(request: ExportJobRequest): Promise<StoredOriginal>;
+  };
 
   readonly sources: {
     /** `GET .../threads/{thread_id}/sources`: the documents sent in the thread and how far each was learned. */

@@ -17,6 +17,7 @@ const TAGS: Record<RouteTag, string> = {
   Documents: 'Uploading files to learn, and the stored originals citations link to.',
   Images: 'Images for chat turns.',
   Billing: 'Credit balance and ledger.',
+  Exports: 'An extension: asynchronous export jobs of an agent, downloaded as JSON lines (docs/export-format.md).',
 };
 
 /** Codes every authenticated route can answer (spec "Errors any call can return", "X-SP-End-User"). */

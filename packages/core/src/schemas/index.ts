@@ -8,3 +8,4 @@ export * from './documents.js';
 export * from './chat-stream.js';
 export * from './inputs.js';
 export * from './outputs.js';
+export * from './exports.js';
