@@ -93,7 +93,7 @@ export interface MemoryAdmin {
    * when needed). `open` is called twice (check, then write). A bad file is 422 `invalid_request`
    * naming its line, and nothing is written; a failure while writing removes what was written.
    */
-  importAgent(input: { organizationId: string; open: () => AsyncIterable<string> }): Promise<ImportAgentResult>;
+  importAgent(input: { organizationId: string; open: () => AsyncIterable<string>; keepIds?: boolean; keepVectors?: boolean }): Promise<ImportAgentResult>;
 }
 
 /**

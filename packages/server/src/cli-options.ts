@@ -21,6 +21,8 @@ export const CLI_OPTIONS = {
   'end-user': { type: 'string' },
   thread: { type: 'string' },
   file: { type: 'string' },
+  to: { type: 'string' },
+  blobs: { type: 'string' },
   'no-vectors': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

@@ -120,6 +120,14 @@ export type ImportAgentOptions = {
    * to write it, so nothing is written from a file that turns out bad.
    */
   open: () => AsyncIterable<string>;
+  /**
+   * Keep the file's ids (agent, threads, jobs, memories) instead of re-keying: only into the
+   * organization the file came from, and only where they do not exist yet (moving a whole store,
+   * `memory-agents migrate`). @default false
+   */
+  keepIds?: boolean;
+  /** Store the file's vectors with the file's embedder fingerprint, never re-embedding. @default false */
+  keepVectors?: boolean;
 };
 
 export type ImportAgentResult = {
@@ -295,7 +303,7 @@ async function checkFile(lines: AsyncIterable<string>, organizationId: string): 
  * its threads, jobs and uploads, its memories, blobs this import added) is deleted before the error
  * is rethrown.
  */
-export async function importAgent(context: ImportContext, { organizationId, open }: ImportAgentOptions): Promise<ImportAgentResult> {
+export async function importAgent(context: ImportContext, { organizationId, open, keepIds = false, keepVectors = false }: ImportAgentOptions): Promise<ImportAgentResult> {
   const organization = await context.store.organizations.get({ id: organizationId });
   if (!organization) throw new ServiceError('not_found', `No organization ${organizationId}.`);
   let checked: Checked;
@@ -306,15 +314,19 @@ export async function importAgent(context: ImportContext, { organizationId, open
     throw error;
   }
   const { header } = checked;
-  const embedder = { id: context.embedder.id, dimensions: context.embedder.dimensions };
-  const reembed = !header.vectors || header.embedder === null || header.embedder.id !== embedder.id || header.embedder.dimensions !== embedder.dimensions;
-  const agentId = context.ids('agent_');
+  if (keepIds && header.organizationId !== organizationId) {
+    throw new ServiceError('invalid_request', `Keeping ids needs the organization the file came from (${header.organizationId}), not ${organizationId}.`, { status: 422 });
+  }
+  const keep = keepVectors && header.vectors && header.embedder !== null;
+  const embedder = keep ? header.embedder! : { id: context.embedder.id, dimensions: context.embedder.dimensions };
+  const reembed = !keep && (!header.vectors || header.embedder === null || header.embedder.id !== embedder.id || header.embedder.dimensions !== embedder.dimensions);
+  const agentId = keepIds ? header.agentId : context.ids('agent_');
   const maps = { thread_: new Map<string, string>(), obs_: new Map<string, string>(), mem_: new Map<string, string>() };
   const remap = (prefix: 'thread_' | 'obs_' | 'mem_') => {
     const map = maps[prefix];
     return (id: string) => {
       let next = map.get(id);
-      if (next === undefined) map.set(id, (next = context.ids(prefix)));
+      if (next === undefined) map.set(id, (next = keepIds ? id : context.ids(prefix)));
       return next;
     };
   };
