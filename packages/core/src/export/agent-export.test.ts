@@ -146,6 +146,10 @@ describe('export and import of an agent', () => {
       expect((error as Error).message, name).toMatch(message);
     }
     expect((await service.agents.list({ caller: target.caller }))).toEqual([]);
+    // Keeping ids (migrate) only goes into the organization the file came from.
+    const keep = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(text), keepIds: true }).catch((e: unknown) => e);
+    expect(isServiceError(keep) && keep.status).toBe(422);
+    expect((keep as Error).message).toContain(`Keeping ids needs the organization the file came from (${organizationId})`);
     await service.stop();
   });
 

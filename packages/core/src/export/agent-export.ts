@@ -345,6 +345,7 @@ export async function importAgent(context: ImportContext, { organizationId, open
   let agentInserted = false;
   let pendingJob: { job: JobRecord; turns: TurnRecord[] } | null = null;
   let memories: MemoryRecord[] = [];
+  let messages: MessageRecord[] = [];
   let pendingSource: { id: string; mediaType: string; chunks: number; parts: Buffer[] } | null = null;
 
   const flushJob = async () => {
@@ -353,6 +354,13 @@ export async function importAgent(context: ImportContext, { organizationId, open
     pendingJob = null;
     const { seq: _seq, ...rest } = record;
     await context.store.jobs.insert({ job: rest, turns, onlyIfIdle: false });
+  };
+  // Messages of a thread are appended in batches, in file order (oldest first).
+  const flushMessages = async () => {
+    if (messages.length === 0) return;
+    const batch = messages;
+    messages = [];
+    await context.store.messages.append({ messages: batch });
   };
   const flushMemories = async () => {
     if (memories.length === 0) return;
@@ -373,6 +381,7 @@ export async function importAgent(context: ImportContext, { organizationId, open
       const record = JSON.parse(text) as Record<string, unknown> & { type: string };
       if (record.type !== 'turn') await flushJob();
       if (record.type !== 'memory') await flushMemories();
+      if (record.type !== 'message') await flushMessages();
       switch (record.type) {
         case 'agent': {
           const agent = record.agent as AgentRecord;
@@ -392,7 +401,8 @@ export async function importAgent(context: ImportContext, { organizationId, open
         }
         case 'message': {
           const m = record.message as MessageRecord;
-          await context.store.messages.append({ messages: [{ ...m, threadId: thread(m.threadId), agentId, sourceIds: m.sourceIds.map(source) }] });
+          messages.push({ ...m, threadId: thread(m.threadId), agentId, sourceIds: m.sourceIds.map(source) });
+          if (messages.length >= 500) await flushMessages();
           break;
         }
         case 'source': {
@@ -452,6 +462,7 @@ export async function importAgent(context: ImportContext, { organizationId, open
     }
     await flushJob();
     await flushMemories();
+    await flushMessages();
   } catch (error) {
     // Undo: the new agent (its threads, messages, jobs, turns, reports and uploads go with it), its
     // memories and the blobs this import added.
