@@ -309,6 +309,20 @@ export function createClient(options: ClientOptions) {
     },
   };
 
+  const exports = {
+    /** `POST /v1/agents/{agent_id}/exports` (202): starts an export job (an extension; `vectors: false` leaves vectors out). */
+    create: (agentId: string, body: RequestBody<'createExport'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'createExport'>>('POST', `${agentPath(agentId)}/exports`, { ...request, json: body }),
+    /** `GET /v1/agents/{agent_id}/exports/{export_id}`: the job's status (`running`, `ready`, `failed`). */
+    get: (agentId: string, exportId: string, request?: RequestOptions) =>
+      json<ResponseBody<'getExport'>>('GET', `${agentPath(agentId)}/exports/${encodeURIComponent(exportId)}`, request),
+    /** `GET …/exports/{export_id}/download`: the export file, JSON lines (docs/export-format.md). */
+    async download(agentId: string, exportId: string, request?: RequestOptions): Promise<string> {
+      const response = await send('GET', `${agentPath(agentId)}/exports/${encodeURIComponent(exportId)}/download`, { ...request, accept: 'application/x-ndjson' });
+      return response.text();
+    },
+  };
+
   const billing = {
     /** `GET /v1/billing`: balance, settings and ledger entries, newest first. */
     get: (query: QueryParameters<'getBilling'> = {}, request?: RequestOptions) => json<ResponseBody<'getBilling'>>('GET', '/v1/billing', { ...request, query }),
@@ -363,7 +377,7 @@ export function createClient(options: ClientOptions) {
     }, `observation ${observationId}`);
   }
 
-  return { session, agents, threads, memories, sources, images, erasures, billing, webhooks, waitForObservation };
+  return { session, agents, threads, memories, sources, images, erasures, exports, billing, webhooks, waitForObservation };
 }
 
 /** The client `createClient` returns. */

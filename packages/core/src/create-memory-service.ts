@@ -24,6 +24,7 @@ import { isServiceError } from './errors/service-error.js';
 import { createIdGenerator, type IdGenerator } from './ids/index.js';
 import { DEFAULT_LIMITS, type Limits } from './limits/index.js';
 import { createMemoryAdmin } from './organizations/memory-admin.js';
+import { createExportJobs } from './export/export-jobs.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import type { RateLimitStore, Store } from './ports/store/index.js';
 import { BackgroundTasks } from './service/background.js';
@@ -192,6 +193,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   // Each member is documented on `MemoryService` (memory-service.ts); each area returns its part.
   return {
     admin: createMemoryAdmin(context),
+    ...createExportJobs(context),
     agents: agents.agents,
     threads: threads.threads,
     memories: createMemories(context).memories,

@@ -11,6 +11,7 @@ import * as main from './index.js';
 /** The values of `@memory-agents/core`. */
 const MAIN_VALUES = [
   'MEMORY_DATA_RULE', 'MEMORY_DATA_TAG', 'asksForInstructions', 'fenceMemoryData', 'instructionSignals', 'isInstructionLike', 'quoteMemoryText',
+  'EXPORT_FORMAT', 'EXPORT_VERSION', 'splitLines',
   'ANSWERS_PER_ORGANIZATION', 'ANSWERS_PER_SUBJECT', 'ANSWER_PLACE_TTL_MS', 'ANSWER_RESERVATION_WORDS', 'ANSWER_RETRY_AFTER', 'CHUNK_STRATEGIES',
   'CREDITS_EXHAUSTED_REASON', 'DEFAULT_CHUNK_STRATEGY', 'DEFAULT_LIMITS', 'DEFAULT_MAX_CHARS', 'DEFAULT_OVERLAP_CHARS', 'DEFAULT_PRICES',
   'DEFAULT_RATE_LIMITS', 'ERROR_CODES', 'FIGURE_DESCRIPTION_CONCURRENCY', 'FIGURE_DESCRIPTION_TIMEOUT_MS', 'IDEMPOTENCY_IN_FLIGHT_MS', 'IDEMPOTENCY_RETENTION_MS',
@@ -26,6 +27,7 @@ const MAIN_VALUES = [
 /** The types of `@memory-agents/core` (the ports a `MemoryServiceOptions` field takes, wire inputs and outputs, options). */
 const MAIN_TYPES = [
   'InstructionSignal', 'MemoryFenceOptions',
+  'CreateExportRequest', 'ExportHeader', 'ExportJobOutput', 'ExportJobRequest', 'ExportTrailer', 'ImportAgentResult',
   'ActAsOptions', 'AgentDeleteOutput', 'AgentListOutput', 'AgentOutput', 'AuthenticateRequest', 'BillingOutput',
   'BillingQuery', 'BillingSummary', 'BlobStore', 'Caller', 'ChatInput', 'ChatOutput',
   'ChatStreamEventOutput', 'ChunkStrategy', 'Citation', 'CitationTarget', 'Clock', 'ConvertDocumentLimits',

@@ -1,6 +1,8 @@
 import type { ActAsOptions, AuthenticateRequest } from './service/authenticate.js';
 import type { Caller } from './auth/caller.js';
 import type { BillingSummary } from './organizations/billing-admin.js';
+import type { ImportAgentResult } from './export/agent-export.js';
+import type { CreateExportRequest, ExportJobOutput, ExportJobRequest } from './export/export-jobs.js';
 import type { RateLimitDecision } from './limits/rate-limiter.js';
 import type { CreatedKey, KeySummary, OrganizationSummary } from './organizations/admin.js';
 import type { LimitOverrides } from './ports/limit-overrides.js';
@@ -93,6 +95,18 @@ export interface MemoryAdmin {
   addCredits(input: { organizationId: string; amount: string }): Promise<BillingSummary & { entryId: number }>;
   /** Switches billing on or off and sets the low-credit threshold and price overrides. */
   configureBilling(input: { organizationId: string; enabled?: boolean; lowCreditThreshold?: string; prices?: PriceOverrides }): Promise<BillingSummary>;
+  /**
+   * The agent as export lines (docs/export-format.md), each ending with a newline, read lazily.
+   * Without `organizationId` the agent is looked up in every organization. 404 `not_found` when
+   * there is no such agent (raised on the first read of the iterable).
+   */
+  exportAgent(input: { agentId: string; organizationId?: string; vectors?: boolean }): AsyncIterable<string>;
+  /**
+   * Imports an export file as a new agent of `organizationId` (ids re-keyed, memories re-embedded
+   * when needed). `open` is called twice (check, then write). A bad file is 422 `invalid_request`
+   * naming its line, and nothing is written; a failure while writing removes what was written.
+   */
+  importAgent(input: { organizationId: string; open: () => AsyncIterable<string>; keepIds?: boolean; keepVectors?: boolean }): Promise<ImportAgentResult>;
 }
 
 /**
@@ -184,6 +198,16 @@ export interface MemoryService {
   retrieve(request: RetrieveRequest): Promise<RetrievalResult>;
   /** `POST .../observe-file` (202): a document, converted and split into the turns of one job. */
   observeFile(request: ObserveFileRequest): Promise<DocumentIngestOutput>;
+
+  /** Asynchronous export jobs of the organization's own agents (an extension, issue 34). */
+  readonly exports: {
+    /** `POST /v1/agents/{agent_id}/exports` (202): starts writing the agent's export file. 403 with X-SP-End-User. */
+    create(request: CreateExportRequest): Promise<ExportJobOutput>;
+    /** `GET .../exports/{export_id}`: the job's status; 404 `not_found` for an id of another agent or organization. */
+    get(request: ExportJobRequest): Promise<ExportJobOutput>;
+    /** `GET .../exports/{export_id}/download`: the JSON lines once ready; 409 `conflict` while running or failed. */
+    download(request: ExportJobRequest): Promise<StoredOriginal>;
+  };
 
   readonly sources: {
     /** `GET .../threads/{thread_id}/sources`: the documents sent in the thread and how far each was learned. */

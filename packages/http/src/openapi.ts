@@ -19,6 +19,7 @@ const TAGS: Record<RouteTag, string> = {
   Billing: 'Credit balance and ledger.',
   Memories: 'What an agent knows: its memories with their provenance, why each ranks where it does for a query, deleting one, and erasing everything derived from a source, thread, observation or person (an extension of the spec).',
   Webhooks: 'Signed event deliveries to the organization\'s endpoints (an opt-in extension; polling stays the spec\'s way).',
+  Exports: 'An extension: asynchronous export jobs of an agent, downloaded as JSON lines (docs/export-format.md).',
 };
 
 /** Codes every authenticated route can answer (spec "Errors any call can return", "X-SP-End-User"). */

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** The OpenAPI tag (route group) of a route; their descriptions are in openapi.ts. */
-export type RouteTag = 'Session' | 'Agents' | 'Threads' | 'Learning' | 'Chat' | 'Documents' | 'Images' | 'Billing' | 'Memories' | 'Webhooks';
+export type RouteTag = 'Session' | 'Agents' | 'Threads' | 'Learning' | 'Chat' | 'Documents' | 'Images' | 'Billing' | 'Memories' | 'Webhooks' | 'Exports';
 
 /**
  * The names of the `{name}` segments of a path template, as a union:

@@ -18,12 +18,19 @@ export type CliIo = {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: NodeJS.ProcessEnv;
+  /** Writes a large output (an export), resolving when the output can take more; else `stdout`. */
+  stdoutAsync?: (text: string) => Promise<void>;
+  /** What `import` reads without `--file`; the process's stdin by default. */
+  stdin?: NodeJS.ReadableStream;
 };
 
 const processIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
+  stdoutAsync: (text) => new Promise<void>((resolve, reject) => {
+    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+  }),
 };
 
 /**
@@ -101,6 +108,36 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     options: ['url', 'agent', 'end-user', 'thread'],
     run: (values, io) => mcp(values, io),
   },
+  export: {
+    usage: `memory-agents export --agent AGENT_ID [--org ORG_ID] [--no-vectors] [--data DIR | --database-url URL] > agent.jsonl
+  Writes the agent (threads, messages, observation jobs and their turns, stored originals, memories
+  with validity and provenance, ledger entries) as JSON lines on stdout (docs/export-format.md).
+  --no-vectors leaves the memories' vectors out (smaller; an import embeds them again). On a data
+  dir, stop the server first (the embedded database serves one process); with --database-url it
+  runs beside servers.`,
+    options: ['agent', 'org', 'no-vectors', ...STATE_OPTIONS],
+    run: (values, io) => exportCommand(values, io),
+  },
+  import: {
+    usage: `memory-agents import --org ORG_ID [--file agent.jsonl] [--data DIR | --database-url URL] [model options]
+  Reads an export (from --file, or stdin) into the organization as a new agent with new ids, and
+  prints the new agent id. The whole file is checked first: a bad or truncated file is refused with
+  its line number and nothing is written. Memories are embedded again when the file has no vectors
+  or another embedder made them (pass the same model options as serve). On a data dir, stop the
+  server first.`,
+    options: ['org', 'file', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => importCommand(values, io),
+  },
+  migrate: {
+    usage: `memory-agents migrate --data DIR --to postgres://... [--blobs DIR]
+  Moves a whole embedded data dir (organizations, keys, billing ledger, agents, threads, observation
+  jobs, sources, memories) into PostgreSQL, keeping every id, and copies its blobs to --blobs
+  (default ./.memory-agents/blobs under the current directory, where serve --database-url run from
+  here reads them). Stop the server on DIR first. Resumable: run it again after an interruption.
+  Verifies counts and a sample of searches on both sides; exits 1 on a mismatch.`,
+    options: ['data', 'to', 'blobs'],
+    run: (values, io) => migrateCommand(values, io),
+  },
   ...Object.fromEntries((Object.keys(ADMIN_COMMANDS) as AdminCommand[]).map((command) => [command.replace('.', ' '), adminCliCommand(command)])),
 };
 
@@ -126,7 +163,7 @@ export function commandUsage(words: string[]): string | null {
   const name = words.join(' ');
   const matching = Object.entries(COMMANDS).filter(([command]) => command === name || command.startsWith(`${name} `));
   if (name === '' || matching.length === 0) return null;
-  const extra = name === 'serve' ? `\n\n${MODEL_USAGE}` : '';
+  const extra = name === 'serve' || name === 'import' ? `\n\n${MODEL_USAGE}` : '';
   if (name === 'mcp') return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n`;
   return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n\n${COMMON}${extra}\n`;
 }
@@ -217,7 +254,7 @@ async function runCommandLine({ values, positionals }: { values: CliValues; posi
     return 0;
   }
   const [group, action] = positionals;
-  const name = group === 'serve' || group === 'mcp' ? group : `${group} ${action ?? ''}`.trim();
+  const name = SINGLE_WORD_COMMANDS.includes(group!) ? group! : `${group} ${action ?? ''}`.trim();
   const command = COMMANDS[name];
   if (command === undefined) {
     const actions = Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `));
@@ -376,6 +413,92 @@ async function runningServerPid(dataDir: string): Promise<number | null> {
   } catch {
     return null;
   }
+}
+
+const SINGLE_WORD_COMMANDS = ['serve', 'mcp', 'export', 'import', 'migrate'];
+
+/** `memory-agents migrate`: a data dir into PostgreSQL, then its verification report. */
+async function migrateCommand(values: CliValues, io: CliIo): Promise<number> {
+  if (!values.to || !/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError('migrate needs --to postgres://... (the PostgreSQL database to move the data dir into)', 'migrate');
+  const dataDir = values.data ?? DEFAULT_DATA_DIR;
+  if (!existsSync(dataPaths(dataDir).pgdata)) throw new CliError('not_found', `no data dir at ${dataPaths(dataDir).root}`);
+  await requireStoppedServer({ dataDir }, 'migrate');
+  const { resolve } = await import('node:path');
+  const { migrateDataDir } = await import('./migrate.js');
+  const report = await migrateDataDir({
+    dataDir,
+    databaseUrl: values.to,
+    blobsDirectory: resolve(values.blobs ?? dataPaths(DEFAULT_DATA_DIR).blobs),
+    log: (line) => io.stderr(`memory-agents: ${line}\n`),
+  });
+  if (values.json === true) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+  else {
+    io.stdout(`organizations=${report.organizations}  agents_moved=${report.agents}  resumed=${report.resumed}  blobs=${report.blobsDirectory}\n`);
+    for (const c of report.checks) io.stdout(`${c.ok ? 'ok      ' : 'MISMATCH'}  ${c.what}: ${c.source} -> ${c.target}\n`);
+    io.stdout(`searches: ${report.searches.matched} of ${report.searches.checked} give the same top hit\n${report.ok ? 'verified' : 'NOT verified'}\n`);
+  }
+  return report.ok ? 0 : 1;
+}
+
+/** Refuses a data dir a server runs on: export and import open it themselves. */
+async function requireStoppedServer(location: StateLocation, command: string): Promise<void> {
+  if (location.databaseUrl !== undefined) return;
+  const pid = await runningServerPid(location.dataDir);
+  if (pid !== null) {
+    throw new CliError('data_dir_locked', `a server (pid ${pid}) runs on ${dataPaths(location.dataDir).root}; ${command} opens the data dir itself, so stop the server first (or use --database-url with PostgreSQL, where it runs beside servers)`);
+  }
+  baselineWasmOnly();
+}
+
+/** `memory-agents export`: the agent's lines on stdout. */
+async function exportCommand(values: CliValues, io: CliIo): Promise<number> {
+  const agentId = values.agent;
+  if (!agentId) throw new UsageError('export needs --agent AGENT_ID', 'export');
+  const location = stateLocation(values, 'export');
+  await requireStoppedServer(location, 'export');
+  const { exportToStream } = await import('./transfer-commands.js');
+  const write = io.stdoutAsync ?? (async (text: string) => io.stdout(text));
+  try {
+    await exportToStream(location, { agentId, vectors: values['no-vectors'] !== true, ...(values.org === undefined ? {} : { organizationId: values.org }) }, write);
+  } catch (error) {
+    if (isServiceError(error)) throw new CliError(error.code, error.message);
+    throw error;
+  }
+  return 0;
+}
+
+/** `memory-agents import`: a file (or stdin) into an organization as a new agent. */
+async function importCommand(values: CliValues, io: CliIo): Promise<number> {
+  const organizationId = values.org;
+  if (!organizationId) throw new UsageError('import needs --org ORG_ID (the organization the agent goes into)', 'import');
+  const location = stateLocation(values, 'import');
+  if (values.file !== undefined && !existsSync(values.file)) throw new CliError('not_found', `no file ${values.file}`);
+  const models = modelSettings(values, io.env);
+  await requireStoppedServer(location, 'import');
+  const { importFromFile } = await import('./transfer-commands.js');
+  const { createServiceModels } = await import('./model-options.js');
+  try {
+    const result = await importFromFile(location, { organizationId, file: values.file ?? io.stdin ?? process.stdin }, createServiceModels(models, io.env));
+    print(
+      {
+        agent_id: result.agentId,
+        organization_id: result.organizationId,
+        from_agent_id: result.fromAgentId,
+        threads: result.counts.thread,
+        observations: result.counts.job,
+        memories: result.counts.memory,
+        sources: result.counts.source,
+        reembedded: result.reembedded,
+        ledger_entries_skipped: result.ledgerEntriesSkipped,
+      },
+      values.json === true,
+      io,
+    );
+  } catch (error) {
+    if (isServiceError(error)) throw new CliError(error.code, error.message);
+    throw error;
+  }
+  return 0;
 }
 
 /** Runs an admin command through a running server's control socket, or in process when none runs. */

@@ -191,6 +191,10 @@ export function postgresJobs(db: SqlClient): JobStore {
       );
       return rows.map((row) => row.id);
     },
+    async allForThread({ threadId }) {
+      const { rows } = await db.query('SELECT * FROM jobs WHERE thread_id = $1 ORDER BY seq', [threadId]);
+      return rows.map(toJob);
+    },
     async listUnfinished({ organizationId }) {
       const { rows } = await db.query(`SELECT * FROM jobs WHERE organization_id = $1 AND status NOT IN ${FINAL} ORDER BY seq`, [organizationId]);
       return rows.map(toJob);

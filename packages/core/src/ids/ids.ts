@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Prefixes of the ULID-based ids (spec "Identifiers"). */
-export type UlidPrefix = 'agent_' | 'thread_' | 'obs_' | 'mem_' | 'org_' | 'era_' | 'whk_' | 'evt_';
+export type UlidPrefix = 'agent_' | 'thread_' | 'obs_' | 'mem_' | 'org_' | 'era_' | 'whk_' | 'evt_' | 'exp_';
 
 const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
 

@@ -2,6 +2,8 @@ import type { MemoryAdmin } from '../memory-service.js';
 import type { ServiceContext } from '../service/context.js';
 import { createAdmin } from './admin.js';
 import { createBillingAdmin } from './billing-admin.js';
+import { exportAgent, importAgent } from '../export/agent-export.js';
+import { ServiceError } from '../errors/index.js';
 
 /**
  * `service.admin`: organizations and keys (`admin.ts`) with their credits (`billing-admin.ts`);
@@ -16,5 +18,16 @@ export function createMemoryAdmin(context: ServiceContext): MemoryAdmin {
     getBilling: billing.getBilling,
     addCredits: billing.addCredits,
     configureBilling: billing.configureBilling,
+    async *exportAgent({ agentId, organizationId, vectors }) {
+      let owner = organizationId;
+      if (owner === undefined) {
+        for (const organization of await context.store.organizations.list()) {
+          if (await context.store.agents.get({ organizationId: organization.id, agentId })) owner = organization.id;
+        }
+        if (owner === undefined) throw new ServiceError('not_found', `No agent ${agentId} in any organization.`);
+      }
+      yield* exportAgent(context, { organizationId: owner, agentId, ...(vectors === undefined ? {} : { vectors }) });
+    },
+    importAgent: (input) => importAgent(context, input),
   };
 }

@@ -11,3 +11,4 @@ export * from './inputs.js';
 export * from './outputs.js';
 export * from './erasures.js';
 export * from './webhooks.js';
+export * from './exports.js';

@@ -2,6 +2,7 @@ import type { Route } from '../route.js';
 import { agentRoutes } from './agents.js';
 import { billingRoutes } from './billing.js';
 import { documentRoutes } from './documents.js';
+import { exportRoutes } from './exports.js';
 import { imageRoutes } from './images.js';
 import { memoryRoutes } from './memories.js';
 import { observationRoutes } from './observations.js';
@@ -11,4 +12,4 @@ import { erasureRoutes } from './erasures.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** Every route of the `/v1` API. */
-export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...erasureRoutes, ...webhookRoutes];
+export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...erasureRoutes, ...webhookRoutes, ...exportRoutes];

@@ -95,6 +95,12 @@ export function inMemoryJobs(get: () => State): JobStore {
       }
       return cancelled;
     },
+    async allForThread({ threadId }) {
+      return [...get().jobs.values()]
+        .filter((job) => job.threadId === threadId)
+        .sort((a, b) => a.seq - b.seq)
+        .map(copy);
+    },
     async listUnfinished({ organizationId }) {
       return [...get().jobs.values()]
         .filter((job) => job.organizationId === organizationId && isUnfinished(job))

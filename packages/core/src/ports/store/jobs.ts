@@ -154,6 +154,8 @@ export type JobStore = {
   countCommittedTurns(request: { agentId: string }): Promise<number>;
   /** Marks every non-final job of the thread cancelled (thread deletion). Resolves their ids. */
   cancelForThread(request: { threadId: string; at: string }): Promise<string[]>;
+  /** Every job of the thread, whatever its status, oldest first (by `seq`): export reads them. */
+  allForThread(request: { threadId: string }): Promise<JobRecord[]>;
   /** Jobs of the organization not in a final status, oldest first (by `seq`). */
   listUnfinished(request: { organizationId: string }): Promise<JobRecord[]>;
   /**

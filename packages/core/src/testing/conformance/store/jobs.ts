@@ -88,6 +88,13 @@ export function jobCases(test: StoreCase) {
     await store.jobs.update({ jobId: j2!.id, patch: { status: 'committed' } });
     await store.jobs.update({ jobId: j3!.id, patch: { status: 'cancelled' } });
     expect(await store.jobs.agentsWithUnfinishedJobs()).not.toContain(a.id);
+    // allForThread: every job of the thread, final or not, oldest first; none of another thread.
+    expect((await store.jobs.allForThread({ threadId: t.id })).map((j) => [j.id, j.status])).toEqual([
+      [j1!.id, 'failed'],
+      [j3!.id, 'cancelled'],
+    ]);
+    expect((await store.jobs.allForThread({ threadId: other.id })).map((j) => j.id)).toEqual([j2!.id]);
+    expect(await store.jobs.allForThread({ threadId: 'thread_none' })).toEqual([]);
   });
 
   test('jobs: update patches fields and keeps the rest', async ({ store }) => {

@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { learningService } from '../__fixtures__/learning-service.js';
+import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
+import { isServiceError } from '../errors/index.js';
+import { inMemoryBlobs } from '../in-memory/in-memory-blobs.js';
+import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
+import type { MemoryIndex } from '../ports/memory-index.js';
+import type { MemoryService } from '../memory-service.js';
+import { EXPORT_VERSION, splitLines } from './format.js';
+
+const file = (filename: string, text: string) => ({ file: { filename, mediaType: null, data: new TextEncoder().encode(text) }, fields: {} });
+const DOCUMENT = '# Harbor\n\nThe harbor opens at dawn and closes at nine.\n';
+
+/** An agent with two threads, learned observations, a chat turn and an uploaded document. */
+async function populated() {
+  const world = await learningService({ blobs: inMemoryBlobs(), index: inMemoryMemoryIndex() });
+  const { service, owner, agentId, threadId } = world;
+  await world.observeSettled([
+    { speaker: 'ana', content: [{ type: 'text', text: 'Invoices go to billing@acme.test every Friday.' }] },
+    { speaker: 'ana', content: [{ type: 'text', text: 'The staging server is called heron.' }] },
+  ]);
+  const second = await service.threads.create({ caller: owner, agentId, body: { title: 'second' } });
+  await world.observeSettled([{ speaker: 'bo', content: [{ type: 'text', text: 'Bo prefers tea over coffee.' }] }], { threadId: second.thread_id });
+  await service.chat({ caller: owner, agentId, threadId, body: { turn_id: 't1', message: 'Where do invoices go?' } });
+  const upload = await service.observeFile({ caller: owner, agentId, threadId, ...file('harbor.md', DOCUMENT) });
+  await service.idle();
+  return { ...world, secondThreadId: second.thread_id, upload };
+}
+
+async function collect(lines: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const l of lines) out.push(l);
+  return out;
+}
+
+/** The file's lines as `open` takes them (the text split again, as a reader of a file would). */
+const opener = (text: string) => () => splitLines([text]);
+
+async function otherOrganization(service: MemoryService) {
+  const org = await service.admin.createOrganization({ name: 'Other' });
+  return { organizationId: org.organizationId, caller: await service.as(org.organizationId) };
+}
+
+const recallTexts = async (service: MemoryService, caller: Awaited<ReturnType<MemoryService['as']>>, agentId: string, query: string) =>
+  (await service.recall({ caller, agentId, body: { query } })).memory_context;
+
+describe('export and import of an agent', () => {
+  it('exports every area as versioned JSON lines and imports them into another organization under new ids', async () => {
+    const world = await populated();
+    const { service, owner, agentId, organizationId, threadId } = world;
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
+    expect(lines[0]).toMatchObject({ type: 'memory-agents-export', version: EXPORT_VERSION, organizationId, agentId, vectors: true, embedder: { id: expect.any(String) } });
+    const trailer = lines.at(-1)!;
+    expect(trailer.type).toBe('end');
+    const types = new Set(lines.map((l) => l.type));
+    for (const type of ['agent', 'thread', 'message', 'source', 'source_chunk', 'job', 'turn', 'upload', 'memory']) expect(types).toContain(type);
+    const memories = lines.filter((l) => l.type === 'memory').map((l) => l.memory as Record<string, unknown>);
+    expect(memories[0]).toMatchObject({ provenance: { writer: expect.any(String) }, validTo: null, suspicious: false, vector: expect.any(String) });
+    expect((trailer.counts as Record<string, number>).memory).toBe(memories.length);
+
+    const target = await otherOrganization(service);
+    const imported = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(text) });
+    expect(imported.agentId).not.toBe(agentId);
+    expect(imported.fromAgentId).toBe(agentId);
+    expect(imported.reembedded).toBe(false);
+    expect(imported.counts.memory).toBe(memories.length);
+
+    // The same reads on the copy: agent, threads and messages, memories, job status, the original.
+    const agents = await service.agents.list({ caller: target.caller });
+    expect(agents.map((a) => a.agent_id)).toEqual([imported.agentId]);
+    const originalThread = await service.threads.get({ caller: owner, agentId, threadId });
+    const threadLines = lines.filter((l) => l.type === 'thread').map((l) => l.thread as { id: string; title: string });
+    expect(threadLines).toHaveLength(2);
+    const newIdOf = new Map(Object.entries(imported.ids.threads));
+    for (const t of threadLines) expect(newIdOf.get(t.id)).toMatch(/^thread_/);
+    expect(newIdOf.get(threadId)).not.toBe(threadId);
+    const copiedThread = await service.threads.get({ caller: target.caller, agentId: imported.agentId, threadId: newIdOf.get(threadId)! });
+    const said = (t: typeof originalThread) => (t.messages ?? []).map((m) => [m.speaker, m.text, m.timestamp]);
+    expect(said(originalThread).length).toBeGreaterThan(0);
+    expect(said(copiedThread)).toEqual(said(originalThread));
+    expect(await recallTexts(service, target.caller, imported.agentId, 'Where do invoices go?')).toEqual(await recallTexts(service, owner, agentId, 'Where do invoices go?'));
+    expect(await recallTexts(service, target.caller, imported.agentId, 'when does the harbor open')).toContain('dawn');
+
+    const jobLines = lines.filter((l) => l.type === 'job').map((l) => l.job as { id: string; threadId: string; status: string; kind: string });
+    const docJob = jobLines.find((j) => j.kind === 'document')!;
+    const sources = await service.sources.list({ caller: target.caller, agentId: imported.agentId, threadId: newIdOf.get(docJob.threadId)! });
+    expect(sources.sources).toHaveLength(1);
+    const newSourceId = sources.sources[0]!.source_id!;
+    expect(newSourceId).not.toBe(world.upload.source_id);
+    expect(imported.ids.sources[world.upload.source_id!]).toBe(newSourceId);
+    const original = await service.sources.get({ caller: target.caller, agentId: imported.agentId, sourceId: newSourceId });
+    expect(new TextDecoder().decode(original.data)).toBe(DOCUMENT);
+    const status = await service.observationStatus({ caller: target.caller, agentId: imported.agentId, threadId: newIdOf.get(docJob.threadId)!, observationId: imported.ids.observations[docJob.id]! });
+    expect(status.status).toBe(docJob.status);
+
+    // Tenancy: the source organization does not see the copy.
+    const foreign = await service.agents.get({ caller: owner, agentId: imported.agentId }).catch((e: unknown) => e);
+    expect(isServiceError(foreign) && foreign.status).toBe(404);
+    await service.stop();
+  });
+
+  it('re-embeds memories exported without vectors, or made by another embedder', async () => {
+    const world = await populated();
+    const { service, agentId, owner } = world;
+    const withoutVectors = (await collect(service.admin.exportAgent({ agentId, vectors: false }))).join('');
+    expect(withoutVectors).not.toContain('"vector"');
+    const target = await otherOrganization(service);
+    const imported = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(withoutVectors) });
+    expect(imported.reembedded).toBe(true);
+    expect(await recallTexts(service, target.caller, imported.agentId, 'Where do invoices go?')).toEqual(await recallTexts(service, owner, agentId, 'Where do invoices go?'));
+
+    // Another service whose embedder has other dimensions: the vectors in the file are not used.
+    const full = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const other = await learningService({ blobs: inMemoryBlobs(), index: inMemoryMemoryIndex(), embedder: hashedNgramEmbedder({ dimensions: 64 }) });
+    const into = await other.service.admin.importAgent({ organizationId: other.organizationId, open: opener(full) });
+    expect(into.reembedded).toBe(true);
+    expect(await recallTexts(other.service, other.owner, into.agentId, 'Who prefers tea?')).toContain('tea');
+    await other.service.stop();
+    await service.stop();
+  });
+
+  it('refuses a bad file with its line number and imports nothing', async () => {
+    const world = await populated();
+    const { service, agentId, organizationId } = world;
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const lines = text.trimEnd().split('\n');
+    const target = await otherOrganization(service);
+    const withLine = (index: number, replace: (record: Record<string, unknown>) => unknown) =>
+      lines.map((l, i) => (i === index ? JSON.stringify(replace(JSON.parse(l) as Record<string, unknown>)) : l)).join('\n');
+    const threadLine = lines.findIndex((l) => l.includes('"type":"thread"'));
+    const memoryLine = lines.findIndex((l) => l.includes('"type":"memory"'));
+    const cases: [string, string, RegExp][] = [
+      ['truncated', lines.slice(0, -3).join('\n'), new RegExp(`^The export file was refused at line ${lines.length - 2}: the file ends after line ${lines.length - 3} without its end line`)],
+      ['another version', withLine(0, (h) => ({ ...h, version: 2 })), /^The export file was refused at line 1: the file is export format version 2; this build reads version 1/],
+      ['a thread of another organization', withLine(threadLine, (r) => ({ ...r, thread: { ...(r.thread as object), organizationId: 'org_someoneelse' } })), new RegExp(`at line ${threadLine + 1}: this thread names organizationId "org_someoneelse", not the header's ${organizationId}`)],
+      ['a memory of another agent', withLine(memoryLine, (r) => ({ ...r, memory: { ...(r.memory as object), agentId: 'agent_other' } })), new RegExp(`at line ${memoryLine + 1}: this memory names agentId "agent_other"`)],
+      ['malformed JSON', lines.map((l, i) => (i === 3 ? l.slice(0, 10) : l)).join('\n'), /at line 4: not valid JSON/],
+      ['a line removed', lines.filter((_, i) => i !== memoryLine).join('\n'), /the end line counts \d+ memory records but the file holds \d+/],
+      ['not an export', '{"hello":1}\n', /at line 1: a record without a "type"/],
+    ];
+    for (const [name, bad, message] of cases) {
+      const error = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(bad) }).catch((e: unknown) => e);
+      expect(isServiceError(error) && error.code, name).toBe('invalid_request');
+      expect(isServiceError(error) && error.status, name).toBe(422);
+      expect((error as Error).message, name).toMatch(message);
+    }
+    expect((await service.agents.list({ caller: target.caller }))).toEqual([]);
+    // Keeping ids (migrate) only goes into the organization the file came from.
+    const keep = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(text), keepIds: true }).catch((e: unknown) => e);
+    expect(isServiceError(keep) && keep.status).toBe(422);
+    expect((keep as Error).message).toContain(`Keeping ids needs the organization the file came from (${organizationId})`);
+    await service.stop();
+  });
+
+  it('removes what it wrote when writing fails part-way', async () => {
+    const index = inMemoryMemoryIndex();
+    const upserted = new Set<string>();
+    let failUpserts = false;
+    const failing: MemoryIndex = {
+      ...index,
+      init: () => index.init(),
+      close: () => index.close(),
+      search: (r) => index.search(r),
+      get: (r) => index.get(r),
+      list: (r) => index.list(r),
+      update: (r) => index.update(r),
+      deleteBy: (r) => index.deleteBy(r),
+      copyAgent: (r) => index.copyAgent(r),
+      stats: (r) => index.stats(r),
+      embedder: () => index.embedder(),
+      async upsert(request) {
+        for (const r of request.records) upserted.add(r.agentId);
+        await index.upsert(request);
+        // The second batch of an import fails (after the first one was written).
+        if (failUpserts && request.records.length < 200) throw new Error('the index went away');
+      },
+    };
+    const world = await learningService({ blobs: inMemoryBlobs(), index: failing });
+    const { service, agentId } = world;
+    await world.observeSettled(Array.from({ length: 60 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Fact number ${i} about the lighthouse keeper.` }] })));
+    await world.observeSettled(Array.from({ length: 60 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Fact number ${i} about the ferry timetable.` }] })));
+    await world.observeSettled(Array.from({ length: 60 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Fact number ${i} about the harbour master.` }] })));
+    await world.observeSettled(Array.from({ length: 60 }, (_, i) => ({ content: [{ type: 'text' as const, text: `Fact number ${i} about the fish market.` }] })));
+    await service.observeFile({ caller: world.owner, agentId, threadId: world.threadId, ...file('harbor.md', DOCUMENT) });
+    await service.idle();
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const target = await otherOrganization(service);
+    upserted.clear();
+    failUpserts = true;
+    const error = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(text) }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe('the index went away');
+    expect(upserted.size).toBe(1);
+    const [newAgentId] = [...upserted];
+    expect((await index.stats({ agentId: newAgentId! })).count).toBe(0);
+    expect((await service.agents.list({ caller: target.caller }))).toEqual([]);
+    const agentGone = await service.agents.get({ caller: target.caller, agentId: newAgentId! }).catch((e: unknown) => e);
+    expect(isServiceError(agentGone) && agentGone.status).toBe(404);
+    await service.stop();
+  });
+
+  it('refuses to export an agent of another organization (404)', async () => {
+    const world = await populated();
+    const target = await otherOrganization(world.service);
+    const error = await collect(world.service.admin.exportAgent({ agentId: world.agentId, organizationId: target.organizationId })).catch((e: unknown) => e);
+    expect(isServiceError(error) && error.code).toBe('not_found');
+    await world.service.stop();
+  });
+});

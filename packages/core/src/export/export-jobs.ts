@@ -1,0 +1,107 @@
+import type { Caller } from '../auth/caller.js';
+import { findAgent } from '../agents/lookup.js';
+import { ServiceError } from '../errors/index.js';
+import type { ServiceContext } from '../service/context.js';
+import type { AgentRequest } from '../service/requests.js';
+import { exportAgent } from './agent-export.js';
+
+/** `POST /v1/agents/{agent_id}/exports` and its status (snake_case, as the wire has it). */
+export type ExportJobOutput = {
+  export_id: string;
+  agent_id: string;
+  status: 'running' | 'ready' | 'failed';
+  vectors: boolean;
+  created_at: string;
+  finished_at: string | null;
+  /** Size of the file once ready. */
+  bytes: number | null;
+  lines: number | null;
+  error: string | null;
+};
+
+export type ExportJobRequest = AgentRequest & { exportId: string };
+export type CreateExportRequest = AgentRequest & { body?: { vectors?: boolean } | undefined };
+
+const EXPORT_ID = /^exp_[0-9A-HJKMNP-TV-Z]{26}$/;
+// Kept in the blob store (shared by every process of a deployment), under the organization and agent.
+const statusKey = (organizationId: string, agentId: string, exportId: string) => `exports/${organizationId}/${agentId}/${exportId}.json`;
+const fileKey = (organizationId: string, agentId: string, exportId: string) => `exports/${organizationId}/${agentId}/${exportId}.jsonl`;
+
+/**
+ * Asynchronous export jobs of an organization's own agents (issue 34): `create` answers 202 with an
+ * `exp_` id and writes the export in the background into the blob store; `get` reads its status and
+ * `download` the JSON lines once ready. The whole agent is exported (every thread), so a call with
+ * `X-SP-End-User` (one person's view) is 403 `forbidden`. Ids of another organization or agent are 404.
+ * The file is assembled in memory before it is stored (the BlobStore port takes whole values).
+ */
+export function createExportJobs(context: ServiceContext) {
+  const write = (organizationId: string, agentId: string, job: ExportJobOutput) =>
+    context.blobs.put({ key: statusKey(organizationId, agentId, job.export_id), data: new TextEncoder().encode(JSON.stringify(job)), mediaType: 'application/json' });
+  const owner = async (caller: Caller, agentId: string) => {
+    if (caller.endUserId !== null) throw new ServiceError('forbidden', 'An export holds every thread of the agent; call without X-SP-End-User.');
+    return findAgent(context, caller, agentId);
+  };
+  const read = async ({ caller, agentId, exportId }: ExportJobRequest): Promise<ExportJobOutput> => {
+    await owner(caller, agentId);
+    const blob = EXPORT_ID.test(exportId) ? await context.blobs.get({ key: statusKey(caller.organizationId, agentId, exportId) }) : null;
+    if (!blob) throw new ServiceError('not_found', `Export ${exportId} was not found.`);
+    return JSON.parse(new TextDecoder().decode(blob.data)) as ExportJobOutput;
+  };
+  return {
+    exports: {
+      async create({ caller, agentId, body }: CreateExportRequest): Promise<ExportJobOutput> {
+        const agent = await owner(caller, agentId);
+        if (body !== undefined && (typeof body !== 'object' || body === null || (body.vectors !== undefined && typeof body.vectors !== 'boolean'))) {
+          throw new ServiceError('invalid_request', 'The body is optional: { "vectors": true | false }.', { status: 422 });
+        }
+        const vectors = body?.vectors ?? true;
+        const job: ExportJobOutput = {
+          export_id: context.ids('exp_'),
+          agent_id: agent.id,
+          status: 'running',
+          vectors,
+          created_at: context.nowIso(),
+          finished_at: null,
+          bytes: null,
+          lines: null,
+          error: null,
+        };
+        const organizationId = caller.organizationId;
+        await write(organizationId, agent.id, job);
+        context.background.run('export', { agentId: agent.id, exportId: job.export_id }, async () => {
+          try {
+            const parts: Uint8Array[] = [];
+            const encoder = new TextEncoder();
+            let lines = 0;
+            let bytes = 0;
+            for await (const line of exportAgent(context, { organizationId, agentId: agent.id, vectors })) {
+              const part = encoder.encode(line);
+              parts.push(part);
+              bytes += part.length;
+              lines++;
+            }
+            const data = new Uint8Array(bytes);
+            let at = 0;
+            for (const part of parts) {
+              data.set(part, at);
+              at += part.length;
+            }
+            await context.blobs.put({ key: fileKey(organizationId, agent.id, job.export_id), data, mediaType: 'application/x-ndjson' });
+            await write(organizationId, agent.id, { ...job, status: 'ready', finished_at: context.nowIso(), bytes, lines });
+          } catch (error) {
+            await write(organizationId, agent.id, { ...job, status: 'failed', finished_at: context.nowIso(), error: error instanceof Error ? error.message : String(error) });
+          }
+        });
+        return job;
+      },
+      get: read,
+      async download(request: ExportJobRequest): Promise<{ data: Uint8Array; mediaType: string; filename: string }> {
+        const job = await read(request);
+        if (job.status !== 'ready') throw new ServiceError('conflict', job.status === 'failed' ? `Export ${job.export_id} failed: ${job.error}` : `Export ${job.export_id} is still running; poll its status until it is ready.`);
+        const blob = await context.blobs.get({ key: fileKey(request.caller.organizationId, request.agentId, request.exportId) });
+        if (!blob) throw new ServiceError('not_found', `The file of export ${job.export_id} is gone.`);
+        return { data: blob.data, mediaType: 'application/x-ndjson', filename: `${job.agent_id}-${job.export_id}.jsonl` };
+      },
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '@memory-agents/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main, type CliIo } from './cli-main.js';
+import { composeService } from './compose.js';
+
+const databaseUrl = process.env.DATABASE_URL;
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    stdoutAsync: async (text) => void (stdout += text),
+    env: {},
+  };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+}
+
+const DOCUMENT = '# Harbor\n\nThe harbor opens at dawn and closes at nine.\n';
+
+describe.skipIf(!databaseUrl)('memory-agents export and import (PostgreSQL, DATABASE_URL)', () => {
+  const databases = [`ma_exp_${randomBytes(4).toString('hex')}`, `ma_imp_${randomBytes(4).toString('hex')}`];
+  const urls = databases.map((name) => {
+    const url = new URL(databaseUrl!);
+    url.pathname = `/${name}`;
+    return url.toString();
+  });
+  let dir = '';
+  let admin: import('pg').Client;
+
+  beforeAll(async () => {
+    const pg = (await import('pg')).default;
+    admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    for (const name of databases) await admin.query(`CREATE DATABASE ${name}`);
+    dir = await mkdtemp(join(tmpdir(), 'ma-export-'));
+  });
+  afterAll(async () => {
+    for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('exports an agent to stdout and imports it into another database and organization', async () => {
+    const [from, to] = urls as [string, string];
+    // Blobs go under cwd/.memory-agents/blobs with --database-url; keep them in the test's folder.
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const source = await composeService({ databaseUrl: from }, silentLogger);
+      await source.service.start();
+      const org = await source.service.admin.createOrganization({ name: 'Acme' });
+      const caller = await source.service.as(org.organizationId);
+      const agent = await source.service.agents.create({ caller, body: { agent_config: { role: 'r', objective: 'o' } } });
+      await source.service.idle();
+      const thread = await source.service.threads.create({ caller, agentId: agent.agent_id, body: {} });
+      await source.service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: { observations: [{ speaker: 'ana', content: [{ type: 'text', text: 'Invoices go to billing@acme.test every Friday.' }] }] } });
+      await source.service.idle();
+      const upload = await source.service.observeFile({ caller, agentId: agent.agent_id, threadId: thread.thread_id, file: { filename: 'harbor.md', mediaType: null, data: new TextEncoder().encode(DOCUMENT) }, fields: {} });
+      await source.service.idle();
+      const before = await source.service.recall({ caller, agentId: agent.agent_id, body: { query: 'Where do invoices go?' } });
+      await source.close();
+
+      const exported = await run(['export', '--agent', agent.agent_id, '--database-url', from]);
+      expect(exported.stderr).toBe('');
+      expect(exported.code).toBe(0);
+      const lines = exported.stdout.trimEnd().split('\n');
+      expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'memory-agents-export', version: 1, agentId: agent.agent_id });
+      expect(JSON.parse(lines.at(-1)!)).toMatchObject({ type: 'end' });
+      const file = join(dir, 'agent.jsonl');
+      await writeFile(file, exported.stdout);
+
+      const created = await run(['orgs', 'create', '--name', 'Target', '--database-url', to, '--json']);
+      const target = (JSON.parse(created.stdout) as { organization_id: string }).organization_id;
+
+      // A truncated file: refused with its line, nothing imported.
+      const truncatedFile = join(dir, 'truncated.jsonl');
+      await writeFile(truncatedFile, `${lines.slice(0, -2).join('\n')}\n`);
+      const refused = await run(['import', '--org', target, '--file', truncatedFile, '--database-url', to]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`The export file was refused at line ${lines.length - 1}: the file ends after line ${lines.length - 2} without its end line`);
+
+      const imported = await run(['import', '--org', target, '--file', file, '--database-url', to, '--json']);
+      expect(imported.stderr).toBe('');
+      expect(imported.code).toBe(0);
+      const result = JSON.parse(imported.stdout) as { agent_id: string; from_agent_id: string; memories: number; reembedded: boolean };
+      expect(result).toMatchObject({ from_agent_id: agent.agent_id, reembedded: false });
+      expect(result.memories).toBeGreaterThan(1);
+
+      const copy = await composeService({ databaseUrl: to }, silentLogger);
+      await copy.service.start();
+      try {
+        const targetCaller = await copy.service.as(target);
+        expect((await copy.service.agents.list({ caller: targetCaller })).map((a) => a.agent_id)).toEqual([result.agent_id]);
+        const after = await copy.service.recall({ caller: targetCaller, agentId: result.agent_id, body: { query: 'Where do invoices go?' } });
+        expect(after.memory_context).toBe(before.memory_context);
+        const sourceLine = lines.map((l) => JSON.parse(l) as { type: string; sourceId?: string }).find((l) => l.type === 'source');
+        expect(sourceLine?.sourceId).toBe(upload.source_id);
+        const docRecall = await copy.service.recall({ caller: targetCaller, agentId: result.agent_id, body: { query: 'when does the harbor open' } });
+        const cited = docRecall.citations.map((c) => c.target).find((t) => t.kind === 'source');
+        expect(cited && cited.source_id).toMatch(/^src_/);
+        expect(cited && cited.source_id).not.toBe(upload.source_id);
+        const original = await copy.service.sources.get({ caller: targetCaller, agentId: result.agent_id, sourceId: cited!.kind === 'source' ? cited!.source_id : '' });
+        expect(new TextDecoder().decode(original.data)).toBe(DOCUMENT);
+      } finally {
+        await copy.close();
+      }
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it('refuses export without --agent and import without --org as usage errors', async () => {
+    expect(await run(['export', '--database-url', urls[0]!])).toMatchObject({ code: 2 });
+    const noOrg = await run(['import', '--file', 'x.jsonl', '--database-url', urls[0]!]);
+    expect(noOrg.code).toBe(2);
+    expect(noOrg.stderr).toContain('import needs --org ORG_ID');
+  });
+});
