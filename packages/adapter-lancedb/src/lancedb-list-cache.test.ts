@@ -222,6 +222,34 @@ describe('ListCache', () => {
     expect(cache.get('b', 2)!.entries.map((item) => [item.id, item.at])).toEqual([['n1', 1], ['m1', 5]]);
   });
 
+  it('steps over versions of its own index builds, but not over a version another writer slipped in', async () => {
+    const cache = new ListCache(1000);
+    let tableVersion = 5;
+    const table = { version: async () => tableVersion };
+    cache.set('a', listOf(5, [entry('m1', 1)]));
+    // An index build (one commit) with one of the instance's own writes in the middle of it.
+    await cache.noData(table, 1, async () => {
+      tableVersion = 7;
+      cache.noteUpsert(7, [row('a', 'm2', 2)]);
+    });
+    expect(cache.get('a', 7)).toBeNull(); // the write came before the build was known: dropped
+    cache.set('a', listOf(7, [entry('m1', 1), entry('m2', 2)]));
+    await cache.noData(table, 1, async () => {
+      tableVersion = 8;
+    });
+    expect(cache.get('a', 8)!.entries.map((item) => item.id)).toEqual(['m1', 'm2']);
+    await cache.noData(table, 4, async () => {
+      tableVersion = 12;
+    });
+    cache.noteUpsert(13, [row('a', 'm3', 3)]);
+    expect(cache.get('a', 13)!.entries.map((item) => item.id)).toEqual(['m1', 'm2', 'm3']);
+    // A build of one commit during which another process committed too: two versions, unexplained.
+    await cache.noData(table, 1, async () => {
+      tableVersion = 15;
+    });
+    expect(cache.get('a', 15)).toBeNull();
+  });
+
   it('keeps at most its record budget, dropping the least recently listed agents', () => {
     const cache = new ListCache(5);
     cache.set('a', listOf(1, [entry('a1', 1), entry('a2', 2)]));

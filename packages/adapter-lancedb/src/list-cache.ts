@@ -141,16 +141,42 @@ function insertEntries(list: AgentList, added: ListEntry[]): void {
 export class ListCache {
   readonly #agents = new Map<string, AgentList>();
   #records = 0;
+  /** Versions this instance committed: its writes (applied to the lists), and its index builds (no data changed). */
+  readonly #ownWrites = new Set<number>();
+  readonly #noData = new Set<number>();
 
   constructor(readonly maxRecords: number) {}
 
   /** The agent's list if it reflects `version` (and marks it recently used). */
   get(agentId: string, version: number): AgentList | null {
     const list = this.#agents.get(agentId);
-    if (!list || list.version !== version) return null;
+    if (!list || list.version > version || !this.#onlyNoData(list.version, version + 1)) return null;
+    list.version = version;
     this.#agents.delete(agentId);
     this.#agents.set(agentId, list);
     return list;
+  }
+
+  /**
+   * Runs maintenance of this instance that commits exactly `commits` table versions and changes no
+   * row (an index build). When the versions that appeared meanwhile are exactly those commits plus
+   * this instance's own writes, they are remembered as changing nothing, so lists are not rebuilt
+   * for them; anything else that appeared (another process wrote) leaves them unexplained.
+   */
+  async noData<T>(current: Pick<Table, 'version'>, commits: number, work: () => Promise<T>): Promise<T> {
+    const before = await current.version();
+    const result = await work();
+    const after = await current.version();
+    const unexplained: number[] = [];
+    for (let version = before + 1; version <= after; version++) if (!this.#ownWrites.has(version)) unexplained.push(version);
+    if (unexplained.length === commits) for (const version of unexplained) this.#noData.add(version);
+    return result;
+  }
+
+  /** Whether every version strictly between `from` and `to` changed no row. */
+  #onlyNoData(from: number, to: number): boolean {
+    for (let version = from + 1; version < to; version++) if (!this.#noData.has(version)) return false;
+    return true;
   }
 
   /** Keeps a freshly built list unless one of a later version is kept already, within the budget. */
@@ -166,7 +192,10 @@ export class ListCache {
 
   /** Rows written (appended or merged on `id`) by this instance in the commit that made `version`. */
   noteUpsert(version: number, rows: readonly Pick<Row, 'agent_id' | (typeof LIST_COLUMNS)[number]>[]): void {
-    if (this.#agents.size === 0) return;
+    if (this.#agents.size === 0) {
+      this.#ownWrites.add(version);
+      return;
+    }
     const strings = new Interner();
     const byAgent = new Map<string, ListEntry[]>();
     for (const row of rows) {
@@ -193,6 +222,8 @@ export class ListCache {
   /** Forgets every list (close). */
   clear(): void {
     this.#agents.clear();
+    this.#ownWrites.clear();
+    this.#noData.clear();
     this.#records = 0;
   }
 
@@ -207,9 +238,11 @@ export class ListCache {
    * at or past `version` (built after the commit) has it.
    */
   #apply(version: number, change: (agentId: string, list: AgentList) => void): void {
+    this.#ownWrites.add(version);
+    this.#forgetOld(version);
     for (const [agentId, list] of [...this.#agents]) {
       if (list.version >= version) continue;
-      if (list.version !== version - 1) {
+      if (!this.#onlyNoData(list.version, version)) {
         this.#drop(agentId);
         continue;
       }
@@ -219,6 +252,13 @@ export class ListCache {
       this.#records += list.entries.length;
     }
     this.#evict();
+  }
+
+  /** Keeps the version sets small: versions far behind the newest are of no list any more. */
+  #forgetOld(newest: number): void {
+    if (this.#ownWrites.size + this.#noData.size < 10_000) return;
+    const oldest = Math.min(newest, ...[...this.#agents.values()].map((list) => list.version));
+    for (const set of [this.#ownWrites, this.#noData]) for (const version of set) if (version < oldest) set.delete(version);
   }
 
   #drop(agentId: string): void {
