@@ -69,9 +69,9 @@ export type LancedbMemoryIndexOptions = {
   readConsistencySeconds?: number | null;
   /**
    * How many records `list` keeps in memory, over all agents, to page without reading the table
-   * (about 200 bytes each; the least recently listed agents are dropped past it). An agent with
+   * (about 370 bytes each in V8, with its id and the by-id map; the least recently listed agents are dropped past it). An agent with
    * more records than this is ordered from one column scan on every call. 0 turns the cache off.
-   * @default 1_000_000
+   * @default 250_000 (about 90 MB)
    */
   listCacheRecords?: number;
   /**
@@ -134,7 +134,7 @@ export function resolveOptions(options: LancedbMemoryIndexOptions): ResolvedOpti
     retainVersionsMs: options.retainVersionsMs ?? 3_600_000,
     batchSize: options.batchSize ?? 5000,
     readConsistencySeconds: options.readConsistencySeconds === undefined ? 0 : options.readConsistencySeconds,
-    listCacheRecords: options.listCacheRecords ?? 1_000_000,
+    listCacheRecords: options.listCacheRecords ?? 250_000,
     indexBuildsInChildProcess: options.indexBuildsInChildProcess ?? true,
     onBackgroundError:
       options.onBackgroundError ??
