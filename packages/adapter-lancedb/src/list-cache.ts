@@ -81,11 +81,11 @@ function entryOfRow(row: Pick<Row, (typeof LIST_COLUMNS)[number]>, strings: Inte
  */
 export async function buildAgentList(current: Table, agentId: string, version: number): Promise<AgentList> {
   const table = await current.query().where(agentFilter(agentId)).select([...LIST_COLUMNS]).toArrow();
-  const columns = LIST_COLUMNS.map((name) => table.getChild(name));
-  const [ids, createdAts, validTos, threadIds, sourceIds, observationIds, speakers, occurredAts] = columns.map((column) => (column ? (column.toArray() as unknown[]) : null));
+  const rows = table.numRows;
+  const [ids, createdAts, validTos, threadIds, sourceIds, observationIds, speakers, occurredAts] = LIST_COLUMNS.map((name) => stringColumn(table.getChild(name), rows));
   const strings = new Interner();
-  const entries: ListEntry[] = new Array(table.numRows);
-  for (let i = 0; i < table.numRows; i++) {
+  const entries: ListEntry[] = new Array(rows);
+  for (let i = 0; i < rows; i++) {
     entries[i] = {
       id: String(ids![i]),
       at: Date.parse(String(createdAts![i])),
@@ -99,6 +99,27 @@ export async function buildAgentList(current: Table, agentId: string, version: n
   }
   entries.sort(compareEntries);
   return { version, entries, byId: new Map(entries.map((entry) => [entry.id, entry])) };
+}
+
+type StringVector = { data: readonly { length: number; nullCount: number; valueOffsets: unknown; values: unknown; getValid(index: number): boolean }[]; toArray(): unknown };
+
+/**
+ * A string column's values (null where null), decoded with Node's UTF-8 slice straight from the
+ * Arrow buffers: several times faster than Arrow's per-value decoder on 100k rows. Anything but
+ * plain Utf8 chunks goes through Arrow's `toArray()`.
+ */
+function stringColumn(vector: StringVector | null, rows: number): (string | null)[] | null {
+  if (!vector) return null;
+  const out: (string | null)[] = new Array(rows);
+  let k = 0;
+  for (const data of vector.data) {
+    const { valueOffsets: offsets, values } = data;
+    if (!(offsets instanceof Int32Array) || !(values instanceof Uint8Array)) return [...(vector.toArray() as Iterable<string | null>)];
+    const bytes = Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+    const nulls = data.nullCount > 0;
+    for (let i = 0; i < data.length; i++, k++) out[k] = nulls && !data.getValid(i) ? null : bytes.toString('utf8', offsets[i]!, offsets[i + 1]!);
+  }
+  return out;
 }
 
 /** Removes the entries `drop` selects, keeping the order. */
