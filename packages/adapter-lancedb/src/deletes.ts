@@ -30,16 +30,18 @@ export async function deleteRecords(state: IndexState, { agentId, threadId, sour
           (sourceId === undefined || entry.sourceId === sourceId) &&
           (threads === null || threads.has(entry.threadId));
         if (ids === undefined) {
-          const { version } = await table.delete(clauses.join(' AND '));
-          state.listCache.noteDelete(version, agentId, matches);
+          // A delete of nothing is noted neither (lists then check the table again): only a
+          // version known to be this commit is applied.
+          const { version, numDeletedRows } = await table.delete(clauses.join(' AND '));
+          if (numDeletedRows > 0) state.listCache.noteDelete(version, agentId, matches);
         } else {
           // Bounded IN lists, as in `get`.
           const unique = [...new Set(ids)];
           for (let start = 0; start < unique.length; start += 1000) {
             const chunk = unique.slice(start, start + 1000);
-            const { version } = await table.delete([...clauses, `id IN (${chunk.map(sqlString).join(', ')})`].join(' AND '));
+            const { version, numDeletedRows } = await table.delete([...clauses, `id IN (${chunk.map(sqlString).join(', ')})`].join(' AND '));
             const chosen = new Set(chunk);
-            state.listCache.noteDelete(version, agentId, (entry) => chosen.has(entry.id) && matches(entry));
+            if (numDeletedRows > 0) state.listCache.noteDelete(version, agentId, (entry) => chosen.has(entry.id) && matches(entry));
           }
         }
       });
