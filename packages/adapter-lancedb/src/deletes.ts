@@ -2,6 +2,7 @@ import type { MemoryDeleteRequest } from '@memory-agents/core/adapter';
 import { purgeDeleted, scheduleSettle } from './maintenance.js';
 import { sqlString } from './rows.js';
 import { agentFilter, guard, inList, type IndexState } from './state.js';
+import type { ListEntry } from './list-cache.js';
 import { LaneClosedError } from './maintenance-lane.js';
 import { buildScalarIndexes } from './table.js';
 
@@ -25,14 +26,25 @@ export async function deleteRecords(state: IndexState, { agentId, threadId, sour
       if (threadIds !== undefined) clauses.push(inList('thread_id', threadIds));
       // A delete rewrites deletion files of fragments a concurrent compaction may be rewriting.
       await state.lane.rewrite(async () => {
+        const threads = threadIds === undefined ? null : new Set(threadIds);
+        const matches = (entry: ListEntry) =>
+          (threadId === undefined || entry.threadId === threadId) &&
+          (observationId === undefined || entry.observationId === observationId) &&
+          (sourceId === undefined || entry.sourceId === sourceId) &&
+          (threads === null || threads.has(entry.threadId));
         if (ids === undefined) {
-          await table.delete(clauses.join(' AND '));
+          // A delete of nothing is noted neither (lists then check the table again): only a
+          // version known to be this commit is applied.
+          const { version, numDeletedRows } = await table.delete(clauses.join(' AND '));
+          if (numDeletedRows > 0) state.listCache.noteDelete(version, agentId, matches);
         } else {
           // Bounded IN lists, as in `get`.
           const unique = [...new Set(ids)];
           for (let start = 0; start < unique.length; start += 1000) {
-            const list = unique.slice(start, start + 1000).map(sqlString).join(', ');
-            await table.delete([...clauses, `id IN (${list})`].join(' AND '));
+            const chunk = unique.slice(start, start + 1000);
+            const { version, numDeletedRows } = await table.delete([...clauses, `id IN (${chunk.map(sqlString).join(', ')})`].join(' AND '));
+            const chosen = new Set(chunk);
+            if (numDeletedRows > 0) state.listCache.noteDelete(version, agentId, (entry) => chosen.has(entry.id) && matches(entry));
           }
         }
       });

@@ -58,6 +58,7 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       state.connection?.close();
       state.table = null;
       state.connection = null;
+      state.listCache.clear();
     },
 
     async upsert(request) {

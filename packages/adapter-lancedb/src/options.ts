@@ -68,6 +68,13 @@ export type LancedbMemoryIndexOptions = {
    */
   readConsistencySeconds?: number | null;
   /**
+   * How many records `list` keeps in memory, over all agents, to page without reading the table
+   * (about 370 bytes each in V8, with its id and the by-id map; the least recently listed agents are dropped past it). An agent with
+   * more records than this is ordered from one column scan on every call. 0 turns the cache off.
+   * @default 250_000 (about 90 MB)
+   */
+  listCacheRecords?: number;
+  /**
    * Builds the HNSW index in a child Node process at the lowest CPU priority (local directories and
    * object stores; `memory://` tables always build in process). In process, LanceDB's build holds
    * the native runtime so writes wait for it; in a child, writes and searches go on and the build
@@ -106,6 +113,7 @@ export type ResolvedOptions = {
   retainVersionsMs: number;
   batchSize: number;
   readConsistencySeconds: number | null;
+  listCacheRecords: number;
   indexBuildsInChildProcess: boolean;
   onBackgroundError: (error: unknown, operation: string) => void;
 };
@@ -126,6 +134,7 @@ export function resolveOptions(options: LancedbMemoryIndexOptions): ResolvedOpti
     retainVersionsMs: options.retainVersionsMs ?? 3_600_000,
     batchSize: options.batchSize ?? 5000,
     readConsistencySeconds: options.readConsistencySeconds === undefined ? 0 : options.readConsistencySeconds,
+    listCacheRecords: options.listCacheRecords ?? 250_000,
     indexBuildsInChildProcess: options.indexBuildsInChildProcess ?? true,
     onBackgroundError:
       options.onBackgroundError ??

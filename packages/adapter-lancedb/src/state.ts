@@ -5,6 +5,7 @@ import { ServiceError } from '@memory-agents/core';
 import { EmbedderMismatchError, type EmbedderFingerprint } from '@memory-agents/core/adapter';
 import type { ResolvedOptions } from './options.js';
 import { sqlString } from './rows.js';
+import { ListCache } from './list-cache.js';
 import { MaintenanceLane } from './maintenance-lane.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -38,6 +39,8 @@ export type IndexState = {
   buildProcess: ChildProcess | null;
   /** Per agent: its share of the table's rows, when it was counted and at which write generation. */
   readonly agentShares: Map<string, { share: number; at: number; generation: number }>;
+  /** Per agent: the records' list order and filter columns, followed by this instance's writes (`list-cache.ts`). */
+  readonly listCache: ListCache;
 };
 
 export function createState(options: ResolvedOptions): IndexState {
@@ -61,6 +64,7 @@ export function createState(options: ResolvedOptions): IndexState {
     idleTimer: null,
     buildProcess: null,
     agentShares: new Map(),
+    listCache: new ListCache(options.listCacheRecords),
   };
 }
 

@@ -107,7 +107,7 @@ export async function ensureScalarIndexes(state: IndexState, current: Table): Pr
 
 /** The btree on `valid_to` that keeps "current only" (`valid_to IS NULL`) an index lookup; for tables made before it. */
 async function buildValidityIndex(state: IndexState, current: Table): Promise<void> {
-  await current.createIndex('valid_to', { config: Index.btree(), replace: true });
+  await state.listCache.noData(current, 1, () => current.createIndex('valid_to', { config: Index.btree(), replace: true }));
   state.hasValidityIndex = true;
   await prewarm(state, current, ['valid_to_idx']);
 }
@@ -116,10 +116,13 @@ async function buildValidityIndex(state: IndexState, current: Table): Promise<vo
 export async function buildScalarIndexes(state: IndexState, current: Table): Promise<void> {
   // The analyzer already ran in core: the index only splits on spaces and must not stem again.
   const fts = Index.fts({ withPosition: false, baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false });
-  await current.createIndex('terms', { config: fts, replace: true });
-  await current.createIndex('agent_id', { config: Index.bitmap(), replace: true });
-  await current.createIndex('id', { config: Index.btree(), replace: true });
-  await current.createIndex('valid_to', { config: Index.btree(), replace: true });
+  // Four index commits, no row changed: lists need not be read again for them.
+  await state.listCache.noData(current, 4, async () => {
+    await current.createIndex('terms', { config: fts, replace: true });
+    await current.createIndex('agent_id', { config: Index.bitmap(), replace: true });
+    await current.createIndex('id', { config: Index.btree(), replace: true });
+    await current.createIndex('valid_to', { config: Index.btree(), replace: true });
+  });
   state.hasFullTextIndex = true;
   state.hasValidityIndex = true;
   await prewarm(state, current, SCALAR_INDEXES);
@@ -137,16 +140,21 @@ export async function buildVectorIndex(state: IndexState, current: Table): Promi
   const config = { distanceType: 'cosine' as const, numPartitions, efConstruction: 150 };
   const { uri, storageOptions, tableName, indexBuildsInChildProcess } = state.options;
   if (indexBuildsInChildProcess && !uri.startsWith('memory://')) {
-    try {
-      await buildVectorIndexInChild({ uri, storageOptions, tableName, config }, (child) => (state.buildProcess = child));
-    } catch (error) {
-      if (state.isClosed) return; // killed by close()
-      throw error;
-    }
-    if (state.isClosed) return;
-    await current.checkoutLatest();
+    // One index commit (by the child), no row changed.
+    const built = await state.listCache.noData(current, 1, async () => {
+      try {
+        await buildVectorIndexInChild({ uri, storageOptions, tableName, config }, (child) => (state.buildProcess = child));
+      } catch (error) {
+        if (state.isClosed) return false; // killed by close()
+        throw error;
+      }
+      if (state.isClosed) return false;
+      await current.checkoutLatest();
+      return true;
+    });
+    if (!built) return;
   } else {
-    await current.createIndex('vector', { config: Index.hnswSq(config), replace: true });
+    await state.listCache.noData(current, 1, () => current.createIndex('vector', { config: Index.hnswSq(config), replace: true }));
   }
   state.hasVectorIndex = true;
   state.rowsAtVectorIndexBuild = rows;

@@ -66,12 +66,14 @@ export async function writeRows(state: IndexState, current: Table, rows: readonl
   for (let start = 0; start < rows.length; start += batchSize) {
     const slice = rows.slice(start, start + batchSize);
     const batch = rowsToArrow(slice, state.schema!);
+    let version: number;
     if (!newIds && (await anyExists(current, slice))) {
       // A merge rewrites fragments that a concurrent compaction may be rewriting too.
-      await state.lane.rewrite(() => current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch));
+      ({ version } = await state.lane.rewrite(() => current.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch)));
     } else {
-      await current.add(batch);
+      ({ version } = await current.add(batch));
     }
+    state.listCache.noteUpsert(version, slice);
   }
 }
 
