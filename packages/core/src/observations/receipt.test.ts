@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
 import { isServiceError } from '../errors/index.js';
+import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
+import type { MemoryWriter } from '../ports/memory-writer.js';
 
 const say = (text: string, timestamp: string) => ({ speaker: 'Dana', timestamp, content: [{ type: 'text' as const, text }] });
 
@@ -24,6 +26,29 @@ describe('service.observationReceipt', () => {
     // The default writer keeps the "no longer" statement as a memory, which succeeds the old fact.
     expect(two.turns[0]!.superseded).toEqual(acme!.memory_ids);
     expect(two.superseded_without_successor).toEqual([]);
+  });
+
+  it('lists a memory ended without a successor (a writer\'s "delete") apart from the turns', async () => {
+    const inner = defaultMemoryWriter();
+    let forget: string | null = null;
+    // A test double of an LLM writer that deletes a fact: a supersession with no `by`.
+    const writer: MemoryWriter = {
+      specificationVersion: 'v1',
+      id: inner.id,
+      async write(request) {
+        const result = await inner.write(request);
+        return forget ? { ...result, supersedes: [{ old: { id: forget } }] } : result;
+      },
+    };
+    const { service, owner: caller, agentId, threadId, observeSettled } = await learningService({ writer });
+    const first = await observeSettled([say('My locker code is 4411.', '2024-01-01T10:00:00Z')]);
+    const locker = (await service.observationReceipt({ caller, agentId, threadId, observationId: first.observation_id })).turns[0]!.memory_ids[0]!;
+    forget = locker;
+    const second = await observeSettled([say('Please forget the locker code.', '2024-01-02T10:00:00Z')]);
+    const receipt = await service.observationReceipt({ caller, agentId, threadId, observationId: second.observation_id });
+    expect(receipt.superseded_without_successor).toEqual([locker]);
+    expect(receipt.turns[0]).toMatchObject({ outcome: 'learned', superseded: [] });
+    expect((await service.memories.get({ caller, agentId, memoryId: locker })).valid_to).not.toBeNull();
   });
 
   it('is a 404 for a malformed or unknown id, and refuses nothing else for a final job', async () => {
