@@ -145,6 +145,23 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     await page.context().close();
   });
 
+  it('opens an observation\'s receipt from the thread: per turn what was learned, with links to the memories written', async () => {
+    const { page, problems } = await tab();
+    await signIn(page, server.key!);
+    await page.goto(`${server.url}/inspect#/agents/${agentId}/threads/${keepThreadId}`);
+    await page.getByRole('heading', { name: 'Observations' }).waitFor();
+    await page.getByRole('link', { name: 'Receipt' }).first().click();
+    await page.getByRole('heading', { name: 'Receipt', level: 1 }).waitFor();
+    const text = await page.locator('main').innerText();
+    expect(text).toMatch(/learned/);
+    expect(text).toMatch(/committed/);
+    await page.locator('td a[href*="/memories/"]').first().click();
+    await page.getByRole('heading', { name: 'Memory', level: 1 }).waitFor();
+    expect(await page.locator('.memory-text').innerText()).toContain('Gustavo');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('opens a memory, shows where it came from and follows the link to its thread', async () => {
     const { page, problems } = await tab();
     await signIn(page, server.key!);

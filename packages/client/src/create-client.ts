@@ -211,6 +211,9 @@ export function createClient(options: ClientOptions) {
     /** `GET …/observe/{observation_id}/status`. */
     observationStatus: (agentId: string, threadId: string, observationId: string, request?: RequestOptions) =>
       json<ResponseBody<'getObservationStatus'>>('GET', `${threadPath(agentId, threadId)}/observe/${encodeURIComponent(observationId)}/status`, request),
+    /** `GET …/observe/{observation_id}/receipt` (an extension): per turn, what a finished job learned and cost; 409 until final. */
+    observationReceipt: (agentId: string, threadId: string, observationId: string, request?: RequestOptions) =>
+      json<ResponseBody<'getObservationReceipt'>>('GET', `${threadPath(agentId, threadId)}/observe/${encodeURIComponent(observationId)}/receipt`, request),
     /** `GET …/observations` (an extension): the thread's observation jobs, newest first, as statuses. */
     listObservations: (agentId: string, threadId: string, query: QueryParameters<'listObservations'> = {}, request?: RequestOptions) =>
       json<ResponseBody<'listObservations'>>('GET', `${threadPath(agentId, threadId)}/observations`, { ...request, query }),

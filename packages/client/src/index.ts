@@ -32,6 +32,7 @@ export type {
   Message,
   Observation,
   ObservationStatus,
+  ObservationReceipt,
   OperationId,
   Operations,
   QueryParameters,

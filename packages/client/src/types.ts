@@ -35,6 +35,7 @@ export type Thread = Schemas['Thread'];
 export type Message = Schemas['Message'];
 export type Observation = Schemas['Observation'];
 export type ObservationStatus = Schemas['ObservationStatus'];
+export type ObservationReceipt = Schemas['ObservationReceipt'];
 export type ChatResponse = Schemas['ChatResponse'];
 export type Citation = Schemas['Citation'];
 export type DocumentIngestResponse = Schemas['DocumentIngestResponse'];

@@ -37,7 +37,7 @@ const MAIN_TYPES = [
   'LearningQuery', 'LearningRecordOutput', 'Limits', 'Logger', 'LogsOutput', 'LogsQuery',
   'MemoryDetailOutput', 'MemoryListOutput', 'MemoryListQuery', 'MemoryOutput', 'MemorySearchInput', 'MemorySearchOutput', 'MemorySignalsOutput', 'MemorySourceOutput',
   'ListMemoriesRequest', 'MemoryRequest', 'SearchMemoriesRequest', 'RetrievalContributions',
-  'MemoryAdmin', 'MemoryIndex', 'MemoryService', 'MemoryServiceOptions', 'MemoryWriter', 'ObservationListOutput', 'ObservationStatusOutput', 'ObservationsQuery',
+  'MemoryAdmin', 'MemoryIndex', 'MemoryService', 'MemoryServiceOptions', 'MemoryWriter', 'ObservationListOutput', 'ObservationReceiptOutput', 'ObservationStatusOutput', 'ObservationsQuery',
   'ObserveAndEnrichInput', 'ObserveAndEnrichOutput', 'ObserveAndRespondOutput', 'ObserveFileRequest', 'ObserveInput', 
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',
   'RateLimitOverrides', 'RateLimitStatus', 'RateLimitTable', 'RateLimitedOperation', 'RecallInput', 'RecallOutput',

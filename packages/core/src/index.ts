@@ -113,6 +113,7 @@ export type {
   MemorySignalsOutput,
   MemorySourceOutput,
   ObservationListOutput,
+  ObservationReceiptOutput,
   ObservationStatusOutput,
   ObserveAndEnrichOutput,
   ObserveAndRespondOutput,

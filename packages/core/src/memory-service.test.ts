@@ -8,7 +8,7 @@ import type { ChatOutput, Citation, RecallOutput } from './schemas/outputs.js';
 // The interface and the object the factory builds name the same members (a member added to one
 // and not the other fails to compile or fails here).
 const MEMBERS = {
-  admin: true, agents: true, threads: true, memories: true, observe: true, observationStatus: true, listObservations: true, chat: true, chatStream: true,
+  admin: true, agents: true, threads: true, memories: true, observe: true, observationStatus: true, observationReceipt: true, listObservations: true, chat: true, chatStream: true,
   observeAndRespond: true, observeAndEnrich: true, recall: true, retrieve: true, observeFile: true, sources: true,
   images: true, erasures: true, webhooks: true, exports: true, authenticate: true, as: true, session: true, billing: true, limits: true, logs: true, start: true,
   stop: true, idle: true, ready: true,

@@ -25,6 +25,7 @@ import type {
   MemoryDetailOutput,
   MemoryListOutput,
   MemorySearchOutput,
+  ObservationReceiptOutput,
   ObservationStatusOutput,
   ObservationListOutput,
   ObserveAndEnrichOutput,
@@ -175,6 +176,14 @@ export interface MemoryService {
   observe(request: ObserveRequest): Promise<ObserveOutput>;
   /** `GET .../observe/{observation_id}/status`: the job's progress; 404 `not_found` for an unknown id. */
   observationStatus(request: ObservationStatusRequest): Promise<ObservationStatusOutput>;
+  /**
+   * `GET .../observe/{observation_id}/receipt` (an extension, issue 33): once the job is final
+   * (committed, failed or cancelled), per turn whether it was learned or skipped (with the reason),
+   * the memory ids written, the memories superseded, and the credits charged and refunded with the
+   * ledger entries that hold them. 404 `not_found` for an unknown id; 409 `conflict`
+   * while the job runs.
+   */
+  observationReceipt(request: ObservationStatusRequest): Promise<ObservationReceiptOutput>;
   /**
    * `GET .../threads/{thread_id}/observations` (an extension, for the inspector): the thread's
    * observation jobs newest first, each as its status; `next_cursor` is "" on the last page.

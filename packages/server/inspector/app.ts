@@ -16,6 +16,7 @@ const ROUTES: [RegExp, View][] = [
   [/^\/billing$/, billingView],
   [/^\/agents\/(?<agent>[^/]+)$/, agentView],
   [/^\/agents\/(?<agent>[^/]+)\/threads\/(?<thread>[^/]+)$/, threadView],
+  [/^\/agents\/(?<agent>[^/]+)\/threads\/(?<thread>[^/]+)\/observations\/(?<observation>[^/]+)\/receipt$/, receiptView],
   [/^\/agents\/(?<agent>[^/]+)\/memories\/(?<memory>[^/]+)$/, memoryView],
   [/^\/agents\/(?<agent>[^/]+)\/search$/, searchView],
   [/^\/agents\/(?<agent>[^/]+)\/erasures\/(?<erasure>[^/]+)$/, erasureView],
@@ -217,12 +218,13 @@ async function threadView({ agent: agentId, thread: threadId }: Params): Promise
     observations.observations.length === 0
       ? h('p', {}, 'No observations.')
       : table(
-          ['Observation', 'Status', 'Turns', 'Learning report'],
+          ['Observation', 'Status', 'Turns', 'Learning report', 'Receipt'],
           observations.observations.map((o: any) => [
             h('span', { id: o.observation_id }, o.observation_id),
             o.status,
             `${o.turns_processed} / ${o.turns_total}`,
             o.learning ? `${o.learning.message} (turns ${o.learning.not_learned_turns.map((r: any) => (r.first === r.last ? r.first : `${r.first}-${r.last}`)).join(', ')}; ${o.learning.reason})` : o.error ?? '',
+            FINAL_STATUSES.includes(o.status) ? link(receiptHref(agentId!, threadId!, o.observation_id), 'Receipt') : '',
           ]),
         ),
     h('h2', {}, 'Documents'),
@@ -234,6 +236,39 @@ async function threadView({ agent: agentId, thread: threadId }: Params): Promise
         ),
     h('h2', {}, 'Erase this thread'),
     eraseForm(agentId!, 'thread_id', 'every memory, message and stored original learned in this thread', threadId!),
+  ];
+}
+
+const FINAL_STATUSES = ['committed', 'failed', 'cancelled'];
+const receiptHref = (agent: string, thread: string, observation: string) => `${threadHref(agent, thread)}/observations/${enc(observation)}/receipt`;
+
+/** A finished observation's receipt: per turn what was learned, superseded or skipped, and its credits. */
+async function receiptView({ agent: agentId, thread: threadId, observation: observationId }: Params): Promise<Child[]> {
+  const receipt = await api('GET', `/v1/agents/${enc(agentId!)}/threads/${enc(threadId!)}/observe/${enc(observationId!)}/receipt`);
+  const memoryLinks = (ids: string[]) => (ids.length === 0 ? '' : h('span', {}, ...ids.flatMap((id, i) => [i > 0 ? ', ' : null, link(memoryHref(agentId!, id), id)])));
+  return [
+    h('p', { class: 'crumbs' }, link(agentHref(agentId!), agentId!), ' / ', link(threadHref(agentId!, threadId!), threadId!)),
+    h('h1', { tabindex: '-1' }, 'Receipt'),
+    facts([
+      ['Observation', receipt.observation_id],
+      ['Status', receipt.status],
+      ['Net credits', receipt.net_credits],
+      ['Ledger entries', receipt.ledger_entries.map((entry: any) => `#${entry.entry_id} ${entry.kind} ${entry.cost}`).join(', ')],
+      ['Ended without successor', receipt.superseded_without_successor.join(', ')],
+    ]),
+    table(
+      ['Turn', 'Outcome', 'Memories written', 'Superseded', 'Charged', 'Refunded', 'Ledger entries'],
+      receipt.turns.map((turn: any) => [
+        turn.turn_index + 1,
+        turn.outcome === 'learned' ? 'learned' : `skipped (${turn.reason})`,
+        memoryLinks(turn.memory_ids),
+        memoryLinks(turn.superseded),
+        turn.charged_credits,
+        turn.refunded_credits,
+        turn.ledger_entry_ids.map((id: number) => `#${id}`).join(', '),
+      ]),
+      'Per turn',
+    ),
   ];
 }
 

@@ -6,6 +6,7 @@ import { storeMigration0005 } from './0005-rate-limit-function.js';
 import { storeMigration0006 } from './0006-concurrency-function.js';
 import { storeMigration0007 } from './0007-erasures.js';
 import { storeMigration0008 } from './0008-webhooks.js';
+import { storeMigration0009 } from './0009-job-supersessions.js';
 
 /**
  * The store's versioned migrations, applied in order by `migrate()`. Never edit a released one;
@@ -20,4 +21,5 @@ export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: st
   { version: 6, name: 'concurrency-function', sql: storeMigration0006 },
   { version: 7, name: 'erasures', sql: storeMigration0007 },
   { version: 8, name: 'webhooks', sql: storeMigration0008 },
+  { version: 9, name: 'job-supersessions', sql: storeMigration0009 },
 ];

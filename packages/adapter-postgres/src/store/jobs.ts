@@ -1,4 +1,4 @@
-import { readJobDetails, readTurnDetails, type JobRecord, type JobStore, type LearningReason, type TurnRecord, type TurnState } from '@memory-agents/core/adapter';
+import { readJobDetails, readTurnDetails, type JobRecord, type JobStore, type JobSupersession, type LearningReason, type TurnRecord, type TurnState } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
@@ -170,6 +170,32 @@ export function postgresJobs(db: SqlClient): JobStore {
           [jobId],
         );
       });
+    },
+    async recordSupersessions({ jobId, supersessions }) {
+      const rows = supersessions.flatMap(({ turnIndex, memoryIds }) => memoryIds.map((memoryId) => ({ turnIndex, memoryId })));
+      if (rows.length === 0) return;
+      // A job that is gone (deleted meanwhile) records nothing: the join drops the rows.
+      await db.query(
+        `INSERT INTO job_supersessions (job_id, memory_id, turn_index)
+         SELECT $1, m.memory_id, m.turn_index FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS m(memory_id, turn_index, n)
+         WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1) ORDER BY m.n
+         ON CONFLICT (job_id, memory_id) DO NOTHING`,
+        [jobId, rows.map((row) => row.memoryId), rows.map((row) => row.turnIndex)],
+      );
+    },
+    async supersessions({ jobId }) {
+      const { rows } = await db.query<{ memory_id: string; turn_index: number | null }>(
+        'SELECT memory_id, turn_index FROM job_supersessions WHERE job_id = $1 ORDER BY turn_index NULLS LAST, seq',
+        [jobId],
+      );
+      const found: JobSupersession[] = [];
+      for (const row of rows) {
+        const turnIndex = row.turn_index === null ? null : Number(row.turn_index);
+        const last = found.at(-1);
+        if (last && last.turnIndex === turnIndex) last.memoryIds.push(row.memory_id);
+        else found.push({ turnIndex, memoryIds: [row.memory_id] });
+      }
+      return found;
     },
     async turnCounts({ jobId }) {
       const { rows } = await db.query<{ state: TurnState; n: string }>('SELECT state, count(*) AS n FROM job_turns WHERE job_id = $1 GROUP BY state', [jobId]);

@@ -144,6 +144,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agent_id}/threads/{thread_id}/observe/{observation_id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a finished observation job learned, superseded, skipped and cost, per turn (an extension; 409 until the job is final) */
+        get: operations["getObservationReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{agent_id}/threads/{thread_id}/observations": {
         parameters: {
             query?: never;
@@ -738,6 +755,36 @@ export interface components {
             refunded_credits: string | null;
             /** @constant */
             action: "resend";
+        };
+        ObservationReceipt: {
+            agent_id: string;
+            thread_id: string;
+            observation_id: string;
+            /** @enum {string} */
+            status: "committed" | "failed" | "cancelled";
+            turns: components["schemas"]["ObservationReceiptTurn"][];
+            superseded_without_successor: string[];
+            net_credits: string;
+            ledger_entries: components["schemas"]["ObservationReceiptLedgerEntry"][];
+        };
+        ObservationReceiptTurn: {
+            turn_index: number;
+            /** @enum {string} */
+            outcome: "learned" | "skipped";
+            reason: string | null;
+            memory_ids: string[];
+            superseded: string[];
+            charged_credits: string;
+            refunded_credits: string;
+            ledger_entry_ids: number[];
+        };
+        ObservationReceiptLedgerEntry: {
+            entry_id: number;
+            /** @enum {string} */
+            kind: "charge" | "refund";
+            cost: string;
+            /** Format: date-time */
+            created_at: string;
         };
         ObservationList: {
             observations: components["schemas"]["ObservationStatus"][];
@@ -2709,6 +2756,137 @@ export interface operations {
              *     - `not_found`: Not found.
              */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `internal_error`: An internal error occurred.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `service_unavailable`: A dependency did not respond.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Seconds to wait, when the service knows. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getObservationReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
+                "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
+            };
+            path: {
+                agent_id: string;
+                thread_id: string;
+                observation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What a finished observation job learned, superseded, skipped and cost, per turn (an extension; 409 until the job is final) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObservationReceipt"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `invalid_request`: The request is malformed or a value is out of range.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `unauthorized`: The API key is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `agent_not_found`: Agent not found.
+             *     - `thread_not_found`: Thread not found.
+             *     - `not_found`: Not found.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `conflict`: The request does not fit the current state.
+             */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -165,6 +165,8 @@ async function applySupersessions(context: ServiceContext, job: JobRecord, turns
   const byId = new Map(written.map((record) => [record.id, record]));
   const ended = turns.reduce((latest, turn) => (turn.timestamp > latest ? turn.timestamp : latest), turns[0]?.timestamp ?? context.nowIso());
   const patches = new Map<string, MemoryPatch>();
+  // The turn whose memory replaced each old one (null: "no longer true"), for the job's receipt.
+  const turnOf = new Map<string, number | null>();
   for (const { old, by } of supersedes) {
     const oldId = 'id' in old ? old.id : draftId(job, old);
     const successor = by ? byId.get(draftId(job, by)) : undefined;
@@ -174,15 +176,28 @@ async function applySupersessions(context: ServiceContext, job: JobRecord, turns
     if ('id' in old && byId.has(oldId)) continue;
     if (!('id' in old) && !byId.has(oldId)) continue;
     patches.set(oldId, { id: oldId, validTo: successor?.validFrom ?? ended, supersededBy: successor?.id ?? null });
+    turnOf.set(oldId, by && successor ? by.turnIndex : null);
   }
   if (patches.size === 0) return;
   for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
     try {
       await context.index.update({ agentId: job.agentId, patches: [...patches.values()] });
+      await recordSupersessions(context, job, turnOf);
       return;
     } catch (error) {
       context.logger.warn('marking superseded memories failed', { jobId: job.id, attempt, error: String(error) });
     }
+  }
+}
+
+/** Records what the batch superseded for the job's receipt; a failure is logged (the index already changed). */
+async function recordSupersessions(context: ServiceContext, job: JobRecord, turnOf: Map<string, number | null>): Promise<void> {
+  const byTurn = new Map<number | null, string[]>();
+  for (const [memoryId, turnIndex] of turnOf) byTurn.set(turnIndex, [...(byTurn.get(turnIndex) ?? []), memoryId]);
+  try {
+    await context.store.jobs.recordSupersessions({ jobId: job.id, supersessions: [...byTurn].map(([turnIndex, memoryIds]) => ({ turnIndex, memoryIds })) });
+  } catch (error) {
+    context.logger.warn('recording superseded memories failed', { jobId: job.id, error: String(error) });
   }
 }
 

@@ -1,6 +1,7 @@
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import type { MemoryService } from '../memory-service.js';
-import type { ObservationListOutput, ObservationStatusOutput, ObserveOutput } from '../schemas/outputs.js';
+import type { ObservationListOutput, ObservationReceiptOutput, ObservationStatusOutput, ObserveOutput } from '../schemas/outputs.js';
+import { buildReceipt } from './receipt.js';
 import type { ObservationListRequest, ObservationStatusRequest, ObserveRequest } from '../service/requests.js';
 import { billedWords } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
@@ -76,6 +77,11 @@ export function createObservations(context: ServiceContext, insertJob: InsertJob
       return presentStatus(await findJob(request));
     },
 
+    /** `GET .../observe/{observation_id}/receipt` (an extension): 409 `conflict` until the job is final. */
+    async observationReceipt(request: ObservationStatusRequest): Promise<ObservationReceiptOutput> {
+      return buildReceipt(context, await findJob(request));
+    },
+
     /** `GET .../threads/{thread_id}/observations`: the cursor is the `seq` of the page's last job. */
     async listObservations({ caller, agentId, threadId, query = {} }: ObservationListRequest): Promise<ObservationListOutput> {
       const { limit, cursor } = parseQuery(observationsQuery, query);
@@ -91,7 +97,7 @@ export function createObservations(context: ServiceContext, insertJob: InsertJob
       const last = page.at(-1);
       return { observations: await Promise.all(page.map(presentStatus)), next_cursor: jobs.length > limit && last ? String(last.seq) : '' };
     },
-  } satisfies Pick<MemoryService, 'observe' | 'observationStatus' | 'listObservations'>;
+  } satisfies Pick<MemoryService, 'observe' | 'observationStatus' | 'observationReceipt' | 'listObservations'>;
 
   async function presentStatus(job: JobRecord): Promise<ObservationStatusOutput> {
     const settled = (job.status === 'failed' || job.status === 'cancelled') && job.learning !== null;

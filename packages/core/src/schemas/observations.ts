@@ -74,6 +74,49 @@ export const observationListResponse = z
   .strict()
   .meta({ id: 'ObservationList' });
 
+/** One turn of a receipt: what became of it, what it wrote and superseded, what it cost. */
+export const receiptTurn = z
+  .object({
+    turn_index: z.number().int().min(0),
+    outcome: z.enum(['learned', 'skipped']),
+    /** The not-learned reason of a skipped turn (spec "ObservationLearning" reasons); null when learned. */
+    reason: z.string().nullable(),
+    memory_ids: z.array(z.string()),
+    superseded: z.array(z.string()),
+    charged_credits: decimalString,
+    refunded_credits: decimalString,
+    ledger_entry_ids: z.array(z.number().int()),
+  })
+  .strict()
+  .meta({ id: 'ObservationReceiptTurn' });
+
+export const receiptLedgerEntry = z
+  .object({
+    entry_id: z.number().int(),
+    kind: z.enum(['charge', 'refund']),
+    cost: z.string(),
+    created_at: dateTime,
+  })
+  .strict()
+  .meta({ id: 'ObservationReceiptLedgerEntry' });
+
+/** `GET .../observe/{observation_id}/receipt` (an extension, issue 33): once the job is final. */
+export const observationReceipt = z
+  .object({
+    agent_id: agentId,
+    thread_id: threadId,
+    observation_id: observationId,
+    status: z.enum(['committed', 'failed', 'cancelled']),
+    turns: z.array(receiptTurn),
+    /** Memories ended by a "no longer true" statement of the job (no successor, so no turn). */
+    superseded_without_successor: z.array(z.string()),
+    /** Sum of the job's ledger entries (charges minus refunds), equal to the turns' charged minus refunded. */
+    net_credits: z.string(),
+    ledger_entries: z.array(receiptLedgerEntry),
+  })
+  .strict()
+  .meta({ id: 'ObservationReceipt' });
+
 export const chatBody = z
   .object({
     turn_id: text().min(1).max(200),

@@ -3,7 +3,7 @@ import type { agent, agentDeleteAccepted, agentList } from './agents.js';
 import type { billing } from './billing.js';
 import type { chatStreamDeltaEvent, chatStreamErrorEvent } from './chat-stream.js';
 import type { documentIngestResponse, imageUploaded, sourcesResponse } from './documents.js';
-import type { chatResponse, learningRecordResponse, observationListResponse, observationStatus, observeAccepted, observeAndEnrichResponse, observeAndRespondResponse, recallResponse } from './observations.js';
+import type { chatResponse, learningRecordResponse, observationListResponse, observationReceipt, observationStatus, observeAccepted, observeAndEnrichResponse, observeAndRespondResponse, recallResponse } from './observations.js';
 import type { memory, memoryDetail, memoryList, memorySearchResponse, memorySignals, memorySource } from './memories.js';
 import type { logsResponse, session } from './session.js';
 import type { thread, threadDeleteAccepted } from './threads.js';
@@ -50,6 +50,8 @@ export type ObserveOutput = z.output<typeof observeAccepted>;
 export type ObservationStatusOutput = z.output<typeof observationStatus>;
 /** `service.listObservations` (an extension). */
 export type ObservationListOutput = z.output<typeof observationListResponse>;
+/** `service.observationReceipt`. */
+export type ObservationReceiptOutput = z.output<typeof observationReceipt>;
 /** `service.chat`. */
 export type ChatOutput = WithCitationData<z.output<typeof chatResponse>>;
 /** `service.observeAndRespond`. */

@@ -42,6 +42,20 @@ export const observationRoutes = [
   }),
   route({
     method: 'GET',
+    path: `${THREAD}/observe/{observation_id}/receipt`,
+    operationId: 'getObservationReceipt',
+    tag: 'Learning',
+    summary: 'What a finished observation job learned, superseded, skipped and cost, per turn (an extension; 409 until the job is final)',
+    status: 200,
+    response: schemas.observationReceipt,
+    headers: ['X-SP-End-User'],
+    codes: ['agent_not_found', 'thread_not_found', 'not_found', 'conflict'],
+    handler: async ({ service, caller, params }) => ({
+      body: await service.observationReceipt({ caller, agentId: params.agent_id, threadId: params.thread_id, observationId: params.observation_id }),
+    }),
+  }),
+  route({
+    method: 'GET',
     path: `${THREAD}/observations`,
     operationId: 'listObservations',
     tag: 'Learning',

@@ -71,6 +71,25 @@ export function inMemoryJobs(get: () => State): JobStore {
       }
       job.turnsProcessed = turns.filter((turn) => turn.state !== 'pending').length;
     },
+    async recordSupersessions({ jobId, supersessions }) {
+      const state = get();
+      if (!state.jobs.has(jobId)) return;
+      const recorded = state.supersessions.get(jobId) ?? [];
+      const seen = new Set(recorded.flatMap((entry) => entry.memoryIds));
+      for (const { turnIndex, memoryIds } of supersessions) {
+        const fresh = memoryIds.filter((id) => !seen.has(id));
+        if (fresh.length === 0) continue;
+        fresh.forEach((id) => seen.add(id));
+        const entry = recorded.find((other) => other.turnIndex === turnIndex);
+        if (entry) entry.memoryIds.push(...fresh);
+        else recorded.push({ turnIndex, memoryIds: [...fresh] });
+      }
+      state.supersessions.set(jobId, recorded);
+    },
+    async supersessions({ jobId }) {
+      const recorded = get().supersessions.get(jobId) ?? [];
+      return copy(recorded).sort((a, b) => (a.turnIndex ?? Infinity) - (b.turnIndex ?? Infinity));
+    },
     async turnCounts({ jobId }) {
       const counts: Record<TurnState, number> = { pending: 0, read: 0, committed: 0, failed: 0 };
       for (const turn of get().turns.get(jobId) ?? []) counts[turn.state]++;

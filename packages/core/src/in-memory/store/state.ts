@@ -6,6 +6,7 @@ import type {
   IdempotencyRecord,
   ImageRecord,
   JobRecord,
+  JobSupersession,
   KeyRecord,
   NotLearnedRecord,
   LeaseRecord,
@@ -30,6 +31,8 @@ export type State = {
   leases: Map<string, LeaseRecord>;
   jobs: Map<string, JobRecord>;
   turns: Map<string, TurnRecord[]>;
+  /** Per job, the memories its learning superseded (receipts). */
+  supersessions: Map<string, JobSupersession[]>;
   notLearned: NotLearnedRecord[];
   /** Arrival order of messages, log entries, jobs and ids of learning records. */
   sequence: number;
@@ -52,6 +55,7 @@ export function emptyState(): State {
     leases: new Map(),
     jobs: new Map(),
     turns: new Map(),
+    supersessions: new Map(),
     notLearned: [],
     sequence: 0,
     ledger: { accounts: new Map(), entries: [], sequence: 0 },
@@ -74,6 +78,7 @@ export function deleteJobs(state: State, matches: (job: JobRecord) => boolean): 
     if (!matches(job)) continue;
     state.jobs.delete(id);
     state.turns.delete(id);
+    state.supersessions.delete(id);
   }
 }
 

@@ -107,6 +107,12 @@ export type TurnRecord = {
   details: TurnDetails;
 };
 
+/**
+ * Memories a job's learning superseded (issue 33, receipts): `turnIndex` is the turn whose memory
+ * replaced them, null for a supersession without a successor ("no longer true").
+ */
+export type JobSupersession = { turnIndex: number | null; memoryIds: string[] };
+
 export type JobStore = {
   /**
    * Inserts the job with all its turns atomically and assigns `seq`. With `onlyIfIdle`, the insert
@@ -148,6 +154,13 @@ export type JobStore = {
   getTurns(request: { refs: readonly { jobId: string; turnIndex: number }[] }): Promise<TurnRecord[]>;
   /** Sets the state (and failure reason) of the given turns; the job's `turnsProcessed` is recomputed. */
   setTurnStates(request: { jobId: string; turnIndexes: number[]; state: TurnState; failureReason?: LearningReason | null }): Promise<void>;
+  /**
+   * Records memories the job's learning superseded (appended to what is recorded; a memory id
+   * recorded again for the job is kept once). Ignored when the job is absent.
+   */
+  recordSupersessions(request: { jobId: string; supersessions: readonly JobSupersession[] }): Promise<void>;
+  /** What {@link JobStore.recordSupersessions} recorded for the job, one entry per turn (null last), ids in recording order. */
+  supersessions(request: { jobId: string }): Promise<JobSupersession[]>;
   /** Counts of the job's turns per state. */
   turnCounts(request: { jobId: string }): Promise<Record<TurnState, number>>;
   /** Turns of the agent's jobs in state `committed` (what the agent has learned). */

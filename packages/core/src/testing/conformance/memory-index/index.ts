@@ -3,6 +3,7 @@ import { deleteByIdsCases } from './delete-by-ids.js';
 import { memoryIndexCase } from './harness.js';
 import { recordCases } from './records.js';
 import { recordV2Cases } from './record-v2.js';
+import { readYourWritesCases } from './read-your-writes.js';
 import { searchCases } from './search.js';
 import type { MemoryIndexConformanceOptions } from './types.js';
 
@@ -13,7 +14,7 @@ export type { MemoryIndexConformanceOptions } from './types.js';
  * copyAgent, stats, the embedder fingerprint, both search channels (matching, ranking, agent
  * isolation, ties, limits, a 2,000-record case), the memory record v2 (provenance, validity and flags
  * round-trip; search `asOf` / current only and `threadIds`; `list` with every filter and cursor
- * paging; `update`) and, when `create` returns `reopen`, persistence through a second instance.
+ * paging; `update`), read-your-writes (a batch found by its exact texts at once) and, when `create` returns `reopen`, persistence through a second instance.
  *
  * @example
  * describeMemoryIndexConformance({ name: 'in-memory', create: async () => ({ port: inMemoryMemoryIndex() }) });
@@ -25,5 +26,6 @@ export function describeMemoryIndexConformance(options: MemoryIndexConformanceOp
     deleteByIdsCases(test);
     searchCases(test);
     recordV2Cases(test);
+    readYourWritesCases(test);
   });
 }

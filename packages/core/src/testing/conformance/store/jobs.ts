@@ -141,6 +141,26 @@ export function jobCases(test: StoreCase) {
     expect(await store.jobs.turnCounts({ jobId: j.id })).toEqual({ pending: 1, read: 0, committed: 3, failed: 1 });
   });
 
+  test('jobs: recordSupersessions keeps each memory once per job, grouped by turn (null last), and goes with the job', async ({ store, reopen }) => {
+    const { agent: a, thread: t } = await world(store);
+    const j = job(t, { turnsTotal: 3 });
+    await store.jobs.insert({ job: j, turns: turns(j.id, 3), onlyIfIdle: false });
+    expect(await store.jobs.supersessions({ jobId: j.id })).toEqual([]);
+    await store.jobs.recordSupersessions({ jobId: j.id, supersessions: [{ turnIndex: null, memoryIds: ['mem_z'] }, { turnIndex: 2, memoryIds: ['mem_b', 'mem_a'] }] });
+    await store.jobs.recordSupersessions({ jobId: j.id, supersessions: [{ turnIndex: 0, memoryIds: ['mem_c', 'mem_a'] }, { turnIndex: 2, memoryIds: ['mem_d'] }] });
+    await store.jobs.recordSupersessions({ jobId: 'obs_missing', supersessions: [{ turnIndex: 0, memoryIds: ['mem_x'] }] });
+    const expected = [
+      { turnIndex: 0, memoryIds: ['mem_c'] },
+      { turnIndex: 2, memoryIds: ['mem_b', 'mem_a', 'mem_d'] },
+      { turnIndex: null, memoryIds: ['mem_z'] },
+    ];
+    expect(await store.jobs.supersessions({ jobId: j.id })).toEqual(expected);
+    expect(await store.jobs.supersessions({ jobId: 'obs_missing' })).toEqual([]);
+    if (reopen) expect(await (await reopen()).jobs.supersessions({ jobId: j.id })).toEqual(expected);
+    await store.jobs.delete({ agentId: a.id, jobIds: [j.id] });
+    expect(await store.jobs.supersessions({ jobId: j.id })).toEqual([]);
+  });
+
   test('jobs: setTurnStates records states and failure reasons and recounts turnsProcessed', async ({ store }) => {
     const { agent: a, thread: t } = await world(store);
     const stored = await store.jobs.insert({ job: job(t, { turnsTotal: 4 }), turns: turns('placeholder', 0), onlyIfIdle: false });

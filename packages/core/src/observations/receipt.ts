@@ -1,0 +1,83 @@
+import { sumOf } from '../credits/pricing.js';
+import { ServiceError } from '../errors/index.js';
+import { FINAL_JOB_STATUSES, type JobRecord, type TurnRecord } from '../ports/store/index.js';
+import type { ObservationReceiptOutput } from '../schemas/outputs.js';
+import type { ServiceContext } from '../service/context.js';
+
+/** Page size of the index list and the turn reads a receipt makes. */
+const PAGE = 1000;
+
+/**
+ * The receipt of a final job (issue 33): per turn its outcome, the memory ids it wrote (listed from
+ * the index by observation id, history included), the memories it superseded (recorded by
+ * learning in `store.jobs`), and its credits with the ledger entries of the job that hold them.
+ * Model tokens are not recorded anywhere, so a receipt does not report them.
+ */
+export async function buildReceipt(context: ServiceContext, job: JobRecord): Promise<ObservationReceiptOutput> {
+  if (!FINAL_JOB_STATUSES.includes(job.status)) {
+    throw new ServiceError('conflict', `Observation ${job.id} is ${job.status}: its receipt exists once it is committed, failed or cancelled (poll the status).`);
+  }
+  const [turns, memoryIds, supersessions, entries] = await Promise.all([
+    allTurns(context, job),
+    memoriesOf(context, job),
+    context.store.jobs.supersessions({ jobId: job.id }),
+    context.store.ledger.listForJob({ organizationId: job.organizationId, jobId: job.id }),
+  ]);
+  const supersededBy = new Map(supersessions.map((entry) => [entry.turnIndex, entry.memoryIds]));
+  const refund = entries.find((entry) => entry.kind === 'refund');
+  const ledgerEntries = entries.filter((entry) => entry.kind === 'charge' || entry.kind === 'refund');
+  return {
+    agent_id: job.agentId,
+    thread_id: job.threadId,
+    observation_id: job.id,
+    status: job.status as ObservationReceiptOutput['status'],
+    turns: turns.map((turn) => {
+      const key = String(turn.turnIndex);
+      const charges = entries.filter((entry) => entry.kind === 'charge' && entry.turnCosts[key] !== undefined);
+      const charged = charges.length === 0 ? '0' : sumOf(charges.map((entry) => entry.turnCosts[key]!));
+      // The job's one refund entry returns the charges of its failed turns (credits.refundTurns).
+      const refunded = refund && turn.state === 'failed' && charges.length > 0 ? charged : '0';
+      const learned = turn.state === 'committed';
+      return {
+        turn_index: turn.turnIndex,
+        outcome: learned ? ('learned' as const) : ('skipped' as const),
+        reason: learned ? null : (turn.failureReason ?? (job.status === 'cancelled' ? 'cancelled' : 'generation_failed')),
+        memory_ids: memoryIds.get(turn.turnIndex) ?? [],
+        superseded: supersededBy.get(turn.turnIndex) ?? [],
+        charged_credits: charged,
+        refunded_credits: refunded,
+        ledger_entry_ids: [...charges.map((entry) => entry.entryId), ...(refund && turn.state === 'failed' && charges.length > 0 ? [refund.entryId] : [])],
+      };
+    }),
+    superseded_without_successor: supersededBy.get(null) ?? [],
+    net_credits: ledgerEntries.length === 0 ? '0' : sumOf(ledgerEntries.map((entry) => entry.cost)),
+    ledger_entries: ledgerEntries.map((entry) => ({ entry_id: entry.entryId, kind: entry.kind as 'charge' | 'refund', cost: entry.cost, created_at: entry.createdAt })),
+  };
+}
+
+async function allTurns(context: ServiceContext, job: JobRecord): Promise<TurnRecord[]> {
+  const found: TurnRecord[] = [];
+  for (let fromIndex = 0; ; ) {
+    const page = await context.store.jobs.listTurns({ jobId: job.id, fromIndex, limit: PAGE });
+    found.push(...page);
+    if (page.length < PAGE) return found;
+    fromIndex = page.at(-1)!.turnIndex + 1;
+  }
+}
+
+/** The job's memory ids by turn, in piece order (ids are `mem_<job>_<turn>_<piece>`). */
+async function memoriesOf(context: ServiceContext, job: JobRecord): Promise<Map<number, string[]>> {
+  const byTurn = new Map<number, { id: string; piece: number }[]>();
+  let cursor: string | null = null;
+  do {
+    const page = await context.index.list({ agentId: job.agentId, observationId: job.id, includeHistory: true, limit: PAGE, cursor });
+    for (const record of page.records) {
+      const piece = Number(record.id.slice(record.id.lastIndexOf('_') + 1));
+      const list = byTurn.get(record.source.turnIndex) ?? [];
+      list.push({ id: record.id, piece: Number.isFinite(piece) ? piece : 0 });
+      byTurn.set(record.source.turnIndex, list);
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return new Map([...byTurn].map(([turn, list]) => [turn, list.sort((a, b) => a.piece - b.piece || (a.id < b.id ? -1 : 1)).map((item) => item.id)]));
+}
