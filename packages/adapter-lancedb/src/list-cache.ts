@@ -1,6 +1,6 @@
 import type { Table } from '@lancedb/lancedb';
 import type { Row } from './rows.js';
-import { agentFilter } from './state.js';
+import { agentFilter } from './rows.js';
 
 /**
  * What `list` needs of one record to order and filter it, without its text: about 370 bytes in V8

@@ -138,6 +138,12 @@ export function tableSchema(fingerprint: EmbedderFingerprint, shape: SchemaShape
 }
 
 /** A SQL string literal for a Lance (DataFusion) filter: single quotes doubled, NUL rejected. */
+/** The where clause of one agent's rows. */
+export const agentFilter = (agentId: string) => `agent_id = ${sqlString(agentId)}`;
+
+/** `column IN (…)` of quoted values (the caller makes sure the list is not empty). */
+export const inList = (column: string, values: readonly string[]) => `${column} IN (${[...new Set(values)].map(sqlString).join(', ')})`;
+
 export function sqlString(value: string): string {
   if (value.includes('\u0000')) throw new ServiceError('invalid_request', 'identifier contains a NUL character');
   return `'${value.replaceAll("'", "''")}'`;

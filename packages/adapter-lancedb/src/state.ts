@@ -4,7 +4,6 @@ import type { Schema } from 'apache-arrow';
 import { ServiceError } from '@memory-agents/core';
 import { EmbedderMismatchError, type EmbedderFingerprint } from '@memory-agents/core/adapter';
 import type { ResolvedOptions } from './options.js';
-import { sqlString } from './rows.js';
 import { ListCache } from './list-cache.js';
 import { MaintenanceLane } from './maintenance-lane.js';
 import { WriteQueue } from './write-queue.js';
@@ -79,7 +78,5 @@ export async function guard<T>(operation: string, fn: () => Promise<T>): Promise
 }
 
 /** The filter keeping one agent's rows. */
-export const agentFilter = (agentId: string) => `agent_id = ${sqlString(agentId)}`;
-
-/** `column IN (…)` of quoted values (the caller makes sure the list is not empty). */
-export const inList = (column: string, values: readonly string[]) => `${column} IN (${[...new Set(values)].map(sqlString).join(', ')})`;
+// The where-clause helpers live beside `sqlString` (rows.ts), where the list cache takes them from too.
+export { agentFilter, inList } from './rows.js';
