@@ -27,8 +27,13 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const server = await startBuiltServer(BUILT_CLI, { dataDirPrefix: 'ma-bench-inspector-' });
 try {
   const headers = { Authorization: `Bearer ${server.key}`, 'Content-Type': 'application/json' };
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown): Promise<any> => {
     const response = await fetch(`${server.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    // The default request windows (60 observes a minute) pace the fill: wait as the server says.
+    if (response.status === 429) {
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)));
+      return call(method, path, body);
+    }
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
     return response.json() as Promise<any>;
   };
