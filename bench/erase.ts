@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
 import { openSqlClient, postgresMemoryIndex, type SqlClient } from '@memory-agents/adapter-postgres';
 import { hashedNgramEmbedder, type MemoryIndex } from '@memory-agents/core';
-import type { MemoryRecord } from '@memory-agents/core/adapter';
+import { memoryRecordDefaults, type MemoryRecord } from '@memory-agents/core/adapter';
 import { argument } from './support/args.js';
 
 const memories = Number(argument('memories', '100000'));
@@ -34,7 +34,8 @@ function record(i: number): MemoryRecord {
     id: `mem_${String(i).padStart(26, '0')}`, organizationId: 'org_bench', agentId, text, keywords: '', vector: embedder.embedSync(text),
     speaker: 'user', occurredAt: null, source: { kind: 'turn', threadId, observationId: `obs_${String(i % threads).padStart(26, '0')}`, turnIndex: i },
     createdAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-  } as MemoryRecord;
+    ...memoryRecordDefaults({ occurredAt: null, createdAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString() }),
+  };
 }
 
 type Opened = { index: MemoryIndex; vacuum?: () => Promise<void>; cleanup: () => Promise<void> };
