@@ -75,7 +75,8 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
   it('lists the tools with JSON Schemas and descriptions', async () => {
     const { tools } = await mcp.listTools();
     const names = tools.map((tool) => tool.name).sort();
-    expect(names).toEqual(transport === 'stdio' ? ['ask', 'list_agents', 'recall', 'remember', 'upload'] : ['ask', 'list_agents', 'recall', 'remember']);
+    expect(names).toEqual(transport === 'stdio' ? ['ask', 'erase', 'list_agents', 'recall', 'remember', 'upload'] : ['ask', 'erase', 'list_agents', 'recall', 'remember']);
+    expect(tools.find((tool) => tool.name === 'erase')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     const remember = tools.find((tool) => tool.name === 'remember')!;
     expect(remember.description).toMatch(/long-term memory/);
     expect(remember.inputSchema).toMatchObject({ type: 'object', required: ['text'] });
@@ -186,6 +187,19 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
       expect(missing.structuredContent).toMatchObject({ code: 'invalid_request' });
     });
   }
+
+  it('erases the conversation thread when asked, and memory no longer holds it', async () => {
+    const marker = transport === 'stdio' ? 'Zephyrine' : 'Quillon';
+    const remembered = await call(mcp, 'remember', { text: `The spare key is hidden under the gnome named ${marker}.` });
+    const threadId = (remembered.structuredContent as { thread_id: string }).thread_id;
+    const twoTargets = await call(mcp, 'erase', { thread_id: threadId, source_id: 'src_x' });
+    expect(twoTargets.isError).toBe(true);
+    expect(text(twoTargets)).toMatch(/Give one of thread_id, source_id, observation_id or end_user_id/);
+    const erased = await call(mcp, 'erase', {});
+    expect(erased.isError).toBeFalsy();
+    expect(erased.structuredContent).toMatchObject({ status: 'completed', target: { kind: 'thread', id: threadId } });
+    expect(text(await call(mcp, 'recall', { query: `Where is the gnome ${marker}?` }))).not.toContain(marker);
+  });
 });
 
 describe('MCP edges', () => {

@@ -63,7 +63,7 @@ function explanationLines(hits: ExplainedHit[]): string[] {
 }
 
 /**
- * The memory-agents MCP server: tools `remember`, `recall`, `ask`, `list_agents` (and `upload` in
+ * The memory-agents MCP server: tools `remember`, `recall`, `ask`, `erase`, `list_agents` (and `upload` in
  * the stdio mode), and a resource per recent thread of the agent. One instance serves one MCP
  * session; every tool goes through the typed client, so a refusal of the service becomes a tool
  * error (`isError`) carrying the service's `code`.
@@ -227,6 +227,40 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         }),
     );
   }
+
+  server.registerTool(
+    'erase',
+    {
+      title: 'Erase',
+      description:
+        'Erase for good everything memory learned from one thread, document (source), observation or person (end user), ' +
+        'so no answer, search or stored copy holds it again. Destructive and not reversible: call it only when the user asks to forget. ' +
+        'Without a target it erases this conversation\'s own thread. Waits until the erasure is done (up to 30 s) and returns what it removed.',
+      inputSchema: {
+        thread_id: z.string().min(1).optional().describe('A thread to erase (default: this conversation\'s thread).'),
+        source_id: z.string().min(1).optional().describe('A document (src_ id) to erase everything learned from.'),
+        observation_id: z.string().min(1).optional().describe('One observation (obs_ id) to erase.'),
+        end_user_id: z.string().min(1).max(256).optional().describe('A person (the X-SP-End-User value) whose threads to erase.'),
+        agent_id: agentIdArg,
+      },
+      annotations: { destructiveHint: true, idempotentHint: true, readOnlyHint: false, openWorldHint: false },
+    },
+    (args) =>
+      run(async () => {
+        const agentId = agentOf(args.agent_id);
+        const given = (['thread_id', 'source_id', 'observation_id', 'end_user_id'] as const).filter((name) => args[name] !== undefined);
+        if (given.length > 1) throw new ToolInputError(`Give one of thread_id, source_id, observation_id or end_user_id, not ${given.join(' and ')}.`);
+        const target = given.length === 1 ? { [given[0]!]: args[given[0]!]! } : { thread_id: await threadFor(agentId) };
+        const started = await client.erasures.erase(agentId, target);
+        const done = await client.erasures.waitUntilDone(agentId, started.erasure_id, { timeoutMs: waitTimeoutMs });
+        // A new thread for what the conversation says next, if its own was erased.
+        const own = threads.get(agentId);
+        if ('thread_id' in target && own && (await own.catch(() => null)) === target.thread_id) threads.delete(agentId);
+        const counts = Object.entries(done.counts).map(([name, count]) => `${count} ${name}`).join(', ');
+        const text = done.status === 'completed' ? `Erased (${done.erasure_id}): ${counts}.` : `The erasure ${done.erasure_id} ended ${done.status}: ${done.error ?? 'no reason given'}.`;
+        return { content: [{ type: 'text', text }], structuredContent: done, ...(done.status === 'completed' ? {} : { isError: true }) };
+      }),
+  );
 
   server.registerTool(
     'list_agents',
