@@ -40,8 +40,12 @@ const model = new Mock({ doGenerate: async () => ({ content: [{ type: 'text', te
 const middleware = memoryMiddleware({ client, agentId: 'agent_x', threadId: 'thread_x' });
 const { text } = await generateText({ model: wrapLanguageModel({ model, middleware }), prompt: 'Where does Ingrid live?' });
 await middleware.flush();
-const system = model.doGenerateCalls[0].prompt.find((m) => m.role === 'system');
-if (text !== 'In Tromsø.' || !String(system?.content).includes('Ingrid lives in Tromsø.') || !requests.some((p) => p.endsWith('/observe'))) {
+// Recalled memory arrives as fenced data in a user message, never in a system message (issue 33).
+const prompt = model.doGenerateCalls[0].prompt;
+const said = (m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content));
+const inUser = prompt.some((m) => m.role === 'user' && said(m).includes('Ingrid lives in Tromsø.') && said(m).includes('<memory-data id='));
+const inSystem = prompt.some((m) => m.role === 'system' && said(m).includes('Ingrid lives in Tromsø.'));
+if (text !== 'In Tromsø.' || !inUser || inSystem || !requests.some((p) => p.endsWith('/observe'))) {
   throw new Error(`ai ${version}: the middleware did not recall and observe (${JSON.stringify({ text, requests })})`);
 }
 if (Object.keys(memoryTools({ client, agentId: 'agent_x' })).length === 0) throw new Error('memoryTools returned no tools');
