@@ -23,6 +23,17 @@ export type ExportJobRequest = AgentRequest & { exportId: string };
 export type CreateExportRequest = AgentRequest & { body?: { vectors?: boolean } | undefined };
 
 const EXPORT_ID = /^exp_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** How often a running export says it is alive (its status blob's `heartbeat_at`). */
+export const EXPORT_HEARTBEAT_MS = 5_000;
+/**
+ * A running export whose heartbeat is older than this was cut off (its process stopped or died): it
+ * reads as `failed`, with a sentence saying to start a new one. Jobs are not resumed: an export is
+ * quick to start again and holds no state worth keeping.
+ */
+export const EXPORT_STALE_MS = 60_000;
+
+/** What the status blob holds: the wire's fields and when the writer last said it was alive. */
+type StoredJob = ExportJobOutput & { heartbeat_at?: string };
 // Kept in the blob store (shared by every process of a deployment), under the organization and agent.
 const statusKey = (organizationId: string, agentId: string, exportId: string) => `exports/${organizationId}/${agentId}/${exportId}.json`;
 const fileKey = (organizationId: string, agentId: string, exportId: string) => `exports/${organizationId}/${agentId}/${exportId}.jsonl`;
@@ -35,7 +46,7 @@ const fileKey = (organizationId: string, agentId: string, exportId: string) => `
  * The file is assembled in memory before it is stored (the BlobStore port takes whole values).
  */
 export function createExportJobs(context: ServiceContext) {
-  const write = (organizationId: string, agentId: string, job: ExportJobOutput) =>
+  const write = (organizationId: string, agentId: string, job: StoredJob) =>
     context.blobs.put({ key: statusKey(organizationId, agentId, job.export_id), data: new TextEncoder().encode(JSON.stringify(job)), mediaType: 'application/json' });
   const owner = async (caller: Caller, agentId: string) => {
     if (caller.endUserId !== null) throw new ServiceError('forbidden', 'An export holds every thread of the agent; call without X-SP-End-User.');
@@ -45,7 +56,12 @@ export function createExportJobs(context: ServiceContext) {
     await owner(caller, agentId);
     const blob = EXPORT_ID.test(exportId) ? await context.blobs.get({ key: statusKey(caller.organizationId, agentId, exportId) }) : null;
     if (!blob) throw new ServiceError('not_found', `Export ${exportId} was not found.`);
-    return JSON.parse(new TextDecoder().decode(blob.data)) as ExportJobOutput;
+    const { heartbeat_at: heartbeat, ...job } = JSON.parse(new TextDecoder().decode(blob.data)) as StoredJob;
+    const alive = Date.parse(heartbeat ?? job.created_at);
+    if (job.status === 'running' && context.clock.now() - alive > EXPORT_STALE_MS) {
+      return { ...job, status: 'failed', finished_at: new Date(alive).toISOString(), error: 'The export was cut off (the server writing it stopped); start a new export.' };
+    }
+    return job;
   };
   return {
     exports: {
@@ -67,8 +83,19 @@ export function createExportJobs(context: ServiceContext) {
           error: null,
         };
         const organizationId = caller.organizationId;
-        await write(organizationId, agent.id, job);
+        await write(organizationId, agent.id, { ...job, heartbeat_at: job.created_at });
         context.background.run('export', { agentId: agent.id, exportId: job.export_id }, async () => {
+          // Says it is alive while it runs, so a reader can tell a running export from one cut off.
+          let beat: Promise<unknown> = Promise.resolve();
+          const heartbeat = setInterval(() => {
+            beat = write(organizationId, agent.id, { ...job, heartbeat_at: context.nowIso() }).catch(() => undefined);
+          }, EXPORT_HEARTBEAT_MS);
+          heartbeat.unref?.();
+          const settle = async (final: ExportJobOutput) => {
+            clearInterval(heartbeat);
+            await beat;
+            await write(organizationId, agent.id, final);
+          };
           try {
             const parts: Uint8Array[] = [];
             const encoder = new TextEncoder();
@@ -87,9 +114,9 @@ export function createExportJobs(context: ServiceContext) {
               at += part.length;
             }
             await context.blobs.put({ key: fileKey(organizationId, agent.id, job.export_id), data, mediaType: 'application/x-ndjson' });
-            await write(organizationId, agent.id, { ...job, status: 'ready', finished_at: context.nowIso(), bytes, lines });
+            await settle({ ...job, status: 'ready', finished_at: context.nowIso(), bytes, lines });
           } catch (error) {
-            await write(organizationId, agent.id, { ...job, status: 'failed', finished_at: context.nowIso(), error: error instanceof Error ? error.message : String(error) });
+            await settle({ ...job, status: 'failed', finished_at: context.nowIso(), error: error instanceof Error ? error.message : String(error) });
           }
         });
         return job;
