@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
-import { CHANGED_FACTS, type ChangedFact } from '../__fixtures__/changed-facts.js';
+import { CHANGED_FACTS, expectCurrentTruth, learnChangedFact, type ChangedFact } from '../__fixtures__/changed-facts.js';
 
 /**
  * Issue 32 through the public API, on the default writer and answerer: after a person changes a
@@ -10,42 +10,12 @@ import { CHANGED_FACTS, type ChangedFact } from '../__fixtures__/changed-facts.j
 describe('changed facts (validity and history)', async () => {
   const { service, owner } = await learningService();
 
-  async function learn(fact: ChangedFact) {
-    const agent = await service.agents.create({ caller: owner, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
-    await service.idle();
-    const agentId = agent.agent_id;
-    const { thread_id: threadId } = await service.threads.create({ caller: owner, agentId, body: {} });
-    const observe = async (turns: [string, string][], timestamp: string) => {
-      await service.observe({ caller: owner, agentId, threadId, body: { observations: turns.map(([speaker, text]) => ({ content: [{ type: 'text' as const, text }], speaker, timestamp })) } });
-      await service.idle();
-    };
-    await observe(fact.early, fact.before);
-    await observe(fact.late, fact.after);
-    return { agentId, threadId };
-  }
+  const learn = (fact: ChangedFact) => learnChangedFact(service, owner, fact);
 
   it.each(CHANGED_FACTS.map((fact) => [fact.name, fact] as const))('%s: recall and chat give the new value, as_of the old one', async (_, fact) => {
-    const { agentId, threadId } = await learn(fact);
-
-    const now = await service.recall({ caller: owner, agentId, body: { query: fact.question } });
-    const lines = now.memory_context.split('\n');
-    expect(lines[0]).toContain(fact.newValue);
-    expect(lines[0]).not.toContain(fact.oldValue);
-    // The old value appears only as history, marked and pointing at what replaced it.
-    for (const line of lines) if (line.includes(fact.oldValue)) expect(line).toMatch(/no longer current, replaced by \[\d+\]/);
-
-    const then = await service.recall({ caller: owner, agentId, body: { query: fact.question, as_of: fact.asOf } });
-    expect(then.memory_context).toContain(fact.oldValue);
-    expect(then.memory_context).not.toContain(fact.newValue);
-
-    const answer = await service.chat({ caller: owner, agentId, threadId, body: { turn_id: 'now', message: fact.question } });
-    expect(answer.message).toContain(fact.newValue);
-    const oldAt = answer.message.indexOf(fact.oldValue);
-    if (oldAt !== -1) expect(answer.message.indexOf(fact.newValue)).toBeLessThan(oldAt);
-
-    const past = await service.chat({ caller: owner, agentId, threadId, body: { turn_id: 'then', message: fact.question, as_of: fact.asOf } });
-    expect(past.message).toContain(fact.oldValue);
-    expect(past.message).not.toContain(fact.newValue);
+    const { answer } = await expectCurrentTruth(service, owner, fact);
+    const oldAt = answer.indexOf(fact.oldValue);
+    if (oldAt !== -1) expect(answer.indexOf(fact.newValue)).toBeLessThan(oldAt);
   });
 
   it('says what changed, citing the new and the old memory', async () => {
