@@ -4,49 +4,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createClient, MemoryAgentsError, type MemoryAgentsClient } from '@memory-agents/client';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
-import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
-import { createMemoryService, inMemoryMemoryIndex, inMemoryStore, silentLogger, type MemoryIndex, type MemoryService } from '@memory-agents/core';
+import { createMemoryService, inMemoryStore, silentLogger, type MemoryService } from '@memory-agents/core';
 import { createHandler } from '@memory-agents/http';
 import { createMemoryMcpServer } from '@memory-agents/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIndexBackends, type OpenedIndex } from '../support/indexes.js';
 
 // The memories API (issue 30) end to end in one process: HTTP through the real handler, the typed
 // client, and MCP `recall` through the MCP SDK's client; on the in-memory index, the embedded
 // default's LanceDB and, with DATABASE_URL, PostgreSQL (the filters run inside each index).
-type Opened = { index: MemoryIndex; cleanup: () => Promise<void> };
-const BACKENDS: [string, () => Promise<Opened>][] = [
-  ['in-memory', async () => ({ index: inMemoryMemoryIndex(), cleanup: async () => {} })],
-  [
-    'lancedb',
-    async () => {
-      const uri = await mkdtemp(join(tmpdir(), 'ma-memories-'));
-      return { index: lancedbMemoryIndex({ uri }), cleanup: () => rm(uri, { recursive: true, force: true }) };
-    },
-  ],
-];
-const databaseUrl = process.env.DATABASE_URL;
-if (databaseUrl) {
-  BACKENDS.push([
-    'postgres',
-    async () => {
-      const client = await openSqlClient({ connectionString: databaseUrl });
-      const schema = `memories_api_${process.pid}`;
-      return {
-        index: postgresMemoryIndex({ client, schema }),
-        cleanup: async () => {
-          await client.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          await client.close();
-        },
-      };
-    },
-  ]);
-}
+const BACKENDS = memoryIndexBackends('memories_api');
 
-let opened: Opened;
+let opened: OpenedIndex;
 let service: MemoryService;
 let server: Server;
 let url: string;

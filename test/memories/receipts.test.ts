@@ -1,45 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient, MemoryAgentsError, type MemoryAgentsClient } from '@memory-agents/client';
-import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
-import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
-import { createMemoryService, defaultMemoryWriter, inMemoryMemoryIndex, inMemoryStore, silentLogger, type MemoryIndex, type MemoryService, type MemoryWriter } from '@memory-agents/core';
+import { createMemoryService, defaultMemoryWriter, inMemoryStore, silentLogger, type MemoryService, type MemoryWriter } from '@memory-agents/core';
 import { createHandler } from '@memory-agents/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIndexBackends, type OpenedIndex } from '../support/indexes.js';
 
 // Receipts and read-your-writes (issue 33), end to end through HTTP and the typed client, on the
 // in-memory index, LanceDB and, with DATABASE_URL, PostgreSQL.
-type Opened = { index: MemoryIndex; cleanup: () => Promise<void> };
-const BACKENDS: [string, () => Promise<Opened>][] = [
-  ['in-memory', async () => ({ index: inMemoryMemoryIndex(), cleanup: async () => {} })],
-  [
-    'lancedb',
-    async () => {
-      const uri = await mkdtemp(join(tmpdir(), 'ma-receipts-'));
-      return { index: lancedbMemoryIndex({ uri }), cleanup: () => rm(uri, { recursive: true, force: true }) };
-    },
-  ],
-];
-const databaseUrl = process.env.DATABASE_URL;
-if (databaseUrl) {
-  BACKENDS.push([
-    'postgres',
-    async () => {
-      const client = await openSqlClient({ connectionString: databaseUrl });
-      const schema = `receipts_${process.pid}`;
-      return {
-        index: postgresMemoryIndex({ client, schema }),
-        cleanup: async () => {
-          await client.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          await client.close();
-        },
-      };
-    },
-  ]);
-}
+const BACKENDS = memoryIndexBackends('receipts');
 
 /**
  * The default writer, except that a turn saying "[fail]" fails (`generation_failed`) and a batch
@@ -67,7 +36,7 @@ function scriptedWriter() {
   return { writer, release: () => release() };
 }
 
-let opened: Opened;
+let opened: OpenedIndex;
 let service: MemoryService;
 let server: Server;
 let url: string;
