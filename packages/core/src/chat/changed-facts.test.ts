@@ -44,6 +44,22 @@ describe('changed facts (validity and history)', async () => {
     expect(then.memory_context).not.toContain('555-0199');
   });
 
+  it('a change the text dates ("moved ... in March", said in April) is current from that date, not from when it was said', async () => {
+    const fact = CHANGED_FACTS.find((candidate) => candidate.name === 'move')!;
+    const { agentId } = await learn(fact);
+    const listed = await service.memories.list({ caller: owner, agentId, query: { include_history: 'true' } });
+    const berlin = listed.memories.find((memory: { text: string }) => memory.text.includes('Berlin'))!;
+    const paris = listed.memories.find((memory: { text: string }) => memory.text.includes('Paris'))!;
+    expect(berlin.valid_from).toBe('2024-03-01T00:00:00.000Z');
+    expect(paris).toMatchObject({ valid_to: '2024-03-01T00:00:00.000Z', superseded_by: berlin.memory_id });
+    const midMarch = await service.recall({ caller: owner, agentId, body: { query: fact.question, as_of: '2024-03-20T00:00:00Z' } });
+    expect(midMarch.memory_context).toContain('Berlin');
+    expect(midMarch.memory_context).not.toContain('Paris');
+    const lateFebruary = await service.recall({ caller: owner, agentId, body: { query: fact.question, as_of: '2024-02-28T00:00:00Z' } });
+    expect(lateFebruary.memory_context).toContain('Paris');
+    expect(lateFebruary.memory_context).not.toContain('Berlin');
+  });
+
   it('refuses an as_of that is not a date-time with 422', async () => {
     const fact = CHANGED_FACTS[0]!;
     const { agentId } = await learn(fact);

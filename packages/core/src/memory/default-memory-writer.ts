@@ -1,6 +1,7 @@
 import type { MemoryHitRecord } from '../ports/memory-index.js';
 import type { DraftRef, MemoryDraft, MemoryWriteRequest, MemoryWriter, Supersession, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
-import { canSupersede, extractClaims, supersedesClaim, type FactClaim } from './fact-updates.js';
+import { CHANGE_CUE, canSupersede, extractClaims, supersedesClaim, type FactClaim } from './fact-updates.js';
+import { resolveAbsoluteDates } from './absolute-dates.js';
 import { isInstructionLike } from '../boundary/instruction-like.js';
 import { dateKeywords, resolveRelativeDates } from './relative-dates.js';
 
@@ -135,6 +136,7 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
     const span = start === -1 ? null : { start, end: start + piece.length };
     if (span) searchFrom = span.end;
     const resolved = Number.isNaN(reference.getTime()) ? [] : resolveRelativeDates(piece, reference);
+    const validFrom = Number.isNaN(reference.getTime()) ? null : changedSince(piece, reference, resolved);
     const keywords = [...baseKeywords, ...resolved.map((date) => dateKeywords(date.date, date.granularity)), ...entitiesOf(piece), piece, neighbours]
       .filter((word) => word !== '')
       .join(' ');
@@ -147,8 +149,25 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
       span,
       // Kept as evidence, flagged: ranked down when a query asks for instructions (issue 33).
       suspicious: isInstructionLike(piece),
+      ...(validFrom ? { validFrom } : {}),
     };
   });
+}
+
+/**
+ * When a piece that states a change ("moved", "switched", "since", "no longer": {@link CHANGE_CUE})
+ * names one date, relative or absolute, no later than the day it was said ("I moved to Berlin on
+ * March 3rd", said in April), the fact is valid from that day (a month: its first day)
+ * rather than from when it was said. A date ahead ("my new appointment is on May 2nd") is when
+ * something will happen, not when the statement became true; two dates or none: null (the memory
+ * is valid from when it was said).
+ */
+function changedSince(piece: string, reference: Date, relative: ReturnType<typeof resolveRelativeDates>): string | null {
+  if (!CHANGE_CUE.test(piece.toLowerCase())) return null;
+  const dates = [...relative.filter((date) => date.granularity !== 'year'), ...resolveAbsoluteDates(piece, reference)];
+  if (dates.length !== 1) return null;
+  const day = `${dates[0]!.date}T00:00:00.000Z`;
+  return Date.parse(day) <= reference.getTime() ? day : null;
 }
 
 /** Pieces of at most `maxChars`, cut after sentences where possible, else at whitespace, else hard. */

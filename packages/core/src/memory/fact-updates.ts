@@ -30,8 +30,8 @@ export type FactClaim = {
 
 const KNOWN_KEYS = new Set(['residence', 'employer']);
 
-/** Words that mark a statement as a change of a value. */
-const CHANGE_CUE = /\b(?:now|new|newly|moved|moving|relocated|switched|changed|change|raised|increased|lowered|reduced|dropped|went up|went down|rescheduled|postponed|pushed|bumped|updated|instead|anymore|any more|no longer|not .{0,30}anymore|since)\b/;
+/** Words that mark a statement as a change of a value (tested on lower-case text). */
+export const CHANGE_CUE = /\b(?:now|new|newly|moved|moving|relocated|switched|changed|change|raised|increased|lowered|reduced|dropped|went up|went down|rescheduled|postponed|pushed|bumped|updated|instead|anymore|any more|no longer|not .{0,30}anymore|since)\b/;
 /** Sentences that state no fact (hypotheses, wishes, plans, questions about it). */
 const NOT_A_STATEMENT = /\b(?:if|would|could|might|maybe|perhaps|wish|hope|thinking about|think about|considering|planning|plan to|want to|wanted to|going to|gonna|should|whether|dream|someday|one day)\b/;
 

@@ -60,6 +60,12 @@ export type MemoryDraft = {
   span?: MemorySpan | null;
   /** Instruction-like content (issue 33): stored flagged. @default false */
   suspicious?: boolean;
+  /**
+   * When the fact became true, where the text says so and it differs from when it was said ("I
+   * moved to Berlin on March 3rd": that day) (issue 32).
+   * @default occurredAt, else the time the memory was learned
+   */
+  validFrom?: string | null;
 };
 
 export type TurnOutcome =
