@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '@memory-agents/core';
-import { buildDocx, buildPdf, docxParagraph } from '@memory-agents/core/testing';
+import { buildDocx, buildPdf, docxParagraph, postgresUrl } from '@memory-agents/core/testing';
 import { startServer, type RunningServer } from '@memory-agents/server';
 import { client, type Client } from '../support/client.js';
 import { GENEROUS_UPLOAD_RATES } from '../documents/document-support.js';
@@ -223,10 +223,12 @@ describe('erasure leaves no copy: embedded default (PGlite + LanceDB data dir)',
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)('erasure leaves no copy: PostgreSQL (DATABASE_URL)', () => {
+const databaseUrl = postgresUrl('erasure leaves no copy on PostgreSQL');
+
+describe.runIf(databaseUrl)('erasure leaves no copy: PostgreSQL (DATABASE_URL)', () => {
   let world: World;
   beforeAll(async () => {
-    world = await open(process.env.DATABASE_URL);
+    world = await open(databaseUrl);
   }, 60_000);
   afterAll(async () => {
     await world?.server.close();
@@ -236,7 +238,7 @@ describe.runIf(process.env.DATABASE_URL)('erasure leaves no copy: PostgreSQL (DA
   it('no route, no blob file and no live row of any table holds an erased marker', { timeout: 240_000 }, async () => {
     const { erased, kept } = await eraseThroughEveryDoor(world);
     expect(await filesHolding(join(world.dataDir, 'blobs'), erased)).toEqual([]);
-    const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     try {
       const { rows: tables } = await db.query<{ name: string }>(

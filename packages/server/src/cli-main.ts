@@ -1,28 +1,19 @@
 import { existsSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
-import { isServiceError, silentLogger, type WebhookOptions } from '@memory-agents/core';
+import { isServiceError, silentLogger } from '@memory-agents/core';
 import { isUnavailableError } from '@memory-agents/core/adapter';
 import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.js';
-import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, type CliValues, type OptionName } from './cli-options.js';
+import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, inspectorFlag, metricsOption, stateLocation, webhookSettings, type CliValues, type OptionName, type ServeExtras } from './cli-options.js';
+import { baselineWasmOnly, CliError, print, runningServerPid, type CliIo } from './cli-support.js';
+import { exportCommand, importCommand, migrateCommand } from './cli-data-commands.js';
 import { sendControlCommand } from './control-socket.js';
 import { MODEL_CLI_OPTIONS, MODEL_USAGE, modelSettings, ModelSettingsError, type ModelSettings } from './model-options.js';
 import { dataPaths, DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
 // The server, the adapters and the service are imported when a command needs them, so
 // `--version`, `help` and usage errors answer without loading the database and index adapters.
 
-/** Where the CLI writes and what it reads from its environment (the process's, or a test's). */
-export type CliIo = {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: NodeJS.ProcessEnv;
-  /** Writes a large output (an export), resolving when the output can take more; else `stdout`. */
-  stdoutAsync?: (text: string) => Promise<void>;
-  /** What `import` reads without `--file`; the process's stdin by default. */
-  stdin?: NodeJS.ReadableStream;
-};
+export type { CliIo } from './cli-support.js';
 
 const processIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
@@ -43,22 +34,6 @@ export type CliCommand = {
   options: readonly OptionName[];
   run(values: CliValues, io: CliIo): Promise<number>;
 };
-
-/** The state a command works on, from `--data` / `--database-url`. */
-function stateLocation(values: CliValues, command: string): StateLocation {
-  if (values.data !== undefined && values['database-url'] !== undefined) throw new UsageError('pass either --data or --database-url, not both', command);
-  if (values['database-timeout-ms'] !== undefined && values['database-url'] === undefined) throw new UsageError('--database-timeout-ms needs --database-url', command);
-  return values['database-url'] !== undefined
-    ? { databaseUrl: values['database-url'], ...databaseTimeoutOption(values['database-timeout-ms'], command) }
-    : { dataDir: values.data ?? DEFAULT_DATA_DIR };
-}
-
-/** `--database-timeout-ms MS`: one bound for connecting and for each statement (0: none). */
-function databaseTimeoutOption(value: string | undefined, command: string): { databaseTimeoutMs?: number } {
-  if (value === undefined) return {};
-  if (!/^\d{1,7}$/.test(value.trim())) throw new UsageError(`--database-timeout-ms must be a whole number of milliseconds (0..9999999), not "${value}"`, command);
-  return { databaseTimeoutMs: Number(value.trim()) };
-}
 
 /** An admin command's CLI entry: its flags are checked here, then it runs through `runAdmin`. */
 function adminCliCommand(command: AdminCommand): CliCommand {
@@ -175,18 +150,6 @@ async function packageVersion(): Promise<string> {
 }
 
 /**
- * Compiles WebAssembly with V8's baseline compiler (Liftoff) only, before PGlite's module is
- * compiled. PGlite's PostgreSQL is ~9 MB of wasm; V8 tiers its hot functions up to TurboFan in
- * the background, which on an embedded server kept 50–90 MB more resident memory and cost ~1.5 s
- * of CPU in the first seconds, for little gain on the server's small queries (docs/decisions.md,
- * "A lean server"). Process-wide: the document converter and OCR, which do heavy wasm work, run
- * in a child process that is started without it.
- */
-function baselineWasmOnly(): void {
-  setFlagsFromString('--liftoff-only');
-}
-
-/**
  * Runs the CLI on `argv` (the arguments after the script) and returns the exit code: 0 done, 1 a
  * refusal or failure (one line, with its code), 2 a usage error (one line and where to read
  * more). Writes only through `io`; importing this module does nothing.
@@ -268,50 +231,6 @@ async function runCommandLine({ values, positionals }: { values: CliValues; posi
   }
   return command.run(values, io);
 }
-
-/** `--inspector` / `--no-inspector`, or undefined (the server's default: on for loopback). */
-function inspectorFlag(values: CliValues): boolean | undefined {
-  if (values.inspector && values['no-inspector']) throw new UsageError('give --inspector or --no-inspector, not both', 'serve');
-  return values.inspector ? true : values['no-inspector'] ? false : undefined;
-}
-
-/** `--metrics` with `--metrics-listen HOST:PORT` and/or `--metrics-token` (or MEMORY_AGENTS_METRICS_TOKEN). */
-function metricsOption(values: CliValues, env: Record<string, string | undefined>): { listen?: { host: string; port: number }; token?: string } | undefined {
-  const token = values['metrics-token'] ?? (env.MEMORY_AGENTS_METRICS_TOKEN?.trim() || undefined);
-  const listen = values['metrics-listen'];
-  if (!values.metrics) {
-    if (values['metrics-listen'] !== undefined || values['metrics-token'] !== undefined) throw new UsageError('--metrics-listen and --metrics-token go with --metrics', 'serve');
-    return undefined;
-  }
-  if (listen === undefined && token === undefined) {
-    throw new UsageError('--metrics needs its own address (--metrics-listen 127.0.0.1:9464) or a bearer token (--metrics-token, or MEMORY_AGENTS_METRICS_TOKEN)', 'serve');
-  }
-  if (token !== undefined && token.length < 16) throw new UsageError('the metrics token must be at least 16 characters', 'serve');
-  let address: { host: string; port: number } | undefined;
-  if (listen !== undefined) {
-    const found = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(listen.trim());
-    const port = found ? Number(found[2]) : NaN;
-    if (!found || port > 65535) throw new UsageError(`--metrics-listen must be HOST:PORT, like 127.0.0.1:9464, not "${listen}"`, 'serve');
-    address = { host: found[1]!.replace(/^\[|\]$/g, ''), port };
-  }
-  return { ...(address ? { listen: address } : {}), ...(token !== undefined ? { token } : {}) };
-}
-
-/** `--webhooks` and its allowances, as `createMemoryService`'s `webhooks` option (undefined: off). */
-function webhookSettings(values: CliValues): WebhookOptions | undefined {
-  const hosts = (values['webhooks-allow-hosts'] ?? '').split(',').map((host) => host.trim()).filter((host) => host !== '');
-  if (!values.webhooks && !values['webhooks-allow-private'] && hosts.length === 0) return undefined;
-  for (const host of hosts) {
-    const [address = '', bits, extra] = host.split('/');
-    const version = isIP(address);
-    const validCidr = extra === undefined && version !== 0 && /^\d{1,3}$/.test(bits ?? '') && Number(bits) <= (version === 4 ? 32 : 128);
-    if (host.includes('/') && !validCidr) throw new UsageError(`--webhooks-allow-hosts: ${host} is not a host name, an IP or a CIDR range`, 'serve');
-  }
-  return { allowPrivate: values['webhooks-allow-private'] === true, allowedHosts: hosts };
-}
-
-/** What `serve` was asked for beyond the state, the port and the models. */
-type ServeExtras = { metrics?: { listen?: { host: string; port: number }; token?: string } | undefined; inspector?: boolean | undefined; webhooks?: WebhookOptions | undefined };
 
 async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, { metrics, inspector, webhooks }: ServeExtras = {}): Promise<number> {
   const portNumber = port === undefined ? 8787 : Number(port);
@@ -402,104 +321,7 @@ async function mcp(values: CliValues, io: CliIo): Promise<number> {
   return 0;
 }
 
-/** The pid of a live server on the data dir, or null. */
-async function runningServerPid(dataDir: string): Promise<number | null> {
-  const text = await readFile(dataPaths(dataDir).pidFile, 'utf8').catch(() => null);
-  const pid = text === null ? NaN : Number(text.trim());
-  if (!Number.isInteger(pid) || pid <= 0) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
-  }
-}
-
 const SINGLE_WORD_COMMANDS = ['serve', 'mcp', 'export', 'import', 'migrate'];
-
-/** `memory-agents migrate`: a data dir into PostgreSQL, then its verification report. */
-async function migrateCommand(values: CliValues, io: CliIo): Promise<number> {
-  if (!values.to || !/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError('migrate needs --to postgres://... (the PostgreSQL database to move the data dir into)', 'migrate');
-  const dataDir = values.data ?? DEFAULT_DATA_DIR;
-  if (!existsSync(dataPaths(dataDir).pgdata)) throw new CliError('not_found', `no data dir at ${dataPaths(dataDir).root}`);
-  await requireStoppedServer({ dataDir }, 'migrate');
-  const { resolve } = await import('node:path');
-  const { migrateDataDir } = await import('./migrate.js');
-  const report = await migrateDataDir({
-    dataDir,
-    databaseUrl: values.to,
-    blobsDirectory: resolve(values.blobs ?? dataPaths(DEFAULT_DATA_DIR).blobs),
-    log: (line) => io.stderr(`memory-agents: ${line}\n`),
-  });
-  if (values.json === true) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  else {
-    io.stdout(`organizations=${report.organizations}  agents_moved=${report.agents}  resumed=${report.resumed}  blobs=${report.blobsDirectory}\n`);
-    for (const c of report.checks) io.stdout(`${c.ok ? 'ok      ' : 'MISMATCH'}  ${c.what}: ${c.source} -> ${c.target}\n`);
-    io.stdout(`searches: ${report.searches.matched} of ${report.searches.checked} give the same top hit\n${report.ok ? 'verified' : 'NOT verified'}\n`);
-  }
-  return report.ok ? 0 : 1;
-}
-
-/** Refuses a data dir a server runs on: export and import open it themselves. */
-async function requireStoppedServer(location: StateLocation, command: string): Promise<void> {
-  if (location.databaseUrl !== undefined) return;
-  const pid = await runningServerPid(location.dataDir);
-  if (pid !== null) {
-    throw new CliError('data_dir_locked', `a server (pid ${pid}) runs on ${dataPaths(location.dataDir).root}; ${command} opens the data dir itself, so stop the server first (or use --database-url with PostgreSQL, where it runs beside servers)`);
-  }
-  baselineWasmOnly();
-}
-
-/** `memory-agents export`: the agent's lines on stdout. */
-async function exportCommand(values: CliValues, io: CliIo): Promise<number> {
-  const agentId = values.agent;
-  if (!agentId) throw new UsageError('export needs --agent AGENT_ID', 'export');
-  const location = stateLocation(values, 'export');
-  await requireStoppedServer(location, 'export');
-  const { exportToStream } = await import('./transfer-commands.js');
-  const write = io.stdoutAsync ?? (async (text: string) => io.stdout(text));
-  try {
-    await exportToStream(location, { agentId, vectors: values['no-vectors'] !== true, ...(values.org === undefined ? {} : { organizationId: values.org }) }, write);
-  } catch (error) {
-    if (isServiceError(error)) throw new CliError(error.code, error.message);
-    throw error;
-  }
-  return 0;
-}
-
-/** `memory-agents import`: a file (or stdin) into an organization as a new agent. */
-async function importCommand(values: CliValues, io: CliIo): Promise<number> {
-  const organizationId = values.org;
-  if (!organizationId) throw new UsageError('import needs --org ORG_ID (the organization the agent goes into)', 'import');
-  const location = stateLocation(values, 'import');
-  if (values.file !== undefined && !existsSync(values.file)) throw new CliError('not_found', `no file ${values.file}`);
-  const models = modelSettings(values, io.env);
-  await requireStoppedServer(location, 'import');
-  const { importFromFile } = await import('./transfer-commands.js');
-  const { createServiceModels } = await import('./model-options.js');
-  try {
-    const result = await importFromFile(location, { organizationId, file: values.file ?? io.stdin ?? process.stdin }, createServiceModels(models, io.env));
-    print(
-      {
-        agent_id: result.agentId,
-        organization_id: result.organizationId,
-        from_agent_id: result.fromAgentId,
-        threads: result.counts.thread,
-        observations: result.counts.job,
-        memories: result.counts.memory,
-        sources: result.counts.source,
-        reembedded: result.reembedded,
-        ledger_entries_skipped: result.ledgerEntriesSkipped,
-      },
-      values.json === true,
-      io,
-    );
-  } catch (error) {
-    if (isServiceError(error)) throw new CliError(error.code, error.message);
-    throw error;
-  }
-  return 0;
-}
 
 /** Runs an admin command through a running server's control socket, or in process when none runs. */
 async function runAdmin(location: StateLocation, command: AdminCommand, flags: CliValues): Promise<unknown> {
@@ -528,28 +350,6 @@ async function runAdmin(location: StateLocation, command: AdminCommand, flags: C
     throw error;
   } finally {
     await composed.close();
-  }
-}
-
-/** A refusal with a stable code: a service error, or a server that cannot start. Exit 1. */
-class CliError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function print(result: unknown, json: boolean, io: CliIo): void {
-  if (json) {
-    io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-    return;
-  }
-  const rows = Array.isArray(result) ? result : [result];
-  if (rows.length === 0) io.stdout('(none)\n');
-  for (const row of rows) {
-    io.stdout(`${Object.entries(row as Record<string, unknown>).map(([k, v]) => `${k}=${v === null ? '' : String(v)}`).join('  ')}\n`);
   }
 }
 

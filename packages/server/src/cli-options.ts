@@ -1,4 +1,7 @@
+import { isIP } from 'node:net';
+import type { WebhookOptions } from '@memory-agents/core';
 import { MODEL_CLI_OPTIONS } from './model-options.js';
+import { DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
 
 /**
  * Every flag of the CLI, for `parseArgs`. Which command takes which is said by the command's
@@ -71,3 +74,63 @@ export function decimal(value: string, flag: string, command: string): string {
   if (!/^\d+(\.\d+)?$/.test(value.trim())) throw new UsageError(`${flag} must be a decimal number >= 0, like 100 or 2.5, not "${value}"`, command);
   return value.trim();
 }
+
+/** The state a command works on, from `--data` / `--database-url`. */
+export function stateLocation(values: CliValues, command: string): StateLocation {
+  if (values.data !== undefined && values['database-url'] !== undefined) throw new UsageError('pass either --data or --database-url, not both', command);
+  if (values['database-timeout-ms'] !== undefined && values['database-url'] === undefined) throw new UsageError('--database-timeout-ms needs --database-url', command);
+  return values['database-url'] !== undefined
+    ? { databaseUrl: values['database-url'], ...databaseTimeoutOption(values['database-timeout-ms'], command) }
+    : { dataDir: values.data ?? DEFAULT_DATA_DIR };
+}
+
+/** `--database-timeout-ms MS`: one bound for connecting and for each statement (0: none). */
+export function databaseTimeoutOption(value: string | undefined, command: string): { databaseTimeoutMs?: number } {
+  if (value === undefined) return {};
+  if (!/^\d{1,7}$/.test(value.trim())) throw new UsageError(`--database-timeout-ms must be a whole number of milliseconds (0..9999999), not "${value}"`, command);
+  return { databaseTimeoutMs: Number(value.trim()) };
+}
+
+/** `--inspector` / `--no-inspector`, or undefined (the server's default: on for loopback). */
+export function inspectorFlag(values: CliValues): boolean | undefined {
+  if (values.inspector && values['no-inspector']) throw new UsageError('give --inspector or --no-inspector, not both', 'serve');
+  return values.inspector ? true : values['no-inspector'] ? false : undefined;
+}
+
+/** `--metrics` with `--metrics-listen HOST:PORT` and/or `--metrics-token` (or MEMORY_AGENTS_METRICS_TOKEN). */
+export function metricsOption(values: CliValues, env: Record<string, string | undefined>): { listen?: { host: string; port: number }; token?: string } | undefined {
+  const token = values['metrics-token'] ?? (env.MEMORY_AGENTS_METRICS_TOKEN?.trim() || undefined);
+  const listen = values['metrics-listen'];
+  if (!values.metrics) {
+    if (values['metrics-listen'] !== undefined || values['metrics-token'] !== undefined) throw new UsageError('--metrics-listen and --metrics-token go with --metrics', 'serve');
+    return undefined;
+  }
+  if (listen === undefined && token === undefined) {
+    throw new UsageError('--metrics needs its own address (--metrics-listen 127.0.0.1:9464) or a bearer token (--metrics-token, or MEMORY_AGENTS_METRICS_TOKEN)', 'serve');
+  }
+  if (token !== undefined && token.length < 16) throw new UsageError('the metrics token must be at least 16 characters', 'serve');
+  let address: { host: string; port: number } | undefined;
+  if (listen !== undefined) {
+    const found = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(listen.trim());
+    const port = found ? Number(found[2]) : NaN;
+    if (!found || port > 65535) throw new UsageError(`--metrics-listen must be HOST:PORT, like 127.0.0.1:9464, not "${listen}"`, 'serve');
+    address = { host: found[1]!.replace(/^\[|\]$/g, ''), port };
+  }
+  return { ...(address ? { listen: address } : {}), ...(token !== undefined ? { token } : {}) };
+}
+
+/** `--webhooks` and its allowances, as `createMemoryService`'s `webhooks` option (undefined: off). */
+export function webhookSettings(values: CliValues): WebhookOptions | undefined {
+  const hosts = (values['webhooks-allow-hosts'] ?? '').split(',').map((host) => host.trim()).filter((host) => host !== '');
+  if (!values.webhooks && !values['webhooks-allow-private'] && hosts.length === 0) return undefined;
+  for (const host of hosts) {
+    const [address = '', bits, extra] = host.split('/');
+    const version = isIP(address);
+    const validCidr = extra === undefined && version !== 0 && /^\d{1,3}$/.test(bits ?? '') && Number(bits) <= (version === 4 ? 32 : 128);
+    if (host.includes('/') && !validCidr) throw new UsageError(`--webhooks-allow-hosts: ${host} is not a host name, an IP or a CIDR range`, 'serve');
+  }
+  return { allowPrivate: values['webhooks-allow-private'] === true, allowedHosts: hosts };
+}
+
+/** What `serve` was asked for beyond the state, the port and the models. */
+export type ServeExtras = { metrics?: { listen?: { host: string; port: number }; token?: string } | undefined; inspector?: boolean | undefined; webhooks?: WebhookOptions | undefined };

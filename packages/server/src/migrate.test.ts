@@ -4,12 +4,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type MemoryService } from '@memory-agents/core';
+import { postgresUrl } from '@memory-agents/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from './cli-main.js';
 import { composeService } from './compose.js';
 import { migrateDataDir } from './migrate.js';
 
-const databaseUrl = process.env.DATABASE_URL;
+const databaseUrl = postgresUrl('memory-agents migrate into PostgreSQL');
 const DOCUMENT = '# Harbor\n\nThe harbor opens at dawn and closes at nine.\n';
 
 /** The reads a client makes, on either side (ids are the same after a migration). */
@@ -32,7 +33,7 @@ async function reads(service: MemoryService, organizationId: string, ids: { agen
 
 describe.skipIf(!databaseUrl)('memory-agents migrate: a data dir into PostgreSQL (DATABASE_URL)', () => {
   const database = `ma_mig_${randomBytes(4).toString('hex')}`;
-  const url = new URL(databaseUrl!);
+  const url = new URL(databaseUrl ?? 'postgres://unset/');
   url.pathname = `/${database}`;
   const target = url.toString();
   let dir = '';

@@ -3,11 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@memory-agents/core';
+import { postgresUrl } from '@memory-agents/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from './cli-main.js';
 import { composeService } from './compose.js';
 
-const databaseUrl = process.env.DATABASE_URL;
+const databaseUrl = postgresUrl('memory-agents export and import on PostgreSQL');
 
 async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -27,7 +28,7 @@ const DOCUMENT = '# Harbor\n\nThe harbor opens at dawn and closes at nine.\n';
 describe.skipIf(!databaseUrl)('memory-agents export and import (PostgreSQL, DATABASE_URL)', () => {
   const databases = [`ma_exp_${randomBytes(4).toString('hex')}`, `ma_imp_${randomBytes(4).toString('hex')}`];
   const urls = databases.map((name) => {
-    const url = new URL(databaseUrl!);
+    const url = new URL(databaseUrl ?? 'postgres://unset/');
     url.pathname = `/${name}`;
     return url.toString();
   });
