@@ -1,7 +1,7 @@
 import type { ActAsOptions, AuthenticateRequest } from './service/authenticate.js';
 import type { Caller } from './auth/caller.js';
 import type { BillingSummary } from './organizations/billing-admin.js';
-import type { ImportAgentResult } from './export/agent-export.js';
+import type { ImportAgentResult } from './export/agent-import.js';
 import type { CreateExportRequest, ExportJobOutput, ExportJobRequest } from './export/export-jobs.js';
 import type { RateLimitDecision } from './limits/rate-limiter.js';
 import type { CreatedKey, KeySummary, OrganizationSummary } from './organizations/admin.js';

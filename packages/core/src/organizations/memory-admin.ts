@@ -2,7 +2,8 @@ import type { MemoryAdmin } from '../memory-service.js';
 import type { ServiceContext } from '../service/context.js';
 import { createAdmin } from './admin.js';
 import { createBillingAdmin } from './billing-admin.js';
-import { exportAgent, importAgent } from '../export/agent-export.js';
+import { exportAgent } from '../export/agent-export.js';
+import { importAgent } from '../export/agent-import.js';
 import { ServiceError } from '../errors/index.js';
 
 /**
