@@ -207,6 +207,14 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     await page.getByRole('heading', { name: 'Threads' }).waitFor();
     expect(page.url()).toContain(`#/agents/${agentId}`);
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+    // Each table row is a card of labelled cells on a phone: an id gets the width, not a narrow
+    // column where it would wrap a few characters a line (at most two lines of text here).
+    const boxes = await page.evaluate<{ height: number; line: number }[]>(
+      `[...document.querySelectorAll('td[data-label="Thread"] a')].map((link) => ({ height: link.getBoundingClientRect().height, line: parseFloat(getComputedStyle(link).lineHeight) }))`,
+    );
+    expect(boxes.length).toBeGreaterThan(0);
+    for (const box of boxes) expect(box.height).toBeLessThanOrEqual(2 * box.line + 1);
+    expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('td[data-label="Thread"]'), '::before').content`)).toBe('"Thread"');
     await page.screenshot({ path: `${ARTIFACTS}phone.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.context().close();

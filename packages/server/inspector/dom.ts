@@ -45,17 +45,22 @@ export function facts(rows: [string, Child][]): HTMLDListElement {
   return list;
 }
 
-/** A table from a header row and body rows (each cell text or a node); scrolls sideways on a phone. */
+/**
+ * A table from a header row and body rows (each cell text or a node). On a phone each row becomes a
+ * card of labelled cells (the CSS reads the label from `data-label`, one of the inspector's own
+ * header texts), so long ids and texts get the full width instead of a narrow column; the explicit
+ * roles keep it a table for screen readers when CSS changes the display.
+ */
 export function table(headers: string[], rows: Child[][], caption?: string): HTMLElement {
   return h(
     'div',
     { class: 'table-scroll' },
     h(
       'table',
-      {},
+      { role: 'table' },
       caption ? h('caption', {}, caption) : null,
-      h('thead', {}, h('tr', {}, ...headers.map((header) => h('th', { scope: 'col' }, header)))),
-      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((cell) => h('td', {}, cell))))),
+      h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' }, ...headers.map((header) => h('th', { scope: 'col', role: 'columnheader' }, header)))),
+      h('tbody', { role: 'rowgroup' }, ...rows.map((cells) => h('tr', { role: 'row' }, ...cells.map((cell, i) => h('td', { role: 'cell', 'data-label': headers[i] ?? '' }, cell))))),
     ),
   );
 }
