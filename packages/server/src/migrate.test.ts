@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type MemoryService } from '@memory-agents/core';
+import { createCanvas } from '@napi-rs/canvas';
 import { postgresUrl } from '@memory-agents/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from './cli-main.js';
@@ -75,6 +76,10 @@ describe.skipIf(!databaseUrl)('memory-agents migrate: a data dir into PostgreSQL
     await source.service.idle();
     await source.service.chat({ caller, agentId, threadId: thread.thread_id, body: { turn_id: 't1', message: 'Where do invoices go?' } });
     await source.service.idle();
+    // An uploaded chat image: its record moves with the organization, its bytes with the blobs.
+    const canvas = createCanvas(4, 3);
+    canvas.getContext('2d').fillRect(0, 0, 4, 3);
+    const image = await source.service.images.upload({ caller, file: { filename: 'dot.png', mediaType: 'image/png', data: new Uint8Array(await canvas.encode('png')) } });
     const ids = { agentId, threadId: thread.thread_id, observationId: observed.observation_id, sourceId: upload.source_id! };
     const before = await reads(source.service, org.organizationId, ids);
     expect(before.recall).toContain('billing@acme.test');
@@ -98,7 +103,7 @@ describe.skipIf(!databaseUrl)('memory-agents migrate: a data dir into PostgreSQL
     const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {} };
     const code = await main(['migrate', '--data', dataDir, '--to', target, '--blobs', blobs, '--json'], io);
     expect(stderr).toContain('moved');
-    expect(code).toBe(0);
+    expect(code, stdout).toBe(0);
     const report = JSON.parse(stdout) as { ok: boolean; agents: number; resumed: number; searches: { checked: number; matched: number }; checks: { ok: boolean }[] };
     expect(report).toMatchObject({ ok: true, agents: 1, resumed: 2 });
     expect(report.searches.checked).toBeGreaterThan(0);
@@ -119,5 +124,16 @@ describe.skipIf(!databaseUrl)('memory-agents migrate: a data dir into PostgreSQL
     stdout = '';
     expect(await main(['migrate', '--data', dataDir, '--to', target, '--blobs', blobs, '--json'], io)).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, agents: 0, resumed: 3 });
+
+    // A chat turn naming the uploaded image finds it on PostgreSQL (an id not moved would be 404).
+    const served = await composeService({ databaseUrl: target, dataDir: dir }, silentLogger);
+    await served.service.start();
+    try {
+      const caller = await served.service.as(org.organizationId);
+      const answered = await served.service.chat({ caller, agentId, threadId: thread.thread_id, body: { turn_id: 't2', message: 'What is in the picture?', images: [image.image_id] } });
+      expect(answered.message.length).toBeGreaterThan(0);
+    } finally {
+      await served.close();
+    }
   });
 });

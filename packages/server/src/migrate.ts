@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { createMemoryService, fileSystemBlobs, silentLogger, splitLines, type MemoryIndex, type MemoryService, type Store } from '@memory-agents/core';
 import { openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
-import type { LedgerEntryRecord } from '@memory-agents/core/adapter';
+import type { ImageRecord, LedgerEntryRecord } from '@memory-agents/core/adapter';
 import { dataPaths } from './paths.js';
 
 /** One line of the verification: a count on both sides. */
@@ -36,7 +36,7 @@ const PROGRESS_TABLE = 'memory_agents_migration';
 
 /**
  * `memory-agents migrate --data DIR --to postgres://...`: moves every organization (with its keys,
- * billing account and ledger), every agent (through the export format, keeping every id and the
+ * uploaded image records, billing account and ledger), every agent (through the export format, keeping every id and the
  * vectors as they are) and the blobs of an embedded data dir into PostgreSQL. Progress is recorded
  * in the target (`memory_agents_migration`: one row per organization and agent done), so a run
  * interrupted part-way is resumed by running it again: finished items are skipped, an agent left
@@ -124,10 +124,24 @@ export async function migrateDataDir(options: MigrateOptions): Promise<Migration
   }
 }
 
-/** Organization, keys, billing account and ledger entries (oldest first), in one transaction. */
+/** Page size of the image records read per query. */
+const IMAGE_PAGE = 500;
+
+/** Every uploaded image record (`img_`) of the organization, in id order. */
+async function imagesOf(store: Store, organizationId: string): Promise<ImageRecord[]> {
+  const images: ImageRecord[] = [];
+  for (;;) {
+    const page = await store.images.list({ organizationId, limit: IMAGE_PAGE, ...(images.length > 0 ? { afterId: images.at(-1)!.id } : {}) });
+    images.push(...page);
+    if (page.length < IMAGE_PAGE) return images;
+  }
+}
+
+/** Organization, keys, uploaded image records, billing account and ledger entries (oldest first), in one transaction. */
 async function moveOrganization(from: Store, to: Store, organizationId: string): Promise<void> {
   const organization = (await from.organizations.get({ id: organizationId }))!;
   const keys = await from.keys.list({ organizationId });
+  const images = await imagesOf(from, organizationId);
   const account = await from.ledger.getAccount({ organizationId });
   const entries: LedgerEntryRecord[] = [];
   for (let before: number | undefined; ; ) {
@@ -140,6 +154,7 @@ async function moveOrganization(from: Store, to: Store, organizationId: string):
     if (await tx.organizations.get({ id: organizationId })) return;
     await tx.organizations.insert({ organization });
     for (const key of keys.reverse()) await tx.keys.insert({ key, maxLive: Number.MAX_SAFE_INTEGER, now: key.createdAt });
+    for (const image of images) await tx.images.insert({ image });
     if (account) {
       await tx.ledger.configure({ organizationId, patch: { enabled: false } });
       for (const { entryId: _id, organizationId: _org, ...entry } of entries.reverse()) {
@@ -163,6 +178,7 @@ async function verify(source: Side, target: Side, sourceService: MemoryService, 
   for (const org of orgs) {
     const organizationId = org.id;
     check(`keys of ${organizationId}`, (await source.store.keys.list({ organizationId })).length, (await target.store.keys.list({ organizationId })).length);
+    check(`images of ${organizationId}`, (await imagesOf(source.store, organizationId)).length, (await imagesOf(target.store, organizationId)).length);
     check(`balance of ${organizationId}`, (await source.store.ledger.getAccount({ organizationId }))?.balance ?? 'none', (await target.store.ledger.getAccount({ organizationId }))?.balance ?? 'none');
     check(`ledger entries of ${organizationId}`, (await source.store.ledger.list({ organizationId, limit: 100_000 })).length, (await target.store.ledger.list({ organizationId, limit: 100_000 })).length);
     const agents = await source.store.agents.list({ organizationId });

@@ -28,5 +28,9 @@ export function postgresImages(db: SqlClient): ImageStore {
       const { rows } = await db.query('SELECT * FROM images WHERE id = $1 AND organization_id = $2', [imageId, organizationId]);
       return rows[0] ? toImage(rows[0]) : null;
     },
+    async list({ organizationId, afterId, limit }) {
+      const { rows } = await db.query('SELECT * FROM images WHERE organization_id = $1 AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3', [organizationId, afterId ?? null, limit]);
+      return rows.map(toImage);
+    },
   };
 }

@@ -12,5 +12,12 @@ export function inMemoryImages(get: () => State): ImageStore {
       const image = get().images.get(imageId);
       return image && image.organizationId === organizationId ? copy(image) : null;
     },
+    async list({ organizationId, afterId, limit }) {
+      return [...get().images.values()]
+        .filter((image) => image.organizationId === organizationId && (afterId === undefined || image.id > afterId))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit)
+        .map(copy);
+    },
   };
 }

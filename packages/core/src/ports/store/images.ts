@@ -20,4 +20,9 @@ export type ImageStore = {
   insert(request: { image: ImageRecord }): Promise<void>;
   /** Null when absent or owned by another organization. */
   get(request: { organizationId: string; imageId: string }): Promise<ImageRecord | null>;
+  /**
+   * The organization's images in id order, after `afterId` (exclusive) when given, at most `limit`
+   * (moving a data dir to another store pages through them).
+   */
+  list(request: { organizationId: string; afterId?: string; limit: number }): Promise<ImageRecord[]>;
 };
