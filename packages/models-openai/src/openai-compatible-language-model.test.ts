@@ -112,6 +112,9 @@ describe('openaiCompatibleLanguageModel', () => {
     const plain = instance.stream(request())[Symbol.asyncIterator]();
     expect(await plain.next()).toEqual({ done: false, value: 'Hi' });
     expect(await plain.next()).toEqual({ done: true, value: {} });
+    // streamUsage: false leaves the field out, for servers that reject it.
+    await collect(model({ streamUsage: false }).stream(request()));
+    expect(server.requests[2]?.body.stream_options).toBeUndefined();
   });
 
   it('stream ends cleanly when the provider closes without [DONE]', async () => {

@@ -15,6 +15,7 @@ const optionsSchema = z.object({
   timeoutMs: z.number().int().positive().default(60_000),
   maxRetries: z.number().int().min(0).max(10).default(3),
   maxConcurrency: z.number().int().positive().default(4),
+  streamUsage: z.boolean().default(true),
   headers: z.record(z.string(), z.string()).optional(),
   retryBaseDelayMs: z.number().int().min(0).default(500),
   maxRetryDelayMs: z.number().int().min(0).default(30_000),
@@ -35,6 +36,11 @@ export type OpenaiCompatibleLanguageModelOptions = {
   maxRetries?: number;
   /** Requests this instance keeps open at once (shared by every call, generate and stream). @default 4 */
   maxConcurrency?: number;
+  /**
+   * Ask a stream for its token usage (`stream_options: { include_usage: true }`). Turn it off for a
+   * server that rejects the field. @default true
+   */
+  streamUsage?: boolean;
   /** Extra headers for every request (e.g. `OpenAI-Organization`). */
   headers?: Record<string, string>;
   /** First backoff delay; each retry doubles it, with jitter. @default 500 */
@@ -87,7 +93,7 @@ export function openaiCompatibleLanguageModel(options: OpenaiCompatibleLanguageM
     ...(request.responseFormat === 'json' ? { response_format: { type: 'json_object' } } : {}),
     ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
     // The last chunk then carries the call's `usage` (OpenAI, vLLM, llama.cpp, Ollama; others ignore it).
-    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    ...(stream ? { stream: true, ...(config.streamUsage ? { stream_options: { include_usage: true } } : {}) } : {}),
   });
 
   const malformed = (what: string) => new LanguageModelError('failed', `chat completion (${config.model}) failed: malformed response (${what})`);
