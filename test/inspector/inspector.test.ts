@@ -155,6 +155,8 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     const text = await page.locator('main').innerText();
     expect(text).toMatch(/learned/);
     expect(text).toMatch(/committed/);
+    // The default writer and the built-in hashed embedder report no model tokens (issue 33).
+    expect(text).toMatch(/Model tokens\s+none reported/);
     await page.locator('td a[href*="/memories/"]').first().click();
     await page.getByRole('heading', { name: 'Memory', level: 1 }).waitFor();
     expect(await page.locator('.memory-text').innerText()).toContain('Gustavo');

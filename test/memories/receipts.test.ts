@@ -12,7 +12,8 @@ const BACKENDS = memoryIndexBackends('receipts');
 
 /**
  * The default writer, except that a turn saying "[fail]" fails (`generation_failed`) and a batch
- * with a turn saying "[hold]" waits until `release` is called: a test double of the model behind it.
+ * with a turn saying "[hold]" waits until `release` is called: a test double of the model behind it,
+ * which reports 100 input and 7 output tokens of `scripted-llm` per turn written.
  */
 function scriptedWriter() {
   const inner = defaultMemoryWriter();
@@ -26,6 +27,7 @@ function scriptedWriter() {
       const result = await inner.write(request);
       return {
         ...result,
+        usage: [{ model: 'scripted-llm', inputTokens: 100 * request.turns.length, outputTokens: 7 * request.turns.length }],
         outcomes: result.outcomes.map((outcome) => {
           const turn = request.turns.find((candidate) => candidate.turnIndex === outcome.turnIndex)!;
           return turn.text.includes('[fail]') ? { turnIndex: outcome.turnIndex, ok: false as const, reason: 'generation_failed' as const, message: 'scripted failure' } : outcome;
@@ -143,6 +145,18 @@ describe.each(BACKENDS)('receipts and read-your-writes on %s', (_backend, open) 
     expect(-units(refund.cost)).toBe(units(tea!.charged_credits));
     expect(tea!.ledger_entry_ids).toContain(refund.entry_id);
     expect(moved!.ledger_entry_ids).not.toContain(refund.entry_id);
+
+    // Model tokens: the batch's (all three turns, the failed one too) split by text length, the
+    // remainder on the last turn; the built-in hashed embedder reports none.
+    expect(receipt.model_tokens).toEqual([{ model: 'scripted-llm', input_tokens: 300, output_tokens: 21 }]);
+    const lengths = ['I moved to Berlin.', 'My favourite tea is sencha. [fail]', 'I play the cello on weekends.'].map((text) => text.length);
+    const total = lengths.reduce((a, b) => a + b, 0);
+    const inputs = lengths.map((length) => Math.floor((300 * length) / total));
+    inputs[2] = 300 - inputs[0]! - inputs[1]!;
+    expect(receipt.turns.map((turn) => turn.model_tokens.map((entry) => [entry.model, entry.input_tokens]))).toEqual(inputs.map((n) => [['scripted-llm', n]]));
+    expect(receipt.turns.reduce((sum, turn) => sum + turn.model_tokens[0]!.output_tokens, 0)).toBe(21);
+    expect(before.model_tokens).toEqual([{ model: 'scripted-llm', input_tokens: 100, output_tokens: 7 }]);
+    expect(before.turns[0]!.model_tokens).toEqual([{ model: 'scripted-llm', input_tokens: 100, output_tokens: 7 }]);
   });
 
   it('refuses a receipt before the job is final (409), and for an unknown id, another thread or another organization (404)', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, errorShape, readyAgent, type Client } from '../support/client.js';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
 import { ask, newThread, observeAndSettle, parseSse, said, threadPaths } from '../learning/learning-support.js';
-import { API_KEY, chatRequests, modelArgs, obedientModel, startScriptedOpenaiServer, systemPrompt, userPrompt, type ScriptedOpenaiServer } from './model-support.js';
+import { API_KEY, chatRequests, EXTRACTION_USAGE, modelArgs, obedientModel, startScriptedOpenaiServer, systemPrompt, userPrompt, type ScriptedOpenaiServer } from './model-support.js';
 
 /**
  * The product with an OpenAI-compatible model configured, over real HTTP: the built CLI server
@@ -49,6 +49,16 @@ describe('models: LLM-written memories and grounded answers', () => {
     expect(calls[0]!.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(server.output()).not.toContain(API_KEY);
     expect(server.output()).toMatch(/models: answers scripted-chat at http:\/\/127\.0\.0\.1:\d+\/v1, key from MEMORY_AGENTS_MODEL_API_KEY; embeddings hashed n-grams \(offline\); memory writer llm/);
+    // The receipt reports the provider's usage of that call, split over the two turns by text length
+    // (issue 33); the hashed embedder reports none.
+    const receipt = (await api.get(`${threadPaths(agentId, threadId).thread}/observe/${learnedId}/receipt`)).body;
+    const model = 'openai-compatible:scripted-chat';
+    expect(receipt.model_tokens).toEqual([{ model, input_tokens: EXTRACTION_USAGE.prompt_tokens, output_tokens: EXTRACTION_USAGE.completion_tokens }]);
+    // 120 input tokens over 19 and 51 characters (70): 32 and the remainder 88; 30 output: 8 and 22.
+    expect(receipt.turns.map((turn: any) => turn.model_tokens)).toEqual([
+      [{ model, input_tokens: 32, output_tokens: 8 }],
+      [{ model, input_tokens: 88, output_tokens: 22 }],
+    ]);
   });
 
   it('answers with a numbered, grounded prompt and cites exactly the items the model cited (verified against the turn)', async () => {

@@ -14,9 +14,13 @@ const text = (message: Message | undefined) =>
 const STOP = new Set(['the', 'a', 'an', 'is', 'does', 'do', 'who', 'what', 'where', 'when', 'of', 'in', 'to', 'and', 'with', 'my', 'i']);
 const words = (value: string) => new Set(value.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.filter((word) => !STOP.has(word)) ?? []);
 
+/** The `usage` every extraction reply reports (a receipt's model tokens, issue 33). */
+export const EXTRACTION_USAGE = { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 };
+
 /**
  * A provider that behaves like a small, obedient model, computed from the prompt:
- * - extraction (the LLM writer's first call): one fact per turn, the turn's text verbatim;
+ * - extraction (the LLM writer's first call): one fact per turn, the turn's text verbatim, reporting
+ *   {@link EXTRACTION_USAGE};
  * - reconciliation: a fact saying someone "moved to" a place updates the stored memories saying
  *   that person "lives in" a place (the rest are added);
  * - answers: the memory item sharing the most words with the question, cited as `[n]`.
@@ -33,7 +37,7 @@ export function obedientModel(body: { messages?: Message[] }): Reply {
       occurred_at: null,
       keywords: [],
     }));
-    return { type: 'answer', text: JSON.stringify({ facts }) };
+    return { type: 'answer', text: JSON.stringify({ facts }), usage: EXTRACTION_USAGE };
   }
   if (system.startsWith('You keep a memory store consistent')) {
     const facts = [...user.matchAll(/^> F(\d+)\. (.+)$/gm)].map((match) => ({ number: Number(match[1]), text: match[2]!.replace(/ \(date: [^)]*\)$/, '') }));

@@ -51,6 +51,9 @@ export {
 export { analyze, tokenize, stem, isStopWord, STOP_WORDS } from './embedding/text-analysis.js';
 export { CANDIDATES_PER_CHANNEL } from './retrieval/retrieve.js';
 
+// Model usage (issue 33, receipts): a memory writer sums its calls' tokens per model id with it
+export { sumModelUsage } from './observations/model-usage.js';
+
 // Language models: the grounded-answer prompt every model receives and its citation parser
 export { ANSWER_LENGTH_INSTRUCTIONS, agentSystemPrompt, buildAnswerMessages, parseCitations, type BuildAnswerMessagesOptions } from './chat/answer-prompt.js';
 // ... and the trust boundary every prompt holding memory or a learned turn uses (issue 33)

@@ -353,6 +353,29 @@ describe('llmMemoryWriter', () => {
       const result = await llmMemoryWriter({ model }).write(writeRequest([turn(0, 'I like tea.')]));
       expect(result.outcomes[0]).toMatchObject({ ok: true, memories: [{ text: 'Ana likes tea.', occurredAt: '2024-05-04T10:00:00.000Z' }] });
       expect(server.requests[0]?.body.response_format).toEqual({ type: 'json_object' });
+      // The provider sent no usage: the writer reports none.
+      expect(result.usage).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("sums the provider's usage of every call that answered (a repair and a failed batch's calls included) under the model id", async () => {
+    const server: ScriptedOpenaiServer = await startScriptedOpenaiServer();
+    const usage = (prompt_tokens: number, completion_tokens: number) => ({ prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens });
+    try {
+      server.enqueue(
+        'chat',
+        { type: 'answer', text: facts({ text: 'Ana likes tea.', turns: [1] }), usage: usage(100, 10) },
+        { type: 'answer', text: 'not json', usage: usage(50, 5) },
+        { type: 'answer', text: facts({ text: 'Ana has a cat.', turns: [1] }), usage: usage(60, 6) },
+        { type: 'answer', text: 'not json', usage: usage(7, 1) },
+        { type: 'answer', text: 'still not json', usage: usage(8, 2) },
+      );
+      const model = openaiCompatibleLanguageModel({ baseURL: server.baseURL, model: 'writer', maxRetries: 0 });
+      const result = await llmMemoryWriter({ model, batchSize: 1 }).write(writeRequest([turn(0, 'I like tea.'), turn(1, 'I have a cat.'), turn(2, 'Hm.'), turn(3, 'Bye.')]));
+      expect(result.outcomes.map((outcome) => (outcome.ok ? 'ok' : outcome.reason))).toEqual(['ok', 'ok', 'generation_unparseable', 'earlier_turn_failed']);
+      expect(result.usage).toEqual([{ model: 'openai-compatible:writer', inputTokens: 225, outputTokens: 24 }]);
     } finally {
       await server.close();
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isInstructionLike, type LanguageModel, type MemoryWriter } from '@memory-agents/core';
+import { sumModelUsage } from '@memory-agents/core/adapter';
 import type {
   DraftRef,
   MemoryDraft,
@@ -7,6 +8,7 @@ import type {
   MemoryWriteRequest,
   MemoryWriteResult,
   ModelMessage,
+  ModelUsage,
   Supersession,
   TurnOutcome,
   WriterTurn,
@@ -96,7 +98,9 @@ type Decision = { action: 'add' | 'update' | 'delete' | 'noop'; targets: string[
  * -> `generation_unparseable`, else `generation_failed`); the later turns of the request fail
  * `earlier_turn_failed` without a model call (`capabilities.reconciles`). An abort rejects
  * `write` with the `AbortError`, and so does an error thrown by `searchSimilar` (the index failed,
- * not the model). A fact citing several turns is returned with the first turn it cites.
+ * not the model). A fact citing several turns is returned with the first turn it cites. The
+ * result's `usage` sums the tokens the model reported for every call that answered (repairs and
+ * the calls of a failed batch included), under the model's `id`.
  *
  * @example
  * const writer = llmMemoryWriter({ model: openaiCompatibleLanguageModel({ baseURL, model: 'gpt-4o-mini' }) });
@@ -105,28 +109,36 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
   const config = optionsSchema.parse(options);
   const { model } = config;
 
-  /** One generate call, with a single repair attempt when `read` cannot use the reply. */
-  async function ask<T>(messages: ModelMessage[], read: (value: unknown) => T, signal: AbortSignal | undefined): Promise<T> {
-    const first = await model.generate({ messages, responseFormat: 'json', ...(signal ? { signal } : {}) });
+  /**
+   * One generate call, with a single repair attempt when `read` cannot use the reply. The tokens of
+   * every call that answered (the repaired one too) are noted in `spent`.
+   */
+  async function ask<T>(messages: ModelMessage[], read: (value: unknown) => T, signal: AbortSignal | undefined, spent: ModelUsage[]): Promise<T> {
+    const generate = async (prompt: ModelMessage[]) => {
+      const result = await model.generate({ messages: prompt, responseFormat: 'json', ...(signal ? { signal } : {}) });
+      if (result.usage) spent.push({ model: model.id, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
+      return result;
+    };
+    const first = await generate(messages);
     try {
       return read(parseJsonReply(first.text));
     } catch (error) {
       if (!(error instanceof ReplyParseError)) throw error;
-      const second = await model.generate({ messages: repairMessages(messages, first.text, error.message), responseFormat: 'json', ...(signal ? { signal } : {}) });
+      const second = await generate(repairMessages(messages, first.text, error.message));
       return read(parseJsonReply(second.text));
     }
   }
 
-  async function writeBatch(turns: WriterTurn[], request: MemoryWriteRequest): Promise<{ outcomes: TurnOutcome[]; supersedes: Supersession[] }> {
+  async function writeBatch(turns: WriterTurn[], request: MemoryWriteRequest, spent: ModelUsage[]): Promise<{ outcomes: TurnOutcome[]; supersedes: Supersession[] }> {
     let facts: Fact[];
     try {
-      facts = await ask(extractionMessages(turns, config.maxFactsPerTurn), (value) => readFacts(value, turns.length), request.signal);
+      facts = await ask(extractionMessages(turns, config.maxFactsPerTurn), (value) => readFacts(value, turns.length), request.signal, spent);
     } catch (error) {
       throw toBatchFailure(error);
     }
     facts = capPerTurn(facts, config.maxFactsPerTurn);
 
-    const decisions = await reconcile(facts, request);
+    const decisions = await reconcile(facts, request, spent);
     const outcomes: TurnOutcome[] = turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: true, memories: [] }));
     const supersedes: Supersession[] = [];
     const superseded = new Set<string>();
@@ -152,7 +164,7 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
   }
 
   /** Decisions per fact (same order); ids in `targets` are real ids of existing memories. */
-  async function reconcile(facts: Fact[], request: MemoryWriteRequest): Promise<Decision[]> {
+  async function reconcile(facts: Fact[], request: MemoryWriteRequest, spent: ModelUsage[]): Promise<Decision[]> {
     const add = (): Decision[] => facts.map(() => ({ action: 'add', targets: [], text: null }));
     if (facts.length === 0 || config.similarPerFact === 0) return add();
     // Document pieces are sources, not beliefs: a conversation never updates or deletes them.
@@ -173,7 +185,7 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
     if (byRef.size === 0) return add();
     const candidates: ReconcileCandidate[] = [...byRef].map(([ref, record]) => ({ ref, text: record.text, occurredAt: record.occurredAt, speaker: record.speaker }));
     try {
-      return await ask(reconciliationMessages(facts, candidates), (value) => readDecisions(value, facts.length, byRef), request.signal);
+      return await ask(reconciliationMessages(facts, candidates), (value) => readDecisions(value, facts.length, byRef), request.signal, spent);
     } catch (error) {
       // Still unreadable after the repair: keep every fact and supersede nothing rather than guess.
       if (error instanceof ReplyParseError) return add();
@@ -185,11 +197,12 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
   async function writeWithModel(request: MemoryWriteRequest): Promise<MemoryWriteResult> {
     const outcomes: TurnOutcome[] = [];
     const supersedes: Supersession[] = [];
+    const spent: ModelUsage[] = [];
     for (let start = 0; start < request.turns.length; start += config.batchSize) {
       if (request.signal?.aborted) throw abortError(request.signal);
       const turns = request.turns.slice(start, start + config.batchSize);
       try {
-        const result = await writeBatch(turns, request);
+        const result = await writeBatch(turns, request, spent);
         outcomes.push(...result.outcomes);
         // An old memory is superseded once: by the first fact that replaced it.
         for (const supersession of result.supersedes) {
@@ -206,7 +219,7 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
         break;
       }
     }
-    return supersedes.length > 0 ? { outcomes, supersedes } : { outcomes };
+    return withUsage(supersedes.length > 0 ? { outcomes, supersedes } : { outcomes }, spent);
   }
 
   const { documentWriter } = config;
@@ -222,12 +235,18 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
       const documentTurns = request.turns.filter(isDocument);
       const otherTurns = request.turns.filter((turn) => !isDocument(turn));
       const fromDocuments = await documentWriter.write({ ...request, turns: documentTurns });
-      const fromModel = otherTurns.length > 0 ? await writeWithModel({ ...request, turns: otherTurns }) : { outcomes: [] };
+      const fromModel: MemoryWriteResult = otherTurns.length > 0 ? await writeWithModel({ ...request, turns: otherTurns }) : { outcomes: [] };
       const outcomes = [...fromDocuments.outcomes, ...fromModel.outcomes].sort((a, b) => a.turnIndex - b.turnIndex);
       const supersedes = [...(fromDocuments.supersedes ?? []), ...(fromModel.supersedes ?? [])];
-      return supersedes.length > 0 ? { outcomes, supersedes } : { outcomes };
+      return withUsage(supersedes.length > 0 ? { outcomes, supersedes } : { outcomes }, [...(fromModel.usage ?? []), ...(fromDocuments.usage ?? [])]);
     },
   };
+}
+
+/** The result with `usage` summed per model (port "MemoryWriter"), left out when no call reported any. */
+function withUsage(result: MemoryWriteResult, spent: readonly ModelUsage[]): MemoryWriteResult {
+  const usage = sumModelUsage(spent);
+  return usage.length > 0 ? { ...result, usage } : result;
 }
 
 /** Errors of a model call fail the batch (unknown ones as `generation_failed`); an abort propagates. */

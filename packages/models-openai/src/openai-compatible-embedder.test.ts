@@ -47,6 +47,18 @@ describe('openaiCompatibleEmbedder', () => {
     expect(instance.dimensions).toBe(4);
   });
 
+  it("reports the batches' usage.prompt_tokens summed as input tokens, and none when a batch lacks it", async () => {
+    server.enqueue('embeddings', { type: 'embeddings', usage: { prompt_tokens: 9, total_tokens: 9 } }, { type: 'embeddings', usage: { prompt_tokens: 4, total_tokens: 4 } });
+    const instance = embedder({ batchSize: 2 });
+    const result = await instance.embed({ texts: ['a b c', 'd e', 'f'] });
+    expect(result.vectors).toHaveLength(3);
+    expect(result.usage).toEqual({ inputTokens: 13 });
+    server.enqueue('embeddings', { type: 'embeddings', usage: { prompt_tokens: 9, total_tokens: 9 } }, { type: 'embeddings' });
+    const partial = await instance.embed({ texts: ['a b c', 'd e', 'f'] });
+    expect(partial.usage).toBeUndefined();
+    expect((await instance.embed({ texts: ['x'] })).usage).toBeUndefined();
+  });
+
   it('makes no request for an empty list', async () => {
     expect(await embedder().embed({ texts: [] })).toEqual({ vectors: [] });
     expect(server.requests).toHaveLength(0);

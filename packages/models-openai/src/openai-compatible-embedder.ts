@@ -56,13 +56,20 @@ export type OpenaiCompatibleEmbedderOptions = {
   onRetry?: (event: RetryEvent) => void;
 };
 
-type EmbeddingResponse = { data?: { index?: unknown; embedding?: unknown }[] };
+type EmbeddingResponse = { data?: { index?: unknown; embedding?: unknown }[]; usage?: { prompt_tokens?: unknown } | null };
+
+/** The batch's `usage.prompt_tokens`, or null when the provider did not count it. */
+function promptTokens(response: EmbeddingResponse): number | null {
+  const value = response?.usage?.prompt_tokens;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
 
 /**
  * An `Embedder` over any OpenAI-compatible `POST /embeddings` endpoint. Texts are sent in batches
  * of `batchSize` (at most `maxConcurrency` batches at once); results are put back in input order by
  * their `index`, and every vector's length is checked. Any batch failing fails the whole call (no
- * partial results), with a `LanguageModelError` of the same kinds as the chat model.
+ * partial results), with a `LanguageModelError` of the same kinds as the chat model. The result's
+ * `usage.inputTokens` sums the batches' `usage.prompt_tokens` (left out when a batch lacks it).
  *
  * @example
  * const embedder = openaiCompatibleEmbedder({
@@ -78,7 +85,7 @@ export function openaiCompatibleEmbedder(options: OpenaiCompatibleEmbedderOption
   const client = createProviderClient({ ...config, concurrency: pLimit(config.maxConcurrency), operation });
   const malformed = (what: string) => new LanguageModelError('failed', `${operation} failed: malformed response (${what})`);
 
-  async function embedBatch(texts: readonly string[], signal: AbortSignal): Promise<Float32Array[]> {
+  async function embedBatch(texts: readonly string[], signal: AbortSignal): Promise<{ vectors: Float32Array[]; inputTokens: number | null }> {
     const response = (await client.postJson(
       '/embeddings',
       {
@@ -100,7 +107,7 @@ export function openaiCompatibleEmbedder(options: OpenaiCompatibleEmbedderOption
       }
       vectors[index] = toVector(item.embedding);
     });
-    return vectors as Float32Array[];
+    return { vectors: vectors as Float32Array[], inputTokens: promptTokens(response) };
   }
 
   function toVector(embedding: unknown): Float32Array {
@@ -132,7 +139,7 @@ export function openaiCompatibleEmbedder(options: OpenaiCompatibleEmbedderOption
       const onAbort = () => controller.abort(request.signal?.reason);
       request.signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        const batches: Promise<Float32Array[]>[] = [];
+        const batches: ReturnType<typeof embedBatch>[] = [];
         for (let start = 0; start < request.texts.length; start += config.batchSize) {
           batches.push(embedBatch(request.texts.slice(start, start + config.batchSize), controller.signal));
         }
@@ -144,7 +151,11 @@ export function openaiCompatibleEmbedder(options: OpenaiCompatibleEmbedderOption
             }),
           ),
         );
-        return { vectors: results.flat() };
+        const vectors = results.flatMap((result) => result.vectors);
+        // Usage only when every batch reported it: a partial count would read as the whole call's.
+        const counts = results.map((result) => result.inputTokens);
+        if (counts.some((value) => value === null)) return { vectors };
+        return { vectors, usage: { inputTokens: (counts as number[]).reduce((a, b) => a + b, 0) } };
       } catch (error) {
         if (request.signal?.aborted) throw abortError(request.signal);
         throw error;

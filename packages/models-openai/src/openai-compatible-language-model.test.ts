@@ -86,6 +86,37 @@ describe('openaiCompatibleLanguageModel', () => {
     expect(server.requests[0]?.body.stream).toBe(true);
   });
 
+  it("generate reports the provider's usage as input and output tokens, and none when it sent none or nonsense", async () => {
+    server.enqueue(
+      'chat',
+      { type: 'answer', text: 'Hi.', usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 } },
+      { type: 'answer', text: 'Hi.' },
+      { type: 'json', body: { choices: [{ message: { content: 'Hi.' } }], usage: { prompt_tokens: -1, completion_tokens: '7' } } },
+    );
+    const instance = model();
+    expect(await instance.generate(request())).toEqual({ text: 'Hi.', usage: { inputTokens: 42, outputTokens: 7 } });
+    expect(await instance.generate(request())).toEqual({ text: 'Hi.' });
+    expect(await instance.generate(request())).toEqual({ text: 'Hi.' });
+  });
+
+  it('stream asks for usage (stream_options.include_usage) and finishes with it; a provider without it finishes with none', async () => {
+    server.enqueue('chat', { type: 'stream', chunks: ['Hel', 'lo'], usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 } }, { type: 'stream', chunks: ['Hi'] });
+    const instance = model();
+    const iterator = instance.stream(request())[Symbol.asyncIterator]();
+    const deltas: string[] = [];
+    let next = await iterator.next();
+    for (; !next.done; next = await iterator.next()) deltas.push(next.value);
+    expect(deltas).toEqual(['Hel', 'lo']);
+    expect(next.value).toEqual({ usage: { inputTokens: 12, outputTokens: 2 } });
+    expect(server.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    const plain = instance.stream(request())[Symbol.asyncIterator]();
+    expect(await plain.next()).toEqual({ done: false, value: 'Hi' });
+    expect(await plain.next()).toEqual({ done: true, value: {} });
+    // streamUsage: false leaves the field out, for servers that reject it.
+    await collect(model({ streamUsage: false }).stream(request()));
+    expect(server.requests[2]?.body.stream_options).toBeUndefined();
+  });
+
   it('stream ends cleanly when the provider closes without [DONE]', async () => {
     server.enqueue('chat', { type: 'stream', chunks: ['a', 'b'], done: false });
     expect((await collect(model().stream(request()))).join('')).toBe('ab');

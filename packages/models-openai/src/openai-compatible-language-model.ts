@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LanguageModelError } from '@memory-agents/core/adapter';
 import type { LanguageModel } from '@memory-agents/core';
-import type { GenerateRequest, GenerateResult, ModelMessage } from '@memory-agents/core/adapter';
+import type { GenerateRequest, GenerateResult, ModelMessage, StreamResult, TokenUsage } from '@memory-agents/core/adapter';
 import { abortError } from './abort.js';
 import { parseCitations } from './answer-prompt.js';
 import { createProviderClient, type RetryEvent } from './provider-client.js';
@@ -15,6 +15,7 @@ const optionsSchema = z.object({
   timeoutMs: z.number().int().positive().default(60_000),
   maxRetries: z.number().int().min(0).max(10).default(3),
   maxConcurrency: z.number().int().positive().default(4),
+  streamUsage: z.boolean().default(true),
   headers: z.record(z.string(), z.string()).optional(),
   retryBaseDelayMs: z.number().int().min(0).default(500),
   maxRetryDelayMs: z.number().int().min(0).default(30_000),
@@ -35,6 +36,11 @@ export type OpenaiCompatibleLanguageModelOptions = {
   maxRetries?: number;
   /** Requests this instance keeps open at once (shared by every call, generate and stream). @default 4 */
   maxConcurrency?: number;
+  /**
+   * Ask a stream for its token usage (`stream_options: { include_usage: true }`). Turn it off for a
+   * server that rejects the field. @default true
+   */
+  streamUsage?: boolean;
   /** Extra headers for every request (e.g. `OpenAI-Organization`). */
   headers?: Record<string, string>;
   /** First backoff delay; each retry doubles it, with jitter. @default 500 */
@@ -45,8 +51,18 @@ export type OpenaiCompatibleLanguageModelOptions = {
   onRetry?: (event: RetryEvent) => void;
 };
 
-type ChatCompletion = { choices?: { message?: { content?: unknown } }[] };
-type ChatCompletionChunk = { choices?: { delta?: { content?: unknown } }[]; error?: unknown };
+type WireUsage = { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
+type ChatCompletion = { choices?: { message?: { content?: unknown } }[]; usage?: WireUsage };
+type ChatCompletionChunk = { choices?: { delta?: { content?: unknown } }[]; error?: unknown; usage?: WireUsage };
+
+const count = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null);
+
+/** The provider's `usage` as the port's `TokenUsage`; null when absent or not two token counts. */
+function readUsage(usage: WireUsage | undefined): TokenUsage | null {
+  const inputTokens = count(usage?.prompt_tokens);
+  const outputTokens = count(usage?.completion_tokens);
+  return inputTokens === null || outputTokens === null ? null : { inputTokens, outputTokens };
+}
 
 /**
  * A `LanguageModel` over any OpenAI-compatible `POST /chat/completions` endpoint (OpenAI, vLLM,
@@ -76,7 +92,8 @@ export function openaiCompatibleLanguageModel(options: OpenaiCompatibleLanguageM
     messages: request.messages.map(toWireMessage),
     ...(request.responseFormat === 'json' ? { response_format: { type: 'json_object' } } : {}),
     ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
-    ...(stream ? { stream: true } : {}),
+    // The last chunk then carries the call's `usage` (OpenAI, vLLM, llama.cpp, Ollama; others ignore it).
+    ...(stream ? { stream: true, ...(config.streamUsage ? { stream_options: { include_usage: true } } : {}) } : {}),
   });
 
   const malformed = (what: string) => new LanguageModelError('failed', `chat completion (${config.model}) failed: malformed response (${what})`);
@@ -89,18 +106,23 @@ export function openaiCompatibleLanguageModel(options: OpenaiCompatibleLanguageM
       const response = (await client.postJson('/chat/completions', body(request, false), request.signal)) as ChatCompletion;
       const content = Array.isArray(response?.choices) ? response.choices[0]?.message?.content : undefined;
       if (typeof content !== 'string') throw malformed('no choices[0].message.content');
-      if (request.task?.kind !== 'answer') return { text: content };
+      const usage = readUsage(response.usage);
+      const result: GenerateResult = usage ? { text: content, usage } : { text: content };
+      if (request.task?.kind !== 'answer') return result;
       const numbers = new Set(request.task.items.map((item) => item.number));
       const highest = Math.max(0, ...numbers);
-      return { text: content, citedItems: parseCitations(content, highest).filter((number) => numbers.has(number)) };
+      return { ...result, citedItems: parseCitations(content, highest).filter((number) => numbers.has(number)) };
     },
 
-    async *stream(request: GenerateRequest): AsyncGenerator<string> {
+    /** Yields the deltas; finishes with `{ usage }` when the provider sent it (port "LanguageModel"). */
+    async *stream(request: GenerateRequest): AsyncGenerator<string, StreamResult> {
       const opened = await client.open('/chat/completions', body(request, true), request.signal);
+      let usage: TokenUsage | null = null;
+      const finish = (): StreamResult => (usage ? { usage } : {});
       try {
         if (!opened.response.body) throw malformed('empty body');
         for await (const data of readServerSentEvents(opened.response.body, opened.touch)) {
-          if (data.trim() === '[DONE]') return;
+          if (data.trim() === '[DONE]') return finish();
           let chunk: ChatCompletionChunk;
           try {
             chunk = JSON.parse(data) as ChatCompletionChunk;
@@ -108,6 +130,7 @@ export function openaiCompatibleLanguageModel(options: OpenaiCompatibleLanguageM
             throw malformed('a stream event is not JSON');
           }
           if (chunk?.error !== undefined) throw new LanguageModelError('failed', `chat completion (${config.model}) failed: the provider reported an error mid-stream`);
+          usage = readUsage(chunk?.usage) ?? usage;
           const content = Array.isArray(chunk?.choices) ? chunk.choices[0]?.delta?.content : undefined;
           if (typeof content === 'string' && content !== '') {
             // Chunks already buffered must not leak out after the caller aborted.
@@ -116,6 +139,7 @@ export function openaiCompatibleLanguageModel(options: OpenaiCompatibleLanguageM
           }
         }
         if (request.signal?.aborted) throw abortError(request.signal);
+        return finish();
       } catch (error) {
         throw opened.mapReadError(error);
       } finally {

@@ -242,7 +242,11 @@ async function threadView({ agent: agentId, thread: threadId }: Params): Promise
 const FINAL_STATUSES = ['committed', 'failed', 'cancelled'];
 const receiptHref = (agent: string, thread: string, observation: string) => `${threadHref(agent, thread)}/observations/${enc(observation)}/receipt`;
 
-/** A finished observation's receipt: per turn what was learned, superseded or skipped, and its credits. */
+/** `model: 1200 in / 80 out` per model (embedders: input only), `; `-separated; empty when none. */
+const modelTokens = (entries: { model: string; input_tokens: number; output_tokens: number }[]) =>
+  entries.map((entry) => `${entry.model}: ${entry.input_tokens} in${entry.output_tokens > 0 ? ` / ${entry.output_tokens} out` : ''}`).join('; ');
+
+/** A finished observation's receipt: per turn what was learned, superseded or skipped, its model tokens and its credits. */
 async function receiptView({ agent: agentId, thread: threadId, observation: observationId }: Params): Promise<Child[]> {
   const receipt = await api('GET', `/v1/agents/${enc(agentId!)}/threads/${enc(threadId!)}/observe/${enc(observationId!)}/receipt`);
   const memoryLinks = (ids: string[]) => (ids.length === 0 ? '' : h('span', {}, ...ids.flatMap((id, i) => [i > 0 ? ', ' : null, link(memoryHref(agentId!, id), id)])));
@@ -255,14 +259,16 @@ async function receiptView({ agent: agentId, thread: threadId, observation: obse
       ['Net credits', receipt.net_credits],
       ['Ledger entries', receipt.ledger_entries.map((entry: any) => `#${entry.entry_id} ${entry.kind} ${entry.cost}`).join(', ')],
       ['Ended without successor', receipt.superseded_without_successor.join(', ')],
+      ['Model tokens', modelTokens(receipt.model_tokens) || 'none reported'],
     ]),
     table(
-      ['Turn', 'Outcome', 'Memories written', 'Superseded', 'Charged', 'Refunded', 'Ledger entries'],
+      ['Turn', 'Outcome', 'Memories written', 'Superseded', 'Model tokens', 'Charged', 'Refunded', 'Ledger entries'],
       receipt.turns.map((turn: any) => [
         turn.turn_index + 1,
         turn.outcome === 'learned' ? 'learned' : `skipped (${turn.reason})`,
         memoryLinks(turn.memory_ids),
         memoryLinks(turn.superseded),
+        modelTokens(turn.model_tokens),
         turn.charged_credits,
         turn.refunded_credits,
         turn.ledger_entry_ids.map((id: number) => `#${id}`).join(', '),

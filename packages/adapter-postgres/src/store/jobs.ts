@@ -2,6 +2,7 @@ import { readJobDetails, readTurnDetails, type JobRecord, type JobStore, type Jo
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
+import { postgresJobModelUsage } from './job-model-usage.js';
 
 /** Job statuses after which a job no longer runs (core's `FINAL_JOB_STATUSES`), as an SQL list. */
 const FINAL = "('committed', 'failed', 'cancelled')";
@@ -83,6 +84,7 @@ async function insertTurns(db: SqlClient, jobId: string, turns: readonly TurnRec
 /** Jobs and their turns; an insert takes the agent's row lock (its single ingestion slot). */
 export function postgresJobs(db: SqlClient): JobStore {
   return {
+    ...postgresJobModelUsage(db),
     insert({ job, turns, onlyIfIdle }) {
       return db.transaction(async (tx) => {
         // The agent row lock is the agent's single ingestion slot: concurrent inserts serialize here.

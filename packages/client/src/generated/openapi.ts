@@ -764,6 +764,7 @@ export interface components {
             status: "committed" | "failed" | "cancelled";
             turns: components["schemas"]["ObservationReceiptTurn"][];
             superseded_without_successor: string[];
+            model_tokens: components["schemas"]["ObservationReceiptModelTokens"][];
             net_credits: string;
             ledger_entries: components["schemas"]["ObservationReceiptLedgerEntry"][];
         };
@@ -774,9 +775,15 @@ export interface components {
             reason: string | null;
             memory_ids: string[];
             superseded: string[];
+            model_tokens: components["schemas"]["ObservationReceiptModelTokens"][];
             charged_credits: string;
             refunded_credits: string;
             ledger_entry_ids: number[];
+        };
+        ObservationReceiptModelTokens: {
+            model: string;
+            input_tokens: number;
+            output_tokens: number;
         };
         ObservationReceiptLedgerEntry: {
             entry_id: number;

@@ -5,6 +5,7 @@ import { isDependencyUnavailable } from '../store/available-store.js';
 import type { DraftRef, Supersession, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReason, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
+import { meterBatch } from './model-usage.js';
 
 /** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */
 const COMMIT_ATTEMPTS = 3;
@@ -24,8 +25,18 @@ export type JobRun = {
   readonly shouldStop: () => boolean;
 };
 
-/** Writes, embeds and commits the memories of one batch; never throws for a turn's failure. */
+/**
+ * Writes, embeds and commits the memories of one batch; never throws for a turn's failure. The
+ * model tokens it used are recorded for the job's receipt (model-usage.ts).
+ */
 export async function learnBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Promise<TurnResult[]> {
+  const meter = meterBatch(run);
+  const results = await learnMetered(meter.run, job, turns);
+  await meter.record(job, turns);
+  return results;
+}
+
+async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): Promise<TurnResult[]> {
   const { embedder, index } = run.context;
   // An index built by another embedder fails the turns before any model call (spec reason
   // `embedder_mismatch`); the writer's similarity lookups could not search it anyway.

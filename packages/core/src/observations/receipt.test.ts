@@ -20,6 +20,9 @@ describe('service.observationReceipt', () => {
     // Billing off: nothing charged, no ledger entry.
     expect(one.turns.every((turn) => turn.charged_credits === '0' && turn.refunded_credits === '0' && turn.ledger_entry_ids.length === 0)).toBe(true);
     expect(one).toMatchObject({ net_credits: '0', ledger_entries: [], superseded_without_successor: [] });
+    // The default writer and the built-in hashed embedder report no model tokens.
+    expect(one.model_tokens).toEqual([]);
+    expect(one.turns.every((turn) => turn.model_tokens.length === 0)).toBe(true);
 
     const second = await observeSettled([say('I no longer work at Acme.', '2024-03-01T10:00:00Z')]);
     const two = await receiptOf(second.observation_id);

@@ -3,6 +3,7 @@ import { ServiceError } from '../errors/index.js';
 import { FINAL_JOB_STATUSES, type JobRecord, type TurnRecord } from '../ports/store/index.js';
 import type { ObservationReceiptOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
+import { receiptModelTokens, toModelTokens } from './model-usage.js';
 
 /** Page size of the index list and the turn reads a receipt makes. */
 const PAGE = 1000;
@@ -10,22 +11,26 @@ const PAGE = 1000;
 /**
  * The receipt of a final job (issue 33): per turn its outcome, the memory ids it wrote (listed from
  * the index by observation id, history included), the memories it superseded (recorded by
- * learning in `store.jobs`), and its credits with the ledger entries of the job that hold them.
- * Model tokens are not recorded anywhere, so a receipt does not report them.
+ * learning in `store.jobs`), the model tokens its learning batches used (recorded per batch in
+ * `store.jobs`, split over the batch's turns by text length), and its credits with the ledger
+ * entries of the job that hold them.
  */
 export async function buildReceipt(context: ServiceContext, job: JobRecord): Promise<ObservationReceiptOutput> {
   if (!FINAL_JOB_STATUSES.includes(job.status)) {
     throw new ServiceError('conflict', `Observation ${job.id} is ${job.status}: its receipt exists once it is committed, failed or cancelled (poll the status).`);
   }
-  const [turns, memoryIds, supersessions, entries] = await Promise.all([
+  const [turns, memoryIds, supersessions, usage, entries] = await Promise.all([
     allTurns(context, job),
     memoriesOf(context, job),
     context.store.jobs.supersessions({ jobId: job.id }),
+    context.store.jobs.modelUsage({ jobId: job.id }),
     context.store.ledger.listForJob({ organizationId: job.organizationId, jobId: job.id }),
   ]);
   const supersededBy = new Map(supersessions.map((entry) => [entry.turnIndex, entry.memoryIds]));
   const refund = entries.find((entry) => entry.kind === 'refund');
   const ledgerEntries = entries.filter((entry) => entry.kind === 'charge' || entry.kind === 'refund');
+  const textLengths = new Map(turns.map((turn) => [turn.turnIndex, turn.text.length]));
+  const tokens = receiptModelTokens(usage, (turnIndex) => textLengths.get(turnIndex) ?? 0);
   return {
     agent_id: job.agentId,
     thread_id: job.threadId,
@@ -44,12 +49,14 @@ export async function buildReceipt(context: ServiceContext, job: JobRecord): Pro
         reason: learned ? null : (turn.failureReason ?? (job.status === 'cancelled' ? 'cancelled' : 'generation_failed')),
         memory_ids: memoryIds.get(turn.turnIndex) ?? [],
         superseded: supersededBy.get(turn.turnIndex) ?? [],
+        model_tokens: toModelTokens(tokens.byTurn.get(turn.turnIndex) ?? []),
         charged_credits: charged,
         refunded_credits: refunded,
         ledger_entry_ids: [...charges.map((entry) => entry.entryId), ...(refund && turn.state === 'failed' && charges.length > 0 ? [refund.entryId] : [])],
       };
     }),
     superseded_without_successor: supersededBy.get(null) ?? [],
+    model_tokens: toModelTokens(tokens.total),
     net_credits: ledgerEntries.length === 0 ? '0' : sumOf(ledgerEntries.map((entry) => entry.cost)),
     ledger_entries: ledgerEntries.map((entry) => ({ entry_id: entry.entryId, kind: entry.kind as 'charge' | 'refund', cost: entry.cost, created_at: entry.createdAt })),
   };

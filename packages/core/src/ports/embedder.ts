@@ -23,4 +23,9 @@ export type EmbedRequest = {
 
 export type EmbedResult = {
   vectors: Float32Array[];
+  /**
+   * Input tokens the call used (issue 33, observation receipts), when the embedder knows them (a
+   * network embedder; the built-in hashed embedder uses none). @default absent (not known)
+   */
+  usage?: { inputTokens: number };
 };

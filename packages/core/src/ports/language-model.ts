@@ -9,14 +9,23 @@
  *   codes and learning reasons (`unavailable` -> `model_unavailable` / `answer_model_unavailable`,
  *   `timeout` -> `generation_timeout`, `unparseable` -> `generation_unparseable`, `failed` ->
  *   `generation_failed`).
+ * - Usage (issue 33, observation receipts) is optional: a model that knows the tokens a call used
+ *   reports them in `GenerateResult.usage`, and a stream in the value its iterator finishes with
+ *   (`{ done: true, value: { usage } }`, which `for await` ignores). Absent means "not known", never 0.
  */
 export type LanguageModel = {
   readonly specificationVersion: 'v1';
   /** Reported as `model` in chat responses. */
   readonly id: string;
   generate(request: GenerateRequest): Promise<GenerateResult>;
-  stream(request: GenerateRequest): AsyncIterable<string>;
+  stream(request: GenerateRequest): AsyncIterable<string, StreamResult | void>;
 };
+
+/** Tokens one model call used, as the provider counted them. */
+export type TokenUsage = { inputTokens: number; outputTokens: number };
+
+/** What a `stream` iterator MAY finish with (its `return` value). */
+export type StreamResult = { usage?: TokenUsage };
 
 export type ChatRole = 'system' | 'user' | 'assistant';
 
@@ -61,6 +70,8 @@ export type GenerateResult = {
   text: string;
   /** 1-based numbers of the context items the answer relies on (parsed from `[n]` markers or chosen). */
   citedItems?: number[];
+  /** Tokens the call used, when the model knows them. @default absent (not known) */
+  usage?: TokenUsage;
 };
 
 export type LanguageModelErrorKind = 'unavailable' | 'timeout' | 'unparseable' | 'failed';

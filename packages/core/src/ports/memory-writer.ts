@@ -90,7 +90,16 @@ export type MemoryWriteResult = {
    * `supersededBy` (the successor's id), and stays searchable with `asOf` and listable as history.
    */
   supersedes?: Supersession[];
+  /**
+   * Model tokens the write used (issue 33, observation receipts), one entry per model id (the
+   * language model's `id`), summed over all its calls, failed turns' calls included when the model
+   * reported them. A writer that calls no model (the default writer) leaves it out. @default []
+   */
+  usage?: ModelUsage[];
 };
+
+/** Tokens used by one model (by its id), summed. */
+export type ModelUsage = { model: string; inputTokens: number; outputTokens: number };
 
 /** One memory of a write result: the `piece`-th memory (0-based) of the outcome of turn `turnIndex`. */
 export type DraftRef = { turnIndex: number; piece: number };

@@ -74,6 +74,17 @@ export const observationListResponse = z
   .strict()
   .meta({ id: 'ObservationList' });
 
+/** Tokens one model used (issue 33): input and output as the provider counted them (embedders: output 0). */
+export const receiptModelTokens = z
+  .object({
+    /** The model's id (the language model's or embedder's `id`, e.g. `openai-compatible:gpt-4o-mini`). */
+    model: z.string(),
+    input_tokens: z.number().int().min(0),
+    output_tokens: z.number().int().min(0),
+  })
+  .strict()
+  .meta({ id: 'ObservationReceiptModelTokens' });
+
 /** One turn of a receipt: what became of it, what it wrote and superseded, what it cost. */
 export const receiptTurn = z
   .object({
@@ -83,6 +94,12 @@ export const receiptTurn = z
     reason: z.string().nullable(),
     memory_ids: z.array(z.string()),
     superseded: z.array(z.string()),
+    /**
+     * Model tokens of the turn: its learning batch's tokens split over the batch's turns in
+     * proportion to their text length (the remainder on the batch's last turn). Empty when no model
+     * reported tokens (the default writer and the built-in hashed embedder use none).
+     */
+    model_tokens: z.array(receiptModelTokens),
     charged_credits: decimalString,
     refunded_credits: decimalString,
     ledger_entry_ids: z.array(z.number().int()),
@@ -110,6 +127,8 @@ export const observationReceipt = z
     turns: z.array(receiptTurn),
     /** Memories ended by a "no longer true" statement of the job (no successor, so no turn). */
     superseded_without_successor: z.array(z.string()),
+    /** The job's model tokens per model, equal to the sum of its turns' `model_tokens`. */
+    model_tokens: z.array(receiptModelTokens),
     /** Sum of the job's ledger entries (charges minus refunds), equal to the turns' charged minus refunded. */
     net_credits: z.string(),
     ledger_entries: z.array(receiptLedgerEntry),

@@ -73,7 +73,8 @@ export function observedModel(model: LanguageModel, observe: TelemetryObserver):
       const span = tracer.startSpan('memory_agents.model.stream', { attributes: { 'memory_agents.model': model.id } });
       let failed = false;
       try {
-        yield* model.stream(request);
+        // The iterator's finishing value (`{ usage }`, port "LanguageModel") passes through.
+        return yield* model.stream(request);
       } catch (error) {
         failed = true;
         span.setStatus({ code: SpanStatusCode.ERROR });

@@ -6,10 +6,13 @@ import type { AddressInfo, Socket } from 'node:net';
  * gets SSE chunks, a plain one gets a chat completion with the whole text.
  */
 export type ScriptedBehaviour =
-  /** A chat completion with `text` (as SSE word chunks when the request streams). */
-  | { type: 'answer'; text: string; delayMs?: number }
-  /** SSE `chunks` with `delayMs` between them, then `[DONE]` (unless `done: false`). */
-  | { type: 'stream'; chunks: string[]; delayMs?: number; done?: boolean }
+  /**
+   * A chat completion with `text` (as SSE word chunks when the request streams), and `usage` when
+   * given (streaming: as a last chunk with no choices, if the request asked `stream_options.include_usage`).
+   */
+  | { type: 'answer'; text: string; delayMs?: number; usage?: ChatUsage }
+  /** SSE `chunks` with `delayMs` between them, then `usage` (as for `answer`), then `[DONE]` (unless `done: false`). */
+  | { type: 'stream'; chunks: string[]; delayMs?: number; done?: boolean; usage?: ChatUsage }
   /** Raw SSE events: each string is sent as one `data:` line (no `[DONE]` is added). */
   | { type: 'sse'; data: string[]; delayMs?: number }
   /** Never answers; the request stays open until the client closes the connection. */
@@ -24,11 +27,14 @@ export type ScriptedBehaviour =
    * An embeddings response: deterministic vectors of `dimensions` (the request's, else 4) for each
    * input, listed in reverse order when `reverse` so the client must sort by `index`.
    */
-  | { type: 'embeddings'; dimensions?: number; reverse?: boolean; delayMs?: number }
+  | { type: 'embeddings'; dimensions?: number; reverse?: boolean; delayMs?: number; usage?: { prompt_tokens: number; total_tokens: number } }
   /** Computes the reply from the request. */
   | { type: 'auto' }
   /** Chooses the behaviour from the parsed request body (e.g. a JSON reply built from the prompt). */
   | { type: 'compute'; reply: (body: any) => Exclude<ScriptedBehaviour, { type: 'compute' }> };
+
+/** A chat completion's `usage` as providers send it. */
+export type ChatUsage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 
 export type ScriptedRoute = 'chat' | 'embeddings';
 
@@ -129,22 +135,22 @@ export async function startScriptedOpenaiServer(options: ScriptedOpenaiServerOpt
     }
     notify();
     const alive = () => !response.destroyed && !record.closedByClient;
-    const body = (record.body ?? {}) as { stream?: boolean; input?: unknown; dimensions?: number; messages?: { content?: unknown }[] };
+    const body = (record.body ?? {}) as { stream?: boolean; stream_options?: { include_usage?: boolean }; input?: unknown; dimensions?: number; messages?: { content?: unknown }[] };
 
     const sendJson = (status: number, value: unknown, headers: Record<string, string> = {}) => {
       if (!alive()) return;
       response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(value));
     };
-    const sendText = async (text: string, delayMs = 0) => {
-      if (body.stream) return sendStream(splitWords(text), delayMs, true);
+    const sendText = async (text: string, delayMs = 0, usage?: ChatUsage) => {
+      if (body.stream) return sendStream(splitWords(text), delayMs, true, usage);
       await wait(delayMs);
-      sendJson(200, completion(text));
+      sendJson(200, completion(text, usage));
     };
-    const sendStream = async (chunks: string[], delayMs: number, done: boolean) => {
+    const sendStream = async (chunks: string[], delayMs: number, done: boolean, usage?: ChatUsage) => {
       if (!body.stream) {
         await wait(delayMs);
-        return sendJson(200, completion(chunks.join('')));
+        return sendJson(200, completion(chunks.join(''), usage));
       }
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       response.write(': scripted\n\n');
@@ -154,15 +160,16 @@ export async function startScriptedOpenaiServer(options: ScriptedOpenaiServerOpt
         await wait(delayMs);
       }
       if (!alive()) return;
+      if (usage && body.stream_options?.include_usage) response.write(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
       if (done) response.write('data: [DONE]\n\n');
       response.end();
     };
 
     switch (behaviour.type) {
       case 'answer':
-        return sendText(behaviour.text, behaviour.delayMs);
+        return sendText(behaviour.text, behaviour.delayMs, behaviour.usage);
       case 'stream':
-        return sendStream(behaviour.chunks, behaviour.delayMs ?? 0, behaviour.done !== false);
+        return sendStream(behaviour.chunks, behaviour.delayMs ?? 0, behaviour.done !== false, behaviour.usage);
       case 'sse':
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         for (const data of behaviour.data) {
@@ -191,7 +198,7 @@ export async function startScriptedOpenaiServer(options: ScriptedOpenaiServerOpt
         return sendJson(200, behaviour.body);
       case 'embeddings':
         await wait(behaviour.delayMs ?? 0);
-        return sendJson(200, embeddings(body.input, behaviour.dimensions ?? body.dimensions ?? 4, behaviour.reverse ?? false));
+        return sendJson(200, { ...embeddings(body.input, behaviour.dimensions ?? body.dimensions ?? 4, behaviour.reverse ?? false), ...(behaviour.usage ? { usage: behaviour.usage } : {}) });
       case 'auto':
         if (route === 'embeddings') return sendJson(200, embeddings(body.input, body.dimensions ?? 4, false));
         return sendText(autoAnswer(body.messages));
@@ -237,11 +244,12 @@ function readBody(request: IncomingMessage): Promise<string> {
 
 const wait = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
-function completion(text: string) {
+function completion(text: string, usage?: ChatUsage) {
   return {
     id: 'chatcmpl-scripted',
     object: 'chat.completion',
     choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    ...(usage ? { usage } : {}),
   };
 }
 

@@ -90,6 +90,17 @@ export function inMemoryJobs(get: () => State): JobStore {
       const recorded = get().supersessions.get(jobId) ?? [];
       return copy(recorded).sort((a, b) => (a.turnIndex ?? Infinity) - (b.turnIndex ?? Infinity));
     },
+    async recordModelUsage({ jobId, batch }) {
+      const state = get();
+      if (!state.jobs.has(jobId)) return;
+      const turns = new Set(batch.turnIndexes);
+      const kept = (state.modelUsage.get(jobId) ?? []).filter((other) => !other.turnIndexes.some((turnIndex) => turns.has(turnIndex)));
+      const recorded = batch.usage.length === 0 ? [] : [{ turnIndexes: [...batch.turnIndexes].sort((a, b) => a - b), usage: copy(batch.usage) }];
+      state.modelUsage.set(jobId, [...kept, ...recorded].sort((a, b) => (a.turnIndexes[0] ?? 0) - (b.turnIndexes[0] ?? 0)));
+    },
+    async modelUsage({ jobId }) {
+      return copy(get().modelUsage.get(jobId) ?? []);
+    },
     async turnCounts({ jobId }) {
       const counts: Record<TurnState, number> = { pending: 0, read: 0, committed: 0, failed: 0 };
       for (const turn of get().turns.get(jobId) ?? []) counts[turn.state]++;

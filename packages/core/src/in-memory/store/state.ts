@@ -6,6 +6,7 @@ import type {
   IdempotencyRecord,
   ImageRecord,
   JobRecord,
+  JobModelUsage,
   JobSupersession,
   KeyRecord,
   NotLearnedRecord,
@@ -33,6 +34,8 @@ export type State = {
   turns: Map<string, TurnRecord[]>;
   /** Per job, the memories its learning superseded (receipts). */
   supersessions: Map<string, JobSupersession[]>;
+  /** Per job, the model tokens of its learning batches (receipts). */
+  modelUsage: Map<string, JobModelUsage[]>;
   notLearned: NotLearnedRecord[];
   /** Arrival order of messages, log entries, jobs and ids of learning records. */
   sequence: number;
@@ -56,6 +59,7 @@ export function emptyState(): State {
     jobs: new Map(),
     turns: new Map(),
     supersessions: new Map(),
+    modelUsage: new Map(),
     notLearned: [],
     sequence: 0,
     ledger: { accounts: new Map(), entries: [], sequence: 0 },
@@ -79,6 +83,7 @@ export function deleteJobs(state: State, matches: (job: JobRecord) => boolean): 
     state.jobs.delete(id);
     state.turns.delete(id);
     state.supersessions.delete(id);
+    state.modelUsage.delete(id);
   }
 }
 

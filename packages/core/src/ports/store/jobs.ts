@@ -1,3 +1,4 @@
+import type { ModelUsage } from '../memory-writer.js';
 import type { LearningReason, LearningReport } from './not-learned.js';
 
 /**
@@ -113,6 +114,13 @@ export type TurnRecord = {
  */
 export type JobSupersession = { turnIndex: number | null; memoryIds: string[] };
 
+/**
+ * Model tokens one batch of a job's learning used (issue 33, receipts): the turns the batch sent to
+ * the models (ascending) and, per model id, the tokens (the writer's language model, and the
+ * embedder under its id with `outputTokens` 0).
+ */
+export type JobModelUsage = { turnIndexes: number[]; usage: ModelUsage[] };
+
 export type JobStore = {
   /**
    * Inserts the job with all its turns atomically and assigns `seq`. With `onlyIfIdle`, the insert
@@ -161,6 +169,14 @@ export type JobStore = {
   recordSupersessions(request: { jobId: string; supersessions: readonly JobSupersession[] }): Promise<void>;
   /** What {@link JobStore.recordSupersessions} recorded for the job, one entry per turn (null last), ids in recording order. */
   supersessions(request: { jobId: string }): Promise<JobSupersession[]>;
+  /**
+   * Records the model tokens of one learning batch. It replaces what is recorded for every earlier
+   * batch of the job that shares a turn with it (a batch re-run after a crash replaces, never adds);
+   * a batch with no usage is not kept. Ignored when the job is absent.
+   */
+  recordModelUsage(request: { jobId: string; batch: JobModelUsage }): Promise<void>;
+  /** What {@link JobStore.recordModelUsage} kept for the job, by first turn index, models in recorded order. */
+  modelUsage(request: { jobId: string }): Promise<JobModelUsage[]>;
   /** Counts of the job's turns per state. */
   turnCounts(request: { jobId: string }): Promise<Record<TurnState, number>>;
   /** Turns of the agent's jobs in state `committed` (what the agent has learned). */

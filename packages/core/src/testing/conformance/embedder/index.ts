@@ -60,8 +60,10 @@ export function describeEmbedderConformance(options: EmbedderConformanceOptions)
 
     test('embed: one vector per text, in input order, of the declared dimensions', async (embedder) => {
       const texts = ['Caroline went hiking', 'The quarterly report is due Friday', 'Caroline went hiking', 'x'];
-      const { vectors } = await embedder.embed({ texts });
+      const { vectors, usage } = await embedder.embed({ texts });
       expect(vectors).toHaveLength(texts.length);
+      // Usage is optional; when reported, a token count (issue 33).
+      if (usage !== undefined) expect(Number.isSafeInteger(usage.inputTokens) && usage.inputTokens >= 0).toBe(true);
       for (const vector of vectors) {
         expect(vector).toBeInstanceOf(Float32Array);
         expect(vector.length).toBe(embedder.dimensions);

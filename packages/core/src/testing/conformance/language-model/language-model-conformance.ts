@@ -74,6 +74,8 @@ const isAbortError = (error: unknown) => error instanceof Error && error.name ==
  * });
  * ```
  */
+const isTokenCount = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
 export function describeLanguageModelConformance({ name, create, capabilities = {}, skip = [] }: LanguageModelConformanceOptions): void {
   const deterministic = capabilities.deterministic ?? true;
   const test = (title: string, body: (target: LanguageModelConformanceTarget) => Promise<void>, enabled = true) =>
@@ -97,13 +99,19 @@ export function describeLanguageModelConformance({ name, create, capabilities = 
       const result = await port.generate(plainRequest());
       expect(typeof result.text).toBe('string');
       expect(result.text.trim().length).toBeGreaterThan(0);
+      // Usage is optional; when reported, two token counts (issue 33).
+      if (result.usage !== undefined) expect(isTokenCount(result.usage.inputTokens) && isTokenCount(result.usage.outputTokens)).toBe(true);
     });
 
-    test('stream: yields string deltas forming a non-empty text', async ({ port }) => {
+    test('stream: yields string deltas forming a non-empty text, and finishes with nothing or { usage }', async ({ port }) => {
       const deltas: string[] = [];
-      for await (const delta of port.stream(plainRequest())) deltas.push(delta);
+      const iterator = port.stream(plainRequest())[Symbol.asyncIterator]();
+      let next = await iterator.next();
+      for (; !next.done; next = await iterator.next()) deltas.push(next.value);
       expect(deltas.every((delta) => typeof delta === 'string')).toBe(true);
       expect(deltas.join('').trim().length).toBeGreaterThan(0);
+      const usage = next.value ? next.value.usage : undefined;
+      if (usage !== undefined) expect(isTokenCount(usage.inputTokens) && isTokenCount(usage.outputTokens)).toBe(true);
     });
 
     test(

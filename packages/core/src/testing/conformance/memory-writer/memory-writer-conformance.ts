@@ -117,8 +117,13 @@ export function describeMemoryWriterConformance({ name, create }: MemoryWriterCo
 
     test('write: one outcome per turn, in the order of the turns', async ({ port }) => {
       const batch = turns(4, FACTS);
-      const { outcomes } = await port.write(request(batch));
+      const { outcomes, usage } = await port.write(request(batch));
       expect(outcomes.map((outcome) => outcome.turnIndex)).toEqual([4, 5, 6]);
+      // Usage is optional; when reported, one entry per model id with token counts (issue 33).
+      if (usage !== undefined) {
+        expect(new Set(usage.map((entry) => entry.model)).size).toBe(usage.length);
+        for (const entry of usage) expect(typeof entry.model === 'string' && [entry.inputTokens, entry.outputTokens].every((n) => Number.isSafeInteger(n) && n >= 0)).toBe(true);
+      }
     });
 
     test('write: an empty batch resolves no outcomes', async ({ port }) => {

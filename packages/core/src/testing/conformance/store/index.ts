@@ -7,6 +7,7 @@ import { messageCases } from './messages.js';
 import { logCases } from './logs.js';
 import { leaseCases } from './leases.js';
 import { jobCases } from './jobs.js';
+import { jobModelUsageCases } from './job-model-usage.js';
 import { learningCases } from './not-learned.js';
 import { documentCases } from './uploads.js';
 import { idempotencyCases } from './idempotency.js';
@@ -40,6 +41,7 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     leaseCases(test);
     transactionCases(test);
     jobCases(test);
+    jobModelUsageCases(test);
     learningCases(test);
     documentCases(test);
     idempotencyCases(test);
