@@ -5,7 +5,7 @@ import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
 import { client, readyAgent } from '../support/client.js';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
 import { documentPaths, postForm } from '../documents/document-support.js';
-import { filler, newThread, pollStatus, said, threadPaths } from './learning-support.js';
+import { filler, newThread, pollResumed, pollStatus, said, threadPaths } from './learning-support.js';
 
 /**
  * A server killed (SIGKILL) after it stored a keyed request but before its 202 left: the client
@@ -106,7 +106,7 @@ describe('a kill between the store write and the 202, then a resend with the sam
 });
 
 describe('an upload killed (SIGKILL) while it is being learned', () => {
-  it('resumes after the restart, is learned once, and its Idempotency-Key still replays the first 202', { timeout: 180_000 }, async () => {
+  it('resumes after the restart, is learned once, and its Idempotency-Key still replays the first 202', { timeout: 600_000 }, async () => {
     const first = await startServerProcess();
     servers.push(first);
     const api = client(first.url, first.key);
@@ -131,7 +131,7 @@ describe('an upload killed (SIGKILL) while it is being learned', () => {
     const resent = await postForm(second.url, first.key!, paths.observeFile, file, { max_chars: '4000', overlap_chars: '0' }, headers);
     expect(resent.status).toBe(202);
     expect(resent.body).toEqual(accepted.body);
-    const done = await pollStatus(again, paths.status(observationId), undefined, { tries: 6_000 });
+    const done = await pollResumed(again, paths.status(observationId), [first, second]);
     expect(done).toMatchObject({ status: 'committed', learning: null });
     expect(done.resumed_at).not.toBeNull();
     const sources = await again.get(paths.sources);

@@ -28,7 +28,7 @@ export async function pollStatus(
   api: Client,
   path: string,
   done: (status: any) => boolean = (status) => FINAL.has(status.status),
-  options: { tries?: number; headers?: Record<string, string> } = {},
+  options: { tries?: number; headers?: Record<string, string>; explain?: () => string } = {},
 ): Promise<any> {
   const tries = options.tries ?? 3_000;
   for (let attempt = 0; attempt < tries; attempt++) {
@@ -37,7 +37,17 @@ export async function pollStatus(
     if (done(response.body)) return response.body;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error(`gave up polling ${path}`);
+  const last = await api.get(path, options.headers ? { headers: options.headers } : {}).catch((error: Error) => ({ text: String(error) }));
+  throw new Error(`gave up polling ${path}; last status: ${last.text}${options.explain ? `\n${options.explain()}` : ''}`);
+}
+
+/**
+ * Waits for a job resumed by a restarted server to end: generously bounded (on a loaded CI machine
+ * resuming slows down rather than fails the test), and a job that never ends fails with its last
+ * status and what the servers printed.
+ */
+export function pollResumed(api: Client, path: string, servers: { output(): string }[]): Promise<any> {
+  return pollStatus(api, path, undefined, { tries: 20_000, explain: () => servers.map((server, i) => `server ${i + 1} output:\n${server.output()}`).join('\n') });
 }
 
 /** Sends an observe, expects 202 and waits until the job is final; resolves the final status. */

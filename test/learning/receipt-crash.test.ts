@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { client, readLedger, readyAgent } from '../support/client.js';
 import { removeDataDir, runCli, startServerProcess, type ServerProcess } from '../support/server.js';
-import { filler, newThread, pollStatus, said, threadPaths } from './learning-support.js';
+import { filler, newThread, pollResumed, pollStatus, said, threadPaths } from './learning-support.js';
 
 // A billed observation killed (SIGKILL) part-way through learning, resumed by the restarted server:
 // its receipt (issue 33) names every turn once, and its credits match the ledger to the last decimal.
@@ -53,12 +53,7 @@ describe('a receipt across a crash', () => {
     const second = await startServerProcess({ dataDir: first.dataDir });
     servers.push(second);
     const again = client(second.url, key);
-    // Generous: on a loaded CI machine the resumed job slows down instead of failing the test; if it
-    // never finishes, the failure shows the last status and what both servers printed.
-    const done = await pollStatus(again, paths.status(observationId), undefined, { tries: 20_000 }).catch(async (error: Error) => {
-      const last = await again.get(paths.status(observationId));
-      throw new Error(`${error.message}\nlast status: ${last.text}\nresumed server output:\n${second.output()}\nkilled server output:\n${first.output()}`);
-    });
+    const done = await pollResumed(again, paths.status(observationId), [first, second]);
     expect(done).toMatchObject({ status: 'committed', turns_processed: TURNS });
     expect(done.resumed_at).not.toBeNull();
 

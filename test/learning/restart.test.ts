@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
 import { client, readyAgent } from '../support/client.js';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
-import { filler, newThread, pollStatus, said, threadPaths } from './learning-support.js';
+import { filler, newThread, pollResumed, pollStatus, said, threadPaths } from './learning-support.js';
 
 const TURNS = 100;
 const CHARS = 25_000;
@@ -20,7 +20,7 @@ const normalize = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 describe('observation jobs across a crash', () => {
   // Bounded generously: on a loaded 2-core machine learning 2.5 MB across a restart takes a while.
-  it('resume by themselves after SIGKILL: committed once, resumed_at set, every turn learned exactly once', { timeout: 120_000 }, async () => {
+  it('resume by themselves after SIGKILL: committed once, resumed_at set, every turn learned exactly once', { timeout: 600_000 }, async () => {
     const first = await startServerProcess();
     servers.push(first);
     const api = client(first.url, first.key);
@@ -49,7 +49,7 @@ describe('observation jobs across a crash', () => {
     expect(paused.turns_processed).toBeGreaterThanOrEqual(midway.turns_processed);
 
     // Nobody sends anything: the new process resumes the job once the dead worker's lease lapses.
-    const done = await pollStatus(again, paths.status(observationId), undefined, { tries: 4_000 });
+    const done = await pollResumed(again, paths.status(observationId), [first, second]);
     expect(done).toMatchObject({ status: 'committed', turns_total: TURNS, turns_processed: TURNS, queue_depth: 0, error: null, learning: null });
     expect(done.resumed_at).not.toBeNull();
     expect(Date.parse(done.resumed_at)).toBeGreaterThanOrEqual(killedAt);
