@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isFatalStorageError } from './pglite-worker-client.js';
+import { NO_FLUSH, isFatalStorageError } from './pglite-worker-client.js';
 import { openSqlClient, type SqlClient } from './sql-client.js';
 
 /**
@@ -52,6 +52,39 @@ describe('PGlite in a worker thread', () => {
     expect(failed).toBe('changed my mind');
     const { rows } = await client.query<{ id: number }>('SELECT id FROM items ORDER BY id');
     expect(rows.map((row) => row.id)).toEqual([1, 2, 3]);
+  });
+
+  it('runs transactions started together one after another, each statement in its own transaction', async () => {
+    // The begin is not waited for: statements sent right behind it wait in the worker for their transaction.
+    const ids = [10, 11, 12, 13];
+    const seen = await Promise.all(
+      ids.map((id) =>
+        client.transaction(async (tx) => {
+          await tx.query('INSERT INTO items (id) VALUES ($1)', [id]);
+          const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM items WHERE id >= 10');
+          return rows[0]!.n;
+        }),
+      ),
+    );
+    expect(seen).toEqual([1, 2, 3, 4]);
+    // A statement failing first in a transaction rolls it back with its own error.
+    const failed = await client.transaction((tx) => tx.query('INSERT INTO items (id) VALUES (10)')).catch((error: unknown) => error);
+    expect(failed).toMatchObject({ code: '23505' });
+    await client.query('DELETE FROM items WHERE id >= 10');
+  });
+
+  it('keeps what statements answered without a flush wrote, with the writes after them, across a reopen', async () => {
+    const dataDir = join(root, 'no-flush');
+    const first = await openSqlClient({ dataDir });
+    await first.exec('CREATE TABLE marks (id int PRIMARY KEY)');
+    await first.query(`${NO_FLUSH}INSERT INTO marks VALUES (1)`);
+    expect((await first.query<{ n: number }>('SELECT count(*)::int AS n FROM marks')).rows[0]!.n).toBe(1);
+    await first.query('INSERT INTO marks VALUES (2)');
+    await first.query(`${NO_FLUSH}UPDATE marks SET id = 3 WHERE id = 1`);
+    await first.close();
+    const again = await openSqlClient({ dataDir });
+    expect((await again.query<{ id: number }>('SELECT id FROM marks ORDER BY id')).rows.map((row) => row.id)).toEqual([2, 3]);
+    await again.close();
   });
 
   it('tells a storage failure PGlite does not recover from apart from a full disk it recovers from', () => {

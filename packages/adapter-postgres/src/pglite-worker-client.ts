@@ -32,30 +32,51 @@ export type PgliteWorkerOptions = {
   probeAfterMs?: number;
 };
 
+/**
+ * A statement (outside a transaction) starting with this comment is answered without flushing the
+ * write-ahead log: for writes nothing depends on after a crash (the embedded server's leases,
+ * which it frees when it starts). Its WAL is flushed with the next write that is flushed, and
+ * WAL replays in order, so a crash can lose it only together with everything written after it.
+ */
+export const NO_FLUSH = '/* memory-agents: no flush */ ';
+
 /** The worker: PGlite with pgvector, one transaction at a time held open for the main thread. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
 const transactions = new Map();
-let nextTx = 1;
 // PGlite runs PostgreSQL with fsync off (and refuses to turn it on): what it wrote may sit in the
 // page cache for ~30 s, and storage that fails in that time loses it. So the WAL segments a call
 // wrote are flushed (fdatasync) before the call is answered: an acknowledged commit is on disk.
 const wal = path.join(workerData.dataDir, 'pg_wal');
 const synced = new Map();
-function syncWal() {
+// Segments holding WAL of statements answered without a flush (NO_FLUSH), and whether one of them
+// is new in pg_wal: flushed with the next flush of anything else. WAL is replayed in order, so a
+// crash loses them only together with everything after them.
+const deferred = new Set();
+let deferredEntry = false;
+function syncWal(flush) {
   let added = false;
+  let flushed = false;
   for (const name of fs.readdirSync(wal)) {
     if (!/^[0-9A-F]{24}$/.test(name)) continue;
     const file = path.join(wal, name);
     const { mtimeMs, size } = fs.statSync(file);
     const mark = mtimeMs + ':' + size;
     if (synced.get(name) === mark) continue;
-    if (!synced.has(name)) added = true;
-    const fd = fs.openSync(file, 'r+');
-    try { fs.fdatasyncSync(fd); } finally { fs.closeSync(fd); }
+    if (!synced.has(name)) { if (flush) added = true; else deferredEntry = true; }
     synced.set(name, mark);
+    if (!flush) { deferred.add(name); continue; }
+    datasync(file);
+    deferred.delete(name);
+    flushed = true;
+  }
+  if (flushed) {
+    for (const name of deferred) if (fs.existsSync(path.join(wal, name))) datasync(path.join(wal, name));
+    deferred.clear();
+    if (deferredEntry) added = true;
+    deferredEntry = false;
   }
   if (added) syncPath(wal);
   // pg_control changes when PGlite starts (the state leaves 'shut down') and at a checkpoint. Were
@@ -67,6 +88,10 @@ function syncWal() {
     syncTree(workerData.dataDir);
     controlMark = mark;
   }
+}
+function datasync(file) {
+  const fd = fs.openSync(file, 'r+');
+  try { fs.fdatasyncSync(fd); } finally { fs.closeSync(fd); }
 }
 const control = path.join(workerData.dataDir, 'global', 'pg_control');
 let controlMark = null;
@@ -83,6 +108,22 @@ function syncTree(dir) {
   syncPath(dir);
   if (dir === workerData.dataDir) { syncPath(control); syncPath(path.dirname(control)); }
 }
+const NO_FLUSH = ${JSON.stringify(NO_FLUSH)};
+let db = null;
+/** Opens transaction id (PGlite runs one at a time): its opened promise resolves once its statements can run. */
+function opening(id) {
+  const entry = { tx: null, commit: null, rollback: null, done: null, opened: null };
+  let opened;
+  const open = new Promise((resolve) => (opened = resolve));
+  entry.done = db.transaction((tx) => new Promise((commit, rollback) => {
+    Object.assign(entry, { tx, commit, rollback });
+    opened();
+  }));
+  entry.done.catch(() => undefined).finally(() => transactions.delete(id));
+  entry.opened = Promise.race([open, entry.done.then(() => { throw new Error('the transaction ended before it opened'); })]);
+  entry.opened.catch(() => undefined);
+  return entry;
+}
 function plain(error) {
   const out = { message: String(error && error.message || error), name: error && error.name || 'Error' };
   if (error && typeof error === 'object') for (const [k, v] of Object.entries(error)) if (['string', 'number', 'boolean'].includes(typeof v)) out[k] = v;
@@ -91,42 +132,38 @@ function plain(error) {
 (async () => {
   const { PGlite } = await import(workerData.pglite);
   const { vector } = await import(workerData.vector);
-  const db = await PGlite.create({ dataDir: workerData.dataDir, extensions: { vector }, postgresqlconf: workerData.settings });
+  db = await PGlite.create({ dataDir: workerData.dataDir, extensions: { vector }, postgresqlconf: workerData.settings });
   if (workerData.schema) await db.exec('CREATE SCHEMA IF NOT EXISTS ' + workerData.schema + '; SET search_path TO ' + workerData.schema);
-  syncWal();
+  syncWal(true);
   parentPort.on('message', async (m) => {
+    // A transaction is known from the moment its 'begin' arrives: the main thread sends its first
+    // statements without waiting for the answer, and they wait here until it is open.
+    if (m.op === 'begin') transactions.set(m.tx, opening(m.tx));
     try {
       let value = null;
       if (m.op === 'query' || m.op === 'exec') {
-        const target = m.tx ? transactions.get(m.tx)?.tx : db;
+        const entry = m.tx ? transactions.get(m.tx) : null;
+        if (entry) await entry.opened;
+        const target = m.tx ? entry?.tx : db;
         if (!target) throw new Error('Transaction is closed');
         if (m.op === 'query') {
           const result = await target.query(m.sql, m.params);
           value = { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
         } else await target.exec(m.sql);
       } else if (m.op === 'begin') {
-        const id = nextTx++;
-        const entry = { tx: null, commit: null, rollback: null, done: null };
-        let opened;
-        const open = new Promise((resolve) => (opened = resolve));
-        entry.done = db.transaction((tx) => new Promise((commit, rollback) => {
-          Object.assign(entry, { tx, commit, rollback });
-          transactions.set(id, entry);
-          opened();
-        }));
-        entry.done.catch(() => undefined).finally(() => transactions.delete(id));
-        await Promise.race([open, entry.done.then(() => { throw new Error('the transaction ended before it opened'); })]);
-        value = id;
+        await transactions.get(m.tx).opened;
+        value = m.tx;
       } else if (m.op === 'end') {
         const t = transactions.get(m.tx);
         if (!t) throw new Error('Transaction is closed');
+        await t.opened;
         const done = t.done;
         if (m.commit) t.commit(); else t.rollback(new Error('rolled back'));
         try { await done; } catch (error) { if (m.commit) throw error; }
       } else if (m.op === 'close') {
         if (!db.closed) await db.close();
       }
-      if (m.op === 'end' || ((m.op === 'query' || m.op === 'exec') && !m.tx)) syncWal();
+      if (m.op === 'end' || ((m.op === 'query' || m.op === 'exec') && !m.tx)) syncWal(!(m.op === 'query' && m.sql.startsWith(NO_FLUSH)));
       parentPort.postMessage({ id: m.id, ok: true, value });
     } catch (error) {
       parentPort.postMessage({ id: m.id, ok: false, error: plain(error) });
@@ -159,6 +196,7 @@ export async function openPgliteWorker(options: PgliteWorkerOptions): Promise<Sq
   });
   const pending = new Map<number, Pending>();
   let nextId = 1;
+  let nextTx = 1;
   let failure: Error | null = null;
   let closed = false;
 
@@ -258,12 +296,19 @@ export async function openPgliteWorker(options: PgliteWorkerOptions): Promise<Sq
       exec: (sql: string) => call<void>({ op: 'exec', sql, tx }),
       async transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
         if (tx !== null) return fn(client);
-        const id = await call<number>({ op: 'begin' });
+        // Not waited for: the first statements follow at once and wait in the worker until the
+        // transaction is open (one round trip less per transaction). A failed begin fails them.
+        const id = nextTx++;
+        const begun = call<number>({ op: 'begin', tx: id });
+        begun.catch(() => undefined);
         let result: T;
         try {
           result = await fn(make(id));
+          await begun;
         } catch (error) {
           await call({ op: 'end', tx: id, commit: false }).catch(() => undefined);
+          // The begin's own error says more than "Transaction is closed" of the statements after it.
+          await begun;
           throw error;
         }
         await call({ op: 'end', tx: id, commit: true });

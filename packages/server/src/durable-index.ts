@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import type { MemoryIndex } from '@memory-agents/core';
 import { StoreUnavailableError } from '@memory-agents/core/adapter';
 
+/** Files flushed at once (the first write after a start flushes every file of the index). */
+const SYNC_CONCURRENCY = 16;
+
 /**
  * The embedded memory index (LanceDB in `directory`) with what a write changed flushed to the
  * storage (fsync) before the write resolves. LanceDB does not fsync: a storage failure (a disk
@@ -11,36 +14,56 @@ import { StoreUnavailableError } from '@memory-agents/core/adapter';
  * again. LanceDB's files are written once (data fragments, manifests, transactions); the few it
  * rewrites end in `.json` (the latest-version hint). So after `upsert`, `deleteBy` and `copyAgent`
  * the files not seen before, the `.json` files and the directories holding new files are flushed;
- * concurrent writes share one flush. A flush that fails for the storage answers 503.
+ * they are flushed concurrently, and concurrent writes share one flush. A flush that fails for the
+ * storage answers 503.
  */
 export function durableMemoryIndex(index: MemoryIndex, directory: string): MemoryIndex {
   const known = new Set<string>();
   let flushing: Promise<void> = Promise.resolve();
   let queued: Promise<void> | null = null;
 
-  const walk = async (dir: string): Promise<boolean> => {
+  /** The paths under `dir` to flush: files not seen before, `.json` files, directories holding new entries. */
+  const changed = async (dir: string, out: { path: string; newDirs: string[] }[]): Promise<void> => {
     let entries;
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error;
     }
     let added = false;
+    const newDirs: string[] = [];
+    const below: Promise<void>[] = [];
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!known.has(path)) added = true;
-        known.add(path);
-        await walk(path);
+        if (!known.has(path)) newDirs.push(path);
+        below.push(changed(path, out));
       } else if (entry.isFile() && (!known.has(path) || entry.name.endsWith('.json'))) {
         if (!known.has(path)) added = true;
-        await sync(path);
-        known.add(path);
+        out.push({ path, newDirs: [] });
       }
     }
-    if (added) await sync(dir);
-    return added;
+    await Promise.all(below);
+    // The directory's entries of new files and subdirectories are flushed with the directory.
+    if (added || newDirs.length > 0) out.push({ path: dir, newDirs });
+  };
+  // Concurrently ({@link SYNC_CONCURRENCY} at a time): the file system commits concurrent flushes
+  // together (one journal commit rather than one per file), and LanceDB wrote every file before
+  // the write resolved, so no flush waits for another. A path is known once its flush succeeded.
+  const walk = async (dir: string): Promise<void> => {
+    const paths: { path: string; newDirs: string[] }[] = [];
+    await changed(dir, paths);
+    let next = 0;
+    const lane = async () => {
+      while (next < paths.length) {
+        const { path, newDirs } = paths[next++]!;
+        await sync(path);
+        known.add(path);
+        for (const newDir of newDirs) known.add(newDir);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, paths.length) }, lane));
   };
   const flush = (): Promise<void> => {
     // One flush at a time; a write that ends while one runs waits for the next one.

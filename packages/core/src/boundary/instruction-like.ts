@@ -74,8 +74,12 @@ const TAG_CHARACTERS = /[\u{E0020}-\u{E007E}]/gu;
 const OPENING_ANGLES = /[\u2039\u3008\u2329\u27E8\u276E\u02C2\u1438\u276C\u2770]/gu;
 const CLOSING_ANGLES = /[\u203A\u3009\u232A\u27E9\u276F\u02C3\u1433\u276D\u2771]/gu;
 
+const ASCII = /^[\x00-\x7F]*$/;
+
 /** The text as the rules read it (see the module comment). */
 export function instructionSkeleton(text: string): string {
+  // Plain ASCII (most text) has nothing to normalise, fold or remove: only case, quotes and spaces.
+  if (ASCII.test(text)) return text.toLowerCase().replace(/`/g, "'").replace(/\r\n?/g, '\n').replace(/[^\S\n]+/gu, ' ');
   return text
     .normalize('NFKC')
     .replace(TAG_CHARACTERS, (tag) => String.fromCodePoint(tag.codePointAt(0)! - 0xe0000))

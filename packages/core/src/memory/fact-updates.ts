@@ -57,10 +57,24 @@ type Rule = {
   key: (match: RegExpExecArray) => string | null;
   subject: 'self' | 'shared' | 'possessive';
   /** A cheap test a sentence must pass before `pattern` runs (most sentences state nothing). */
-  cue: RegExp;
+  cue: { test(sentence: string): boolean };
   pattern: RegExp;
   value: number;
   changed?: boolean;
+};
+
+/**
+ * "my/our/the" with a form of "to be" after it: \b(?:my|our|the)\b.*\b(?:is|are|...)\s without
+ * the backtracking of `.*` (a sentence holds many "the"s; a "to be" after the first is after one).
+ */
+const POSSESSIVE_START = /\b(?:my|our|the)\b/;
+const BE_WORD = /\b(?:is|are|was|were|will be|has been|have been|'s|'re)\s/;
+const POSSESSIVE_BE = {
+  test(sentence: string): boolean {
+    const start = POSSESSIVE_START.exec(sentence);
+    // From the last letter of the word, so \b reads as it does in the whole sentence.
+    return start !== null && BE_WORD.test(sentence.slice(start.index + start[0].length - 1));
+  },
 };
 
 const CHANGE_CUE_WORDS = /\b(?:moved|changed|rescheduled|pushed|raised|increased|lowered|reduced|dropped|updated|bumped|switched|postponed|shifted|set|going|went|gone)\b/;
@@ -132,7 +146,7 @@ const RULES: Rule[] = [
   {
     key: (match) => `np:${match[2]}`,
     subject: 'possessive',
-    cue: /\b(?:my|our|the)\b.*\b(?:is|are|was|were|will be|has been|have been|'s|'re)\s/,
+    cue: POSSESSIVE_BE,
     pattern: new RegExp(String.raw`\b(my|our|the)\s+(?:new\s+|current\s+)?${NP}\s+${BE}\s+${ADVERB}(?!${CHANGE_VERB}\b)(?:(?:on|at|in|set for|scheduled for|going to be|changed to|moved to|up to|down to)\s+)?${VALUE}`, 'u'),
     value: 3,
   },
@@ -209,9 +223,11 @@ export function supersedesText(next: string, previous: string): boolean {
 }
 
 function normalise(sentence: string): string {
-  return sentence
-    .toLowerCase()
-    .replace(/[’‘]/g, "'")
+  let text = sentence.toLowerCase();
+  if (text.includes('’') || text.includes('‘')) text = text.replace(/[’‘]/g, "'");
+  // The contractions below all hold an apostrophe (most sentences have none).
+  if (!text.includes("'")) return text.replace(/\s+/g, ' ').trim();
+  return text
     .replace(/\bi'm\b/g, 'i am')
     .replace(/\bwe're\b/g, 'we are')
     .replace(/\bi've\b/g, 'i have')
