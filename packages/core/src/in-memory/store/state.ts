@@ -33,6 +33,8 @@ export type State = {
   turns: Map<string, TurnRecord[]>;
   /** Per job, the memories its learning superseded (receipts). */
   supersessions: Map<string, JobSupersession[]>;
+  /** Per job, turn index -> the memory the turn was merged into (receipts, erasure). */
+  merges: Map<string, Map<number, string>>;
   notLearned: NotLearnedRecord[];
   /** Arrival order of messages, log entries, jobs and ids of learning records. */
   sequence: number;
@@ -56,6 +58,7 @@ export function emptyState(): State {
     jobs: new Map(),
     turns: new Map(),
     supersessions: new Map(),
+    merges: new Map(),
     notLearned: [],
     sequence: 0,
     ledger: { accounts: new Map(), entries: [], sequence: 0 },
@@ -79,6 +82,7 @@ export function deleteJobs(state: State, matches: (job: JobRecord) => boolean): 
     state.jobs.delete(id);
     state.turns.delete(id);
     state.supersessions.delete(id);
+    state.merges.delete(id);
   }
 }
 

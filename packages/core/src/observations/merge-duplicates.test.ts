@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { learningService } from '../__fixtures__/learning-service.js';
+import { duplicateKey, normaliseForDuplicates } from '../memory/duplicates.js';
+
+const say = (text: string, timestamp: string, speaker = 'Dana') => ({ speaker, timestamp, content: [{ type: 'text' as const, text }] });
+const turn = (text: string, speaker: string | null = 'Dana') => ({ text, speaker, source: { kind: 'turn' as const, threadId: 'thr_a', observationId: 'obs_a', turnIndex: 0 } });
+
+describe('duplicateKey', () => {
+  it('is the same for case, punctuation, spacing and contractions, and differs by speaker and words', () => {
+    expect(normaliseForDuplicates("I DON'T  like   cold coffee!!")).toBe('i do not like cold coffee');
+    expect(duplicateKey(turn("I don't like cold coffee."))).toBe(duplicateKey(turn('i do not like cold coffee')));
+    expect(duplicateKey(turn('I don’t like cold coffee'))).toBe(duplicateKey(turn("I don't like cold coffee")));
+    expect(duplicateKey(turn("I don't like cold coffee.", 'Sam'))).not.toBe(duplicateKey(turn("I don't like cold coffee.")));
+    expect(duplicateKey(turn('I do like cold coffee.'))).not.toBe(duplicateKey(turn('I do not like cold coffee.')));
+  });
+
+  it('is null for short replies and for document pieces', () => {
+    expect(duplicateKey(turn('Thanks!'))).toBeNull();
+    expect(duplicateKey(turn('Yes, sure thing.'))).toBeNull();
+    const piece = { text: 'The warranty lasts two full years.', speaker: 'manual.pdf', source: { kind: 'document' as const, threadId: 'thr_a', observationId: 'obs_a', turnIndex: 0, sourceId: 'src_a', page: 1, filename: 'manual.pdf' } };
+    expect(duplicateKey(piece)).toBeNull();
+  });
+});
+
+describe('learning merges near-duplicate turns', () => {
+  it('cites every turn from one memory, across jobs and inside one batch, and the receipt says merged', async () => {
+    const { service, owner: caller, agentId, threadId, observeSettled } = await learningService();
+    const receiptOf = (observationId: string) => service.observationReceipt({ caller, agentId, threadId, observationId });
+    const first = await observeSettled([say('My sister lives in Lisbon now.', '2024-01-01T10:00:00Z'), say('Thanks!', '2024-01-01T10:01:00Z')]);
+    const second = await observeSettled([
+      say('my sister lives in lisbon now', '2024-02-01T10:00:00Z'),
+      say('Thanks!', '2024-02-01T10:01:00Z'),
+      say('We adopted a grey kitten yesterday.', '2024-02-01T10:02:00Z'),
+      say('We adopted a grey kitten yesterday!', '2024-02-01T10:03:00Z'),
+      say('My sister lives in Lisbon now.', '2024-02-01T10:04:00Z', 'Sam'),
+    ]);
+    const sister = `mem_${first.observation_id.slice(4)}_0_0`;
+    const kitten = `mem_${second.observation_id.slice(4)}_2_0`;
+    const one = await receiptOf(first.observation_id);
+    expect(one.turns.map((t) => t.outcome)).toEqual(['learned', 'learned']);
+    const two = await receiptOf(second.observation_id);
+    expect(two.turns.map((t) => [t.outcome, t.memory_ids])).toEqual([
+      ['merged', [sister]],
+      // Too short to be a statement: learned on its own (its neighbours' words find it).
+      ['learned', [`mem_${second.observation_id.slice(4)}_1_0`]],
+      ['learned', [kitten]],
+      ['merged', [kitten]],
+      // Another speaker's words are another memory.
+      ['learned', [`mem_${second.observation_id.slice(4)}_4_0`]],
+    ]);
+    const source = (observationId: string, turnIndex: number) => ({ kind: 'turn', thread_id: threadId, observation_id: observationId, turn_index: turnIndex });
+    expect((await service.memories.get({ caller, agentId, memoryId: sister })).also_from).toEqual([source(second.observation_id, 0)]);
+    expect((await service.memories.get({ caller, agentId, memoryId: kitten })).also_from).toEqual([source(second.observation_id, 3)]);
+    // Stored once: Dana's two turns are one memory, Sam's the other.
+    const listed = await service.memories.list({ caller, agentId, query: { text_contains: 'lisbon' } });
+    expect(listed.memories.map((memory) => [memory.speaker, memory.memory_id]).sort()).toEqual([['Dana', sister], ['Sam', `mem_${second.observation_id.slice(4)}_4_0`]]);
+    const found = await service.memories.search({ caller, agentId, body: { query: 'Where does my sister live?' } });
+    expect(found.hits[0]!.memory).toMatchObject({ memory_id: sister, also_from: [source(second.observation_id, 0)] });
+  });
+
+  it('does not merge into a superseded memory nor across the suspicious flag', async () => {
+    const { service, owner: caller, agentId, threadId, observeSettled } = await learningService();
+    const first = await observeSettled([say('I live in Paris.', '2024-01-01T10:00:00Z'), say('I work at Acme Corp.', '2024-01-02T10:00:00Z')]);
+    await observeSettled([say('I live in Rome now.', '2024-02-01T10:00:00Z')]);
+    const third = await observeSettled([say('I work at Acme Corp!', '2024-03-01T10:00:00Z')]);
+    const receipt = await service.observationReceipt({ caller, agentId, threadId, observationId: third.observation_id });
+    expect(receipt.turns[0]).toMatchObject({ outcome: 'merged', memory_ids: [`mem_${first.observation_id.slice(4)}_1_0`] });
+    const fourth = await observeSettled([say('I live in Paris.', '2024-04-01T10:00:00Z')]);
+    const again = await service.observationReceipt({ caller, agentId, threadId, observationId: fourth.observation_id });
+    // "I live in Paris." was superseded by Rome: history is never a merge target.
+    expect(again.turns[0]!.outcome).toBe('learned');
+  });
+});
