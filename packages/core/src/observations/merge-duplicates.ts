@@ -100,6 +100,9 @@ export async function applyMerges(context: ServiceContext, job: JobRecord, plan:
   for (let attempt = 1; attempt <= MERGE_ATTEMPTS; attempt++) {
     try {
       await context.store.jobs.recordMerges({ jobId: job.id, merges: plan.merges.map(({ turnIndex, memoryId }) => ({ turnIndex, memoryId })) });
+      // A job cancelled meanwhile (its thread erased) cites nothing: erasure could not find it.
+      const current = await context.store.jobs.get({ agentId: job.agentId, jobId: job.id });
+      if (!current || current.status === 'cancelled') return;
       await context.index.update({ agentId: job.agentId, patches: [...plan.alsoFrom].map(([id, alsoFrom]) => ({ id, alsoFrom })) });
       return;
     } catch (error) {
