@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
+import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
 import { duplicateKey, normaliseForDuplicates } from '../memory/duplicates.js';
+import type { MemoryRecord } from '../ports/memory-index.js';
+import type { JobRecord } from '../ports/store/index.js';
+import type { ServiceContext } from '../service/context.js';
+import { silentLogger } from '../service/logger.js';
+import { planMerges } from './merge-duplicates.js';
 
 const say = (text: string, timestamp: string, speaker = 'Dana') => ({ speaker, timestamp, content: [{ type: 'text' as const, text }] });
 const turn = (text: string, speaker: string | null = 'Dana') => ({ text, speaker, source: { kind: 'turn' as const, threadId: 'thr_a', observationId: 'obs_a', turnIndex: 0 } });
@@ -69,5 +75,33 @@ describe('learning merges near-duplicate turns', () => {
     const again = await service.observationReceipt({ caller, agentId, threadId, observationId: fourth.observation_id });
     // "I live in Paris." was superseded by Rome: history is never a merge target.
     expect(again.turns[0]!.outcome).toBe('learned');
+  });
+});
+
+describe('planMerges on a resumed batch', () => {
+  const embedder = { id: 'test', dimensions: 2 };
+  const source = (observationId: string, turnIndex: number) => ({ kind: 'turn' as const, threadId: 'thr_a', observationId, turnIndex });
+  const record = (id: string, text: string, from: ReturnType<typeof source>, alsoFrom: ReturnType<typeof source>[] = []): MemoryRecord => ({
+    id, organizationId: 'org_a', agentId: 'agent_a', text, keywords: '', vector: new Float32Array([1, 0]), speaker: 'Dana', occurredAt: null, source: from,
+    createdAt: `2024-01-0${id.at(-3)}T00:00:00.000Z`, provenance: { writer: 'verbatim-v2', jobId: from.observationId, span: { start: 0, end: text.length } },
+    alsoFrom, validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+  });
+  const turnOf = (turnIndex: number, text: string) => ({ jobId: 'obs_b', turnIndex, speaker: 'Dana', text, timestamp: '2024-02-01T00:00:00Z', tags: [], state: 'read' as const, failureReason: null, details: {} });
+  const job = { id: 'obs_b', agentId: 'agent_a' } as JobRecord;
+
+  it('never merges a turn into its own memory nor adds a source twice', async () => {
+    const index = inMemoryMemoryIndex();
+    const context = { index, logger: silentLogger } as unknown as ServiceContext;
+    const text = 'My sister lives in Lisbon now.';
+    // The run before committed turn 0 as its own memory (merged turn 2 into it), and merged turn 1 into mem_a_1_0.
+    await index.upsert({ records: [record('mem_a_1_0', 'We adopted a grey kitten.', source('obs_a', 0), [source('obs_b', 1)]), record('mem_b_2_0', text, source('obs_b', 0), [source('obs_b', 2)])], embedder });
+    const batch = [record('mem_b_2_0', text, source('obs_b', 0)), record('mem_b_3_1', 'we adopted a grey kitten', source('obs_b', 1)), record('mem_b_3_2', text, source('obs_b', 2))];
+    batch[1]!.speaker = 'Dana';
+    const plan = await planMerges(context, job, [turnOf(0, text), turnOf(1, 'we adopted a grey kitten'), turnOf(2, text)], batch, []);
+    expect(plan.records.map((r) => r.id)).toEqual(['mem_b_2_0']);
+    // The rewritten own memory keeps what was merged into it.
+    expect(plan.records[0]!.alsoFrom).toEqual([source('obs_b', 2)]);
+    expect(plan.merges.map((merge) => [merge.turnIndex, merge.memoryId])).toEqual([[1, 'mem_a_1_0'], [2, 'mem_b_2_0']]);
+    expect(Object.fromEntries(plan.alsoFrom)).toEqual({ mem_a_1_0: [source('obs_b', 1)], mem_b_2_0: [source('obs_b', 2)] });
   });
 });
