@@ -8,6 +8,8 @@ import { agentFilter, createState, guard } from './state.js';
 import { adopt, ready } from './table.js';
 import { copyAgentRecords, upsertRecords } from './writes.js';
 
+import { inList, recordReader } from './rows.js';
+
 export { sqlString } from './rows.js';
 export type { LancedbMemoryIndex, LancedbMemoryIndexOptions } from './options.js';
 
@@ -77,6 +79,17 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
         const current = state.table;
         if (!current || ids.length === 0) return [];
         return [...(await recordsById(state, current, agentId, ids)).values()];
+      });
+    },
+
+    async findDuplicates({ agentId, keys }) {
+      await ready(state);
+      return guard('findDuplicates', async () => {
+        const current = state.table;
+        if (!current || keys.length === 0) return [];
+        const reader = recordReader(state.hasHitColumn);
+        const rows = await current.query().where(`${agentFilter(agentId)} AND valid_to IS NULL AND ${inList('duplicate_key', keys)}`).select([...reader.hitColumns]).toArray();
+        return rows.map(reader.readHit);
       });
     },
 

@@ -3,12 +3,12 @@ import { Index, type Table } from '@lancedb/lancedb';
 import { ServiceError } from '@memory-agents/core';
 import { type EmbedderFingerprint } from '@memory-agents/core/adapter';
 import { buildVectorIndexInChild } from './build-process.js';
-import { META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, V2_COLUMNS, tableSchema } from './rows.js';
+import { KEY_COLUMNS, META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, V2_COLUMNS, tableSchema } from './rows.js';
 import { guard, type IndexState } from './state.js';
 
 /** Index names LanceDB gives (`<column>_idx`); `indexStats` and `prewarmIndex` take them. */
 export const VECTOR_INDEX = 'vector_idx';
-const SCALAR_INDEXES = ['terms_idx', 'agent_id_idx', 'id_idx', 'valid_to_idx'];
+const SCALAR_INDEXES = ['terms_idx', 'agent_id_idx', 'id_idx', 'valid_to_idx', 'duplicate_key_idx'];
 
 /** Opens the connection once (retried after a failure) and adopts the table if it exists. */
 export async function ready(state: IndexState): Promise<void> {
@@ -36,6 +36,7 @@ async function start(state: IndexState): Promise<void> {
 export async function adopt(state: IndexState, opened: Table): Promise<void> {
   state.table = opened;
   await addV2Columns(opened);
+  await addKeyColumns(opened);
   const { metadata, fields } = await opened.schema();
   const id = metadata.get(META_EMBEDDER_ID);
   const dimensions = Number(metadata.get(META_EMBEDDER_DIMENSIONS));
@@ -43,10 +44,10 @@ export async function adopt(state: IndexState, opened: Table): Promise<void> {
   // Built here, once, with this package's Arrow classes (the table's schema never changes; the
   // one LanceDB returns is made by its own copy of apache-arrow, which the builders reject).
   state.hasHitColumn = fields.some((field) => field.name === 'hit');
-  state.schema = state.fingerprint ? tableSchema(state.fingerprint, { hit: state.hasHitColumn, v2: true }) : null;
+  state.schema = state.fingerprint ? tableSchema(state.fingerprint, { hit: state.hasHitColumn, v2: true, keys: true }) : null;
   const indices = await opened.listIndices();
   state.hasFullTextIndex = indices.some((index) => index.columns.includes('terms'));
-  state.hasValidityIndex = indices.some((index) => index.columns.includes('valid_to'));
+  state.hasValidityIndex = indices.some((index) => index.columns.includes('valid_to')) && indices.some((index) => index.columns.includes('duplicate_key'));
   const vectorIndex = indices.find((index) => index.columns.includes('vector'));
   state.hasVectorIndex = vectorIndex !== undefined;
   state.rowsAtVectorIndexBuild = vectorIndex?.numIndexedRows ?? 0;
@@ -63,6 +64,21 @@ async function addV2Columns(opened: Table): Promise<void> {
   if (await has()) return;
   try {
     await opened.addColumns(V2_COLUMNS.map((column) => ({ name: column.name, valueSql: column.valueSql })));
+  } catch (error) {
+    await opened.checkoutLatest();
+    if (!(await has())) throw error;
+  }
+}
+
+/**
+ * Schema version 4: `duplicate_key` (near-duplicates merged when learned, issue 33) added to a
+ * table made before it, NULL on the rows written before (never merged into). Same race handling.
+ */
+async function addKeyColumns(opened: Table): Promise<void> {
+  const has = async () => (await opened.schema()).fields.some((field) => field.name === KEY_COLUMNS[0]!.name);
+  if (await has()) return;
+  try {
+    await opened.addColumns(KEY_COLUMNS.map((column) => ({ name: column.name, valueSql: column.valueSql })));
   } catch (error) {
     await opened.checkoutLatest();
     if (!(await has())) throw error;
@@ -105,23 +121,30 @@ export async function ensureScalarIndexes(state: IndexState, current: Table): Pr
   });
 }
 
-/** The btree on `valid_to` that keeps "current only" (`valid_to IS NULL`) an index lookup; for tables made before it. */
+/**
+ * The btrees on `valid_to` (keeps "current only", `valid_to IS NULL`, an index lookup) and on
+ * `duplicate_key` (learning's one duplicate lookup per batch); for tables made before them.
+ */
 async function buildValidityIndex(state: IndexState, current: Table): Promise<void> {
-  await state.listCache.noData(current, 1, () => current.createIndex('valid_to', { config: Index.btree(), replace: true }));
+  await state.listCache.noData(current, 2, async () => {
+    await current.createIndex('valid_to', { config: Index.btree(), replace: true });
+    await current.createIndex('duplicate_key', { config: Index.btree(), replace: true });
+  });
   state.hasValidityIndex = true;
-  await prewarm(state, current, ['valid_to_idx']);
+  await prewarm(state, current, ['valid_to_idx', 'duplicate_key_idx']);
 }
 
 /** (Re)builds the full-text, `agent_id` and `id` indexes; runs in the maintenance lane. */
 export async function buildScalarIndexes(state: IndexState, current: Table): Promise<void> {
   // The analyzer already ran in core: the index only splits on spaces and must not stem again.
   const fts = Index.fts({ withPosition: false, baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false });
-  // Four index commits, no row changed: lists need not be read again for them.
-  await state.listCache.noData(current, 4, async () => {
+  // Five index commits, no row changed: lists need not be read again for them.
+  await state.listCache.noData(current, 5, async () => {
     await current.createIndex('terms', { config: fts, replace: true });
     await current.createIndex('agent_id', { config: Index.bitmap(), replace: true });
     await current.createIndex('id', { config: Index.btree(), replace: true });
     await current.createIndex('valid_to', { config: Index.btree(), replace: true });
+    await current.createIndex('duplicate_key', { config: Index.btree(), replace: true });
   });
   state.hasFullTextIndex = true;
   state.hasValidityIndex = true;
