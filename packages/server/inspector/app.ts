@@ -242,7 +242,7 @@ async function threadView({ agent: agentId, thread: threadId }: Params): Promise
 const FINAL_STATUSES = ['committed', 'failed', 'cancelled'];
 const receiptHref = (agent: string, thread: string, observation: string) => `${threadHref(agent, thread)}/observations/${enc(observation)}/receipt`;
 
-/** A finished observation's receipt: per turn what was learned, superseded or skipped, and its credits. */
+/** A finished observation's receipt: per turn what was learned, merged, superseded or skipped, and its credits. */
 async function receiptView({ agent: agentId, thread: threadId, observation: observationId }: Params): Promise<Child[]> {
   const receipt = await api('GET', `/v1/agents/${enc(agentId!)}/threads/${enc(threadId!)}/observe/${enc(observationId!)}/receipt`);
   const memoryLinks = (ids: string[]) => (ids.length === 0 ? '' : h('span', {}, ...ids.flatMap((id, i) => [i > 0 ? ', ' : null, link(memoryHref(agentId!, id), id)])));
@@ -257,10 +257,10 @@ async function receiptView({ agent: agentId, thread: threadId, observation: obse
       ['Ended without successor', receipt.superseded_without_successor.join(', ')],
     ]),
     table(
-      ['Turn', 'Outcome', 'Memories written', 'Superseded', 'Charged', 'Refunded', 'Ledger entries'],
+      ['Turn', 'Outcome', 'Memories written or merged into', 'Superseded', 'Charged', 'Refunded', 'Ledger entries'],
       receipt.turns.map((turn: any) => [
         turn.turn_index + 1,
-        turn.outcome === 'learned' ? 'learned' : `skipped (${turn.reason})`,
+        turn.outcome === 'learned' ? 'learned' : turn.outcome === 'merged' ? 'merged (a near-duplicate of an existing memory)' : `skipped (${turn.reason})`,
         memoryLinks(turn.memory_ids),
         memoryLinks(turn.superseded),
         turn.charged_credits,
