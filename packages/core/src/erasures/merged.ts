@@ -31,7 +31,11 @@ export async function detachMerged(context: ServiceContext, agentId: string, job
   for (const jobId of erased) {
     for (const record of await mergedMemoriesOf(context, agentId, jobId)) {
       const rewritten = await repointed(context, record, record.alsoFrom.filter(kept));
-      if (rewritten) await context.index.upsert({ records: [rewritten], embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions } });
+      if (!rewritten) continue;
+      // Deleted first, then written anew: a delete is what leaves no byte of the old text behind
+      // (a columnar index drops its old versions on delete, not on a replacing upsert).
+      await context.index.deleteBy({ agentId, ids: [record.id] });
+      await context.index.upsert({ records: [rewritten], embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions } });
     }
   }
 }
