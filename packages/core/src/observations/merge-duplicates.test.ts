@@ -64,6 +64,22 @@ describe('learning merges near-duplicate turns', () => {
     expect(found.hits[0]!.memory).toMatchObject({ memory_id: sister, also_from: [source(second.observation_id, 0)] });
   });
 
+  it('merges across threads of the same person only', async () => {
+    const { service, caller, agentId, observeSettled } = await learningService();
+    const eve = await caller('eve@example.test');
+    const bob = await caller('bob@example.test');
+    const threadOf = async (who: typeof eve) => (await service.threads.create({ caller: who, agentId, body: {} })).thread_id;
+    const [eve1, eve2, bob1] = [await threadOf(eve), await threadOf(eve), await threadOf(bob)];
+    const line = (n: number) => [say('I keep my spare key under the blue flowerpot.', `2024-01-0${n}T10:00:00Z`)];
+    const first = await observeSettled(line(1), { caller: eve, threadId: eve1 });
+    const again = await observeSettled(line(2), { caller: eve, threadId: eve2 });
+    const other = await observeSettled(line(3), { caller: bob, threadId: bob1 });
+    const outcome = async (who: typeof eve, threadId: string, observationId: string) => (await service.observationReceipt({ caller: who, agentId, threadId, observationId })).turns[0];
+    expect(await outcome(eve, eve2, again.observation_id)).toMatchObject({ outcome: 'merged', memory_ids: [`mem_${first.observation_id.slice(4)}_0_0`] });
+    // Bob's recall is narrowed to his threads: his turn stays his own memory.
+    expect(await outcome(bob, bob1, other.observation_id)).toMatchObject({ outcome: 'learned', memory_ids: [`mem_${other.observation_id.slice(4)}_0_0`] });
+  });
+
   it('does not merge into a superseded memory nor across the suspicious flag', async () => {
     const { service, owner: caller, agentId, threadId, observeSettled } = await learningService();
     const first = await observeSettled([say('I live in Paris.', '2024-01-01T10:00:00Z'), say('I work at Acme Corp.', '2024-01-02T10:00:00Z')]);
@@ -87,7 +103,7 @@ describe('planMerges on a resumed batch', () => {
     alsoFrom, validFrom: null, validTo: null, supersededBy: null, suspicious: false,
   });
   const turnOf = (turnIndex: number, text: string) => ({ jobId: 'obs_b', turnIndex, speaker: 'Dana', text, timestamp: '2024-02-01T00:00:00Z', tags: [], state: 'read' as const, failureReason: null, details: {} });
-  const job = { id: 'obs_b', agentId: 'agent_a' } as JobRecord;
+  const job = { id: 'obs_b', agentId: 'agent_a', threadId: 'thr_a' } as JobRecord;
 
   it('never merges a turn into its own memory nor adds a source twice', async () => {
     const index = inMemoryMemoryIndex();

@@ -26,7 +26,8 @@ export const sameSource = (a: MemorySourceRef, b: MemorySourceRef) => a.kind ===
  * `findDuplicates` lookup per batch. A turn merges when it is a conversation turn learned as one
  * memory holding its whole text, with a {@link duplicateKey} (same speaker, same normalised text,
  * enough words), into the oldest current memory of the agent with that key and the same
- * `suspicious` flag that is verbatim itself (a span); else into the first such turn of the batch.
+ * `suspicious` flag that is verbatim itself (a span) and was said in a thread of the same end user
+ * (or of none, as this one); else into the first such turn of the batch.
  * Never merged: memories the writer's supersessions name (successor or replaced draft), memories
  * superseded, and a resumed turn's own memory (it is rewritten, keeping the `alsoFrom` it had).
  * An index without `findDuplicates`, or a lookup that fails (logged), merges nothing.
@@ -68,6 +69,7 @@ export async function planMerges(context: ServiceContext, job: JobRecord, turns:
     const key = duplicateKey(hit);
     if (key !== null && !targets.has(`${hit.suspicious}:${key}`)) targets.set(`${hit.suspicious}:${key}`, hit);
   }
+  await keepSamePerson(context, job, targets);
   const plan: MergePlan = { records: [], merges: [], alsoFrom: new Map() };
   const firstInBatch = new Map<string, MemoryRecord>();
   const stored = new Set(found.map((hit) => hit.id));
@@ -87,6 +89,25 @@ export async function planMerges(context: ServiceContext, job: JobRecord, turns:
     plan.merges.push({ turnIndex: record.source.turnIndex, memoryId: target.id, source: record.source });
   }
   return plan;
+}
+
+/**
+ * Drops targets learned in a thread of another end user (or of none, for a person's thread, and
+ * the reverse): a person's recall is narrowed to their threads by the memory's own source, so a
+ * turn merged into another person's memory would vanish from theirs. One thread read per distinct
+ * other thread of a target (merges are rare).
+ */
+async function keepSamePerson(context: ServiceContext, job: JobRecord, targets: Map<string, MemoryHitRecord>): Promise<void> {
+  const others = new Set([...targets.values()].map((hit) => hit.source.threadId).filter((threadId) => threadId !== job.threadId));
+  if (others.size === 0) return;
+  const personOf = async (threadId: string) => (await context.store.threads.get({ agentId: job.agentId, threadId }))?.endUserId;
+  const own = await personOf(job.threadId);
+  const same = new Set<string>();
+  for (const threadId of others) {
+    const person = await personOf(threadId);
+    if (person !== undefined && person === own) same.add(threadId);
+  }
+  for (const [slot, hit] of targets) if (hit.source.threadId !== job.threadId && !same.has(hit.source.threadId)) targets.delete(slot);
 }
 
 /**
