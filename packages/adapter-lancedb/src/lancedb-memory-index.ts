@@ -1,14 +1,13 @@
 import { deleteRecords } from './deletes.js';
 import { cancelSettle, settleTable } from './maintenance.js';
 import { resolveOptions, type LancedbMemoryIndex, type LancedbMemoryIndexOptions } from './options.js';
-import { listRecords, updateRecords } from './list.js';
-import { recordsById } from './reads.js';
+import { agentList, listRecords, updateRecords } from './list.js';
+import { hitRecordsById, recordsById } from './reads.js';
 import { searchIndex } from './search.js';
 import { agentFilter, createState, guard } from './state.js';
 import { adopt, ready } from './table.js';
 import { copyAgentRecords, upsertRecords } from './writes.js';
 
-import { inList, recordReader } from './rows.js';
 
 export { sqlString } from './rows.js';
 export type { LancedbMemoryIndex, LancedbMemoryIndexOptions } from './options.js';
@@ -87,9 +86,12 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       return guard('findDuplicates', async () => {
         const current = state.table;
         if (!current || keys.length === 0) return [];
-        const reader = recordReader(state.hasHitColumn);
-        const rows = await current.query().where(`${agentFilter(agentId)} AND valid_to IS NULL AND ${inList('duplicate_key', keys)}`).select([...reader.hitColumns]).toArray();
-        return rows.map(reader.readHit);
+        // From the agent's list entries (cached per table version, kept by this instance's writes):
+        // no query at all when nothing matches, the usual case; a query would cost about an upsert.
+        const wanted = new Set(keys);
+        const ids = (await agentList(state, current, agentId)).entries.filter((entry) => entry.current && entry.key !== null && wanted.has(entry.key)).map((entry) => entry.id);
+        if (ids.length === 0) return [];
+        return [...(await hitRecordsById(state, current, agentId, ids)).values()].filter((hit) => hit.validTo === null);
       });
     },
 

@@ -8,7 +8,7 @@ import { guard, type IndexState } from './state.js';
 
 /** Index names LanceDB gives (`<column>_idx`); `indexStats` and `prewarmIndex` take them. */
 export const VECTOR_INDEX = 'vector_idx';
-const SCALAR_INDEXES = ['terms_idx', 'agent_id_idx', 'id_idx', 'valid_to_idx', 'duplicate_key_idx'];
+const SCALAR_INDEXES = ['terms_idx', 'agent_id_idx', 'id_idx', 'valid_to_idx'];
 
 /** Opens the connection once (retried after a failure) and adopts the table if it exists. */
 export async function ready(state: IndexState): Promise<void> {
@@ -47,7 +47,7 @@ export async function adopt(state: IndexState, opened: Table): Promise<void> {
   state.schema = state.fingerprint ? tableSchema(state.fingerprint, { hit: state.hasHitColumn, v2: true, keys: true }) : null;
   const indices = await opened.listIndices();
   state.hasFullTextIndex = indices.some((index) => index.columns.includes('terms'));
-  state.hasValidityIndex = indices.some((index) => index.columns.includes('valid_to')) && indices.some((index) => index.columns.includes('duplicate_key'));
+  state.hasValidityIndex = indices.some((index) => index.columns.includes('valid_to'));
   const vectorIndex = indices.find((index) => index.columns.includes('vector'));
   state.hasVectorIndex = vectorIndex !== undefined;
   state.rowsAtVectorIndexBuild = vectorIndex?.numIndexedRows ?? 0;
@@ -121,30 +121,23 @@ export async function ensureScalarIndexes(state: IndexState, current: Table): Pr
   });
 }
 
-/**
- * The btrees on `valid_to` (keeps "current only", `valid_to IS NULL`, an index lookup) and on
- * `duplicate_key` (learning's one duplicate lookup per batch); for tables made before them.
- */
+/** The btree on `valid_to` that keeps "current only" (`valid_to IS NULL`) an index lookup; for tables made before it. */
 async function buildValidityIndex(state: IndexState, current: Table): Promise<void> {
-  await state.listCache.noData(current, 2, async () => {
-    await current.createIndex('valid_to', { config: Index.btree(), replace: true });
-    await current.createIndex('duplicate_key', { config: Index.btree(), replace: true });
-  });
+  await state.listCache.noData(current, 1, () => current.createIndex('valid_to', { config: Index.btree(), replace: true }));
   state.hasValidityIndex = true;
-  await prewarm(state, current, ['valid_to_idx', 'duplicate_key_idx']);
+  await prewarm(state, current, ['valid_to_idx']);
 }
 
 /** (Re)builds the full-text, `agent_id` and `id` indexes; runs in the maintenance lane. */
 export async function buildScalarIndexes(state: IndexState, current: Table): Promise<void> {
   // The analyzer already ran in core: the index only splits on spaces and must not stem again.
   const fts = Index.fts({ withPosition: false, baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false });
-  // Five index commits, no row changed: lists need not be read again for them.
-  await state.listCache.noData(current, 5, async () => {
+  // Four index commits, no row changed: lists need not be read again for them.
+  await state.listCache.noData(current, 4, async () => {
     await current.createIndex('terms', { config: fts, replace: true });
     await current.createIndex('agent_id', { config: Index.bitmap(), replace: true });
     await current.createIndex('id', { config: Index.btree(), replace: true });
     await current.createIndex('valid_to', { config: Index.btree(), replace: true });
-    await current.createIndex('duplicate_key', { config: Index.btree(), replace: true });
   });
   state.hasFullTextIndex = true;
   state.hasValidityIndex = true;
