@@ -20,10 +20,20 @@ const CONTRACTIONS: [RegExp, string][] = [
  * are left: they have two readings), every run of punctuation and whitespace one space.
  */
 export function normaliseForDuplicates(text: string): string {
-  let normal = text.normalize('NFKC').toLowerCase().replace(/[’‘ʼ]/g, "'");
-  for (const [pattern, replacement] of CONTRACTIONS) normal = normal.replace(pattern, replacement);
+  // NFKC changes nothing in ASCII text (most turns): skipped there.
+  let normal = (ASCII.test(text) ? text : text.normalize('NFKC')).toLowerCase();
+  if (APOSTROPHE.test(normal)) {
+    normal = normal.replace(/[’‘ʼ]/g, "'");
+    for (const [pattern, replacement] of CONTRACTIONS) normal = normal.replace(pattern, replacement);
+  }
   return normal.replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
+const APOSTROPHE = /['’‘ʼ]/;
+
+/** The last key computed per record object (learning computes it, then the index's write path). */
+const computed = new WeakMap<object, { text: string; speaker: string | null; key: string | null }>();
 
 /**
  * The duplicate key of a memory (issue 33, near-duplicates merged when learned): a hash of its
@@ -34,7 +44,10 @@ export function normaliseForDuplicates(text: string): string {
  */
 export function duplicateKey(record: Pick<MemoryRecord | MemoryHitRecord, 'text' | 'speaker' | 'source'>): string | null {
   if (record.source.kind !== 'turn') return null;
+  const known = computed.get(record);
+  if (known && known.text === record.text && known.speaker === record.speaker) return known.key;
   const normal = normaliseForDuplicates(record.text);
-  if (normal.split(' ').length < DUPLICATE_MIN_WORDS) return null;
-  return createHash('sha256').update(`${record.speaker ?? ''}\n${normal}`).digest('base64url');
+  const key = normal.split(' ').length < DUPLICATE_MIN_WORDS ? null : createHash('sha256').update(`${record.speaker ?? ''}\n${normal}`).digest('base64url');
+  computed.set(record, { text: record.text, speaker: record.speaker, key });
+  return key;
 }
