@@ -32,7 +32,7 @@ export type EvalEnvironment = {
 };
 
 /** A service on the chosen memory index (fresh, empty; default embedder unless one is given), with an organization and an authenticated caller. */
-export async function openEnvironment(kind: IndexKind, options: { embedder?: Embedder; retrieval?: RetrievalOptions } = {}): Promise<EvalEnvironment> {
+export async function openEnvironment(kind: IndexKind, options: { embedder?: Embedder; retrieval?: RetrievalOptions; merge?: boolean } = {}): Promise<EvalEnvironment> {
   const cleanups: (() => Promise<void>)[] = [];
   let index: MemoryIndex;
   if (kind === 'memory') index = inMemoryMemoryIndex();
@@ -59,6 +59,11 @@ export async function openEnvironment(kind: IndexKind, options: { embedder?: Emb
     const client = await openSqlClient({ dataDir: 'memory://' });
     cleanups.push(() => client.close());
     index = postgresMemoryIndex({ client });
+  }
+  if (options.merge === false) {
+    // The ablation `--no-merge`: an index without the duplicate lookup, so learning merges nothing.
+    const { findDuplicates: _merges, ...withoutLookup } = index;
+    index = withoutLookup;
   }
   const service = createMemoryService({ store: inMemoryStore(), index, logger: silentLogger, ...(options.embedder ? { embedder: options.embedder } : {}), ...(options.retrieval ? { retrieval: options.retrieval } : {}) });
   await service.start();
@@ -153,11 +158,13 @@ export async function ask(env: EvalEnvironment, learned: LearnedConversation, qu
     const seen = new Set<string>();
     const out: { ref: string; sessionId: string }[] = [];
     for (const item of items) {
-      const source = item.record.source;
-      const turn = learned.turns.get(`${source.observationId}:${source.turnIndex}`);
-      if (!turn || seen.has(turn.ref)) continue;
-      seen.add(turn.ref);
-      out.push(turn);
+      // A memory near-duplicate turns were merged into cites each of them (its source first).
+      for (const source of [item.record.source, ...item.record.alsoFrom]) {
+        const turn = learned.turns.get(`${source.observationId}:${source.turnIndex}`);
+        if (!turn || seen.has(turn.ref)) continue;
+        seen.add(turn.ref);
+        out.push(turn);
+      }
     }
     return out;
   };

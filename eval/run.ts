@@ -41,7 +41,7 @@ function parseArguments(argv: readonly string[]): Arguments {
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--keep-agents' || arg === '--embedding-omit-dimensions' || SWITCHES.includes(arg.slice(2))) flags.set(arg.slice(2), 'true');
+    if (arg === '--keep-agents' || arg === '--no-merge' || arg === '--embedding-omit-dimensions' || SWITCHES.includes(arg.slice(2))) flags.set(arg.slice(2), 'true');
     else if (arg.startsWith('--')) {
       const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
       const value = inline ?? argv[++i];
@@ -49,7 +49,7 @@ function parseArguments(argv: readonly string[]): Arguments {
       flags.set(name, value);
     } else positional.push(arg);
   }
-  const known = new Set([...SWITCHES, ...MODEL_EMBEDDER_FLAGS, 'embedding-omit-dimensions', 'word-vectors', 'keep-agents', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars', 'weights']);
+  const known = new Set([...SWITCHES, ...MODEL_EMBEDDER_FLAGS, 'embedding-omit-dimensions', 'word-vectors', 'keep-agents', 'no-merge', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars', 'weights']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const dataset = positional[0];
   if (dataset !== 'locomo' && dataset !== 'longmemeval') throw new Error('usage: npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR] [--limit N]');
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   const model = await modelEmbedder(args.flags, process.env);
   if (model && args.wordVectors) throw new Error('--word-vectors and --embedding-model are two embedders: give one');
   const embedder = args.wordVectors ? await (await import('./word-vectors.js')).gloveEmbedder(args.wordVectors) : (model ?? undefined);
-  const env = await openEnvironment(args.index, { ...(embedder ? { embedder } : {}), retrieval: args.retrieval });
+  const env = await openEnvironment(args.index, { ...(embedder ? { embedder } : {}), retrieval: args.retrieval, merge: !args.flags.has('no-merge') });
   const wall = performance.now();
   let table: string;
   let latencies: number[];

@@ -196,6 +196,25 @@ async function eraseThroughEveryDoor(world: World): Promise<{ erased: string[]; 
   await world.server.service.idle();
   expect((await world.api.get(`/v1/agents/${doomed}`)).status).toBe(404);
 
+  // 6. A near-duplicate merged when learned (issue 33): the memory learned from the erased turn is
+  // re-pointed to the kept duplicate, and the erased turn's own spelling is gone.
+  const quiet = marker();
+  const shouted = quiet.toUpperCase();
+  erased.push(shouted);
+  const t6 = await newThread(world);
+  const t6kept = await newThread(world);
+  const say = (text: string) => ({ observations: [{ speaker: 'cy', content: [{ type: 'text', text }] }] });
+  expect((await world.api.post(`/v1/agents/${world.agentId}/threads/${t6}/observe`, say(`The ${shouted} cellar key hangs by the stove.`))).status).toBe(202);
+  await world.server.service.idle();
+  const duplicate = await world.api.post(`/v1/agents/${world.agentId}/threads/${t6kept}/observe`, say(`the ${quiet} cellar key hangs by the stove`));
+  await world.server.service.idle();
+  const receipt = await world.api.get(`/v1/agents/${world.agentId}/threads/${t6kept}/observe/${duplicate.body.observation_id}/receipt`);
+  expect(receipt.body.turns[0].outcome).toBe('merged');
+  await erase(world, world.agentId, { thread_id: t6 });
+  const recalled = await world.api.post(`/v1/agents/${world.agentId}/recall`, { query: `${quiet} cellar key` });
+  expect(recalled.body.memory_context).toContain(`the ${quiet} cellar key hangs by the stove`);
+  expect(recalled.text).not.toContain(shouted);
+
   // What was not erased is still there.
   expect((await world.api.post(`/v1/agents/${world.agentId}/recall`, { query: `${kept} garden` })).body.memory_context).toContain(kept);
   return { erased, kept };

@@ -192,7 +192,7 @@ describe('lancedb list: the in-memory list order', () => {
 });
 
 describe('ListCache', () => {
-  const entry = (id: string, at: number): ListEntry => ({ id, at, current: true, threadId: 't', sourceId: null, observationId: 'o', speaker: null, occurred: null });
+  const entry = (id: string, at: number): ListEntry => ({ id, at, current: true, threadId: 't', sourceId: null, observationId: 'o', speaker: null, occurred: null, key: null });
   const listOf = (version: number, entries: ListEntry[]): AgentList => ({ version, entries, byId: new Map(entries.map((item) => [item.id, item])) });
   const row = (agentId: string, id: string, at: number) => ({ ...toRow(record(agentId, { id, createdAt: new Date(at).toISOString() })) });
 

@@ -5,7 +5,7 @@ import { describeMemoryIndexConformance } from '@memory-agents/core/testing';
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import { lancedbMemoryIndex, sqlString } from './lancedb-memory-index.js';
-import { memoryRecordDefaults } from '@memory-agents/core/adapter';
+import { duplicateKey, memoryRecordDefaults } from '@memory-agents/core/adapter';
 import { rowsToArrow, tableSchema, toRow } from './rows.js';
 
 async function temporaryDirectory() {
@@ -117,13 +117,13 @@ describe('lancedbMemoryIndex', () => {
       provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
     });
     const records = Array.from({ length: 6 }, (_, i) => record(i));
-    for (const version of ['3', '2', '1']) {
+    for (const version of ['4', '3', '2', '1']) {
       const { directory, cleanup } = await temporaryDirectory();
       try {
-        if (version !== '3') {
-          // A table as the adapter created it before the `hit` column (1), or before the v2 record columns (2).
+        if (version !== '4') {
+          // A table as the adapter created it before the `hit` column (1), before the v2 record columns (2), or before `duplicate_key` (3).
           const connection = await lancedb.connect(directory);
-          (await connection.createEmptyTable('memories', tableSchema(embedder, { hit: version === '2', v2: false }))).close();
+          (await connection.createEmptyTable('memories', tableSchema(embedder, { hit: version !== '1', v2: version === '3', keys: false }))).close();
           connection.close();
         }
         const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
@@ -132,6 +132,9 @@ describe('lancedbMemoryIndex', () => {
         const { lexical, semantic } = await index.search({ agentId: 'agent_a', text: 'kayak paddle', vector: Float32Array.from([1, 2, 0, 0]), limit: 6 });
         expect(lexical).toHaveLength(6);
         expect(semantic[0]!.record.id).toBe(records[2]!.id);
+        // Rows written through the opened table carry their duplicate keys (turns only).
+        const turns = records.filter((record) => record.source.kind === 'turn');
+        expect((await index.findDuplicates!({ agentId: 'agent_a', keys: turns.map((record) => duplicateKey(record)!) })).map((hit) => hit.id).sort()).toEqual(turns.map((record) => record.id).sort());
         for (const hit of [...lexical, ...semantic]) {
           const { vector: _vector, ...expected } = records.find((candidate) => candidate.id === hit.record.id)!;
           expect(hit.record).toEqual(expected);
@@ -142,8 +145,9 @@ describe('lancedbMemoryIndex', () => {
         const table = await connection.openTable('memories');
         const { fields, metadata } = await table.schema();
         expect(fields.some((field) => field.name === 'hit')).toBe(version !== '1');
-        // Opening added the v2 record columns to the older tables.
+        // Opening added the v2 record columns and the duplicate keys to the older tables.
         expect(fields.some((field) => field.name === 'valid_to')).toBe(true);
+        expect(fields.some((field) => field.name === 'duplicate_key')).toBe(true);
         expect(metadata.get('memory_agents.schema_version')).toBe(version);
         table.close();
         connection.close();

@@ -1,12 +1,13 @@
 import { deleteRecords } from './deletes.js';
 import { cancelSettle, settleTable } from './maintenance.js';
 import { resolveOptions, type LancedbMemoryIndex, type LancedbMemoryIndexOptions } from './options.js';
-import { listRecords, updateRecords } from './list.js';
-import { recordsById } from './reads.js';
+import { agentList, listRecords, updateRecords } from './list.js';
+import { hitRecordsById, recordsById } from './reads.js';
 import { searchIndex } from './search.js';
 import { agentFilter, createState, guard } from './state.js';
 import { adopt, ready } from './table.js';
 import { copyAgentRecords, upsertRecords } from './writes.js';
+
 
 export { sqlString } from './rows.js';
 export type { LancedbMemoryIndex, LancedbMemoryIndexOptions } from './options.js';
@@ -77,6 +78,20 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
         const current = state.table;
         if (!current || ids.length === 0) return [];
         return [...(await recordsById(state, current, agentId, ids)).values()];
+      });
+    },
+
+    async findDuplicates({ agentId, keys }) {
+      await ready(state);
+      return guard('findDuplicates', async () => {
+        const current = state.table;
+        if (!current || keys.length === 0) return [];
+        // From the agent's list entries (cached per table version, kept by this instance's writes):
+        // no query at all when nothing matches, the usual case; a query would cost about an upsert.
+        const wanted = new Set(keys);
+        const ids = (await agentList(state, current, agentId)).entries.filter((entry) => entry.current && entry.key !== null && wanted.has(entry.key)).map((entry) => entry.id);
+        if (ids.length === 0) return [];
+        return [...(await hitRecordsById(state, current, agentId, ids)).values()].filter((hit) => hit.validTo === null);
       });
     },
 

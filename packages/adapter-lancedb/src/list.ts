@@ -60,7 +60,7 @@ export async function listRecords(state: IndexState, request: MemoryListRequest)
 }
 
 /** The agent's list as of the table's current version, from the cache or one column scan. */
-async function agentList(state: IndexState, current: Table, agentId: string): Promise<AgentList> {
+export async function agentList(state: IndexState, current: Table, agentId: string): Promise<AgentList> {
   const version = await current.version();
   const cached = state.listCache.get(agentId, version);
   if (cached) return cached;

@@ -3,6 +3,7 @@ import { ServiceError } from '@memory-agents/core';
 import {
   analyze,
   canonicalIso,
+  duplicateKey,
   indexedText,
   memoryRecordDefaults,
   memorySourceColumns,
@@ -51,6 +52,8 @@ export type Row = {
   valid_to: string | null;
   superseded_by: string | null;
   suspicious: boolean;
+  /** core's `duplicateKey(record)` (schema version 4; NULL on rows written before, never merged into). */
+  duplicate_key: string | null;
 };
 
 /**
@@ -69,6 +72,9 @@ export const V2_COLUMNS: readonly { name: keyof Row; valueSql: string }[] = [
   { name: 'superseded_by', valueSql: 'CAST(NULL AS STRING)' },
   { name: 'suspicious', valueSql: 'false' },
 ];
+
+/** Columns added after the v2 ones (schema version 4), with the value rows written before get. */
+export const KEY_COLUMNS: readonly { name: keyof Row; valueSql: string }[] = [{ name: 'duplicate_key', valueSql: 'CAST(NULL AS STRING)' }];
 
 /** The columns a record is read back from (everything but `terms` and `hit`). */
 export const RECORD_COLUMNS = [
@@ -100,8 +106,8 @@ export const META_EMBEDDER_ID = 'memory_agents.embedder_id';
 export const META_EMBEDDER_DIMENSIONS = 'memory_agents.embedder_dimensions';
 const META_SCHEMA_VERSION = 'memory_agents.schema_version';
 
-/** Which optional column groups a table has: `hit` (version 2 on), the v2 record columns (version 3 on). */
-export type SchemaShape = { hit: boolean; v2: boolean };
+/** Which optional column groups a table has: `hit` (version 2 on), the v2 record columns (version 3 on), `duplicate_key` (version 4 on). */
+export type SchemaShape = { hit: boolean; v2: boolean; keys?: boolean };
 
 /**
  * The table's schema; the embedder fingerprint is part of its metadata. `hit: false` is the
@@ -109,7 +115,7 @@ export type SchemaShape = { hit: boolean; v2: boolean };
  * `v2: false` one created before the memory record v2 columns (versions 1 and 2), which get them
  * added, at the end, when the table is opened.
  */
-export function tableSchema(fingerprint: EmbedderFingerprint, shape: SchemaShape = { hit: true, v2: true }): Schema {
+export function tableSchema(fingerprint: EmbedderFingerprint, shape: SchemaShape = { hit: true, v2: true, keys: true }): Schema {
   const hitColumn = shape.hit;
   const utf8 = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
   return new Schema(
@@ -126,13 +132,14 @@ export function tableSchema(fingerprint: EmbedderFingerprint, shape: SchemaShape
             utf8('also_from'), utf8('valid_from', true), utf8('valid_to', true), utf8('superseded_by', true), new Field('suspicious', new Bool(), false),
           ]
         : []),
+      ...(shape.v2 && shape.keys ? [utf8('duplicate_key', true)] : []),
     ],
     // The fingerprint lives in the table's own schema metadata, so it is created atomically with
     // the table: two processes racing to create it cannot record different embedders.
     new Map([
       [META_EMBEDDER_ID, fingerprint.id],
       [META_EMBEDDER_DIMENSIONS, String(fingerprint.dimensions)],
-      [META_SCHEMA_VERSION, shape.v2 ? '3' : hitColumn ? '2' : '1'],
+      [META_SCHEMA_VERSION, shape.v2 && shape.keys ? '4' : shape.v2 ? '3' : hitColumn ? '2' : '1'],
     ]),
   );
 }
@@ -150,7 +157,7 @@ export function sqlString(value: string): string {
 }
 
 export function toRow(record: MemoryRecord): Row {
-  const columns: Omit<Row, 'hit'> = {
+  const columns: Omit<Row, 'hit' | 'duplicate_key'> = {
     id: record.id,
     agent_id: record.agentId,
     organization_id: record.organizationId,
@@ -175,7 +182,7 @@ export function toRow(record: MemoryRecord): Row {
   // Built from the columns, so a hit read from `hit` equals one read from the columns, except that
   // it keeps validity as given (the columns hold it canonical, for filters).
   const hit: MemoryHitRecord = { ...hitFromRow(columns), validFrom: record.validFrom, validTo: record.validTo };
-  return { ...columns, hit: JSON.stringify(hit) };
+  return { ...columns, hit: JSON.stringify(hit), duplicate_key: duplicateKey(record) };
 }
 
 /**

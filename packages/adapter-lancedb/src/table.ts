@@ -3,7 +3,7 @@ import { Index, type Table } from '@lancedb/lancedb';
 import { ServiceError } from '@memory-agents/core';
 import { type EmbedderFingerprint } from '@memory-agents/core/adapter';
 import { buildVectorIndexInChild } from './build-process.js';
-import { META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, V2_COLUMNS, tableSchema } from './rows.js';
+import { KEY_COLUMNS, META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, V2_COLUMNS, tableSchema } from './rows.js';
 import { guard, type IndexState } from './state.js';
 
 /** Index names LanceDB gives (`<column>_idx`); `indexStats` and `prewarmIndex` take them. */
@@ -36,6 +36,7 @@ async function start(state: IndexState): Promise<void> {
 export async function adopt(state: IndexState, opened: Table): Promise<void> {
   state.table = opened;
   await addV2Columns(opened);
+  await addKeyColumns(opened);
   const { metadata, fields } = await opened.schema();
   const id = metadata.get(META_EMBEDDER_ID);
   const dimensions = Number(metadata.get(META_EMBEDDER_DIMENSIONS));
@@ -43,7 +44,7 @@ export async function adopt(state: IndexState, opened: Table): Promise<void> {
   // Built here, once, with this package's Arrow classes (the table's schema never changes; the
   // one LanceDB returns is made by its own copy of apache-arrow, which the builders reject).
   state.hasHitColumn = fields.some((field) => field.name === 'hit');
-  state.schema = state.fingerprint ? tableSchema(state.fingerprint, { hit: state.hasHitColumn, v2: true }) : null;
+  state.schema = state.fingerprint ? tableSchema(state.fingerprint, { hit: state.hasHitColumn, v2: true, keys: true }) : null;
   const indices = await opened.listIndices();
   state.hasFullTextIndex = indices.some((index) => index.columns.includes('terms'));
   state.hasValidityIndex = indices.some((index) => index.columns.includes('valid_to'));
@@ -63,6 +64,21 @@ async function addV2Columns(opened: Table): Promise<void> {
   if (await has()) return;
   try {
     await opened.addColumns(V2_COLUMNS.map((column) => ({ name: column.name, valueSql: column.valueSql })));
+  } catch (error) {
+    await opened.checkoutLatest();
+    if (!(await has())) throw error;
+  }
+}
+
+/**
+ * Schema version 4: `duplicate_key` (near-duplicates merged when learned, issue 33) added to a
+ * table made before it, NULL on the rows written before (never merged into). Same race handling.
+ */
+async function addKeyColumns(opened: Table): Promise<void> {
+  const has = async () => (await opened.schema()).fields.some((field) => field.name === KEY_COLUMNS[0]!.name);
+  if (await has()) return;
+  try {
+    await opened.addColumns(KEY_COLUMNS.map((column) => ({ name: column.name, valueSql: column.valueSql })));
   } catch (error) {
     await opened.checkoutLatest();
     if (!(await has())) throw error;

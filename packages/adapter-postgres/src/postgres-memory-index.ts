@@ -10,7 +10,7 @@ import {
   type MemorySearchResult,
 } from '@memory-agents/core/adapter';
 import { fullTextChannel } from './memory-index/full-text-channel.js';
-import { COLUMNS, fromRow, indexTables, migrations, type IndexState, type RecordRow } from './memory-index/schema.js';
+import { COLUMNS, fromRow, HIT_COLUMNS, hitFromRow, indexTables, migrations, type HitRow, type IndexState, type RecordRow } from './memory-index/schema.js';
 import { vectorChannel, type AgentSize } from './memory-index/vector-channel.js';
 import { norm } from './memory-index/vectors.js';
 import { createSettler, type SettleReport } from './memory-index/settle.js';
@@ -495,11 +495,11 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
           await tx.query(
             `INSERT INTO ${records} (id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
                speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename,
-               writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious)
+               writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious, duplicate_key)
              SELECT m.new_id, $3, $4, r.text, r.keywords, r.terms, r.term_count, r.embedding, r.embedding_norm,
                r.speaker, r.occurred_at, r.created_at, r.source_kind, r.thread_id, r.observation_id, r.turn_index, r.source_id, r.page, r.filename,
                r.writer, r.job_id, r.span_start, r.span_end, r.also_from, r.valid_from, r.valid_to,
-               coalesce(t.new_id, r.superseded_by), r.suspicious
+               coalesce(t.new_id, r.superseded_by), r.suspicious, r.duplicate_key
              FROM unnest($1::text[], $2::text[]) AS m(old_id, new_id) JOIN ${records} r ON r.id = m.old_id
              LEFT JOIN unnest($1::text[], $2::text[]) AS t(old_id, new_id) ON t.old_id = r.superseded_by`,
             [oldIds, newIds, toAgentId, toOrganizationId],
@@ -563,6 +563,15 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
       await ready();
       const recorded = await guard('embedder', () => currentFingerprint(client));
       return recorded ? { ...recorded } : null;
+    },
+
+    async findDuplicates({ agentId, keys }) {
+      await ready();
+      if (keys.length === 0) return [];
+      return guard('findDuplicates', async () => {
+        const sql = `SELECT ${HIT_COLUMNS} FROM ${records} WHERE agent_id = $1 AND duplicate_key = ANY($2::text[]) AND duplicate_key IS NOT NULL AND valid_to IS NULL`;
+        return (await client.query<HitRow>(sql, [agentId, [...new Set(keys)]])).rows.map(hitFromRow);
+      });
     },
   };
 }

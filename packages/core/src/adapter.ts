@@ -49,6 +49,8 @@ export {
   type MemorySourceColumns,
 } from './memory-index/memory-index-helpers.js';
 export { analyze, tokenize, stem, isStopWord, STOP_WORDS } from './embedding/text-analysis.js';
+// ... and the duplicate key an index with `findDuplicates` stores per record (issue 33)
+export { duplicateKey, normaliseForDuplicates, DUPLICATE_MIN_WORDS } from './memory/duplicates.js';
 export { CANDIDATES_PER_CHANNEL } from './retrieval/retrieve.js';
 
 // Model usage (issue 33, receipts): a memory writer sums its calls' tokens per model id with it

@@ -246,7 +246,7 @@ const receiptHref = (agent: string, thread: string, observation: string) => `${t
 const modelTokens = (entries: { model: string; input_tokens: number; output_tokens: number }[]) =>
   entries.map((entry) => `${entry.model}: ${entry.input_tokens} in${entry.output_tokens > 0 ? ` / ${entry.output_tokens} out` : ''}`).join('; ');
 
-/** A finished observation's receipt: per turn what was learned, superseded or skipped, its model tokens and its credits. */
+/** A finished observation's receipt: per turn what was learned, merged, superseded or skipped, its model tokens and its credits. */
 async function receiptView({ agent: agentId, thread: threadId, observation: observationId }: Params): Promise<Child[]> {
   const receipt = await api('GET', `/v1/agents/${enc(agentId!)}/threads/${enc(threadId!)}/observe/${enc(observationId!)}/receipt`);
   const memoryLinks = (ids: string[]) => (ids.length === 0 ? '' : h('span', {}, ...ids.flatMap((id, i) => [i > 0 ? ', ' : null, link(memoryHref(agentId!, id), id)])));
@@ -262,10 +262,10 @@ async function receiptView({ agent: agentId, thread: threadId, observation: obse
       ['Model tokens', modelTokens(receipt.model_tokens) || 'none reported'],
     ]),
     table(
-      ['Turn', 'Outcome', 'Memories written', 'Superseded', 'Model tokens', 'Charged', 'Refunded', 'Ledger entries'],
+      ['Turn', 'Outcome', 'Memories written or merged into', 'Superseded', 'Model tokens', 'Charged', 'Refunded', 'Ledger entries'],
       receipt.turns.map((turn: any) => [
         turn.turn_index + 1,
-        turn.outcome === 'learned' ? 'learned' : `skipped (${turn.reason})`,
+        turn.outcome === 'learned' ? 'learned' : turn.outcome === 'merged' ? 'merged (a near-duplicate of an existing memory)' : `skipped (${turn.reason})`,
         memoryLinks(turn.memory_ids),
         memoryLinks(turn.superseded),
         modelTokens(turn.model_tokens),

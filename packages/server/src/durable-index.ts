@@ -102,6 +102,7 @@ export function durableMemoryIndex(index: MemoryIndex, directory: string): Memor
     embedder: () => index.embedder(),
     ...(index.ping ? { ping: () => index.ping!() } : {}),
     ...(index.count ? { count: () => index.count!() } : {}),
+    ...(index.findDuplicates ? { findDuplicates: (request: Parameters<NonNullable<MemoryIndex['findDuplicates']>>[0]) => index.findDuplicates!(request) } : {}),
   };
 }
 

@@ -45,6 +45,11 @@ export function lazyMemoryIndex(options: { id: string; capabilities: MemoryIndex
     deleteBy: async (request) => (await open()).deleteBy(request),
     list: async (request) => (await open()).list(request),
     update: async (request) => (await open()).update(request),
+    // An index without the lookup finds no duplicates: learning then merges nothing.
+    findDuplicates: async (request) => {
+      const index = await open();
+      return index.findDuplicates ? index.findDuplicates(request) : [];
+    },
     copyAgent: async (request) => (await open()).copyAgent(request),
     stats: async (request) => (await open()).stats(request),
     // Not loaded yet: no memory was read or written in this process; the count waits for that.

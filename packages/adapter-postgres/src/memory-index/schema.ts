@@ -194,6 +194,17 @@ export function migrations(tables: IndexTables, vectorKind: VectorKind) {
         CREATE INDEX memory_index_records_listed ON ${table} (agent_id, created_at COLLATE "C" DESC, id COLLATE "C" DESC);
       `,
     },
+    {
+      version: 7,
+      name: 'memory index duplicate keys',
+      // Near-duplicates merged when learned (issue 33): core's duplicateKey(record), written with
+      // every record, looked up once per learning batch among the agent's current records. Rows
+      // written before have none (NULL) and are never merged into.
+      sql: `
+        ALTER TABLE ${table} ADD COLUMN duplicate_key text;
+        CREATE INDEX memory_index_records_duplicates ON ${table} (agent_id, duplicate_key) WHERE duplicate_key IS NOT NULL AND valid_to IS NULL;
+      `,
+    },
   ];
 }
 

@@ -7,6 +7,7 @@ import { storeMigration0006 } from './0006-concurrency-function.js';
 import { storeMigration0007 } from './0007-erasures.js';
 import { storeMigration0008 } from './0008-webhooks.js';
 import { storeMigration0009 } from './0009-job-supersessions.js';
+import { storeMigration0010 } from './0010-job-merges.js';
 import { storeMigration0011 } from './0011-job-model-usage.js';
 
 /**
@@ -23,6 +24,6 @@ export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: st
   { version: 7, name: 'erasures', sql: storeMigration0007 },
   { version: 8, name: 'webhooks', sql: storeMigration0008 },
   { version: 9, name: 'job-supersessions', sql: storeMigration0009 },
-  // 10 is taken by the merge records of another branch.
+  { version: 10, name: 'job-merges', sql: storeMigration0010 },
   { version: 11, name: 'job-model-usage', sql: storeMigration0011 },
 ];

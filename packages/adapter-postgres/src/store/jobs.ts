@@ -199,6 +199,21 @@ export function postgresJobs(db: SqlClient): JobStore {
       }
       return found;
     },
+    async recordMerges({ jobId, merges }) {
+      if (merges.length === 0) return;
+      // A job that is gone (deleted meanwhile) records nothing: the join drops the rows.
+      await db.query(
+        `INSERT INTO job_merges (job_id, turn_index, memory_id)
+         SELECT $1, m.turn_index, m.memory_id FROM unnest($2::int[], $3::text[]) AS m(turn_index, memory_id)
+         WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1)
+         ON CONFLICT (job_id, turn_index) DO UPDATE SET memory_id = excluded.memory_id`,
+        [jobId, merges.map((merge) => merge.turnIndex), merges.map((merge) => merge.memoryId)],
+      );
+    },
+    async merges({ jobId }) {
+      const { rows } = await db.query<{ turn_index: number; memory_id: string }>('SELECT turn_index, memory_id FROM job_merges WHERE job_id = $1 ORDER BY turn_index', [jobId]);
+      return rows.map((row) => ({ turnIndex: Number(row.turn_index), memoryId: row.memory_id }));
+    },
     async turnCounts({ jobId }) {
       const { rows } = await db.query<{ state: TurnState; n: string }>('SELECT state, count(*) AS n FROM job_turns WHERE job_id = $1 GROUP BY state', [jobId]);
       const counts: Record<TurnState, number> = { pending: 0, read: 0, committed: 0, failed: 0 };

@@ -151,7 +151,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a finished observation job learned, superseded, skipped and cost, per turn (an extension; 409 until the job is final) */
+        /** What a finished observation job learned, merged, superseded, skipped and cost, per turn (an extension; 409 until the job is final) */
         get: operations["getObservationReceipt"];
         put?: never;
         post?: never;
@@ -771,7 +771,7 @@ export interface components {
         ObservationReceiptTurn: {
             turn_index: number;
             /** @enum {string} */
-            outcome: "learned" | "skipped";
+            outcome: "learned" | "merged" | "skipped";
             reason: string | null;
             memory_ids: string[];
             superseded: string[];
@@ -2826,7 +2826,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What a finished observation job learned, superseded, skipped and cost, per turn (an extension; 409 until the job is final) */
+            /** @description What a finished observation job learned, merged, superseded, skipped and cost, per turn (an extension; 409 until the job is final) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -1,6 +1,7 @@
 import type { ErasureCounts, ThreadRecord, UploadRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { sourceBlobKey } from '../sources/read-document.js';
+import { detachMerged } from './merged.js';
 
 /**
  * The removal steps erasure, thread delete and agent delete share (issue 30: erasure that leaves
@@ -18,13 +19,16 @@ export async function countingRemovals(context: ServiceContext, agentId: string,
 
 /**
  * A thread and everything derived from it: its jobs are cancelled (a learning batch in flight
- * forgets what it wrote), its memories removed from the index (no byte left: `deleteBy`), then the
+ * forgets what it wrote), its turns taken out of the memories they were merged into and its merged
+ * memories re-pointed ({@link detachMerged}), its memories removed from the index (no byte left: `deleteBy`), then the
  * thread with its messages, jobs, turns, learning records and upload records. Resolves the upload
  * records it had (their originals and replays are dropped by the caller).
  */
 export async function eraseThread(context: ServiceContext, thread: ThreadRecord): Promise<UploadRecord[]> {
   const uploads = await context.store.uploads.listByThread({ agentId: thread.agentId, threadId: thread.id });
   await context.store.jobs.cancelForThread({ threadId: thread.id, at: context.nowIso() });
+  const jobs = await context.store.jobs.allForThread({ threadId: thread.id });
+  await detachMerged(context, thread.agentId, jobs.map((job) => job.id));
   await context.index.deleteBy({ agentId: thread.agentId, threadId: thread.id });
   await context.store.threads.delete({ agentId: thread.agentId, threadId: thread.id });
   return uploads;
@@ -39,8 +43,9 @@ export async function eraseThread(context: ServiceContext, thread: ThreadRecord)
 export async function eraseJobs(context: ServiceContext, agentId: string, jobIds: readonly string[]): Promise<number> {
   for (const jobId of jobIds) {
     await context.store.jobs.update({ jobId, patch: { status: 'cancelled', updatedAt: context.nowIso() }, ifStatus: ['queued', 'converting', 'processing', 'interrupted'] });
-    await context.index.deleteBy({ agentId, observationId: jobId });
   }
+  await detachMerged(context, agentId, jobIds);
+  for (const jobId of jobIds) await context.index.deleteBy({ agentId, observationId: jobId });
   return context.store.jobs.delete({ agentId, jobIds });
 }
 

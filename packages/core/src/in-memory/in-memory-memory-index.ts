@@ -1,4 +1,5 @@
 import { analyze } from '../embedding/text-analysis.js';
+import { duplicateKey } from '../memory/duplicates.js';
 import {
   applyMemoryPatch,
   assertEmbedderMatches,
@@ -17,6 +18,7 @@ import {
 import type {
   EmbedderFingerprint,
   MemoryHit,
+  MemoryHitRecord,
   MemoryIndex,
   MemoryRecord,
   MemorySearchRequest,
@@ -43,6 +45,8 @@ type Entry = {
  */
 class AgentPartition {
   readonly entries = new Map<string, Entry>();
+  /** duplicate key → ids of the records that have it ({@link duplicateKey}). */
+  readonly byKey = new Map<string, Set<string>>();
   /** term → (record id → term frequency). */
   readonly postings = new Map<string, Map<string, number>>();
   totalLength = 0;
@@ -81,12 +85,22 @@ class AgentPartition {
     this.norms[slot] = Math.sqrt(norm);
     this.slotIds.push(record.id);
     this.entries.set(record.id, { record, termFrequencies, length: terms.length, slot });
+    const key = duplicateKey(record);
+    if (key !== null) {
+      let ids = this.byKey.get(key);
+      if (!ids) this.byKey.set(key, (ids = new Set()));
+      ids.add(record.id);
+    }
   }
 
   remove(id: string): void {
     const entry = this.entries.get(id);
     if (!entry) return;
     this.entries.delete(id);
+    const key = duplicateKey(entry.record);
+    const sameKey = key === null ? undefined : this.byKey.get(key);
+    sameKey?.delete(id);
+    if (key !== null && sameKey?.size === 0) this.byKey.delete(key);
     for (const term of entry.termFrequencies.keys()) {
       const posting = this.postings.get(term);
       posting?.delete(id);
@@ -330,6 +344,19 @@ export function inMemoryMemoryIndex(): MemoryIndex {
 
     async embedder() {
       return fingerprint ? { ...fingerprint } : null;
+    },
+
+    async findDuplicates({ agentId, keys }) {
+      const partition = partitions.get(agentId);
+      if (!partition) return [];
+      const found: MemoryHitRecord[] = [];
+      for (const key of new Set(keys)) {
+        for (const id of partition.byKey.get(key) ?? []) {
+          const record = partition.entries.get(id)!.record;
+          if (record.validTo === null) found.push(hitRecord(record));
+        }
+      }
+      return found;
     },
   };
 }

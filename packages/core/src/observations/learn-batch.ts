@@ -6,6 +6,7 @@ import type { DraftRef, Supersession, TurnOutcome, WriterTurn } from '../ports/m
 import type { JobRecord, LearningReason, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { meterBatch } from './model-usage.js';
+import { applyMerges, planMerges } from './merge-duplicates.js';
 
 /** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */
 const COMMIT_ATTEMPTS = 3;
@@ -52,8 +53,11 @@ async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): P
   // any of its memories in the index yet, nor can a turn never read before (`pending` with billing
   // on). A resumed job's turns may have been committed before its process died: they merge.
   const newIds = job.resumedAt === null && turns.every((turn) => turn.state === 'pending');
-  const committed = await commitRecords(run.context, job, records, newIds);
-  if (committed === true && written.supersedes.length > 0) await applySupersessions(run.context, job, turns, written.supersedes, records);
+  // Near-duplicates of stored memories (or of each other) are merged, not learned twice (issue 33).
+  const plan = await planMerges(run.context, job, turns, records, written.supersedes);
+  const committed = await commitRecords(run.context, job, plan.records, newIds);
+  if (committed === true) await applyMerges(run.context, job, plan);
+  if (committed === true && written.supersedes.length > 0) await applySupersessions(run.context, job, turns, written.supersedes, plan.records);
   for (const turnIndex of committing) results.push(committed === true ? { turnIndex, ok: true } : { turnIndex, ok: false, reason: committed });
   return results.sort((a, b) => a.turnIndex - b.turnIndex);
 }

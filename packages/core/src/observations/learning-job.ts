@@ -6,6 +6,7 @@ import { inSpan } from '../service/telemetry.js';
 import { turnRanges } from './learning-report.js';
 import { JobStopped, learnBatch, type JobRun, type TurnResult } from './learn-batch.js';
 import { updateJobWithEvents } from '../webhooks/events.js';
+import { detachMerged } from '../erasures/merged.js';
 
 /** Most turns handed to the memory writer (and committed to the index) at once. */
 export const TURN_BATCH = 128;
@@ -152,6 +153,7 @@ async function recordResults(context: ServiceContext, job: JobRecord, results: T
  */
 async function forgetCancelled(context: ServiceContext, job: JobRecord): Promise<void> {
   try {
+    await detachMerged(context, job.agentId, [job.id]);
     await context.index.deleteBy({ agentId: job.agentId, observationId: job.id });
   } catch (error) {
     context.logger.warn('forgetting a cancelled job failed', { jobId: job.id, error: String(error) });

@@ -9,24 +9,27 @@ import { receiptModelTokens, toModelTokens } from './model-usage.js';
 const PAGE = 1000;
 
 /**
- * The receipt of a final job (issue 33): per turn its outcome, the memory ids it wrote (listed from
- * the index by observation id, history included), the memories it superseded (recorded by
- * learning in `store.jobs`), the model tokens its learning batches used (recorded per batch in
- * `store.jobs`, split over the batch's turns by text length), and its credits with the ledger
- * entries of the job that hold them.
+ * The receipt of a final job (issue 33): per turn its outcome (`learned`, `merged` into an existing
+ * memory as a near-duplicate, or `skipped` with a reason), the memory ids it wrote (listed from
+ * the index by observation id, history included) or was merged into, the memories it superseded
+ * (both recorded by learning in `store.jobs`), the model tokens its learning batches used
+ * (recorded per batch in `store.jobs`, split over the batch's turns by text length), and its
+ * credits with the ledger entries of the job that hold them.
  */
 export async function buildReceipt(context: ServiceContext, job: JobRecord): Promise<ObservationReceiptOutput> {
   if (!FINAL_JOB_STATUSES.includes(job.status)) {
     throw new ServiceError('conflict', `Observation ${job.id} is ${job.status}: its receipt exists once it is committed, failed or cancelled (poll the status).`);
   }
-  const [turns, memoryIds, supersessions, usage, entries] = await Promise.all([
+  const [turns, memoryIds, supersessions, merges, usage, entries] = await Promise.all([
     allTurns(context, job),
     memoriesOf(context, job),
     context.store.jobs.supersessions({ jobId: job.id }),
+    context.store.jobs.merges({ jobId: job.id }),
     context.store.jobs.modelUsage({ jobId: job.id }),
     context.store.ledger.listForJob({ organizationId: job.organizationId, jobId: job.id }),
   ]);
   const supersededBy = new Map(supersessions.map((entry) => [entry.turnIndex, entry.memoryIds]));
+  const mergedInto = new Map(merges.map((merge) => [merge.turnIndex, merge.memoryId]));
   const refund = entries.find((entry) => entry.kind === 'refund');
   const ledgerEntries = entries.filter((entry) => entry.kind === 'charge' || entry.kind === 'refund');
   const textLengths = new Map(turns.map((turn) => [turn.turnIndex, turn.text.length]));
@@ -43,11 +46,13 @@ export async function buildReceipt(context: ServiceContext, job: JobRecord): Pro
       // The job's one refund entry returns the charges of its failed turns (credits.refundTurns).
       const refunded = refund && turn.state === 'failed' && charges.length > 0 ? charged : '0';
       const learned = turn.state === 'committed';
+      // A near-duplicate merged into an existing memory wrote none: its memory is that one.
+      const merged = learned ? mergedInto.get(turn.turnIndex) : undefined;
       return {
         turn_index: turn.turnIndex,
-        outcome: learned ? ('learned' as const) : ('skipped' as const),
+        outcome: merged !== undefined ? ('merged' as const) : learned ? ('learned' as const) : ('skipped' as const),
         reason: learned ? null : (turn.failureReason ?? (job.status === 'cancelled' ? 'cancelled' : 'generation_failed')),
-        memory_ids: memoryIds.get(turn.turnIndex) ?? [],
+        memory_ids: merged !== undefined ? [merged] : (memoryIds.get(turn.turnIndex) ?? []),
         superseded: supersededBy.get(turn.turnIndex) ?? [],
         model_tokens: toModelTokens(tokens.byTurn.get(turn.turnIndex) ?? []),
         charged_credits: charged,

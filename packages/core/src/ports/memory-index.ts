@@ -76,7 +76,17 @@ export type MemoryIndex = {
   ping?(): Promise<void>;
   /** The fingerprint recorded on first upsert, or null while empty. */
   embedder(): Promise<EmbedderFingerprint | null>;
+  /**
+   * Optional (issue 33, near-duplicates merged when learned): the agent's current records
+   * (`validTo === null`) whose duplicate key (core's `duplicateKey(record)`, computed by the index
+   * when it stores a record) is one of `keys`, in one round trip. Records stored before the index
+   * kept keys have none and are never returned. Without it, learning merges nothing.
+   */
+  findDuplicates?(request: MemoryDuplicatesRequest): Promise<MemoryHitRecord[]>;
 };
+
+/** What `findDuplicates` looks for: duplicate keys of the agent's current records. */
+export type MemoryDuplicatesRequest = { agentId: string; keys: readonly string[] };
 
 export type MemoryUpsertRequest = {
   records: readonly MemoryRecord[];

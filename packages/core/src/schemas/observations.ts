@@ -89,7 +89,8 @@ export const receiptModelTokens = z
 export const receiptTurn = z
   .object({
     turn_index: z.number().int().min(0),
-    outcome: z.enum(['learned', 'skipped']),
+    /** `merged`: a near-duplicate of an existing memory, added to its sources (`memory_ids` is that memory). */
+    outcome: z.enum(['learned', 'merged', 'skipped']),
     /** The not-learned reason of a skipped turn (spec "ObservationLearning" reasons); null when learned. */
     reason: z.string().nullable(),
     memory_ids: z.array(z.string()),

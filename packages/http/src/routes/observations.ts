@@ -45,7 +45,7 @@ export const observationRoutes = [
     path: `${THREAD}/observe/{observation_id}/receipt`,
     operationId: 'getObservationReceipt',
     tag: 'Learning',
-    summary: 'What a finished observation job learned, superseded, skipped and cost, per turn (an extension; 409 until the job is final)',
+    summary: 'What a finished observation job learned, merged, superseded, skipped and cost, per turn (an extension; 409 until the job is final)',
     status: 200,
     response: schemas.observationReceipt,
     headers: ['X-SP-End-User'],

@@ -101,6 +101,17 @@ export function inMemoryJobs(get: () => State): JobStore {
     async modelUsage({ jobId }) {
       return copy(get().modelUsage.get(jobId) ?? []);
     },
+    async recordMerges({ jobId, merges }) {
+      const state = get();
+      if (!state.jobs.has(jobId)) return;
+      const recorded = state.merges.get(jobId) ?? new Map<number, string>();
+      for (const { turnIndex, memoryId } of merges) recorded.set(turnIndex, memoryId);
+      state.merges.set(jobId, recorded);
+    },
+    async merges({ jobId }) {
+      const recorded = get().merges.get(jobId) ?? new Map<number, string>();
+      return [...recorded].map(([turnIndex, memoryId]) => ({ turnIndex, memoryId })).sort((a, b) => a.turnIndex - b.turnIndex);
+    },
     async turnCounts({ jobId }) {
       const counts: Record<TurnState, number> = { pending: 0, read: 0, committed: 0, failed: 0 };
       for (const turn of get().turns.get(jobId) ?? []) counts[turn.state]++;

@@ -36,6 +36,8 @@ export type State = {
   supersessions: Map<string, JobSupersession[]>;
   /** Per job, the model tokens of its learning batches (receipts). */
   modelUsage: Map<string, JobModelUsage[]>;
+  /** Per job, turn index -> the memory the turn was merged into (receipts, erasure). */
+  merges: Map<string, Map<number, string>>;
   notLearned: NotLearnedRecord[];
   /** Arrival order of messages, log entries, jobs and ids of learning records. */
   sequence: number;
@@ -60,6 +62,7 @@ export function emptyState(): State {
     turns: new Map(),
     supersessions: new Map(),
     modelUsage: new Map(),
+    merges: new Map(),
     notLearned: [],
     sequence: 0,
     ledger: { accounts: new Map(), entries: [], sequence: 0 },
@@ -84,6 +87,7 @@ export function deleteJobs(state: State, matches: (job: JobRecord) => boolean): 
     state.turns.delete(id);
     state.supersessions.delete(id);
     state.modelUsage.delete(id);
+    state.merges.delete(id);
   }
 }
 

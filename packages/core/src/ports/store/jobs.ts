@@ -121,6 +121,12 @@ export type JobSupersession = { turnIndex: number | null; memoryIds: string[] };
  */
 export type JobModelUsage = { turnIndexes: number[]; usage: ModelUsage[] };
 
+/**
+ * A turn of a job merged into an existing memory as a near-duplicate (issue 33): no memory of its
+ * own, its source added to `memoryId`'s `alsoFrom`.
+ */
+export type JobMerge = { turnIndex: number; memoryId: string };
+
 export type JobStore = {
   /**
    * Inserts the job with all its turns atomically and assigns `seq`. With `onlyIfIdle`, the insert
@@ -177,6 +183,13 @@ export type JobStore = {
   recordModelUsage(request: { jobId: string; batch: JobModelUsage }): Promise<void>;
   /** What {@link JobStore.recordModelUsage} kept for the job, by first turn index, models in recorded order. */
   modelUsage(request: { jobId: string }): Promise<JobModelUsage[]>;
+  /**
+   * Records turns of the job merged into existing memories; a turn recorded again keeps the latest
+   * memory id. Ignored when the job is absent. Goes with the job (`delete`).
+   */
+  recordMerges(request: { jobId: string; merges: readonly JobMerge[] }): Promise<void>;
+  /** What {@link JobStore.recordMerges} recorded for the job, by turn index ascending. */
+  merges(request: { jobId: string }): Promise<JobMerge[]>;
   /** Counts of the job's turns per state. */
   turnCounts(request: { jobId: string }): Promise<Record<TurnState, number>>;
   /** Turns of the agent's jobs in state `committed` (what the agent has learned). */

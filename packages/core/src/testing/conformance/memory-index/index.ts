@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { deleteByIdsCases } from './delete-by-ids.js';
+import { duplicateCases } from './duplicates.js';
 import { memoryIndexCase } from './harness.js';
 import { recordCases } from './records.js';
 import { recordV2Cases } from './record-v2.js';
@@ -14,7 +15,7 @@ export type { MemoryIndexConformanceOptions } from './types.js';
  * copyAgent, stats, the embedder fingerprint, both search channels (matching, ranking, agent
  * isolation, ties, limits, a 2,000-record case), the memory record v2 (provenance, validity and flags
  * round-trip; search `asOf` / current only and `threadIds`; `list` with every filter and cursor
- * paging; `update`), read-your-writes (a batch found by its exact texts at once) and, when `create` returns `reopen`, persistence through a second instance.
+ * paging; `update`), near-duplicate lookup (`findDuplicates`), read-your-writes (a batch found by its exact texts at once) and, when `create` returns `reopen`, persistence through a second instance.
  *
  * @example
  * describeMemoryIndexConformance({ name: 'in-memory', create: async () => ({ port: inMemoryMemoryIndex() }) });
@@ -27,5 +28,6 @@ export function describeMemoryIndexConformance(options: MemoryIndexConformanceOp
     searchCases(test);
     recordV2Cases(test);
     readYourWritesCases(test);
+    duplicateCases(test);
   });
 }

@@ -161,6 +161,25 @@ export function jobCases(test: StoreCase) {
     expect(await store.jobs.supersessions({ jobId: j.id })).toEqual([]);
   });
 
+  test('jobs: recordMerges keeps the latest memory per turn, in turn order, and goes with the job', async ({ store, reopen }) => {
+    const { agent: a, thread: t } = await world(store);
+    const j = job(t, { turnsTotal: 3 });
+    await store.jobs.insert({ job: j, turns: turns(j.id, 3), onlyIfIdle: false });
+    expect(await store.jobs.merges({ jobId: j.id })).toEqual([]);
+    await store.jobs.recordMerges({ jobId: j.id, merges: [{ turnIndex: 2, memoryId: 'mem_b' }, { turnIndex: 0, memoryId: 'mem_a' }] });
+    await store.jobs.recordMerges({ jobId: j.id, merges: [{ turnIndex: 2, memoryId: 'mem_c' }] });
+    await store.jobs.recordMerges({ jobId: 'obs_missing', merges: [{ turnIndex: 0, memoryId: 'mem_x' }] });
+    const expected = [
+      { turnIndex: 0, memoryId: 'mem_a' },
+      { turnIndex: 2, memoryId: 'mem_c' },
+    ];
+    expect(await store.jobs.merges({ jobId: j.id })).toEqual(expected);
+    expect(await store.jobs.merges({ jobId: 'obs_missing' })).toEqual([]);
+    if (reopen) expect(await (await reopen()).jobs.merges({ jobId: j.id })).toEqual(expected);
+    await store.jobs.delete({ agentId: a.id, jobIds: [j.id] });
+    expect(await store.jobs.merges({ jobId: j.id })).toEqual([]);
+  });
+
   test('jobs: setTurnStates records states and failure reasons and recounts turnsProcessed', async ({ store }) => {
     const { agent: a, thread: t } = await world(store);
     const stored = await store.jobs.insert({ job: job(t, { turnsTotal: 4 }), turns: turns('placeholder', 0), onlyIfIdle: false });

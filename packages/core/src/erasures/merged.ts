@@ -1,0 +1,77 @@
+import { dateKeywords } from '../memory/relative-dates.js';
+import type { MemoryHitRecord, MemoryPatch, MemoryRecord, MemorySourceRef } from '../ports/memory-index.js';
+import type { ServiceContext } from '../service/context.js';
+
+/** Page size of the index list this step makes. */
+const PAGE = 1000;
+
+/**
+ * Erasure of near-duplicates merged when learned (issue 33), run before the erased jobs'
+ * memories are deleted, so no memory keeps a reference to an erased turn nor its words:
+ * - a memory another job's turn was merged into loses the erased turns from `alsoFrom` (found
+ *   through the erased jobs' merges in `store.jobs`, which learning records before the index);
+ * - a memory learned from an erased turn that other turns were merged into is re-pointed to the
+ *   first of those still kept: same id, that turn's own text (read from the store) re-embedded,
+ *   its timestamp, keywords its speaker, date and words (the erased turn's neighbours are not
+ *   kept), the rest of `alsoFrom`. With none left it is deleted with the job as before.
+ * Idempotent: run again (a resumed erasure) it finds nothing left to change.
+ */
+export async function detachMerged(context: ServiceContext, agentId: string, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  const erased = new Set(jobIds);
+  const kept = (source: MemorySourceRef) => !erased.has(source.observationId);
+  const targets = new Set<string>();
+  for (const jobId of erased) for (const merge of await context.store.jobs.merges({ jobId })) targets.add(merge.memoryId);
+  const patches: MemoryPatch[] = [];
+  for (const record of targets.size === 0 ? [] : await context.index.get({ agentId, ids: [...targets] })) {
+    if (erased.has(record.source.observationId) || record.alsoFrom.every(kept)) continue;
+    patches.push({ id: record.id, alsoFrom: record.alsoFrom.filter(kept) });
+  }
+  if (patches.length > 0) await context.index.update({ agentId, patches });
+  for (const jobId of erased) {
+    for (const record of await mergedMemoriesOf(context, agentId, jobId)) {
+      const rewritten = await repointed(context, record, record.alsoFrom.filter(kept));
+      if (!rewritten) continue;
+      // Deleted first, then written anew: a delete is what leaves no byte of the old text behind
+      // (a columnar index drops its old versions on delete, not on a replacing upsert).
+      await context.index.deleteBy({ agentId, ids: [record.id] });
+      await context.index.upsert({ records: [rewritten], embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions } });
+    }
+  }
+}
+
+/** The job's memories that other turns were merged into. */
+async function mergedMemoriesOf(context: ServiceContext, agentId: string, jobId: string): Promise<MemoryHitRecord[]> {
+  const found: MemoryHitRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await context.index.list({ agentId, observationId: jobId, includeHistory: true, limit: PAGE, cursor });
+    found.push(...page.records.filter((record) => record.alsoFrom.length > 0));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return found;
+}
+
+/** `record` learned again from the first of `remaining` whose turn is still stored, or null when none is. */
+async function repointed(context: ServiceContext, record: MemoryHitRecord, remaining: MemorySourceRef[]): Promise<MemoryRecord | null> {
+  for (const [position, source] of remaining.entries()) {
+    const [turn] = await context.store.jobs.getTurns({ refs: [{ jobId: source.observationId, turnIndex: source.turnIndex }] });
+    const text = turn?.text.trim() ?? '';
+    if (!turn || text === '') continue;
+    const [vector] = (await context.embedder.embed({ texts: [text] })).vectors;
+    const start = turn.text.indexOf(text);
+    return {
+      ...record,
+      text,
+      keywords: [turn.speaker, dateKeywords(turn.timestamp), ...turn.tags, text].filter((word) => word !== '').join(' '),
+      vector: vector!,
+      speaker: turn.speaker,
+      occurredAt: turn.timestamp,
+      source: { ...source },
+      provenance: { writer: record.provenance.writer, jobId: source.observationId, span: { start, end: start + text.length } },
+      alsoFrom: remaining.slice(position + 1).map((other) => ({ ...other })),
+      validFrom: turn.timestamp,
+    };
+  }
+  return null;
+}
