@@ -5,6 +5,7 @@ import { isDependencyUnavailable } from '../store/available-store.js';
 import type { DraftRef, Supersession, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReason, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
+import { JobStopped, type JobRun } from './job-run.js';
 import { meterBatch } from './model-usage.js';
 import { applyMerges, planMerges } from './merge-duplicates.js';
 
@@ -13,18 +14,6 @@ const COMMIT_ATTEMPTS = 3;
 
 /** A turn whose outcome is final for this run: committed to the index, or failed with a reason. */
 export type TurnResult = { turnIndex: number; ok: true } | { turnIndex: number; ok: false; reason: LearningReason };
-
-/** Thrown when the job must stop where it is (service stopping, lease lost, job cancelled): its turns stay resumable. */
-export class JobStopped extends Error {}
-
-/** What one worker run hands the job steps: the service, the abort of a stopping service, and whether to stop. */
-export type JobRun = {
-  readonly context: ServiceContext;
-  /** Aborted when the service stops: a writer mid-call gives up, its turns stay resumable. */
-  readonly signal: AbortSignal;
-  /** True once the worker must stop (service stopping, lease lost). */
-  readonly shouldStop: () => boolean;
-};
 
 /**
  * Writes, embeds and commits the memories of one batch; never throws for a turn's failure. The

@@ -4,7 +4,8 @@ import { isDependencyUnavailable } from '../store/available-store.js';
 import type { ServiceContext } from '../service/context.js';
 import { inSpan } from '../service/telemetry.js';
 import { turnRanges } from './learning-report.js';
-import { JobStopped, learnBatch, type JobRun, type TurnResult } from './learn-batch.js';
+import { JobStopped, type JobRun } from './job-run.js';
+import { learnBatch, type TurnResult } from './learn-batch.js';
 import { updateJobWithEvents } from '../webhooks/events.js';
 import { detachMerged } from '../erasures/merged.js';
 

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../service/context.js';
 import { processJob } from './learning-job.js';
-import type { JobRun } from './learn-batch.js';
+import type { JobRun } from './job-run.js';
 
 /** How long a worker's claim on an agent's ingestion slot lasts without renewal. */
 export const INGESTION_LEASE_MS = 30_000;

@@ -1,7 +1,7 @@
 import type { Embedder } from '../ports/embedder.js';
 import type { MemoryWriter, ModelUsage } from '../ports/memory-writer.js';
 import type { JobRecord, TurnRecord } from '../ports/store/index.js';
-import type { JobRun } from './learn-batch.js';
+import type { JobRun } from './job-run.js';
 
 /** A token count a model reported, or null when it is not a non-negative integer. */
 const tokens = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null);
