@@ -12,6 +12,7 @@ import {
   copiedRecord,
   cosineSimilarity,
   dedupeRecordsById,
+  duplicateKey,
   hitRecord,
   indexedText,
   listPage,
@@ -158,6 +159,18 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
         const entry = entries.get(id);
         return entry && entry.record.agentId === agentId ? [cloneMemoryRecord(entry.record)] : [];
       });
+    },
+
+    // Optional (issue 33): the agent's current records whose duplicate key is one of `keys`, so
+    // learning merges a restated turn instead of storing it twice. A scan is fine at this size; a
+    // larger index stores the key with each record and looks it up (see core's in-memory index).
+    async findDuplicates({ agentId, keys }) {
+      const wanted = new Set(keys);
+      if (wanted.size === 0) return [];
+      return recordsOf(agentId)
+        .map((entry) => entry.record)
+        .filter((record) => record.validTo === null && wanted.has(duplicateKey(record) ?? ''))
+        .map((record) => hitRecord(record));
     },
 
     async deleteBy(filter) {
