@@ -1,3 +1,4 @@
+import type { ModelUsage } from './model-usage.js';
 import type { MemoryHitRecord, MemorySourceRef, MemorySpan } from './memory-index.js';
 import type { LearningReason } from './store/index.js';
 
@@ -98,8 +99,6 @@ export type MemoryWriteResult = {
   usage?: ModelUsage[];
 };
 
-/** Tokens used by one model (by its id), summed. */
-export type ModelUsage = { model: string; inputTokens: number; outputTokens: number };
 
 /** One memory of a write result: the `piece`-th memory (0-based) of the outcome of turn `turnIndex`. */
 export type DraftRef = { turnIndex: number; piece: number };
@@ -114,3 +113,5 @@ export type Supersession = {
   /** The memory of this result that replaces it; absent when the fact just stopped ("I no longer ..."). */
   by?: DraftRef;
 };
+
+export type { ModelUsage } from './model-usage.js';

@@ -1,4 +1,4 @@
-import type { ModelUsage } from '../memory-writer.js';
+import type { ModelUsage } from '../model-usage.js';
 import type { LearningReason, LearningReport } from './not-learned.js';
 
 /**

@@ -1,0 +1,2 @@
+/** Tokens used by one model (by its id), summed. */
+export type ModelUsage = { model: string; inputTokens: number; outputTokens: number };
