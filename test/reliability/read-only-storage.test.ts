@@ -132,6 +132,21 @@ describe.runIf(!reason)('the embedded default on storage that turns read-only', 
     const text = await response.text();
     return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
   };
+  /**
+   * An observe after the flip. While the acknowledged observation's learning has not yet written,
+   * nothing has touched the failed storage and the agent's slot is truthfully busy: 429 with
+   * Retry-After. A client that retries as told must get the 503 within the bound.
+   */
+  const observeAfterFlip = async (tok: string, i: number) => {
+    const started = Date.now();
+    for (;;) {
+      const answer = await bounded('POST', `${base}/observe`, said(tok, i));
+      if (answer.status !== 429) return answer;
+      expect(answer.body).toMatchObject({ code: 'rate_limit_exceeded', details: 'capacity' });
+      expect(Date.now() - started, 'a 429 past the bound').toBeLessThan(ANSWER_BOUND_MS);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  };
   let apiKey = '';
 
   it('answers every request after the flip (503 naming the data dir), stays live, and stops on SIGTERM', async () => {
@@ -153,7 +168,7 @@ describe.runIf(!reason)('the embedded default on storage that turns read-only', 
     await expect(writeFile(join(mountPoint, 'probe'), 'x')).rejects.toMatchObject({ code: 'EROFS' });
 
     const answers = [];
-    for (let i = 0; i < 3; i++) answers.push(await bounded('POST', `${base}/observe`, said(token(), 100 + i)));
+    for (let i = 0; i < 3; i++) answers.push(await observeAfterFlip(token(), 100 + i));
     answers.push(await bounded('GET', `/v1/agents/${agentId}`));
     answers.push(await bounded('POST', `/v1/agents/${agentId}/threads`, {}));
     for (const answer of answers) {
