@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { inMemoryStore } from '../in-memory/store/index.js';
 import type { AgentRecord, KeyRecord, Store } from '../ports/store/index.js';
 import { describeStoreConformance } from '../testing/conformance/store/index.js';
+import { job, thread as threadRecord, turns, world } from '../testing/conformance/store/records.js';
 import { cachingStore, copyRecord } from './caching-store.js';
 
 // The wrapper keeps the Store contract whole (copies in and out, transactions, every area).
@@ -193,6 +194,77 @@ describe('cachingStore', () => {
     expect(await store.notLearned.takeUnreported({ threadId: 'thread_1' })).toEqual([]);
     await store.transaction((tx) => tx.notLearned.insert({ record: { ...record, jobId: 'obs_2' } }));
     expect((await store.notLearned.takeUnreported({ threadId: 'thread_1' })).map((r) => r.jobId)).toEqual(['obs_2']);
+  });
+});
+
+describe('cachingStore: observation jobs', () => {
+  /** A caching store over an in-memory store that counts `jobs.get`. */
+  async function jobsStore() {
+    const inner = inMemoryStore();
+    const reads = { jobs: 0 };
+    const counted: Store = Object.create(inner) as Store;
+    Object.defineProperty(counted, 'jobs', { get: () => ({ ...inner.jobs, get: async (r: { agentId: string; jobId: string }) => (reads.jobs++, inner.jobs.get(r)) }) });
+    const store = cachingStore(counted);
+    await store.init();
+    const { org, agent, thread } = await world(store);
+    const inserted = (await store.jobs.insert({ job: job(thread, { turnsTotal: 0 }), turns: [], onlyIfIdle: false }))!;
+    await store.jobs.appendTurns({ jobId: inserted.id, turns: turns(inserted.id, 3) });
+    return { store, reads, org, agent, thread, jobId: inserted.id };
+  }
+  const at = '2026-02-01T00:00:00.000Z';
+
+  it('reads a job once while it is unchanged (a status poll), never as another agent\'s, and sees each write to it next', async () => {
+    const { store, reads, agent, jobId } = await jobsStore();
+    const get = () => store.jobs.get({ agentId: agent.id, jobId });
+    for (let i = 0; i < 3; i++) expect((await get())?.turnsTotal).toBe(3);
+    expect(reads.jobs).toBe(1);
+    expect(await store.jobs.get({ agentId: 'agent_other', jobId })).toBeNull();
+    expect(await store.jobs.get({ agentId: agent.id, jobId: 'obs_missing' })).toBeNull();
+
+    await store.jobs.update({ jobId, patch: { status: 'processing', updatedAt: at } });
+    expect((await get())?.status).toBe('processing');
+    await store.jobs.setTurnStates({ jobId, turnIndexes: [0, 1], state: 'committed' });
+    expect((await get())?.turnsProcessed).toBe(2);
+    await store.jobs.appendTurns({ jobId, turns: turns(jobId, 5).slice(3) });
+    expect((await get())?.turnsTotal).toBe(5);
+    // Each read after a write (and the missing id: misses are not kept) went to the store once; then memory answers again.
+    expect(reads.jobs).toBe(5);
+    await get();
+    await get();
+    expect(reads.jobs).toBe(5);
+    // Changed in a transaction: the commit's value next; a rollback leaves the old one.
+    await store.transaction((tx) => tx.jobs.update({ jobId, patch: { error: 'x', updatedAt: at } }).then(() => undefined));
+    expect((await get())?.error).toBe('x');
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.jobs.update({ jobId, patch: { error: 'y', updatedAt: at } });
+        expect((await tx.jobs.get({ agentId: agent.id, jobId }))?.error).toBe('y');
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect((await get())?.error).toBe('x');
+    await store.jobs.delete({ agentId: agent.id, jobIds: [jobId] });
+    expect(await get()).toBeNull();
+  });
+
+  it('sees a thread\'s jobs cancelled (also inside a transaction) and jobs gone with their thread or agent on the very next read', async () => {
+    const { store, agent, thread, jobId } = await jobsStore();
+    const get = (id = jobId) => store.jobs.get({ agentId: agent.id, jobId: id });
+    expect((await get())?.status).toBe('queued');
+    await store.jobs.cancelForThread({ threadId: thread.id, at });
+    expect((await get())?.status).toBe('cancelled');
+
+    const second = threadRecord(agent);
+    await store.threads.insert({ thread: second });
+    const other = (await store.jobs.insert({ job: job(second), turns: turns('x', 0), onlyIfIdle: false }))!;
+    expect((await get(other.id))?.status).toBe('queued');
+    await store.transaction((tx) => tx.jobs.cancelForThread({ threadId: second.id, at }).then(() => undefined));
+    expect((await get(other.id))?.status).toBe('cancelled');
+    await store.threads.delete({ agentId: agent.id, threadId: second.id });
+    expect(await get(other.id)).toBeNull();
+    expect((await get())?.status).toBe('cancelled');
+    await store.agents.delete({ organizationId: agent.organizationId, agentId: agent.id });
+    expect(await get()).toBeNull();
   });
 });
 

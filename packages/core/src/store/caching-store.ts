@@ -1,17 +1,17 @@
 import { LRUCache } from 'lru-cache';
-import type { AgentRecord, BillingAccountRecord, KeyRecord, OrganizationRecord, Store, StoreAreas, ThreadRecord } from '../ports/store/index.js';
+import type { AgentRecord, BillingAccountRecord, JobRecord, KeyRecord, OrganizationRecord, Store, StoreAreas, ThreadRecord } from '../ports/store/index.js';
 
 /** Options of `cachingStore`. */
 export type CachingStoreOptions = {
   /**
-   * Most records kept per kind (API keys, organizations, agents, threads, billing accounts), least
-   * recently used evicted.
+   * Most records kept per kind (API keys, organizations, agents, threads, billing accounts,
+   * observation jobs), least recently used evicted.
    * @default 10000
    */
   maxEntries?: number;
 };
 
-type Cached = KeyRecord | OrganizationRecord | AgentRecord | ThreadRecord | BillingAccountRecord;
+type Cached = KeyRecord | OrganizationRecord | AgentRecord | ThreadRecord | BillingAccountRecord | JobRecord;
 /**
  * A record known not to exist: a billing account (most organizations never configure billing), or
  * a thread's unreported not-learned records (a chat asks after every answer; there are rarely any).
@@ -35,10 +35,17 @@ const NONE = Symbol('none');
  * then); misses are not cached, so unknown ids cannot crowd out real ones, except a missing billing
  * account (the organization is an authenticated caller's). Records are copied in and out, as the
  * port requires.
+ *
+ * Observation jobs too, by id: a client polls `.../status` while the job learns, and learning reads
+ * its job between batches (a cancel check); with the embedded default's database in its own thread
+ * each such read would cross threads and queue behind learning's writes. Every write to a job row
+ * goes through `jobs` (insert, update, setTurnStates, appendTurns, delete by id; cancelForThread
+ * for a thread's jobs) or removes it by cascade (an agent's or a thread's delete): the first kind
+ * drops the job, the others every cached job (rare operations).
  */
 export function cachingStore(store: Store, options: CachingStoreOptions = {}): Store {
   const max = options.maxEntries ?? 10_000;
-  const cache = new LRUCache<string, Cached | typeof NONE>({ max: max * 6 });
+  const cache = new LRUCache<string, Cached | typeof NONE>({ max: max * 7 });
   // Bumped by every invalidation: a read that started before one is not cached.
   let epoch = 0;
 
@@ -55,6 +62,8 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
     if (started === epoch && (record !== null || cacheMissing)) cache.set(id, record === null ? NONE : copyRecord(record));
     return record;
   }
+  /** Drops every cached job (a thread's jobs cancelled, an agent or thread deleted with its jobs). */
+  const invalidateJobs = () => invalidate([...cache.keys()].filter((id) => id.startsWith(JOB_PREFIX)));
   /** Drops every cached thread of an agent (its deletion removes them). */
   const invalidateThreadsOf = (agent: string) => invalidate([...cache.keys()].filter((id) => id.startsWith(threadPrefix(agent))));
 
@@ -65,6 +74,7 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
   const threadId = (agent: string, id: string) => `${threadPrefix(agent)}${id}`;
   const accountId = (organizationId: string) => `billing:${organizationId}`;
   const unreportedId = (thread: string) => `unreported:${thread}`;
+  const jobId = (id: string) => `${JOB_PREFIX}${id}`;
 
   /**
    * The areas with the three record kinds cached. Inside a transaction (`touched` set) reads go to
@@ -99,6 +109,16 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
       list: (request) => areas().keys.list(request),
       revoke: (request) => write([keyId(request.keyId)], () => areas().keys.revoke(request)),
     };
+    /** A write that may change or remove any job: every cached job dropped before, after, and after the commit. */
+    async function writeJobs<T>(run: () => Promise<T>): Promise<T> {
+      invalidateJobs();
+      touched?.add(ALL_JOBS);
+      try {
+        return await run();
+      } finally {
+        invalidateJobs();
+      }
+    }
     const agents: StoreAreas['agents'] = {
       insert: (request) => write([agentId(request.agent.organizationId, request.agent.id)], () => areas().agents.insert(request)),
       get: (request) =>
@@ -111,7 +131,7 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
       delete: async (request) => {
         invalidateThreadsOf(request.agentId);
         try {
-          return await write([agentId(request.organizationId, request.agentId)], () => areas().agents.delete(request));
+          return await writeJobs(() => write([agentId(request.organizationId, request.agentId)], () => areas().agents.delete(request)));
         } finally {
           invalidateThreadsOf(request.agentId);
         }
@@ -124,7 +144,23 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
       list: (request) => areas().threads.list(request),
       listByStatus: (request) => areas().threads.listByStatus(request),
       update: (request) => write([threadId(request.agentId, request.threadId)], () => areas().threads.update(request)),
-      delete: (request) => write([threadId(request.agentId, request.threadId)], () => areas().threads.delete(request)),
+      delete: (request) => writeJobs(() => write([threadId(request.agentId, request.threadId)], () => areas().threads.delete(request))),
+    };
+    const area = () => areas().jobs;
+    const jobs: StoreAreas['jobs'] = {
+      ...passThrough(area, JOB_READS),
+      insert: (request) => write([jobId(request.job.id)], () => area().insert(request)),
+      get: async (request) => {
+        if (touched) return area().get(request);
+        const job = await cached(jobId(request.jobId), () => area().get(request));
+        // Cached by id: another agent's job is not this agent's, as the store answers.
+        return job && job.agentId === request.agentId ? job : null;
+      },
+      update: (request) => write([jobId(request.jobId)], () => area().update(request)),
+      setTurnStates: (request) => write([jobId(request.jobId)], () => area().setTurnStates(request)),
+      appendTurns: (request) => write([jobId(request.jobId)], () => area().appendTurns(request)),
+      delete: (request) => write(request.jobIds.map(jobId), () => area().delete(request)),
+      cancelForThread: (request) => writeJobs(() => area().cancelForThread(request)),
     };
     const ledger: StoreAreas['ledger'] = {
       getAccount: (request) =>
@@ -149,7 +185,7 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
         return records;
       },
     };
-    const wrapped = { organizations, keys, agents, threads, ledger, notLearned } as Record<string, unknown>;
+    const wrapped = { organizations, keys, agents, threads, ledger, notLearned, jobs } as Record<string, unknown>;
     for (const name of PASSED_THROUGH) Object.defineProperty(wrapped, name, { enumerable: true, get: () => areas()[name] });
     return wrapped as StoreAreas;
   }
@@ -167,6 +203,7 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
     transaction<T>(fn: (areas: StoreAreas) => Promise<T>): Promise<T> {
       const touched = new Set<string>();
       return store.transaction((tx) => fn(wrap(() => tx, touched))).finally(() => {
+        if (touched.has(ALL_JOBS)) invalidateJobs();
         if (touched.size > 0) invalidate(touched);
       });
     },
@@ -176,7 +213,37 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
 }
 
 /** The areas `cachingStore` hands through untouched. */
-const PASSED_THROUGH = ['messages', 'logs', 'leases', 'jobs', 'rateLimits', 'uploads', 'idempotency', 'images', 'erasures', 'webhooks'] as const satisfies readonly (keyof StoreAreas)[];
+const PASSED_THROUGH = ['messages', 'logs', 'leases', 'rateLimits', 'uploads', 'idempotency', 'images', 'erasures', 'webhooks'] as const satisfies readonly (keyof StoreAreas)[];
+
+const JOB_PREFIX = 'job:';
+/** In a transaction's touched ids: it changed jobs not known by id; every cached job is dropped after the commit. */
+const ALL_JOBS = `${JOB_PREFIX}*`;
+/** Methods of `jobs` that read, or write only rows other than the job's own (its merges, supersessions, model usage). */
+const JOB_READS = [
+  'nextForAgent',
+  'countAhead',
+  'listForThread',
+  'agentsWithUnfinishedJobs',
+  'listTurns',
+  'getTurns',
+  'recordSupersessions',
+  'supersessions',
+  'recordModelUsage',
+  'modelUsage',
+  'recordMerges',
+  'merges',
+  'turnCounts',
+  'countCommittedTurns',
+  'allForThread',
+  'listUnfinished',
+] as const satisfies readonly (keyof StoreAreas['jobs'])[];
+
+/** The named methods of an area, each calling the area as it is at the call. */
+function passThrough<A extends object, K extends keyof A>(area: () => A, names: readonly K[]): Pick<A, K> {
+  const methods = {} as Pick<A, K>;
+  for (const name of names) (methods as Record<K, unknown>)[name] = (...args: unknown[]) => (area()[name] as (...a: unknown[]) => unknown)(...args);
+  return methods;
+}
 
 /**
  * A deep copy of a record (plain objects, arrays and primitives, as every cached kind is), several
