@@ -155,23 +155,23 @@ export function postgresJobs(db: SqlClient): JobStore {
       );
       return rows.map(toTurn);
     },
-    setTurnStates({ jobId, turnIndexes, state, failureReason }) {
-      return db.transaction(async (tx) => {
-        // The job's row before its turns, in the order a thread or agent delete cascades (jobs,
-        // then job_turns): the other order deadlocks with a delete running at the same moment.
-        const { rows: locked } = await tx.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
-        if (locked.length === 0) return;
-        await tx.query('UPDATE job_turns SET state = $3, failure_reason = $4 WHERE job_id = $1 AND turn_index = ANY($2::int[])', [
-          jobId,
-          turnIndexes,
-          state,
-          state === 'failed' ? (failureReason ?? null) : null,
-        ]);
-        await tx.query(
-          "UPDATE jobs SET turns_processed = (SELECT count(*) FROM job_turns WHERE job_id = $1 AND state <> 'pending') WHERE id = $1",
-          [jobId],
-        );
-      });
+    async setTurnStates({ jobId, turnIndexes, state, failureReason }) {
+      // One statement (one round trip, one commit): the job's row is locked first (`locked` feeds
+      // the turns' update), in the order a thread or agent delete cascades (jobs, then job_turns):
+      // the other order deadlocks with a delete running at the same moment. The count reads the
+      // statement's snapshot, before the turns change: the other turns not pending, plus the
+      // changed ones when their new state is not pending. A job that is gone changes nothing.
+      await db.query(
+        `WITH locked AS (SELECT id FROM jobs WHERE id = $1 FOR UPDATE),
+         changed AS (
+           UPDATE job_turns t SET state = $3, failure_reason = $4 FROM locked
+           WHERE t.job_id = locked.id AND t.turn_index = ANY($2::int[]) RETURNING t.turn_index)
+         UPDATE jobs SET turns_processed =
+           (SELECT count(*) FROM job_turns WHERE job_id = $1 AND state <> 'pending' AND NOT (turn_index = ANY($2::int[])))
+           + CASE WHEN $3 = 'pending' THEN 0 ELSE (SELECT count(*) FROM changed) END
+         FROM locked WHERE jobs.id = locked.id`,
+        [jobId, turnIndexes, state, state === 'failed' ? (failureReason ?? null) : null],
+      );
     },
     async recordSupersessions({ jobId, supersessions }) {
       const rows = supersessions.flatMap(({ turnIndex, memoryIds }) => memoryIds.map((memoryId) => ({ turnIndex, memoryId })));
