@@ -10,110 +10,19 @@ import {
   type MemorySearchResult,
 } from '@memory-agents/core/adapter';
 import { fullTextChannel } from './memory-index/full-text-channel.js';
-import { COLUMNS, fromRow, HIT_COLUMNS, hitFromRow, indexTables, migrations, type HitRow, type IndexState, type RecordRow } from './memory-index/schema.js';
+import { COLUMNS, fromRow, indexTables, type IndexState, type RecordRow } from './memory-index/schema.js';
 import { vectorChannel, type AgentSize } from './memory-index/vector-channel.js';
 import { norm } from './memory-index/vectors.js';
-import { createSettler, type SettleReport } from './memory-index/settle.js';
+import { createSettler } from './memory-index/settle.js';
 import { StatisticsDelta, bumpVersions, deletePostings, insertRows, recordTerms } from './memory-index/write-path.js';
 import { searchFilterOf } from './memory-index/filters.js';
-import { listRecords, updateRecords, vectorMeta } from './memory-index/list.js';
-import { migrate } from './migrate.js';
+import { findDuplicateRecords, listRecords, updateRecords, vectorMeta } from './memory-index/list.js';
+import { copyRecords, deleteRecords } from './memory-index/copy-delete.js';
+import { openTables } from './memory-index/open.js';
 import type { SqlClient } from './sql-client.js';
+import type { PostgresMemoryIndexOptions } from './memory-index/options.js';
 
-/** Options of {@link postgresMemoryIndex}. */
-export type PostgresMemoryIndexOptions = {
-  /** The database (PGlite or PostgreSQL); the caller owns it and closes it. */
-  client: SqlClient;
-  /**
-   * Schema holding the index's tables (created if missing).
-   * @default 'public'
-   */
-  schema?: string;
-  /**
-   * Where an exact vector search runs: `'process'` scans the agent's vectors in JS, cached per agent
-   * in this process (`vectorCacheRows`) and checked against the agent's version on every search, so
-   * writes by other processes are seen; `'database'` asks pgvector (exact, or HNSW past
-   * `annThreshold`). PGlite's pgvector runs in WebAssembly: an exact scan of 9,000 vectors took
-   * ~100 ms there against a few ms in JS (docs/benchmarks.md), and its planner did not pick an
-   * HNSW index over the scan. Without pgvector the search is always `'process'`.
-   * @default 'process' on PGlite, 'database' on PostgreSQL
-   */
-  vectorSearch?: 'process' | 'database';
-  /**
-   * Row count from which an HNSW (`vector_cosine_ops`) index is built in the background, with
-   * pgvector only. `null` never builds one: search stays exact. PGlite defaults to `null`, since
-   * building HNSW in WebAssembly takes minutes and gigabytes at 100k rows.
-   * @default 50000 on PostgreSQL with pgvector, null on PGlite
-   */
-  annThreshold?: number | null;
-  /**
-   * With the HNSW index built, agents holding fewer records than this are still searched exactly
-   * (their rows read through the agent index): exact is fast at that size, and an index scan
-   * filtered down to a small agent would visit many other agents' rows.
-   * @default 10000
-   */
-  exactSearchBelow?: number;
-  /**
-   * `hnsw.ef_search` of an approximate search (raised to the rows it fetches, `limit` + 8, when
-   * that is more): higher finds more of the true nearest neighbours, slower (at 100k memories here:
-   * recall@50 0.86 at 100, 0.93 at 200, 0.97 at 400; docs/benchmarks.md).
-   * @default 200
-   */
-  efSearch?: number;
-  /**
-   * `maintenance_work_mem` of the HNSW build (set for its transaction only): a graph that does
-   * not fit is built much more slowly.
-   * @default '512MB'
-   */
-  annBuildMemory?: string;
-  /**
-   * Full text: about how many postings (record, term) one search reads: every posting of the
-   * rarest query terms that fit, then the common terms' best (see the full-text channel).
-   * `Infinity` reads every posting of every query term (exact BM25, linear in the agent's size for
-   * common terms). At 100k memories: lexical recall@50 0.905 at 5,000, 0.99 at 10,000, 1.0 at 20,000.
-   * @default 10000
-   */
-  fullTextCandidates?: number;
-  /**
-   * Full text: when a common query term was read only in part (its best postings), how many of the
-   * best partial scores are rescored on every query term before the top `limit` is taken.
-   * @default 1000
-   */
-  fullTextRescored?: number;
-  /**
-   * Rows per `INSERT … SELECT FROM unnest(…)` statement of an upsert (all in one transaction).
-   * @default 500
-   */
-  batchSize?: number;
-  /**
-   * Without pgvector, or with `vectorSearch: 'process'`, semantic search scans the agent's vectors in JS. They are cached per agent
-   * in this process, up to this many rows in all (about 1.5 kB each at 384 dimensions), and
-   * checked against a per-agent version on every search, so writes by other processes are seen.
-   * 0 disables the cache (every search then loads the agent's vectors).
-   * @default 200000
-   */
-  vectorCacheRows?: number;
-  /**
-   * Receives failures of background work (the HNSW build); those never fail a caller.
-   * @default writes a warning to stderr
-   */
-  onBackgroundError?: (error: unknown, operation: string) => void;
-  /**
-   * Settling after bulk writes (`memory-index/settle.ts`): once this many rows were written or
-   * deleted since the last settle and no write came for `settleAfterIdleMs`, the tables' planner
-   * statistics are refreshed in the background (`VACUUM (ANALYZE)` on PostgreSQL, `ANALYZE` on
-   * PGlite), after the HNSW build when one is queued. `null` leaves it to autovacuum.
-   * @default 10000
-   */
-  settleAfterRows?: number | null;
-  /**
-   * The quiet period (no write) before a due settle runs.
-   * @default 2000
-   */
-  settleAfterIdleMs?: number;
-  /** Called after each settle (rows since the previous one, statement, duration). */
-  onSettle?: (report: SettleReport) => void;
-};
+export type { PostgresMemoryIndexOptions } from './memory-index/options.js';
 
 /** The PostgreSQL memory index: a `MemoryIndex` that can also be settled on demand. */
 export type PostgresMemoryIndex = MemoryIndex & {
@@ -128,8 +37,9 @@ export type PostgresMemoryIndex = MemoryIndex & {
  * A `MemoryIndex` in PostgreSQL or PGlite, in its own tables (`memory_index_records`,
  * `memory_index_agents`, `memory_index_terms`, `memory_index_postings`, `memory_index_meta`) with its own migration table
  * (`memory_index_migrations`). The parts live in `memory-index/`: `schema.ts` (tables,
- * migrations, rows), `write-path.ts` (upserts and BM25 statistics), `full-text-channel.ts`,
- * `vector-channel.ts` and `vectors.ts`.
+ * migrations, rows), `open.ts` (start), `write-path.ts` (upserts and BM25 statistics),
+ * `copy-delete.ts`, `list.ts` (listing, patches, duplicates), `full-text-channel.ts`,
+ * `vector-channel.ts`, `vectors.ts` and `settle.ts`.
  *
  * - Lexical: Okapi BM25 (k1 1.2, b 0.75) per agent over core's analyzed terms (`terms text[]`, and
  *   per record and term a row of `memory_index_postings`, read index-only, best first), so stemming, stop words and scores agree with the in-memory index; corpus
@@ -205,42 +115,9 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
   }
 
   async function start(): Promise<void> {
-    let wantsVector = false;
-    if (client.hasVector) {
-      // The extension lives in one schema of the database; a connection whose search_path leaves
-      // that schema out cannot name its type or operators: exact search then, not a failed start.
-      const visible = async () => (await client.query<{ visible: boolean }>("SELECT to_regtype('vector') IS NOT NULL AS visible")).rows[0]?.visible === true;
-      try {
-        await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
-        wantsVector = await visible();
-      } catch {
-        // Available but not installable by this role: fall back to bytea (exact, slower). Or
-        // another process created it at the same moment (processes started together on a new
-        // database: the loser's IF NOT EXISTS fails with a unique violation): then it is there.
-        wantsVector = await visible().catch(() => false);
-      }
-    }
-    await migrate(client, `${tables.schema}.memory_index_migrations`, migrations(tables, wantsVector ? 'pgvector' : 'bytea'), { schema: tables.schema });
-    const { rows } = await client.query<{ key: string; value: string }>(`SELECT key, value FROM ${meta}`);
-    const values = new Map(rows.map((row) => [row.key, row.value]));
-    state.vectorKind = values.get('vector_kind') === 'pgvector' ? 'pgvector' : 'bytea';
-    if (state.vectorKind === 'pgvector' && !wantsVector) {
-      // Tables made with pgvector by a connection that saw it, opened by one that does not: every
-      // write and search would fail. Refuse to start, saying what to change.
-      throw new ServiceError(
-        'service_unavailable',
-        `The memory index in schema ${tables.schema} stores pgvector vectors, but this connection cannot use the type "vector": ` +
-          "put the extension's schema (usually public) on the connection's search_path, e.g. ?options=-c%20search_path%3Dmyschema,public in the database URL.",
-      );
-    }
-    const recorded = values.get('embedder');
-    state.fingerprint = recorded ? (JSON.parse(recorded) as EmbedderFingerprint) : null;
+    const opened = await openTables(client, tables);
+    Object.assign(state, { vectorKind: opened.vectorKind, fingerprint: opened.fingerprint, hasAnnIndex: opened.hasAnnIndex });
     annThreshold = state.vectorKind === 'pgvector' ? configuredAnnThreshold : null;
-    const { rows: indexes } = await client.query(
-      `SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'memory_index_records_embedding_hnsw'`,
-      [options.schema ?? 'public'],
-    );
-    state.hasAnnIndex = indexes.length > 0;
   }
 
   async function ready(): Promise<void> {
@@ -422,36 +299,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
       let count = 0;
       settler.writing();
       await guard('deleteBy', async () => {
-        const clauses = ['agent_id = $1'];
-        const params: unknown[] = [agentId];
-        const add = (column: string, value: string | undefined) => {
-          if (value === undefined) return;
-          params.push(value);
-          clauses.push(`${column} = $${params.length}`);
-        };
-        add('thread_id', threadId);
-        add('observation_id', observationId);
-        add('source_id', sourceId);
-        if (ids !== undefined) {
-          params.push([...ids]);
-          clauses.push(`id = ANY($${params.length}::text[])`);
-        }
-        if (threadIds !== undefined) {
-          params.push([...threadIds]);
-          clauses.push(`thread_id = ANY($${params.length}::text[])`);
-        }
-        const result = await client.transaction(async (tx) => {
-          const versions = await bumpVersions(tx, tables, [agentId]);
-          const { rows } = await tx.query<{ id: string; terms: string[]; rec: string }>(
-            `DELETE FROM ${records} WHERE ${clauses.join(' AND ')} RETURNING id, terms, rec`,
-            params,
-          );
-          await deletePostings(tx, tables, rows.map((row) => row.rec));
-          const delta = new StatisticsDelta();
-          for (const row of rows) delta.add(agentId, row.terms, -1);
-          await delta.apply(tx, tables);
-          return { versions, deleted: rows.map((row) => row.id) };
-        });
+        const result = await client.transaction((tx) => deleteRecords(tx, tables, { agentId, threadId, sourceId, observationId, ids, threadIds }));
         vectors.afterWrite(result.versions, (_, cached) => {
           for (const id of result.deleted) cached.remove(id);
         });
@@ -485,51 +333,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
       let count = 0;
       settler.writing();
       return guard('copyAgent', async () => {
-        const result = await client.transaction(async (tx) => {
-          const { rows } = await tx.query<{ id: string }>(`SELECT id FROM ${records} WHERE agent_id = $1 ORDER BY id COLLATE "C"`, [fromAgentId]);
-          if (rows.length === 0) return { copied: 0 };
-          const oldIds = rows.map((row) => row.id);
-          const newIds = oldIds.map(() => newId());
-          await bumpVersions(tx, tables, [toAgentId]);
-          // supersededBy follows its target to the copy (kept as it is when the target is not copied).
-          await tx.query(
-            `INSERT INTO ${records} (id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
-               speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename,
-               writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious, duplicate_key)
-             SELECT m.new_id, $3, $4, r.text, r.keywords, r.terms, r.term_count, r.embedding, r.embedding_norm,
-               r.speaker, r.occurred_at, r.created_at, r.source_kind, r.thread_id, r.observation_id, r.turn_index, r.source_id, r.page, r.filename,
-               r.writer, r.job_id, r.span_start, r.span_end, r.also_from, r.valid_from, r.valid_to,
-               coalesce(t.new_id, r.superseded_by), r.suspicious, r.duplicate_key
-             FROM unnest($1::text[], $2::text[]) AS m(old_id, new_id) JOIN ${records} r ON r.id = m.old_id
-             LEFT JOIN unnest($1::text[], $2::text[]) AS t(old_id, new_id) ON t.old_id = r.superseded_by`,
-            [oldIds, newIds, toAgentId, toOrganizationId],
-          );
-          // The copies' statistics, computed from the copies themselves (new ids: nothing replaced).
-          await tx.query(
-            `UPDATE ${tables.agents} a SET row_count = a.row_count + c.n, term_total = a.term_total + c.total
-             FROM (SELECT count(*) AS n, coalesce(sum(term_count), 0) AS total FROM ${records} WHERE id = ANY($1::text[])) c WHERE a.agent_id = $2`,
-            [newIds, toAgentId],
-          );
-          await tx.query(
-            `INSERT INTO ${tables.terms} AS t (agent_id, term, df)
-             SELECT $2, u.term, count(*) FROM ${records} r CROSS JOIN LATERAL (SELECT DISTINCT unnest(r.terms) AS term) u
-             WHERE r.id = ANY($1::text[]) GROUP BY u.term
-             ON CONFLICT (agent_id, term) DO UPDATE SET df = t.df + excluded.df`,
-            [newIds, toAgentId],
-          );
-          // The copies' postings: the originals' under the target agent's term ids (just ensured).
-          await tx.query(
-            `INSERT INTO ${tables.postings} (term_id, rec, impact, tf, term_count)
-             SELECT target.term_id, copy.rec, p.impact, p.tf, p.term_count
-             FROM unnest($1::text[], $2::text[]) AS m(old_id, new_id)
-             JOIN ${records} original ON original.id = m.old_id JOIN ${records} copy ON copy.id = m.new_id
-             JOIN ${tables.postings} p ON p.rec = original.rec
-             JOIN ${tables.terms} source ON source.term_id = p.term_id
-             JOIN ${tables.terms} target ON target.agent_id = $3 AND target.term = source.term`,
-            [oldIds, newIds, toAgentId],
-          );
-          return { copied: oldIds.length };
-        });
+        const result = await client.transaction((tx) => copyRecords(tx, tables, { fromAgentId, toAgentId, toOrganizationId, newId }));
         vectors.forget(toAgentId);
         maybeBuildAnnIndex(result.copied);
         count = result.copied;
@@ -568,10 +372,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
     async findDuplicates({ agentId, keys }) {
       await ready();
       if (keys.length === 0) return [];
-      return guard('findDuplicates', async () => {
-        const sql = `SELECT ${HIT_COLUMNS} FROM ${records} WHERE agent_id = $1 AND duplicate_key = ANY($2::text[]) AND duplicate_key IS NOT NULL AND valid_to IS NULL`;
-        return (await client.query<HitRow>(sql, [agentId, [...new Set(keys)]])).rows.map(hitFromRow);
-      });
+      return guard('findDuplicates', () => findDuplicateRecords(client, tables, agentId, keys));
     },
   };
 }

@@ -3,6 +3,7 @@ import {
   decodeListCursor,
   encodeListCursor,
   type MemoryListRequest,
+  type MemoryHitRecord,
   type MemoryListResult,
   type MemoryPatch,
   type MemoryRecord,
@@ -98,4 +99,10 @@ export async function updateRecords(
     ],
   );
   return rows;
+}
+
+/** `MemoryIndex.findDuplicates`: the agent's current records with one of the duplicate keys (read by the `duplicate_key` index). */
+export async function findDuplicateRecords(client: SqlClient, tables: IndexTables, agentId: string, keys: readonly string[]): Promise<MemoryHitRecord[]> {
+  const sql = `SELECT ${HIT_COLUMNS} FROM ${tables.records} WHERE agent_id = $1 AND duplicate_key = ANY($2::text[]) AND duplicate_key IS NOT NULL AND valid_to IS NULL`;
+  return (await client.query<HitRow>(sql, [agentId, [...new Set(keys)]])).rows.map(hitFromRow);
 }
