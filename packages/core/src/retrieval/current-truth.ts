@@ -1,0 +1,118 @@
+/**
+ * Current truth in retrieval (issue 32): what the best packed fact replaced, packed after the
+ * current items as history, and the newer of two near-duplicate hits ranked first.
+ */
+import { analyze } from '../embedding/text-analysis.js';
+import { extractClaims, sameAttribute, type FactClaim } from '../memory/fact-updates.js';
+import type { MemoryHitRecord, MemoryIndex } from '../ports/memory-index.js';
+import { formatContextItem } from './context.js';
+import type { RetrievedItem } from './weights.js';
+
+/** Packed items whose history is looked up: the first that states a fact among these. */
+const HISTORY_LOOKUP_TOP = 3;
+/** Superseded memories packed per current fact. */
+const HISTORY_PER_FACT = 2;
+
+/**
+ * What the best packed fact replaced (issue 32): the first of the best {@link HISTORY_LOOKUP_TOP}
+ * packed items that states a fact ({@link extractClaims}) and has a start of validity is looked up
+ * as of just before it became true, with the same query (one more index search, reusing the query
+ * vector, and only for such an item); the hits it superseded are its history.
+ */
+export async function historyOf(
+  index: MemoryIndex,
+  agentId: string,
+  text: string,
+  vector: Float32Array | null,
+  packed: RetrievedItem[],
+  limit: number,
+  // The person's narrowing holds for history too: never a superseded memory of another's thread.
+  threadIds: readonly string[] | undefined,
+): Promise<{ record: MemoryHitRecord; replacedBy: number }[]> {
+  const position = packed.slice(0, HISTORY_LOOKUP_TOP).findIndex((item) => item.record.validFrom !== null && extractClaims(item.record.text).length > 0);
+  if (position === -1) return [];
+  const current = packed[position]!.record;
+  const before = new Date(Date.parse(current.validFrom!) - 1);
+  if (Number.isNaN(before.getTime())) return [];
+  const { lexical, semantic } = await index.search({ agentId, text, vector, limit, asOf: before.toISOString(), ...(threadIds === undefined ? {} : { threadIds }) });
+  const seen = new Set(packed.map((item) => item.record.id));
+  const history: { record: MemoryHitRecord; replacedBy: number }[] = [];
+  for (const hit of [...lexical, ...semantic]) {
+    if (hit.record.supersededBy !== current.id || seen.has(hit.record.id) || history.length >= HISTORY_PER_FACT) continue;
+    seen.add(hit.record.id);
+    history.push({ record: hit.record, replacedBy: position + 1 });
+  }
+  return history;
+}
+
+/** Appends history items to the packed context while they fit (current items are never dropped for them). */
+export function packHistory(packed: RetrievedItem[], memoryContext: string, history: { record: MemoryHitRecord; replacedBy: number }[], maxChars: number) {
+  let context = memoryContext;
+  const out = [...packed];
+  for (const { record, replacedBy } of history) {
+    const line = formatContextItem(out.length + 1, record, replacedBy);
+    if (context.length + 1 + line.length > maxChars) break;
+    context = `${context}\n${line}`;
+    out.push({ record, score: 0, replacedBy });
+  }
+  return { packed: out, memoryContext: context };
+}
+
+/** Hits at the top of the ranking compared for {@link preferNewer}. */
+export const NEWER_TIE_BREAK_TOP = 10;
+/** A newer near-duplicate moves ahead of an older one when its score is at least this share of it. */
+const NEWER_TIE_BREAK_SHARE = 0.5;
+/** Content-term overlap (shared terms / terms of the shorter memory) above which two memories of one speaker say nearly the same. */
+const NEAR_DUPLICATE_OVERLAP = 0.6;
+
+/**
+ * Retrieval prefers the newer of two near-duplicate hits about the same subject (issue 32): among
+ * the best {@link NEWER_TIE_BREAK_TOP}, a memory said later that states the same attribute of the
+ * same subject ("I live in Paris" / "I moved to Berlin": same speaker; "the meeting is ...": same
+ * thread), or whose words mostly overlap (same speaker), moves just ahead of the older one when it
+ * scored at least half as well. A general tie-break for what the writer was not sure enough to
+ * supersede; ties of equal time keep the score order.
+ */
+export function preferNewer(items: RetrievedItem[]): RetrievedItem[] {
+  const top = items.slice(0, NEWER_TIE_BREAK_TOP);
+  if (top.length < 2) return items;
+  // Claims and terms only for the pairs that get that far (a newer item scoring close enough).
+  const facts = new Map<RetrievedItem, { claims: FactClaim[]; terms: Set<string> }>();
+  const factsOf = (item: RetrievedItem) => {
+    let found = facts.get(item);
+    if (!found) facts.set(item, (found = { claims: extractClaims(item.record.text), terms: new Set(analyze(item.record.text)) }));
+    return found;
+  };
+  const times = new Map(top.map((item) => [item, timeOf(item.record)]));
+  const nearDuplicate = (a: RetrievedItem, b: RetrievedItem) => {
+    const fa = factsOf(a);
+    const fb = factsOf(b);
+    const sameSpeaker = a.record.speaker === b.record.speaker;
+    if (sameAttribute(fa.claims, fb.claims)) {
+      const self = fa.claims.some((claim) => claim.subject === 'self' && fb.claims.some((other) => other.key === claim.key && other.subject === 'self'));
+      return self ? sameSpeaker : a.record.source.threadId === b.record.source.threadId;
+    }
+    if (!sameSpeaker || fa.terms.size === 0 || fb.terms.size === 0) return false;
+    let shared = 0;
+    for (const term of fa.terms) if (fb.terms.has(term)) shared += 1;
+    return shared / Math.min(fa.terms.size, fb.terms.size) >= NEAR_DUPLICATE_OVERLAP;
+  };
+  for (let i = 0; i < top.length; i++) {
+    const older = top[i]!;
+    const olderTime = times.get(older)!;
+    for (let j = i + 1; j < top.length; j++) {
+      const newer = top[j]!;
+      if (!(times.get(newer)! > olderTime) || newer.score < NEWER_TIE_BREAK_SHARE * older.score || !nearDuplicate(older, newer)) continue;
+      top.splice(j, 1);
+      top.splice(i, 0, newer);
+      break;
+    }
+  }
+  return [...top, ...items.slice(NEWER_TIE_BREAK_TOP)];
+}
+
+/** When a memory's fact became true (epoch ms): its validity start, else its date, else when it was learned. */
+function timeOf(record: MemoryHitRecord): number {
+  const time = Date.parse(record.validFrom ?? record.occurredAt ?? record.createdAt);
+  return Number.isNaN(time) ? 0 : time;
+}
