@@ -440,6 +440,34 @@ describe('thread deletion resumed at start', () => {
   });
 });
 
+describe('observation jobs: the ingestion lease', () => {
+  /** An in-memory store (shared or not) that records the lease names acquired. */
+  function recordingStore(shared: boolean) {
+    const base = inMemoryStore();
+    const acquired: string[] = [];
+    const store = {
+      ...base,
+      capabilities: { ...base.capabilities, shared },
+      leases: {
+        ...base.leases,
+        acquire: (request: Parameters<typeof base.leases.acquire>[0]) => (acquired.push(request.name), base.leases.acquire(request)),
+      },
+    };
+    return { store, acquired };
+  }
+
+  it('is taken in a store other processes share, and not in one only this process opens (its running workers are the lease)', async () => {
+    for (const shared of [true, false]) {
+      const { store, acquired } = recordingStore(shared);
+      const learning = await learningService({ store, index: inMemoryMemoryIndex() });
+      expect((await learning.observeSettled(turns(2))).status).toBe('committed');
+      expect(acquired.filter((name) => name === `ingest:${learning.agentId}`).length, `shared: ${shared}`).toBe(shared ? 1 : 0);
+      expect(await store.leases.get({ name: `ingest:${learning.agentId}` })).toBeNull();
+      await learning.service.stop();
+    }
+  });
+});
+
 describe('observation jobs: two processes on one store', () => {
   it('learns a job another process queued while this one was releasing the agent lease, without waiting for a sweep', async () => {
     const base = inMemoryStore();
