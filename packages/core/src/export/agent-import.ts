@@ -12,7 +12,7 @@ import type {
 } from '../ports/store/index.js';
 import { sourceBlobKey } from '../sources/read-document.js';
 import { checkFile, type Checked } from './check-file.js';
-import { ExportFormatError, decodeVector, type ExportRecordType } from './format.js';
+import { ExportFormatError, decodeVector, type ExportRecordType, type JobLearningLine } from './format.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** What `importAgent` writes through. */
@@ -92,9 +92,19 @@ export async function importAgent(context: ImportContext, { organizationId, open
   };
   const thread = remap('thread_');
   const job = remap('obs_');
-  const memory = remap('mem_');
-  // New memory ids are made in the order of the old ones, so ties that retrieval breaks by id fall
-  // the same way in the copy (the file lists memories newest first).
+  const fresh = remap('mem_');
+  // A memory id learning made, `mem_<job>_<turn>_<piece>`, follows its job's new id: a receipt lists
+  // the turn's memories in the same (piece) order and learning resumed on the copy writes the ids
+  // it would have. Other memory ids are made anew.
+  const memory = (id: string) => {
+    const learned = keepIds || maps.mem_.has(id) ? null : /^mem_(.+)_(\d+)_(\d+)$/.exec(id);
+    const newJob = learned ? maps.obs_.get(`obs_${learned[1]}`) : undefined;
+    if (learned && newJob !== undefined) maps.mem_.set(id, `mem_${newJob.slice(4)}_${learned[2]}_${learned[3]}`);
+    return fresh(id);
+  };
+  // New job and memory ids are made in the order of the old ones, so ties that retrieval breaks by
+  // id fall the same way in the copy (the file lists memories newest first).
+  for (const id of checked.jobIds.sort()) job(id);
   for (const id of checked.memoryIds.sort()) memory(id);
   const knownJobs = new Set<string>();
   // A source whose bytes are in the file gets its content id in the target organization; one
@@ -186,6 +196,14 @@ export async function importAgent(context: ImportContext, { organizationId, open
           const t = record.turn as TurnRecord;
           const details = t.details.sourceId === undefined ? t.details : { ...t.details, sourceId: source(t.details.sourceId) };
           pendingJob!.turns.push({ ...t, jobId: job(t.jobId), details });
+          break;
+        }
+        case 'job_learning': {
+          const { jobId, merges, supersessions, modelUsage } = record as unknown as JobLearningLine;
+          const id = job(jobId);
+          await context.store.jobs.recordMerges({ jobId: id, merges: merges.map((merge) => ({ turnIndex: merge.turnIndex, memoryId: memory(merge.memoryId) })) });
+          await context.store.jobs.recordSupersessions({ jobId: id, supersessions: supersessions.map((entry) => ({ turnIndex: entry.turnIndex, memoryIds: entry.memoryIds.map(memory) })) });
+          for (const batch of modelUsage) await context.store.jobs.recordModelUsage({ jobId: id, batch });
           break;
         }
         case 'not_learned': {

@@ -1,8 +1,17 @@
 import { createHash } from 'node:crypto';
-import { EXPORT_FORMAT, EXPORT_RECORD_TYPES, EXPORT_VERSION, ExportFormatError, emptyCounts, type ExportHeader, type ExportRecordType } from './format.js';
+import { z } from 'zod';
+import { EXPORT_FORMAT, EXPORT_RECORD_TYPES, EXPORT_VERSION, ExportFormatError, LATER_RECORD_TYPES, emptyCounts, type ExportHeader, type ExportRecordType } from './format.js';
 
-/** What the check found: the header, the counts, the target organization's source ids, the memory ids. */
-export type Checked = { header: ExportHeader; counts: Record<ExportRecordType, number>; sourceIds: Map<string, string>; memoryIds: string[] };
+/** What the check found: the header, the counts, the target organization's source ids, the job and memory ids. */
+export type Checked = { header: ExportHeader; counts: Record<ExportRecordType, number>; sourceIds: Map<string, string>; jobIds: string[]; memoryIds: string[] };
+
+const count = z.number().int().min(0);
+/** What a `job_learning` line must hold to be written (its job is checked apart). */
+const jobLearningShape = z.object({
+  merges: z.array(z.object({ turnIndex: count, memoryId: z.string() })),
+  supersessions: z.array(z.object({ turnIndex: count.nullable(), memoryIds: z.array(z.string()) })),
+  modelUsage: z.array(z.object({ turnIndexes: z.array(count), usage: z.array(z.object({ model: z.string(), inputTokens: count, outputTokens: count })) })),
+});
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -58,7 +67,8 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
       case 'end': {
         if (!isObject(record.counts)) throw new ExportFormatError(number, 'the end line has no counts.');
         for (const name of EXPORT_RECORD_TYPES) {
-          if (record.counts[name] !== counts[name]) throw new ExportFormatError(number, `the end line counts ${String(record.counts[name])} ${name} records but the file holds ${counts[name]}; lines are missing or were added.`);
+          const said = record.counts[name] ?? (LATER_RECORD_TYPES.includes(name) ? 0 : undefined);
+          if (said !== counts[name]) throw new ExportFormatError(number, `the end line counts ${String(said)} ${name} records but the file holds ${counts[name]}; lines are missing or were added.`);
         }
         for (const [id, source] of sources) {
           if (source.next !== source.chunks || source.size !== source.bytes) throw new ExportFormatError(number, `source ${id} has ${source.next} of its ${source.chunks} chunks.`);
@@ -115,6 +125,13 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
         known(jobs, record.turn.jobId, 'job');
         break;
       }
+      case 'job_learning': {
+        known(jobs, record.jobId, 'job');
+        if (!jobLearningShape.safeParse(record).success) {
+          throw new ExportFormatError(number, 'a job_learning line needs merges [{turnIndex, memoryId}], supersessions [{turnIndex, memoryIds}] and modelUsage [{turnIndexes, usage: [{model, inputTokens, outputTokens}]}].');
+        }
+        break;
+      }
       case 'not_learned': {
         const report = ownedBy(record.record as Record<string, unknown>, 'record', ['organizationId', 'agentId']);
         known(jobs, report.jobId, 'job');
@@ -145,6 +162,6 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
   }
   if (header === null) throw new ExportFormatError(1, 'the file is empty; an export starts with its header line.');
   if (!ended) throw new ExportFormatError(number + 1, `the file ends after line ${number} without its end line; it was cut short (truncated), and nothing was imported.`);
-  return { header, counts, sourceIds, memoryIds };
+  return { header, counts, sourceIds, jobIds: [...jobs], memoryIds };
 }
 
