@@ -70,20 +70,29 @@ if (databaseUrl) {
   ]);
 }
 
-/** The real index; once armed, its next upsert of `armed` rejects (after the erasure deleted the record). */
+/**
+ * The real index; once armed, its next upsert of `armed` (after the erasure deleted the record) or,
+ * with `at: 'delete'`, its next delete of it by id rejects.
+ */
 function crashingIndex(index: MemoryIndex) {
-  const crash = { armed: null as string | null, crashed: false };
+  const crash = { armed: null as string | null, at: 'upsert' as 'upsert' | 'delete', crashed: false };
+  const fire = () => {
+    crash.armed = null;
+    crash.crashed = true;
+    throw new Error(`index unreachable (simulated crash at the ${crash.at})`);
+  };
   const upsert: MemoryIndex['upsert'] = async (request) => {
-    if (crash.armed !== null && request.records.some((record) => record.id === crash.armed)) {
-      crash.armed = null;
-      crash.crashed = true;
-      throw new Error('index unreachable (simulated crash between delete and upsert)');
-    }
+    if (crash.at === 'upsert' && crash.armed !== null && request.records.some((record) => record.id === crash.armed)) fire();
     return index.upsert(request);
+  };
+  const deleteBy: MemoryIndex['deleteBy'] = async (request) => {
+    if (crash.at === 'delete' && crash.armed !== null && request.ids?.includes(crash.armed)) fire();
+    return index.deleteBy(request);
   };
   const wrapped = new Proxy(index, {
     get(target, property) {
       if (property === 'upsert') return upsert;
+      if (property === 'deleteBy') return deleteBy;
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -103,7 +112,7 @@ async function started(store: Store, index: MemoryIndex): Promise<MemoryService>
  * An agent with two threads whose second turn was merged into the first's memory; the first is
  * erased and dies between the delete and the upsert. Resolves what the recovery checks.
  */
-async function crashedErasure(backend: Backend) {
+async function crashedErasure(backend: Backend, by: 'observation' | 'thread' = 'observation', at: 'upsert' | 'delete' = 'upsert') {
   const { store, index: real } = backend.open();
   const { index, crash } = crashingIndex(real);
   const service = await started(store, index);
@@ -123,11 +132,12 @@ async function crashedErasure(backend: Backend) {
   expect(receipt.turns[0]).toMatchObject({ outcome: 'merged', memory_ids: [memoryId] });
 
   crash.armed = memoryId;
-  const erasure = await service.erasures.erase({ caller, agentId, body: { observation_id: first.observation_id } });
+  crash.at = at;
+  const erasure = await service.erasures.erase({ caller, agentId, body: by === 'thread' ? { thread_id: erasedThread } : { observation_id: first.observation_id } });
   await service.idle();
   expect(crash.crashed).toBe(true);
-  // The crash point: the old record is deleted, the rewrite not written, the intent stored (ids only).
-  expect(await real.get({ agentId, ids: [memoryId] })).toEqual([]);
+  // The crash point: the intent stored (ids only), the old record deleted (or, at the delete, still there), the rewrite not written.
+  expect((await real.get({ agentId, ids: [memoryId] })).map((record) => record.text)).toEqual(at === 'delete' ? ['MY SISTER lives in LISBON now.'] : []);
   const intents = await store.jobs.repoints({ jobId: first.observation_id });
   expect(intents.map((intent) => intent.memoryId)).toEqual([memoryId]);
   expect(JSON.stringify(intents)).not.toMatch(/LISBON|SISTER|lisbon|sister/);
@@ -156,30 +166,42 @@ async function expectRecovered(service: MemoryService, world: Awaited<ReturnType
   expect(receipt.turns[0]).toMatchObject({ outcome: 'merged', memory_ids: [world.memoryId] });
 }
 
+/** The next process on the same storage resumes the erasure a killed one left `running`; it completes and the memory is recovered. */
+async function resumedAfterKill(backend: Backend, world: Awaited<ReturnType<typeof crashedErasure>>) {
+  const { store, index } = backend.open();
+  // A killed process leaves its erasure `running` (the thrown index call settled it `failed`).
+  await store.init();
+  await store.erasures.update({ erasureId: world.erasureId, patch: { status: 'running', completedAt: null, error: null }, updatedAt: new Date().toISOString() });
+  const service = await started(store, index);
+  try {
+    await service.idle();
+    const caller = await service.as(world.organizationId);
+    expect(await service.erasures.get({ caller, agentId: world.agentId, erasureId: world.erasureId })).toMatchObject({ status: 'completed' });
+    await expectRecovered(service, world);
+    expect(await store.jobs.repoints({ jobId: world.first.observation_id })).toEqual([]);
+  } finally {
+    await service.stop();
+  }
+}
+
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
 describe.each(backends)('an erasure that dies while re-pointing a merged memory: %s', (_name, openBackend) => {
-  it('resumed by the next process, it writes the kept turn\'s memory again and leaves no erased word', { timeout: 120_000 }, async () => {
+  it.each(['observation', 'thread'] as const)('erasing the %s, resumed by the next process, it writes the kept turn\'s memory again and leaves no erased word', { timeout: 120_000 }, async (by) => {
     const backend = await openBackend();
     cleanups.push(backend.cleanup);
-    const world = await crashedErasure(backend);
-    const { store, index } = backend.open();
-    // A killed process leaves its erasure `running` (the thrown upsert settled it `failed`).
-    await store.init();
-    await store.erasures.update({ erasureId: world.erasureId, patch: { status: 'running', completedAt: null, error: null }, updatedAt: new Date().toISOString() });
-    const service = await started(store, index);
-    try {
-      await service.idle();
-      const caller = await service.as(world.organizationId);
-      expect(await service.erasures.get({ caller, agentId: world.agentId, erasureId: world.erasureId })).toMatchObject({ status: 'completed' });
-      await expectRecovered(service, world);
-      expect(await store.jobs.repoints({ jobId: world.first.observation_id })).toEqual([]);
-    } finally {
-      await service.stop();
-    }
+    const world = await crashedErasure(backend, by);
+    await resumedAfterKill(backend, world);
+  });
+
+  it('died at the delete (the old record still there), resumed, it re-points the memory once', { timeout: 120_000 }, async () => {
+    const backend = await openBackend();
+    cleanups.push(backend.cleanup);
+    const world = await crashedErasure(backend, 'observation', 'delete');
+    await resumedAfterKill(backend, world);
   });
 
   it('failed on the index, the erasure sent again writes the kept turn\'s memory again', { timeout: 120_000 }, async () => {
