@@ -55,8 +55,10 @@ export type ImportAgentResult = {
  * id is re-keyed (always, so an import never collides, also into the organization it came from);
  * `src_` ids are content ids of the organization, so they are computed again for the target
  * organization. Memories are embedded again when the file has no vectors or they were made by
- * another embedder than this service's. Ledger entries are not applied (the target organization's
- * billing is its own); they are counted in the result.
+ * another embedder than this service's. Each job's learning records (`job_learning`: merges,
+ * supersessions, model tokens) are recorded again with re-keyed ids, so its receipt says what the
+ * original's did. Ledger entries are not applied (the target organization's billing is its own);
+ * they are counted in the result.
  *
  * Nothing is half-imported: the whole file is checked first (`invalid_request` 422 naming the
  * line, nothing written), and when writing fails part-way, everything written (the new agent with
