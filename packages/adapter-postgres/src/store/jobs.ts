@@ -3,6 +3,7 @@ import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
 import { postgresJobModelUsage } from './job-model-usage.js';
+import { postgresJobRepoints } from './job-repoints.js';
 
 /** Job statuses after which a job no longer runs (core's `FINAL_JOB_STATUSES`), as an SQL list. */
 const FINAL = "('committed', 'failed', 'cancelled')";
@@ -85,6 +86,7 @@ async function insertTurns(db: SqlClient, jobId: string, turns: readonly TurnRec
 export function postgresJobs(db: SqlClient): JobStore {
   return {
     ...postgresJobModelUsage(db),
+    ...postgresJobRepoints(db),
     insert({ job, turns, onlyIfIdle }) {
       return db.transaction(async (tx) => {
         // The agent row lock is the agent's single ingestion slot: concurrent inserts serialize here.

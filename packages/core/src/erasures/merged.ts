@@ -1,5 +1,6 @@
 import { dateKeywords } from '../memory/relative-dates.js';
 import type { MemoryHitRecord, MemoryPatch, MemoryRecord, MemorySourceRef } from '../ports/memory-index.js';
+import type { JobRepoint } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** Page size of the index list this step makes. */
@@ -14,6 +15,9 @@ const PAGE = 1000;
  *   first of those still kept: same id, that turn's own text (read from the store) re-embedded,
  *   its timestamp, keywords its speaker, date and words (the erased turn's neighbours are not
  *   kept), the rest of `alsoFrom`. With none left it is deleted with the job as before.
+ * Crash-safe: a re-pointing is deleted then written anew, so its intent (ids, dates and flags,
+ * never text: `store.jobs.recordRepoint`) is stored first; a resumed erasure writes again every
+ * intent left and only then looks for memories still to re-point (docs/decisions.md).
  * Idempotent: run again (a resumed erasure) it finds nothing left to change.
  */
 export async function detachMerged(context: ServiceContext, agentId: string, jobIds: readonly string[]): Promise<void> {
@@ -28,16 +32,42 @@ export async function detachMerged(context: ServiceContext, agentId: string, job
     patches.push({ id: record.id, alsoFrom: record.alsoFrom.filter(kept) });
   }
   if (patches.length > 0) await context.index.update({ agentId, patches });
+  // Re-pointings a stopped process left half done (the old record perhaps deleted already).
   for (const jobId of erased) {
-    for (const record of await mergedMemoriesOf(context, agentId, jobId)) {
-      const rewritten = await repointed(context, record, record.alsoFrom.filter(kept));
-      if (!rewritten) continue;
-      // Deleted first, then written anew: a delete is what leaves no byte of the old text behind
-      // (a columnar index drops its old versions on delete, not on a replacing upsert).
-      await context.index.deleteBy({ agentId, ids: [record.id] });
-      await context.index.upsert({ records: [rewritten], embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions } });
+    for (const intent of await context.store.jobs.repoints({ jobId })) {
+      await rewrite(context, jobId, intent, await repointed(context, { ...intent, remaining: intent.remaining.filter(kept) }));
     }
   }
+  for (const jobId of erased) {
+    for (const record of await mergedMemoriesOf(context, agentId, jobId)) {
+      const intent: JobRepoint = {
+        memoryId: record.id,
+        organizationId: record.organizationId,
+        agentId: record.agentId,
+        createdAt: record.createdAt,
+        writer: record.provenance.writer,
+        validTo: record.validTo,
+        supersededBy: record.supersededBy,
+        suspicious: record.suspicious,
+        remaining: record.alsoFrom.filter(kept),
+      };
+      const rewritten = await repointed(context, intent);
+      if (!rewritten) continue;
+      await context.store.jobs.recordRepoint({ jobId, repoint: intent });
+      await rewrite(context, jobId, intent, rewritten);
+    }
+  }
+}
+
+/**
+ * Replaces the memory by its re-pointed version (none: it is only removed), then forgets the
+ * intent. Deleted first, then written anew: a delete is what leaves no byte of the old text behind
+ * (a columnar index drops its old versions on delete, not on a replacing upsert).
+ */
+async function rewrite(context: ServiceContext, jobId: string, intent: JobRepoint, rewritten: MemoryRecord | null): Promise<void> {
+  await context.index.deleteBy({ agentId: intent.agentId, ids: [intent.memoryId] });
+  if (rewritten) await context.index.upsert({ records: [rewritten], embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions } });
+  await context.store.jobs.clearRepoint({ jobId, memoryId: intent.memoryId });
 }
 
 /** The job's memories that other turns were merged into. */
@@ -52,8 +82,12 @@ async function mergedMemoriesOf(context: ServiceContext, agentId: string, jobId:
   return found;
 }
 
-/** `record` learned again from the first of `remaining` whose turn is still stored, or null when none is. */
-async function repointed(context: ServiceContext, record: MemoryHitRecord, remaining: MemorySourceRef[]): Promise<MemoryRecord | null> {
+/**
+ * The memory of `intent` learned again from the first of its remaining turns still stored, or null
+ * when none is. Only the intent's ids, dates and flags carry over: nothing of the erased turn.
+ */
+async function repointed(context: ServiceContext, intent: JobRepoint): Promise<MemoryRecord | null> {
+  const { remaining } = intent;
   for (const [position, source] of remaining.entries()) {
     const [turn] = await context.store.jobs.getTurns({ refs: [{ jobId: source.observationId, turnIndex: source.turnIndex }] });
     const text = turn?.text.trim() ?? '';
@@ -61,16 +95,22 @@ async function repointed(context: ServiceContext, record: MemoryHitRecord, remai
     const [vector] = (await context.embedder.embed({ texts: [text] })).vectors;
     const start = turn.text.indexOf(text);
     return {
-      ...record,
+      id: intent.memoryId,
+      organizationId: intent.organizationId,
+      agentId: intent.agentId,
       text,
       keywords: [turn.speaker, dateKeywords(turn.timestamp), ...turn.tags, text].filter((word) => word !== '').join(' '),
       vector: vector!,
       speaker: turn.speaker,
       occurredAt: turn.timestamp,
       source: { ...source },
-      provenance: { writer: record.provenance.writer, jobId: source.observationId, span: { start, end: start + text.length } },
+      createdAt: intent.createdAt,
+      provenance: { writer: intent.writer, jobId: source.observationId, span: { start, end: start + text.length } },
       alsoFrom: remaining.slice(position + 1).map((other) => ({ ...other })),
       validFrom: turn.timestamp,
+      validTo: intent.validTo,
+      supersededBy: intent.supersededBy,
+      suspicious: intent.suspicious,
     };
   }
   return null;

@@ -28,7 +28,8 @@ const line = (record: unknown) => `${JSON.stringify(record)}\n`;
 /**
  * The agent as export lines (each ends with `\n`), read one area at a time so a large agent is
  * never held whole: header, agent, threads and their messages, stored originals (base64 chunks),
- * jobs with their turns, not-learned reports and uploads, memories (v2 records, with vectors unless
+ * jobs with their turns and learning records (merges, supersessions, model tokens: what receipts
+ * read), not-learned reports and uploads, memories (v2 records, with vectors unless
  * `vectors: false`), the ledger entries of its jobs, and an `end` line with the counts.
  * 404 `not_found` when the organization has no such agent.
  */
@@ -75,6 +76,13 @@ export async function* exportAgent(context: ExportContext, { organizationId, age
         for (const turn of turns) yield emit('turn', { turn });
         if (turns.length < 1000) break;
       }
+      // What its receipt reads beyond turns and memories, so the copy's receipt says the same.
+      const [merges, supersessions, modelUsage] = await Promise.all([
+        context.store.jobs.merges({ jobId: job.id }),
+        context.store.jobs.supersessions({ jobId: job.id }),
+        context.store.jobs.modelUsage({ jobId: job.id }),
+      ]);
+      if (merges.length + supersessions.length + modelUsage.length > 0) yield emit('job_learning', { jobId: job.id, merges, supersessions, modelUsage });
       ledgerJobs.push(job.id);
     }
     for (let beforeId: number | undefined; ; ) {

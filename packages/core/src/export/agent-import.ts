@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ServiceError } from '../errors/index.js';
 import { resolveLimits } from '../limits/index.js';
 import type { MemoryHitRecord, MemoryRecord, MemorySourceRef } from '../ports/memory-index.js';
@@ -12,16 +11,8 @@ import type {
   UploadRecord,
 } from '../ports/store/index.js';
 import { sourceBlobKey } from '../sources/read-document.js';
-import {
-  EXPORT_FORMAT,
-  EXPORT_RECORD_TYPES,
-  EXPORT_VERSION,
-  ExportFormatError,
-  decodeVector,
-  emptyCounts,
-  type ExportHeader,
-  type ExportRecordType,
-} from './format.js';
+import { checkFile, type Checked } from './check-file.js';
+import { ExportFormatError, decodeVector, type ExportRecordType, type JobLearningLine } from './format.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** What `importAgent` writes through. */
@@ -59,159 +50,15 @@ export type ImportAgentResult = {
   ids: { threads: Record<string, string>; observations: Record<string, string>; sources: Record<string, string> };
 };
 
-type Checked = { header: ExportHeader; counts: Record<ExportRecordType, number>; sourceIds: Map<string, string>; memoryIds: string[] };
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * Reads the whole file once and refuses it (`ExportFormatError`, with the line) when it is not a
- * complete export of one agent of this version: malformed JSON, no header, another version, a
- * record of another organization or agent than the header's or naming a thread or job the file did
- * not declare, a source whose chunks are missing, no `end` line (truncated) or counts that differ.
- */
-async function checkFile(lines: AsyncIterable<string>, organizationId: string): Promise<Checked> {
-  let header: ExportHeader | null = null;
-  let ended = false;
-  let number = 0;
-  const counts = emptyCounts();
-  const threads = new Set<string>();
-  const jobs = new Set<string>();
-  const sources = new Map<string, { chunks: number; next: number; bytes: number; size: number; hash: ReturnType<typeof createHash> }>();
-  const sourceIds = new Map<string, string>();
-  const memoryIds: string[] = [];
-  for await (const text of lines) {
-    number++;
-    if (ended) throw new ExportFormatError(number, 'a line follows the end line; the file was damaged or joined to another.');
-    if (text.trim() === '') throw new ExportFormatError(number, 'an empty line; every line of an export is one JSON record.');
-    let record: unknown;
-    try {
-      record = JSON.parse(text);
-    } catch {
-      throw new ExportFormatError(number, 'not valid JSON; every line of an export is one JSON record.');
-    }
-    if (!isObject(record) || typeof record.type !== 'string') throw new ExportFormatError(number, 'a record without a "type".');
-    if (header === null) {
-      if (record.type !== EXPORT_FORMAT) throw new ExportFormatError(number, `the first line is not a ${EXPORT_FORMAT} header; this is not an agent export.`);
-      if (record.version !== EXPORT_VERSION) {
-        throw new ExportFormatError(number, `the file is export format version ${JSON.stringify(record.version)}; this build reads version ${EXPORT_VERSION} only (use a build that reads it, or export again with this one).`);
-      }
-      if (typeof record.organizationId !== 'string' || typeof record.agentId !== 'string') throw new ExportFormatError(number, 'the header names no organizationId and agentId.');
-      header = record as unknown as ExportHeader;
-      continue;
-    }
-    const h = header;
-    const ownedBy = (value: Record<string, unknown> | undefined, what: string, fields: ('organizationId' | 'agentId')[]) => {
-      if (!isObject(value)) throw new ExportFormatError(number, `a ${record.type} line without its "${what}" object.`);
-      for (const field of fields) {
-        if (value[field] !== h[field]) throw new ExportFormatError(number, `this ${what} names ${field} ${JSON.stringify(value[field])}, not the header's ${h[field]}; an export holds one agent of one organization.`);
-      }
-      return value;
-    };
-    const known = (set: Set<string>, id: unknown, what: string) => {
-      if (typeof id !== 'string' || !set.has(id)) throw new ExportFormatError(number, `names ${what} ${JSON.stringify(id)}, which the file did not declare before.`);
-    };
-    const type = record.type;
-    switch (type) {
-      case 'end': {
-        if (!isObject(record.counts)) throw new ExportFormatError(number, 'the end line has no counts.');
-        for (const name of EXPORT_RECORD_TYPES) {
-          if (record.counts[name] !== counts[name]) throw new ExportFormatError(number, `the end line counts ${String(record.counts[name])} ${name} records but the file holds ${counts[name]}; lines are missing or were added.`);
-        }
-        for (const [id, source] of sources) {
-          if (source.next !== source.chunks || source.size !== source.bytes) throw new ExportFormatError(number, `source ${id} has ${source.next} of its ${source.chunks} chunks.`);
-        }
-        ended = true;
-        continue;
-      }
-      case 'agent': {
-        const agent = ownedBy(record.agent as Record<string, unknown>, 'agent', ['organizationId']);
-        if (agent.id !== h.agentId) throw new ExportFormatError(number, `the agent record is ${JSON.stringify(agent.id)}, not the header's ${h.agentId}.`);
-        if (counts.agent > 0) throw new ExportFormatError(number, 'a second agent record; an export holds one agent.');
-        break;
-      }
-      case 'thread': {
-        const thread = ownedBy(record.thread as Record<string, unknown>, 'thread', ['organizationId', 'agentId']);
-        if (typeof thread.id !== 'string') throw new ExportFormatError(number, 'a thread without an id.');
-        threads.add(thread.id);
-        break;
-      }
-      case 'message': {
-        const message = ownedBy(record.message as Record<string, unknown>, 'message', ['agentId']);
-        known(threads, message.threadId, 'thread');
-        break;
-      }
-      case 'source': {
-        if (typeof record.sourceId !== 'string' || typeof record.chunks !== 'number' || typeof record.bytes !== 'number' || typeof record.mediaType !== 'string') {
-          throw new ExportFormatError(number, 'a source line needs sourceId, mediaType, bytes and chunks.');
-        }
-        const hash = createHash('sha256').update(organizationId).update('\0');
-        sources.set(record.sourceId, { chunks: record.chunks, next: 0, bytes: record.bytes, size: 0, hash });
-        if (record.chunks === 0) sourceIds.set(record.sourceId, `src_${hash.digest('hex').slice(0, 32)}`);
-        break;
-      }
-      case 'source_chunk': {
-        const source = typeof record.sourceId === 'string' ? sources.get(record.sourceId) : undefined;
-        if (!source) throw new ExportFormatError(number, `a chunk of source ${JSON.stringify(record.sourceId)}, which the file did not declare before.`);
-        if (record.index !== source.next || typeof record.data !== 'string') throw new ExportFormatError(number, `chunk ${String(record.index)} of ${String(record.sourceId)} is out of order (expected ${source.next}).`);
-        const data = Buffer.from(record.data, 'base64');
-        source.hash.update(data);
-        source.size += data.length;
-        source.next++;
-        if (source.next === source.chunks) sourceIds.set(String(record.sourceId), `src_${source.hash.digest('hex').slice(0, 32)}`);
-        break;
-      }
-      case 'job': {
-        const job = ownedBy(record.job as Record<string, unknown>, 'job', ['organizationId', 'agentId']);
-        known(threads, job.threadId, 'thread');
-        if (typeof job.id !== 'string') throw new ExportFormatError(number, 'a job without an id.');
-        jobs.add(job.id);
-        break;
-      }
-      case 'turn': {
-        if (!isObject(record.turn)) throw new ExportFormatError(number, 'a turn line without its "turn" object.');
-        known(jobs, record.turn.jobId, 'job');
-        break;
-      }
-      case 'not_learned': {
-        const report = ownedBy(record.record as Record<string, unknown>, 'record', ['organizationId', 'agentId']);
-        known(jobs, report.jobId, 'job');
-        known(threads, report.threadId, 'thread');
-        break;
-      }
-      case 'upload': {
-        const upload = ownedBy(record.upload as Record<string, unknown>, 'upload', ['organizationId', 'agentId']);
-        known(jobs, upload.jobId, 'job');
-        break;
-      }
-      case 'memory': {
-        const memory = ownedBy(record.memory as Record<string, unknown>, 'memory', ['organizationId', 'agentId']);
-        if (typeof memory.id !== 'string' || typeof memory.text !== 'string' || !isObject(memory.source)) throw new ExportFormatError(number, 'a memory needs id, text and source.');
-        memoryIds.push(memory.id);
-        if (h.vectors && memory.vector !== undefined && typeof memory.vector !== 'string') throw new ExportFormatError(number, 'a memory vector is base64 text.');
-        break;
-      }
-      case 'ledger': {
-        ownedBy(record.entry as Record<string, unknown>, 'entry', ['organizationId']);
-        break;
-      }
-      default:
-        // Version rule: record types added later within version 1 are skipped.
-        continue;
-    }
-    counts[type]++;
-  }
-  if (header === null) throw new ExportFormatError(1, 'the file is empty; an export starts with its header line.');
-  if (!ended) throw new ExportFormatError(number + 1, `the file ends after line ${number} without its end line; it was cut short (truncated), and nothing was imported.`);
-  return { header, counts, sourceIds, memoryIds };
-}
-
 /**
  * Imports an export file into `organizationId` as a NEW agent: every agent, thread, job and memory
  * id is re-keyed (always, so an import never collides, also into the organization it came from);
  * `src_` ids are content ids of the organization, so they are computed again for the target
  * organization. Memories are embedded again when the file has no vectors or they were made by
- * another embedder than this service's. Ledger entries are not applied (the target organization's
- * billing is its own); they are counted in the result.
+ * another embedder than this service's. Each job's learning records (`job_learning`: merges,
+ * supersessions, model tokens) are recorded again with re-keyed ids, so its receipt says what the
+ * original's did. Ledger entries are not applied (the target organization's billing is its own);
+ * they are counted in the result.
  *
  * Nothing is half-imported: the whole file is checked first (`invalid_request` 422 naming the
  * line, nothing written), and when writing fails part-way, everything written (the new agent with
@@ -247,9 +94,19 @@ export async function importAgent(context: ImportContext, { organizationId, open
   };
   const thread = remap('thread_');
   const job = remap('obs_');
-  const memory = remap('mem_');
-  // New memory ids are made in the order of the old ones, so ties that retrieval breaks by id fall
-  // the same way in the copy (the file lists memories newest first).
+  const fresh = remap('mem_');
+  // A memory id learning made, `mem_<job>_<turn>_<piece>`, follows its job's new id: a receipt lists
+  // the turn's memories in the same (piece) order and learning resumed on the copy writes the ids
+  // it would have. Other memory ids are made anew.
+  const memory = (id: string) => {
+    const learned = keepIds || maps.mem_.has(id) ? null : /^mem_(.+)_(\d+)_(\d+)$/.exec(id);
+    const newJob = learned ? maps.obs_.get(`obs_${learned[1]}`) : undefined;
+    if (learned && newJob !== undefined) maps.mem_.set(id, `mem_${newJob.slice(4)}_${learned[2]}_${learned[3]}`);
+    return fresh(id);
+  };
+  // New job and memory ids are made in the order of the old ones, so ties that retrieval breaks by
+  // id fall the same way in the copy (the file lists memories newest first).
+  for (const id of checked.jobIds.sort()) job(id);
   for (const id of checked.memoryIds.sort()) memory(id);
   const knownJobs = new Set<string>();
   // A source whose bytes are in the file gets its content id in the target organization; one
@@ -341,6 +198,14 @@ export async function importAgent(context: ImportContext, { organizationId, open
           const t = record.turn as TurnRecord;
           const details = t.details.sourceId === undefined ? t.details : { ...t.details, sourceId: source(t.details.sourceId) };
           pendingJob!.turns.push({ ...t, jobId: job(t.jobId), details });
+          break;
+        }
+        case 'job_learning': {
+          const { jobId, merges, supersessions, modelUsage } = record as unknown as JobLearningLine;
+          const id = job(jobId);
+          await context.store.jobs.recordMerges({ jobId: id, merges: merges.map((merge) => ({ turnIndex: merge.turnIndex, memoryId: memory(merge.memoryId) })) });
+          await context.store.jobs.recordSupersessions({ jobId: id, supersessions: supersessions.map((entry) => ({ turnIndex: entry.turnIndex, memoryIds: entry.memoryIds.map(memory) })) });
+          for (const batch of modelUsage) await context.store.jobs.recordModelUsage({ jobId: id, batch });
           break;
         }
         case 'not_learned': {

@@ -4,6 +4,8 @@
  * version with a sentence; within a version, fields and record types are only ever added, and a
  * reader ignores the ones it does not know.
  */
+import type { JobMerge, JobModelUsage, JobSupersession } from '../ports/store/index.js';
+
 export const EXPORT_FORMAT = 'memory-agents-export';
 export const EXPORT_VERSION = 1;
 
@@ -11,8 +13,27 @@ export const EXPORT_VERSION = 1;
 export const SOURCE_CHUNK_BYTES = 192 * 1024;
 
 /** The record types of version 1, in the order an export writes them. */
-export const EXPORT_RECORD_TYPES = ['agent', 'thread', 'message', 'source', 'source_chunk', 'job', 'turn', 'not_learned', 'upload', 'memory', 'ledger'] as const;
+export const EXPORT_RECORD_TYPES = ['agent', 'thread', 'message', 'source', 'source_chunk', 'job', 'turn', 'job_learning', 'not_learned', 'upload', 'memory', 'ledger'] as const;
 export type ExportRecordType = (typeof EXPORT_RECORD_TYPES)[number];
+
+/**
+ * Record types added within version 1 after its first files were written: the `end` line of an
+ * older file has no count for them, which reads as 0.
+ */
+export const LATER_RECORD_TYPES: readonly ExportRecordType[] = ['job_learning'];
+
+/**
+ * A `job_learning` line: what learning recorded for the job in `store.jobs` that its receipt reads
+ * (turns merged into memories, memories superseded, model tokens per batch). Written after the
+ * job's turns, only when one of them is not empty.
+ */
+export type JobLearningLine = {
+  type: 'job_learning';
+  jobId: string;
+  merges: JobMerge[];
+  supersessions: JobSupersession[];
+  modelUsage: JobModelUsage[];
+};
 
 export type ExportHeader = {
   type: typeof EXPORT_FORMAT;

@@ -1,5 +1,5 @@
 import { copy, deleteIngests, deleteJobs, type State } from './state.js';
-import { FINAL_JOB_STATUSES, type JobRecord, type JobStore, type TurnRecord, type TurnState } from '../../ports/store/index.js';
+import { FINAL_JOB_STATUSES, type JobRecord, type JobRepoint, type JobStore, type TurnRecord, type TurnState } from '../../ports/store/index.js';
 
 const isUnfinished = (job: JobRecord) => !FINAL_JOB_STATUSES.includes(job.status);
 
@@ -111,6 +111,20 @@ export function inMemoryJobs(get: () => State): JobStore {
     async merges({ jobId }) {
       const recorded = get().merges.get(jobId) ?? new Map<number, string>();
       return [...recorded].map(([turnIndex, memoryId]) => ({ turnIndex, memoryId })).sort((a, b) => a.turnIndex - b.turnIndex);
+    },
+    async recordRepoint({ jobId, repoint }) {
+      const state = get();
+      if (!state.jobs.has(jobId)) return;
+      const recorded = state.repoints.get(jobId) ?? new Map<string, JobRepoint>();
+      recorded.set(repoint.memoryId, copy(repoint));
+      state.repoints.set(jobId, recorded);
+    },
+    async repoints({ jobId }) {
+      const recorded = get().repoints.get(jobId) ?? new Map<string, JobRepoint>();
+      return [...recorded.values()].sort((a, b) => (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0)).map(copy);
+    },
+    async clearRepoint({ jobId, memoryId }) {
+      get().repoints.get(jobId)?.delete(memoryId);
     },
     async turnCounts({ jobId }) {
       const counts: Record<TurnState, number> = { pending: 0, read: 0, committed: 0, failed: 0 };

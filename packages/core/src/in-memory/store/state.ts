@@ -7,6 +7,7 @@ import type {
   ImageRecord,
   JobRecord,
   JobModelUsage,
+  JobRepoint,
   JobSupersession,
   KeyRecord,
   NotLearnedRecord,
@@ -38,6 +39,8 @@ export type State = {
   modelUsage: Map<string, JobModelUsage[]>;
   /** Per job, turn index -> the memory the turn was merged into (receipts, erasure). */
   merges: Map<string, Map<number, string>>;
+  /** Per job, memory id -> an erasure's re-pointing not yet written (erasure). */
+  repoints: Map<string, Map<string, JobRepoint>>;
   notLearned: NotLearnedRecord[];
   /** Arrival order of messages, log entries, jobs and ids of learning records. */
   sequence: number;
@@ -63,6 +66,7 @@ export function emptyState(): State {
     supersessions: new Map(),
     modelUsage: new Map(),
     merges: new Map(),
+    repoints: new Map(),
     notLearned: [],
     sequence: 0,
     ledger: { accounts: new Map(), entries: [], sequence: 0 },
@@ -88,6 +92,7 @@ export function deleteJobs(state: State, matches: (job: JobRecord) => boolean): 
     state.supersessions.delete(id);
     state.modelUsage.delete(id);
     state.merges.delete(id);
+    state.repoints.delete(id);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { MemorySourceRef } from '../memory-index.js';
 import type { ModelUsage } from '../model-usage.js';
 import type { LearningReason, LearningReport } from './not-learned.js';
 
@@ -127,6 +128,28 @@ export type JobModelUsage = { turnIndexes: number[]; usage: ModelUsage[] };
  */
 export type JobMerge = { turnIndex: number; memoryId: string };
 
+/**
+ * An erasure's intent to re-point one memory of the (erased) job to the turns merged into it
+ * (issue 33), recorded before the memory is deleted and written anew: what a resumed erasure needs
+ * to write it again when the process stopped in between. Ids, dates and flags of the memory only,
+ * never its text (nor anything else read from the erased turn).
+ */
+export type JobRepoint = {
+  /** The `mem_` id the rewritten memory keeps. */
+  memoryId: string;
+  organizationId: string;
+  agentId: string;
+  /** The memory's `createdAt` ("when it was learned"), kept through the rewrite. */
+  createdAt: string;
+  /** The memory's `provenance.writer`. */
+  writer: string;
+  validTo: string | null;
+  supersededBy: string | null;
+  suspicious: boolean;
+  /** The merged turns still kept, in the memory's `alsoFrom` order: the first stored one becomes its source. */
+  remaining: MemorySourceRef[];
+};
+
 export type JobStore = {
   /**
    * Inserts the job with all its turns atomically and assigns `seq`. With `onlyIfIdle`, the insert
@@ -190,6 +213,16 @@ export type JobStore = {
   recordMerges(request: { jobId: string; merges: readonly JobMerge[] }): Promise<void>;
   /** What {@link JobStore.recordMerges} recorded for the job, by turn index ascending. */
   merges(request: { jobId: string }): Promise<JobMerge[]>;
+  /**
+   * Erasure: records, durably and before the memory is deleted, that the job's memory
+   * `repoint.memoryId` is being re-pointed (see {@link JobRepoint}); a memory recorded again for
+   * the job replaces its entry. Ignored when the job is absent. Goes with the job (`delete`).
+   */
+  recordRepoint(request: { jobId: string; repoint: JobRepoint }): Promise<void>;
+  /** What {@link JobStore.recordRepoint} recorded for the job and was not cleared, by memory id ascending. */
+  repoints(request: { jobId: string }): Promise<JobRepoint[]>;
+  /** Forgets the job's entry for `memoryId` (its rewrite is written); an absent entry is not an error. */
+  clearRepoint(request: { jobId: string; memoryId: string }): Promise<void>;
   /** Counts of the job's turns per state. */
   turnCounts(request: { jobId: string }): Promise<Record<TurnState, number>>;
   /** Turns of the agent's jobs in state `committed` (what the agent has learned). */
