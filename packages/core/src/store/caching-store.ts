@@ -218,7 +218,7 @@ const PASSED_THROUGH = ['messages', 'logs', 'leases', 'rateLimits', 'uploads', '
 const JOB_PREFIX = 'job:';
 /** In a transaction's touched ids: it changed jobs not known by id; every cached job is dropped after the commit. */
 const ALL_JOBS = `${JOB_PREFIX}*`;
-/** Methods of `jobs` that read, or write only rows other than the job's own (its merges, supersessions, model usage). */
+/** Methods of `jobs` that read, or write only rows other than the job's own (its merges, supersessions, model usage, erasure re-points). */
 const JOB_READS = [
   'nextForAgent',
   'countAhead',
@@ -236,6 +236,9 @@ const JOB_READS = [
   'countCommittedTurns',
   'allForThread',
   'listUnfinished',
+  'recordRepoint',
+  'repoints',
+  'clearRepoint',
 ] as const satisfies readonly (keyof StoreAreas['jobs'])[];
 
 /** The named methods of an area, each calling the area as it is at the call. */
