@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { StoreUnavailableError } from '@memory-agents/core/adapter';
-import type { SqlClient } from './sql-client.js';
+import type { SqlClient } from './sql-types.js';
 
 /**
  * A PGlite data directory opened in a worker thread, behind the `SqlClient` surface.

@@ -1,3 +1,4 @@
+import type { VectorMeta } from './vectors.js';
 import { canonicalIso, type MemorySearchRequest } from '@memory-agents/core/adapter';
 import { timestampOf, type IndexTables } from './schema.js';
 
@@ -50,5 +51,3 @@ export function filterPredicate(filter: SearchFilter): (meta: VectorMeta) => boo
   };
 }
 
-/** What the JS vector channel keeps per cached vector to apply a search's filter. */
-export type VectorMeta = { threadId: string; validFrom: string | null; validTo: string | null };

@@ -9,7 +9,7 @@ import {
   type MemoryRecord,
 } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
-import type { VectorMeta } from './filters.js';
+import type { VectorMeta } from './vectors.js';
 import { HIT_COLUMNS, hitFromRow, timestampOf, type HitRow, type IndexTables } from './schema.js';
 
 /** What the JS vector channel caches of a record to filter searches. */

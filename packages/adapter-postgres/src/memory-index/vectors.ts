@@ -1,6 +1,7 @@
-import type { VectorMeta } from './filters.js';
-
 /** Vector encodings (pgvector text, bytea float32) and the per-agent vector slab of the JS channel. */
+
+/** What the JS vector channel keeps per cached vector to apply a search's filter. */
+export type VectorMeta = { threadId: string; validFrom: string | null; validTo: string | null };
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 

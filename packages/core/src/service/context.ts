@@ -15,7 +15,7 @@ import type { BackgroundTasks } from './background.js';
 import type { TelemetryObserver } from './telemetry.js';
 import type { Logger } from './logger.js';
 import type { RetrievalOptions } from '../retrieval/retrieve.js';
-import type { WebhookEmitter } from '../webhooks/events.js';
+import type { WebhookEmitter } from '../webhooks/emitter.js';
 
 /** What every operation of the service reaches; built once by `createMemoryService`. */
 export type ServiceContext = {

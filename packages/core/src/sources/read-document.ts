@@ -2,7 +2,7 @@ import { chunkDocument, type ChunkStrategy } from '../chunking/index.js';
 import { countWords } from '../credits/pricing.js';
 import type { ConvertDocumentLimits, ConvertedDocument } from '../ports/document-converter.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
-import type { NewTurn } from '../observations/observations.js';
+import type { NewTurn } from '../observations/new-job.js';
 import type { ChunkingSettings } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { inSpan } from '../service/telemetry.js';

@@ -1,13 +1,7 @@
 import type { JobRecord, JobStore, StoreAreas, WebhookEventType } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
-/** What core calls to record an event for the organization's webhooks (null when webhooks are off). */
-export type WebhookEmitter = {
-  /** Records the event for every subscribed endpoint, inside the caller's transaction when given `store`. */
-  record(store: StoreAreas, event: { organizationId: string; type: WebhookEventType; orderingKey: string; data: Record<string, unknown> }): Promise<void>;
-  /** Wakes the delivery worker (after the recording transaction committed). */
-  kick(): void;
-};
+export type { WebhookEmitter } from './emitter.js';
 
 /** The `data` of `erasure.finished` (the erasure work defines what it erased; these fields at least). */
 export type ErasureFinishedData = {
