@@ -1,0 +1,57 @@
+import type { Store } from '@memory-agents/core';
+import type { PGlite } from '@electric-sql/pglite';
+import { postgresStore } from '../postgres-store.js';
+import { DEFAULT_PGLITE_SETTINGS } from '../sql-client.js';
+
+// Tests only. An in-memory PGlite costs initdb plus the store's migrations, ~3 s on a 2-core
+// machine (more under load), and the store conformance suite wants a fresh database for each of its
+// cases. So the first call in a test process builds one database the way
+// `postgresStore({ dataDir: 'memory://' })` does (initdb, then every migration from empty), dumps
+// its data directory once, and every case opens its own new PGlite instance from that dump
+// (`loadDataDir`, ~0.3 s): separate memory, nothing shared between cases but the starting bytes.
+
+let template: Promise<Blob> | null = null;
+
+async function openPglite(loadDataDir?: Blob): Promise<PGlite> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { vector } = await import('@electric-sql/pglite-pgvector');
+  // The same extensions and settings as `openSqlClient({ dataDir: 'memory://' })`.
+  return PGlite.create({ dataDir: 'memory://', extensions: { vector }, postgresqlconf: [...DEFAULT_PGLITE_SETTINGS], ...(loadDataDir ? { loadDataDir } : {}) });
+}
+
+/** The data directory of an in-memory PGlite with every store migration applied, built once per process. */
+function migratedTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    const db = await openPglite();
+    try {
+      const store = postgresStore({ pglite: db });
+      await store.init();
+      await store.close();
+      // Flushed to the data files, so each copy starts without WAL to replay.
+      await db.exec('CHECKPOINT');
+      return await db.dumpDataDir('none');
+    } finally {
+      await db.close();
+    }
+  })();
+  return template;
+}
+
+/**
+ * A new in-memory PGlite of its own, already holding every store migration; the caller closes it.
+ * `postgresStore({ pglite })` on it finds the migrations recorded and applies none.
+ */
+export async function migratedPglite(): Promise<PGlite> {
+  return openPglite(await migratedTemplate());
+}
+
+/**
+ * A fresh, initialized `postgresStore` on its own migrated in-memory PGlite, for one test;
+ * `cleanup` closes the database (the store does not own a PGlite it was handed).
+ */
+export async function migratedPgliteStore(): Promise<{ store: Store; cleanup: () => Promise<void> }> {
+  const db = await migratedPglite();
+  const store = postgresStore({ pglite: db });
+  await store.init();
+  return { store, cleanup: () => db.close() };
+}
