@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migratedPglite, migratedPgliteStore } from './__fixtures__/migrated-pglite.js';
+import { migratedPglite, migratedPgliteStore } from './__fixtures__/pglite-templates.js';
 import { STORE_MIGRATIONS } from './migrations/index.js';
 import { postgresStore } from './postgres-store.js';
 import { openSqlClient } from './sql-client.js';
@@ -130,7 +130,7 @@ describe('job and turn details written by earlier versions', () => {
 });
 
 // Each case gets its own in-memory PGlite, opened from a copy of one migrated database (see
-// __fixtures__/migrated-pglite.ts) instead of running initdb and every migration again; the
+// __fixtures__/pglite-templates.ts) instead of running initdb and every migration again; the
 // migrations from empty run in that copy's making and in the cases above and below.
 describe('the migrated PGlite the conformance cases start from', () => {
   it('holds every store migration, is empty, and is a database of its own', async () => {
