@@ -14,6 +14,11 @@ import { DEFAULT_PGLITE_SETTINGS, openSqlClient, type SqlClient } from '../sql-c
 let template: Promise<Blob> | null = null;
 let emptyTemplate: Promise<Blob> | null = null;
 
+/** Closes `db` once; closing again does nothing (as a `SqlClient` the adapter opened does). */
+const closer = (db: PGlite) => async () => {
+  if (!db.closed) await db.close();
+};
+
 async function openPglite(loadDataDir?: Blob): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { vector } = await import('@electric-sql/pglite-pgvector');
@@ -42,7 +47,7 @@ function emptyPgliteTemplate(): Promise<Blob> {
 export async function emptyPgliteClient(): Promise<SqlClient> {
   const db = await openPglite(await emptyPgliteTemplate());
   const client = await openSqlClient({ pglite: db });
-  return Object.assign(client, { close: () => db.close() });
+  return Object.assign(client, { close: closer(db) });
 }
 
 /** The data directory of an in-memory PGlite with every store migration applied, built once per process. */
@@ -79,5 +84,5 @@ export async function migratedPgliteStore(): Promise<{ store: Store; cleanup: ()
   const db = await migratedPglite();
   const store = postgresStore({ pglite: db });
   await store.init();
-  return { store, cleanup: () => db.close() };
+  return { store, cleanup: closer(db) };
 }
