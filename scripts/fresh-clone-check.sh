@@ -8,8 +8,24 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 server_pid=
+# `serve` runs in a process group of its own (setsid): npx starts the real node process as a child,
+# and killing npx alone left that node running (with the data dir open) after the check. Stopping
+# the group stops both; a process still naming the data dir 10 s later fails the check.
+stop_server() {
+  kill -TERM -- "-$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  for _ in $(seq 1 100); do
+    pgrep -f -- "$work/data" >/dev/null || { server_pid=; return 0; }
+    sleep 0.1
+  done
+  echo "fresh clone: processes still running on $work/data after stopping serve:" >&2
+  pgrep -a -f -- "$work/data" >&2 || true
+  kill -KILL -- "-$server_pid" 2>/dev/null || true
+  server_pid=
+  return 1
+}
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  if [ -n "$server_pid" ]; then stop_server || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -18,7 +34,9 @@ cd "$work/repo"
 echo "fresh clone in $work/repo at $(git rev-parse --short HEAD); ../shared beside it: $([ -e ../shared ] && echo yes || echo no)"
 npm install --no-audit --no-fund >"$work/install.log" 2>&1 || { tail -40 "$work/install.log"; echo "fresh clone: npm install failed" >&2; exit 1; }
 echo "memory-agents --version: $(npx --no-install memory-agents --version)"
-npx --no-install memory-agents serve --port 0 --data "$work/data" >"$work/serve.log" 2>&1 &
+# Started from a non-interactive shell, setsid is not a group leader and does not fork: $! is the
+# new group's leader and id.
+setsid npx --no-install memory-agents serve --port 0 --data "$work/data" >"$work/serve.log" 2>&1 &
 server_pid=$!
 url=
 for _ in $(seq 1 600); do
@@ -33,7 +51,8 @@ key=$(sed -n 's/^  \(sp_[^ ]*\)$/\1/p' "$work/serve.log")
 status=$(curl -s -o "$work/session.json" -w '%{http_code}' "$url/v1/session" -H "Authorization: Bearer $key")
 [ "$status" = 200 ] || { cat "$work/session.json"; echo "fresh clone: GET /v1/session answered $status" >&2; exit 1; }
 echo "serve on a fresh data dir: GET /v1/session 200 $(cat "$work/session.json")"
-kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+stop_server
+echo "serve stopped: no process left on $work/data"
 if [ "${1:-}" = "--test" ]; then
   env -u CI npm test
 fi

@@ -134,7 +134,9 @@ describe.runIf(databaseUrl)('PostgreSQL cut: MCP, idempotent resends, an open tr
       for (const mode of ['refuse', 'blackhole'] as const) {
         proxy.cut(mode);
         try {
-          for (const { transport, mcp } of sessions) {
+          // Both sessions at once, as two clients would be (each waits out the cut's timeouts and
+          // remember's retries: one after the other took most of this test's ~30 s).
+          await Promise.all(sessions.map(async ({ transport, mcp }) => {
             const answers: { tool: string; result: CallToolResult; ms: number; bound?: number }[] = [
               { tool: 'recall', ...(await call(mcp, 'recall', { query: 'crate' })) },
               { tool: 'ask', ...(await call(mcp, 'ask', { question: 'When does the amber crate ship?' })) },
@@ -148,7 +150,7 @@ describe.runIf(databaseUrl)('PostgreSQL cut: MCP, idempotent resends, an open tr
               expect(answer.result.structuredContent, what).toMatchObject({ code: 'service_unavailable', status: 503 });
               expect(answer.ms, what).toBeLessThan(answer.bound ?? ANSWER_BOUND_MS);
             }
-          }
+          }));
         } finally {
           proxy.restore();
         }

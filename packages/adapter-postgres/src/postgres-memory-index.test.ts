@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { describeMemoryIndexConformance, postgresUrl } from '@memory-agents/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { emptyPgliteClient } from './__fixtures__/pglite-templates.js';
 import { postgresMemoryIndex, type PostgresMemoryIndexOptions } from './postgres-memory-index.js';
 import { indexTables, migrations } from './memory-index/schema.js';
 import { migrate } from './migrate.js';
 import { openSqlClient, type SqlClient } from './sql-client.js';
 
 /**
- * One database per file (PGlite's initdb takes seconds), one schema per test: each test starts
+ * One database per conformance run (a PGlite's initdb takes seconds: each starts from a copy of
+ * one, see __fixtures__/pglite-templates.ts), one schema per test: each test starts
  * empty, `reopen` is a second index instance on the same schema, and cleanup drops the schema.
  */
 function conformanceOn(name: string, open: () => Promise<SqlClient>, extra: Partial<PostgresMemoryIndexOptions> = {}) {
@@ -34,13 +36,13 @@ function conformanceOn(name: string, open: () => Promise<SqlClient>, extra: Part
 }
 
 // PGlite searches vectors in the process by default (vectorSearch 'process'); 'database' is pgvector in WebAssembly.
-conformanceOn('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory://' }));
-conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => openSqlClient({ dataDir: 'memory://' }), {
+conformanceOn('PGlite + pgvector', () => emptyPgliteClient());
+conformanceOn('PGlite + pgvector, HNSW from 1,000 rows', () => emptyPgliteClient(), {
   vectorSearch: 'database',
   annThreshold: 1000,
   exactSearchBelow: 0,
 });
-conformanceOn('PGlite, full text scoring a bounded candidate set', () => openSqlClient({ dataDir: 'memory://' }), { fullTextCandidates: 3 });
+conformanceOn('PGlite, full text scoring a bounded candidate set', () => emptyPgliteClient(), { fullTextCandidates: 3 });
 
 const databaseUrl = postgresUrl('PostgreSQL memory index');
 /**
@@ -120,7 +122,7 @@ function crossInstanceCases(name: string, open: () => Promise<SqlClient>, extra:
   });
 }
 
-crossInstanceCases('PGlite + pgvector', () => openSqlClient({ dataDir: 'memory://' }));
+crossInstanceCases('PGlite + pgvector', () => emptyPgliteClient());
 describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), across instances', () => {
   crossInstanceCases('PostgreSQL', () => openSqlClient({ connectionString: databaseUrl! }));
   crossInstanceCases('PostgreSQL without pgvector', () => withoutPgvector(() => openSqlClient({ connectionString: databaseUrl! })));
@@ -134,7 +136,7 @@ describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), across instances'
  */
 describe('postgresMemoryIndex term statistics (PGlite)', () => {
   it('stay equal to the records through replacements, moves, deletions and copies', async () => {
-    const sql = await openSqlClient({ dataDir: 'memory://' });
+    const sql = await emptyPgliteClient();
     try {
       const index = postgresMemoryIndex({ client: sql, schema: 'stats' });
       const embedder = { id: 'test:2', dimensions: 2 };
@@ -187,7 +189,7 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
   });
 
   it('are computed from the records already there when an older schema is migrated', async () => {
-    const sql = await openSqlClient({ dataDir: 'memory://' });
+    const sql = await emptyPgliteClient();
     try {
       const tables = indexTables('upgraded');
       await sql.exec('CREATE SCHEMA upgraded');
@@ -216,7 +218,7 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
   });
 
   it('gives rows written before the memory record v2 the defaults, then filters, lists and updates them', async () => {
-    const sql = await openSqlClient({ dataDir: 'memory://' });
+    const sql = await emptyPgliteClient();
     try {
       const tables = indexTables('before_v2');
       await sql.exec('CREATE SCHEMA before_v2');

@@ -7,6 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { migratedPglite, migratedPgliteStore } from './__fixtures__/pglite-templates.js';
+import { STORE_MIGRATIONS } from './migrations/index.js';
 import { postgresStore } from './postgres-store.js';
 import { openSqlClient } from './sql-client.js';
 
@@ -127,22 +129,43 @@ describe('job and turn details written by earlier versions', () => {
   });
 });
 
+// Each case gets its own in-memory PGlite, opened from a copy of one migrated database (see
+// __fixtures__/pglite-templates.ts) instead of running initdb and every migration again; the
+// migrations from empty run in that copy's making and in the cases above and below.
+describe('the migrated PGlite the conformance cases start from', () => {
+  it('holds every store migration, is empty, and is a database of its own', async () => {
+    const first = await migratedPglite();
+    const second = await migratedPglite();
+    try {
+      const versions = async (db: typeof first) => (await db.query<{ version: number }>('SELECT version FROM memory_agents_migrations ORDER BY version')).rows.map((row) => row.version);
+      expect(await versions(first)).toEqual(STORE_MIGRATIONS.map((migration) => migration.version));
+      const store = postgresStore({ pglite: first });
+      await store.init();
+      expect(await versions(first)).toEqual(STORE_MIGRATIONS.map((migration) => migration.version));
+      expect(await store.organizations.list()).toEqual([]);
+      await store.organizations.insert({ organization: { id: 'org_1', name: 'Acme', limits: {}, createdAt: '2026-01-01T00:00:00.000Z' } });
+      expect(await store.organizations.list()).toHaveLength(1);
+      const other = postgresStore({ pglite: second });
+      await other.init();
+      expect(await other.organizations.list()).toEqual([]);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
+
 describeStoreConformance({
   name: 'PGlite (in memory) behind cachingStore, as the embedded default runs it',
   create: async () => {
-    const store = cachingStore(postgresStore({ dataDir: 'memory://' }));
-    await store.init();
-    return { store };
+    const { store, cleanup } = await migratedPgliteStore();
+    return { store: cachingStore(store), cleanup };
   },
 });
 
 describeStoreConformance({
   name: 'PGlite (in memory)',
-  create: async () => {
-    const store = postgresStore({ dataDir: 'memory://' });
-    await store.init();
-    return { store };
-  },
+  create: migratedPgliteStore,
 });
 
 const databaseUrl = postgresUrl('PostgreSQL store');
