@@ -34,8 +34,8 @@ export type PgliteWorkerOptions = {
 
 /**
  * A statement (outside a transaction) starting with this comment is answered without flushing the
- * write-ahead log: for writes nothing depends on after a crash (the embedded server's leases,
- * which it frees when it starts). Its WAL is flushed with the next write that is flushed, and
+ * write-ahead log: for writes nothing depends on after a crash (lease writes: the embedded server
+ * frees every lease it finds when it starts, and its learning takes none on a one-process store). Its WAL is flushed with the next write that is flushed, and
  * WAL replays in order, so a crash can lose it only together with everything written after it.
  */
 export const NO_FLUSH = '/* memory-agents: no flush */ ';

@@ -26,17 +26,24 @@ async function openPglite(loadDataDir?: Blob): Promise<PGlite> {
   return PGlite.create({ dataDir: 'memory://', extensions: { vector }, postgresqlconf: [...DEFAULT_PGLITE_SETTINGS], ...(loadDataDir ? { loadDataDir } : {}) });
 }
 
+/**
+ * The data directory of a new in-memory PGlite after `prepare`, checkpointed (flushed to the data
+ * files, so each copy starts without WAL to replay).
+ */
+async function dumpedPglite(prepare: (db: PGlite) => Promise<void>): Promise<Blob> {
+  const db = await openPglite();
+  try {
+    await prepare(db);
+    await db.exec('CHECKPOINT');
+    return await db.dumpDataDir('none');
+  } finally {
+    await db.close();
+  }
+}
+
 /** The data directory of a new, empty in-memory PGlite (initdb only), built once per process. */
 function emptyPgliteTemplate(): Promise<Blob> {
-  emptyTemplate ??= (async () => {
-    const db = await openPglite();
-    try {
-      await db.exec('CHECKPOINT');
-      return await db.dumpDataDir('none');
-    } finally {
-      await db.close();
-    }
-  })();
+  emptyTemplate ??= dumpedPglite(async () => undefined);
   return emptyTemplate;
 }
 
@@ -52,19 +59,11 @@ export async function emptyPgliteClient(): Promise<SqlClient> {
 
 /** The data directory of an in-memory PGlite with every store migration applied, built once per process. */
 function migratedTemplate(): Promise<Blob> {
-  template ??= (async () => {
-    const db = await openPglite();
-    try {
-      const store = postgresStore({ pglite: db });
-      await store.init();
-      await store.close();
-      // Flushed to the data files, so each copy starts without WAL to replay.
-      await db.exec('CHECKPOINT');
-      return await db.dumpDataDir('none');
-    } finally {
-      await db.close();
-    }
-  })();
+  template ??= dumpedPglite(async (db) => {
+    const store = postgresStore({ pglite: db });
+    await store.init();
+    await store.close();
+  });
   return template;
 }
 

@@ -102,16 +102,16 @@ export class LearningScheduler {
     const leased = store.capabilities.shared;
     if (leased && !(await store.leases.acquire({ name: lease, holder: instanceId, ttlMs: INGESTION_LEASE_MS, now: clock.now() }))) return;
     let lost = false;
-    const renewal = setInterval(() => {
-      if (!leased) return;
-      void store.leases
-        .renew({ name: lease, holder: instanceId, ttlMs: INGESTION_LEASE_MS, now: clock.now() })
-        .then((held) => {
-          if (!held) lost = true;
-        })
-        .catch(() => undefined);
-    }, INGESTION_RENEW_MS);
-    renewal.unref();
+    const renewal = leased
+      ? setInterval(() => {
+          void store.leases
+            .renew({ name: lease, holder: instanceId, ttlMs: INGESTION_LEASE_MS, now: clock.now() })
+            .then((held) => {
+              if (!held) lost = true;
+            })
+            .catch(() => undefined);
+        }, INGESTION_RENEW_MS).unref()
+      : undefined;
     const scheduler = this;
     const run: JobRun = {
       context: this.#context,
