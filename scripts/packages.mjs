@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Folder names under packages/, in build order. Each is published as `@memory-agents/<name>`. */
-export const PACKAGES = ['core', 'adapter-postgres', 'adapter-lancedb', 'ocr-tesseract', 'documents', 'models-openai', 'http', 'client', 'ai-sdk', 'server'];
+export const PACKAGES = ['core', 'adapter-postgres', 'adapter-lancedb', 'ocr-tesseract', 'documents', 'models-openai', 'local-embedder', 'http', 'client', 'ai-sdk', 'server'];
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 

@@ -1,0 +1,127 @@
+/**
+ * The worker thread that runs the model: tokenizes a batch, runs the ONNX graph on the CPU and pools
+ * the token vectors into one vector per text. `InferenceSession.run` in onnxruntime-node holds the
+ * calling thread for the whole run (measured: a 333 ms batch let no timer of the event loop fire), so
+ * it must not run on the thread that serves requests.
+ *
+ * Protocol: `workerData` is a {@link WorkerSetup}; the parent then posts {@link WorkerRequest}s one at
+ * a time and gets one {@link WorkerReply} for each, in order. The first message the worker posts is
+ * `{ type: 'ready' }` or `{ type: 'failed', message }`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { Tokenizer } from '@huggingface/tokenizers';
+import ort from 'onnxruntime-node';
+import type { ModelFiles } from './model-files.js';
+
+export type WorkerSetup = { files: ModelFiles; threads: number };
+export type WorkerRequest = { id: number; texts: string[] };
+export type WorkerReply =
+  | { type: 'vectors'; id: number; vectors: Float32Array; tokens: number }
+  | { type: 'error'; id: number; message: string }
+  | { type: 'ready' }
+  | { type: 'failed'; message: string };
+
+/** Characters kept before tokenizing: far more than `maxLength` word pieces need, so cutting costs nothing. */
+const CHARS_PER_TOKEN_BOUND = 12;
+
+async function start(setup: WorkerSetup): Promise<(request: WorkerRequest) => Promise<WorkerReply>> {
+  const { files } = setup;
+  const session = await ort.InferenceSession.create(files.onnx, {
+    intraOpNumThreads: setup.threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+    // The arena keeps the largest batch's buffers for the process's life (measured: +150 MB RSS).
+    enableCpuMemArena: false,
+  });
+  const tokenizer = new Tokenizer(files.tokenizer, files.tokenizerConfig);
+  // What the tokenizer adds around every text ([CLS] ... [SEP] for BERT): kept when a text is cut.
+  const specials = tokenizer.encode('').ids;
+  const tail = specials.length >= 2 ? specials.slice(1) : [];
+  const wantsTypes = session.inputNames.includes('token_type_ids');
+  const output = session.outputNames[0]!;
+  const dims = files.dimensions;
+
+  return async ({ id, texts }) => {
+    const encoded = texts.map((text) => {
+      const ids = tokenizer.encode(text.length > files.maxLength * CHARS_PER_TOKEN_BOUND ? text.slice(0, files.maxLength * CHARS_PER_TOKEN_BOUND) : text).ids;
+      return ids.length <= files.maxLength ? ids : [...ids.slice(0, files.maxLength - tail.length), ...tail];
+    });
+    const batch = texts.length;
+    const length = Math.max(1, ...encoded.map((ids) => ids.length));
+    const inputIds = new BigInt64Array(batch * length);
+    const mask = new BigInt64Array(batch * length);
+    let tokens = 0;
+    encoded.forEach((ids, row) => {
+      tokens += ids.length;
+      for (let i = 0; i < ids.length; i++) {
+        inputIds[row * length + i] = BigInt(ids[i]!);
+        mask[row * length + i] = 1n;
+      }
+    });
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', inputIds, [batch, length]),
+      attention_mask: new ort.Tensor('int64', mask, [batch, length]),
+    };
+    if (wantsTypes) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(batch * length), [batch, length]);
+    const result = await session.run(feeds);
+    const tensor = result[output]!;
+    const hidden = tensor.data as Float32Array;
+    const vectors = new Float32Array(batch * dims);
+    const pooled = tensor.dims.length === 2; // a graph that pools itself: [batch, dims]
+    for (let row = 0; row < batch; row++) {
+      const target = vectors.subarray(row * dims, (row + 1) * dims);
+      if (pooled) target.set(hidden.subarray(row * dims, (row + 1) * dims));
+      else pool(hidden, row, length, dims, encoded[row]!.length, files.pooling, target);
+      if (files.normalize) normalize(target);
+    }
+    for (const value of Object.values(result)) value.dispose();
+    return { type: 'vectors', id, vectors, tokens };
+  };
+}
+
+/** Pools row `row` of `[batch, length, dims]` hidden states over its first `count` tokens into `target`. */
+function pool(hidden: Float32Array, row: number, length: number, dims: number, count: number, pooling: ModelFiles['pooling'], target: Float32Array): void {
+  const base = row * length * dims;
+  if (pooling === 'cls') {
+    target.set(hidden.subarray(base, base + dims));
+    return;
+  }
+  if (pooling === 'max') {
+    target.fill(Number.NEGATIVE_INFINITY);
+    for (let t = 0; t < count; t++) for (let d = 0; d < dims; d++) target[d] = Math.max(target[d]!, hidden[base + t * dims + d]!);
+    return;
+  }
+  for (let t = 0; t < count; t++) for (let d = 0; d < dims; d++) target[d]! += hidden[base + t * dims + d]!;
+  for (let d = 0; d < dims; d++) target[d]! /= Math.max(1, count);
+}
+
+function normalize(vector: Float32Array): void {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let d = 0; d < vector.length; d++) vector[d]! /= norm;
+}
+
+if (parentPort) {
+  const port = parentPort;
+  start(workerData as WorkerSetup).then(
+    (run) => {
+      // One request at a time, in order: the session's own threads do the parallel work.
+      let chain = Promise.resolve();
+      port.on('message', (request: WorkerRequest) => {
+        chain = chain.then(async () => {
+          let reply: WorkerReply;
+          try {
+            reply = await run(request);
+          } catch (error) {
+            reply = { type: 'error', id: request.id, message: error instanceof Error ? error.message : String(error) };
+          }
+          port.postMessage(reply, reply.type === 'vectors' ? [reply.vectors.buffer as ArrayBuffer] : []);
+        });
+      });
+      port.postMessage({ type: 'ready' } satisfies WorkerReply);
+    },
+    (error: unknown) => port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies WorkerReply),
+  );
+}
