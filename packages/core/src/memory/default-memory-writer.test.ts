@@ -42,6 +42,8 @@ describe('defaultMemoryWriter', () => {
       'My new dentist appointment is on May 2nd.',
       'I moved to Berlin on March 3rd and to Bonn on March 20th.',
       'I went to Berlin on March 3rd.',
+      'We pushed the Japan holiday to late November.',
+      'The call was moved until March 3rd.',
     ];
     const turns = texts.map((text, turnIndex) => ({ turnIndex, speaker: 'user', text, timestamp: '2024-04-10T10:00:00.000Z', tags: [], source: { ...source, turnIndex } }));
     const { outcomes } = await defaultMemoryWriter().write({ agentId: 'agent_x', turns, searchSimilar: async () => [] });
@@ -54,6 +56,9 @@ describe('defaultMemoryWriter', () => {
       // Two dates: which one the fact holds from is not for a rule to guess.
       null,
       // No change stated.
+      null,
+      // The date a change goes to is the new value, not when it happened (issue 39).
+      null,
       null,
     ]);
   });

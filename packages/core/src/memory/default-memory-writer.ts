@@ -162,9 +162,19 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
  * something will happen, not when the statement became true; two dates or none: null (the memory
  * is valid from when it was said).
  */
+/** What comes just before a date that is where a change goes, not when it happened ("to late November"). */
+const TARGET_DATE_BEFORE = /\b(?:to|until|till|into)\s+(?:(?:the|late|early|mid|end of|start of|beginning of)\s+)*$/;
+
 function changedSince(piece: string, reference: Date, relative: ReturnType<typeof resolveRelativeDates>): string | null {
-  if (!CHANGE_CUE.test(piece.toLowerCase())) return null;
-  const dates = [...relative.filter((date) => date.granularity !== 'year'), ...resolveAbsoluteDates(piece, reference)];
+  const lower = piece.toLowerCase();
+  if (!CHANGE_CUE.test(lower)) return null;
+  // "pushed the trip to late November", "moved the call until Friday": that date is the new value,
+  // not when the change happened.
+  const isTarget = (phrase: string) => {
+    const at = lower.indexOf(phrase);
+    return at > 0 && TARGET_DATE_BEFORE.test(lower.slice(Math.max(0, at - 24), at));
+  };
+  const dates = [...relative.filter((date) => date.granularity !== 'year'), ...resolveAbsoluteDates(piece, reference)].filter((date) => !isTarget(date.phrase));
   if (dates.length !== 1) return null;
   const day = `${dates[0]!.date}T00:00:00.000Z`;
   return Date.parse(day) <= reference.getTime() ? day : null;
