@@ -161,6 +161,7 @@ export async function localEmbedder(options: LocalEmbedderOptions): Promise<Loca
     specificationVersion: 'v1',
     id: `onnx:${files.sha256.slice(0, 16)}:${files.pooling}${files.normalize ? '+norm' : ''}:${files.maxLength}`,
     dimensions: files.dimensions,
+    meaning: true,
     files,
     async embed({ texts, signal }: EmbedRequest): Promise<EmbedResult> {
       signal?.throwIfAborted();

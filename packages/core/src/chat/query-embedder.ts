@@ -19,6 +19,7 @@ export async function queryEmbedder(index: MemoryIndex, embedder: Embedder): Pro
     specificationVersion: 'v1',
     id: embedder.id,
     dimensions: embedder.dimensions,
+    ...(embedder.meaning ? { meaning: true } : {}),
     async embed(request) {
       // No vector: retrieval then searches without the semantic channel.
       if (!comparable) return { vectors: [] };

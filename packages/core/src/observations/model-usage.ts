@@ -51,6 +51,7 @@ export function meterBatch(run: JobRun): { run: JobRun; record(job: JobRecord, t
       specificationVersion: embedder.specificationVersion,
       id: embedder.id,
       dimensions: embedder.dimensions,
+      ...(embedder.meaning ? { meaning: true } : {}),
       async embed(request) {
         const result = await embedder.embed(request);
         if (result.usage) fromEmbedder.push({ model: embedder.id, inputTokens: result.usage.inputTokens, outputTokens: 0 });

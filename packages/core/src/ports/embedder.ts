@@ -13,6 +13,14 @@ export type Embedder = {
   /** Stable fingerprint, e.g. `hashed-ngrams-v1:384` or `openai:text-embedding-3-small:1536`. */
   readonly id: string;
   readonly dimensions: number;
+  /**
+   * True when near vectors mean texts about the same thing (a sentence model: the local embedder,
+   * a provider's embedding model), not merely texts sharing letters (the hashed n-gram embedder).
+   * Retrieval then weighs the vector channel as much as full text and prefers the newer of two
+   * memories of one speaker that both answer a query by meaning (issue 39).
+   * @default false
+   */
+  readonly meaning?: boolean;
   embed(request: EmbedRequest): Promise<EmbedResult>;
 };
 

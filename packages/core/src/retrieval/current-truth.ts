@@ -64,16 +64,23 @@ export const NEWER_TIE_BREAK_TOP = 10;
 const NEWER_TIE_BREAK_SHARE = 0.5;
 /** Content-term overlap (shared terms / terms of the shorter memory) above which two memories of one speaker say nearly the same. */
 const NEAR_DUPLICATE_OVERLAP = 0.6;
+/**
+ * With a sentence model: two memories of one speaker answer the query by meaning alike when each
+ * one's cosine to the query is at least this share of the best cosine among the candidates.
+ */
+export const SAME_ANSWER_SHARE = 0.7;
 
 /**
  * Retrieval prefers the newer of two near-duplicate hits about the same subject (issue 32): among
  * the best {@link NEWER_TIE_BREAK_TOP}, a memory said later that states the same attribute of the
  * same subject ("I live in Paris" / "I moved to Berlin": same speaker; "the meeting is ...": same
- * thread), or whose words mostly overlap (same speaker), moves just ahead of the older one when it
+ * thread), or whose words mostly overlap (same speaker), or (with `meaning`, the vector channel's
+ * cosines of a sentence model, by record id) that answers the query by meaning about as well as the
+ * older one ({@link SAME_ANSWER_SHARE}, same speaker), moves just ahead of the older one when it
  * scored at least half as well. A general tie-break for what the writer was not sure enough to
  * supersede; ties of equal time keep the score order.
  */
-export function preferNewer(items: RetrievedItem[]): RetrievedItem[] {
+export function preferNewer(items: RetrievedItem[], meaning: ReadonlyMap<string, number> | null = null): RetrievedItem[] {
   const top = items.slice(0, NEWER_TIE_BREAK_TOP);
   if (top.length < 2) return items;
   // Claims and terms only for the pairs that get that far (a newer item scoring close enough).
@@ -84,7 +91,14 @@ export function preferNewer(items: RetrievedItem[]): RetrievedItem[] {
     return found;
   };
   const times = new Map(top.map((item) => [item, timeOf(item.record)]));
+  // By meaning (a sentence model's cosines to the query): both memories answer the query about as
+  // well, so the later one is the better guess at what is true now ("my boss is Tom" after "I report
+  // to Priya" for "Who is my boss?"), whatever words each uses.
+  const best = meaning ? Math.max(0, ...meaning.values()) : 0;
+  const answersAlike = (a: RetrievedItem, b: RetrievedItem) =>
+    best > 0 && a.record.speaker !== null && a.record.speaker === b.record.speaker && (meaning!.get(a.record.id) ?? 0) >= SAME_ANSWER_SHARE * best && (meaning!.get(b.record.id) ?? 0) >= SAME_ANSWER_SHARE * best;
   const nearDuplicate = (a: RetrievedItem, b: RetrievedItem) => {
+    if (answersAlike(a, b)) return true;
     const fa = factsOf(a);
     const fb = factsOf(b);
     const sameSpeaker = a.record.speaker === b.record.speaker;

@@ -33,4 +33,27 @@ describe('preferNewer', () => {
     expect(preferNewer([older, item('b', 'I moved to Berlin.', '2024-04-01T00:00:00Z', 0.4)]).map((entry) => entry.record.id)).toEqual(['a', 'b']);
     expect(preferNewer([older, item('b', 'I bought a red bicycle.', '2024-04-01T00:00:00Z', 0.9)]).map((entry) => entry.record.id)).toEqual(['a', 'b']);
   });
+
+  it('by meaning: a newer memory of the same speaker that answers the query about as well moves ahead, whatever its words', () => {
+    const old = item('old', 'At work I report to Priya Shah.', '2024-01-01T00:00:00Z', 2);
+    const next = item('new', 'After the reorg my boss is Tom Becker.', '2024-04-01T00:00:00Z', 1.7);
+    const filler = item('filler', 'Oh, and something changed.', '2024-04-01T00:00:00Z', 1.9);
+    // Without cosines: no shared words, no shared attribute, order kept.
+    expect(preferNewer([old, filler, next]).map((entry) => entry.record.id)).toEqual(['old', 'filler', 'new']);
+    // Both answer by meaning (0.41 >= 0.7 x 0.54); the filler does not (0.06), so it never moves ahead.
+    const cosines = new Map([['old', 0.41], ['new', 0.54], ['filler', 0.06]]);
+    expect(preferNewer([old, filler, next], cosines).map((entry) => entry.record.id)).toEqual(['new', 'old', 'filler']);
+  });
+
+  it('by meaning: not for another speaker, an older memory, a much weaker one, or one well below the best cosine', () => {
+    const old = item('old', 'At work I report to Priya Shah.', '2024-01-01T00:00:00Z', 2);
+    const cosines = new Map([['old', 0.5], ['new', 0.5]]);
+    const order = (next: RetrievedItem, map = cosines) => preferNewer([old, next], map).map((entry) => entry.record.id);
+    expect(order(item('new', 'My boss is Tom Becker.', '2024-04-01T00:00:00Z', 1.7, 'assistant'))).toEqual(['old', 'new']);
+    expect(order(item('new', 'My boss is Tom Becker.', '2023-04-01T00:00:00Z', 1.7))).toEqual(['old', 'new']);
+    expect(order(item('new', 'My boss is Tom Becker.', '2024-04-01T00:00:00Z', 0.9))).toEqual(['old', 'new']);
+    expect(order(item('new', 'My boss is Tom Becker.', '2024-04-01T00:00:00Z', 1.7), new Map([['old', 0.5], ['new', 0.34]]))).toEqual(['old', 'new']);
+    // At the edge: exactly 0.7 of the best moves.
+    expect(order(item('new', 'My boss is Tom Becker.', '2024-04-01T00:00:00Z', 1.7), new Map([['old', 0.5], ['new', 0.35]]))).toEqual(['new', 'old']);
+  });
 });

@@ -9,6 +9,7 @@ import { dedupeByText, pack } from './context.js';
 import { historyOf, packHistory, preferNewer } from './current-truth.js';
 import {
   CANDIDATES_PER_CHANNEL,
+  MEANING_WEIGHTS,
   RETRIEVAL_WEIGHTS,
   type RetrievalContributions,
   type RetrievalOptions,
@@ -19,6 +20,7 @@ import {
 export {
   CANDIDATES_PER_CHANNEL,
   DEFAULT_MAX_CONTEXT_CHARS,
+  MEANING_WEIGHTS,
   RETRIEVAL_WEIGHTS,
   checkRetrievalOptions,
   type RetrievalContributions,
@@ -32,6 +34,8 @@ export { preferNewer } from './current-truth.js';
 
 /** The speaker of observations that name none (spec: `speaker` defaults to `user`). */
 const DEFAULT_SPEAKER = 'user';
+/** A question in the past tense: what was true or said then, not what is true now. */
+const ASKS_ABOUT_THE_PAST = /\b(?:did|didn't|was|wasn't|were|weren't|had|used to|ago|last (?:week|month|year|time)|back then|before)\b/i;
 /** Memories of an episode whose scores make up its evidence. */
 const EPISODE_TOP = 3;
 
@@ -104,7 +108,8 @@ async function search(index: MemoryIndex, embedder: Embedder, agentId: string, t
 export async function retrieve(index: MemoryIndex, embedder: Embedder, request: RetrieveRequest): Promise<RetrievalResult> {
   const limit = request.limit ?? CANDIDATES_PER_CHANNEL;
   const scope = scopeOf(request);
-  const weights = { ...RETRIEVAL_WEIGHTS, ...request.options?.weights };
+  // A sentence model's vectors carry meaning: its channel weighs as much as full text (issue 39).
+  const weights = { ...RETRIEVAL_WEIGHTS, ...(embedder.meaning ? MEANING_WEIGHTS : {}), ...request.options?.weights };
   const now = request.now ?? Date.now();
   // A date the query states about itself says when it is asked, not what it is about.
   const query = searchableQuery(request.query, now);
@@ -136,9 +141,12 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   const add = (hits: MemoryHit[], weight: number, signal: 'lexical' | 'semantic' | 'hyponyms') => {
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
     if (best <= 0 || weight === 0) return;
+    // A sentence model's cosines crowd into a narrow band (0.2-0.6): spread from the weakest candidate
+    // to the best, or every candidate would get most of the channel's weight.
+    const floor = signal === 'semantic' && embedder.meaning && hits.length > 1 ? Math.min(...hits.map((hit) => hit.score)) : 0;
     for (const hit of hits) {
       const entry = fused.get(hit.record.id) ?? { record: hit.record, score: 0, ...(request.explain ? { contributions: noContributions() } : {}) };
-      const amount = (weight * Math.max(0, hit.score)) / best;
+      const amount = best > floor ? (weight * Math.max(0, hit.score - floor)) / (best - floor) : weight;
       entry.score += amount;
       credit(entry, signal, amount);
       fused.set(hit.record.id, entry);
@@ -196,7 +204,10 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
     credit(item, 'episode', amount);
   }
 
-  const ranked = preferNewer(dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))));
+  // Only a question about the present ("Who is my boss?") prefers the newer answer by meaning; one
+  // in the past tense ("What did Caroline research?") asks about what was said then.
+  const meaning = embedder.meaning === true && semantic.length > 0 && !ASKS_ABOUT_THE_PAST.test(request.query) ? new Map(semantic.map((hit) => [hit.record.id, hit.score])) : null;
+  const ranked = preferNewer(dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))), meaning);
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
   if (request.asOf !== undefined || packed.length === 0) return { ranked, packed, memoryContext };
   const history = await historyOf(index, request.agentId, searched, vector, packed, limit, scope.threadIds);

@@ -44,6 +44,13 @@ export const RETRIEVAL_WEIGHTS = {
   suspicious: 0.5,
 } as const satisfies Record<string, number>;
 
+/**
+ * The weights that differ when the embedder's vectors carry meaning (`Embedder.meaning`, a sentence
+ * model): the vector channel counts as much as full text, its cosines spread from the weakest
+ * candidate to the best. Measured on LoCoMo with all-MiniLM-L6-v2 (docs/benchmarks.md, issue 39).
+ */
+export const MEANING_WEIGHTS = { semantic: 1 } as const satisfies Partial<Record<keyof typeof RETRIEVAL_WEIGHTS, number>>;
+
 /** The name of a fused signal ({@link RETRIEVAL_WEIGHTS}). */
 export type RetrievalSignal = keyof typeof RETRIEVAL_WEIGHTS;
 

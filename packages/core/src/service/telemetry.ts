@@ -100,6 +100,9 @@ export function observedEmbedder(embedder: Embedder, observe: TelemetryObserver)
     get dimensions() {
       return embedder.dimensions;
     },
+    get meaning() {
+      return embedder.meaning;
+    },
     embed(request) {
       const started = performance.now();
       return inSpan('memory_agents.model.embed', { 'memory_agents.model': embedder.id, 'memory_agents.texts': request.texts.length }, async () => {
