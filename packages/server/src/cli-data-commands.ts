@@ -59,7 +59,7 @@ export async function importCommand(values: CliValues, io: CliIo): Promise<numbe
   const { importFromFile } = await import('./transfer-commands.js');
   const { createServiceModels } = await import('./model-options.js');
   try {
-    const result = await importFromFile(location, { organizationId, file: values.file ?? io.stdin ?? process.stdin }, createServiceModels(models, io.env));
+    const result = await importFromFile(location, { organizationId, file: values.file ?? io.stdin ?? process.stdin }, await createServiceModels(models, io.env));
     print(
       {
         agent_id: result.agentId,

@@ -252,7 +252,7 @@ async function serve(location: StateLocation, port: string | undefined, host: st
     ...location,
     port: portNumber,
     ...(host === undefined ? {} : { host }),
-    models: createServiceModels(models, io.env),
+    models: await createServiceModels(models, io.env),
     ...(metrics ? { metrics } : {}),
     ...(inspector === undefined ? {} : { inspector }),
     ...(webhooks ? { webhooks } : {}),

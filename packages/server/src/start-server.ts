@@ -146,6 +146,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
     if (control) await new Promise<void>((resolve) => control!.close(() => resolve()));
     await composed?.close().catch(() => undefined);
+    await options.models?.close?.();
     // Only files this start wrote: another server's pid file is never touched.
     if (paths && control) await removeServerFiles(paths);
     throw error;
@@ -205,6 +206,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         }
         if (control) await new Promise<void>((resolve) => control!.close(() => resolve()));
         await composed!.close();
+        await options.models?.close?.();
         if (paths) await removeServerFiles(paths);
       })();
       return closing;

@@ -1,0 +1,40 @@
+/**
+ * Current truth through the public API (issues 32 and 39): each changed-fact conversation is learned
+ * by a new agent (the old statement in January, the new one in April), then asked its question.
+ * A fact counts as "newest first" when the first memory of recall's `memory_context` holds the new
+ * value and not the old, and as "as_of right" when recall `as_of` an instant between the two
+ * statements holds the old value and not the new. Two sets: the issue-32 conversations (the new
+ * statement shares words with the old) and the issue-39 ones, changed in everyday words.
+ */
+import { CHANGED_FACTS, learnChangedFact, type ChangedFact } from '../packages/core/src/__fixtures__/changed-facts.js';
+import { PARAPHRASED_CHANGES } from '../packages/core/src/__fixtures__/paraphrased-changes.js';
+import type { EvalEnvironment } from './harness.js';
+
+export type ChangedFactScore = { set: string; name: string; newestFirst: boolean; asOfRight: boolean; first: string };
+
+export const CHANGED_FACT_SETS: Record<string, ChangedFact[]> = { 'shared words (issue 32)': CHANGED_FACTS, 'everyday words (issue 39)': PARAPHRASED_CHANGES };
+
+export async function runChangedFacts(env: EvalEnvironment, onFact: (name: string, done: number, total: number) => void): Promise<ChangedFactScore[]> {
+  const scores: ChangedFactScore[] = [];
+  const all = Object.entries(CHANGED_FACT_SETS).flatMap(([set, facts]) => facts.map((fact) => ({ set, fact })));
+  for (const { set, fact } of all) {
+    const { agentId } = await learnChangedFact(env.service, env.caller, fact);
+    const now = await env.service.recall({ caller: env.caller, agentId, body: { query: fact.question } });
+    const first = now.memory_context.split('\n')[0] ?? '';
+    const then = await env.service.recall({ caller: env.caller, agentId, body: { query: fact.question, as_of: fact.asOf } });
+    scores.push({ set, name: fact.name, first, newestFirst: first.includes(fact.newValue) && !first.includes(fact.oldValue), asOfRight: then.memory_context.includes(fact.oldValue) && !then.memory_context.includes(fact.newValue) });
+    await env.service.agents.delete({ caller: env.caller, agentId });
+    onFact(fact.name, scores.length, all.length);
+  }
+  return scores;
+}
+
+export function summarizeChangedFacts(scores: ChangedFactScore[]): string {
+  const lines = ['| set | facts | newest first | as_of right | newest not first |', '| --- | --- | --- | --- | --- |'];
+  for (const set of Object.keys(CHANGED_FACT_SETS)) {
+    const of = scores.filter((score) => score.set === set);
+    const missed = of.filter((score) => !score.newestFirst).map((score) => score.name);
+    lines.push(`| ${set} | ${of.length} | ${of.filter((score) => score.newestFirst).length} | ${of.filter((score) => score.asOfRight).length} | ${missed.join(', ') || '-'} |`);
+  }
+  return lines.join('\n');
+}
