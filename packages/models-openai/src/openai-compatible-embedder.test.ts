@@ -45,6 +45,7 @@ describe('openaiCompatibleEmbedder', () => {
     expect(server.requests[1]?.body).toEqual({ model: 'embed-model', input: ['x'] });
     expect(instance.id).toBe('openai-compatible:embed-model:4');
     expect(instance.dimensions).toBe(4);
+    expect(instance.meaning).toBe(true);
   });
 
   it("reports the batches' usage.prompt_tokens summed as input tokens, and none when a batch lacks it", async () => {

@@ -130,6 +130,8 @@ export function openaiCompatibleEmbedder(options: OpenaiCompatibleEmbedderOption
     specificationVersion: 'v1',
     id: `openai-compatible:${config.model}:${config.dimensions}`,
     dimensions: config.dimensions,
+    // An embeddings model's vectors carry meaning (retrieval weighs them as much as full text).
+    meaning: true,
 
     async embed(request: EmbedRequest): Promise<EmbedResult> {
       if (request.signal?.aborted) throw abortError(request.signal);
