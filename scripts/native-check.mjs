@@ -1,12 +1,14 @@
 // The native and WebAssembly dependencies, loaded and used once on the running Node line: LanceDB
 // (N-API: a table, a vector search), @napi-rs/canvas (N-API: draw and encode a PNG), esbuild (its
-// platform binary: a transform), PGlite (WebAssembly PostgreSQL: a query) and tesseract.js
+// platform binary: a transform), PGlite (WebAssembly PostgreSQL: a query), onnxruntime-node (N-API:
+// the local embedder's model runs once when the test model is in the cache) and tesseract.js
 // (WebAssembly in a worker thread: OCR of the PNG drawn here). One `npm install` serves every line
 // (N-API and WebAssembly do not depend on the Node ABI); `.ci/run` runs this under each line.
 // Usage: node scripts/native-check.mjs   (or scripts/with-node.sh 24 node scripts/native-check.mjs)
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 
 // Resolved from the workspaces that depend on them (npm may keep them out of the root node_modules).
@@ -59,6 +61,22 @@ try {
     await db.close();
     if (rows[0].answer !== 42) throw new Error(JSON.stringify(rows));
     return String(rows[0].v).split(' on ')[0];
+  });
+  await check('onnxruntime-node', async () => {
+    // The local embedder's runtime (N-API, CPU binaries inside the npm package); with the test model
+    // in the cache (scripts/fetch-test-model.sh) it also runs it once.
+    const ort = (await load('onnxruntime-node', 'local-embedder')).default;
+    const models = process.env.MEMORY_AGENTS_MODELS_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'memory-agents', 'models');
+    const model = path.join(models, 'all-MiniLM-L6-v2-int8', 'model.onnx');
+    if (!existsSync(model)) return `loaded (backends: ${ort.listSupportedBackends().map((backend) => backend.name).join(', ')}); no test model at ${model} to run`;
+    const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
+    const ids = new ort.Tensor('int64', BigInt64Array.from([101n, 7592n, 102n]), [1, 3]);
+    const mask = new ort.Tensor('int64', BigInt64Array.from([1n, 1n, 1n]), [1, 3]);
+    const types = new ort.Tensor('int64', new BigInt64Array(3), [1, 3]);
+    const out = await session.run({ input_ids: ids, attention_mask: mask, token_type_ids: types });
+    const dims = out[session.outputNames[0]].dims;
+    if (dims.join(',') !== '1,3,384') throw new Error(`output dims ${dims}`);
+    return 'ran all-MiniLM-L6-v2 (int8) on 3 tokens';
   });
   await check('tesseract.js', async () => {
     if (!png) throw new Error('no image (the canvas check failed)');
