@@ -29,7 +29,7 @@ import { Session } from 'node:inspector/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '@memory-agents/core';
-import { startServer as startThisServer } from '@memory-agents/server';
+import { createServiceModels, modelSettings, startServer as startThisServer } from '@memory-agents/server';
 import { argument } from './support/args.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -46,6 +46,8 @@ const serverModule = argument('server', '');
 const cpuProfile = process.argv.includes('--cpu-prof');
 const databaseUrl = argument('database-url', '');
 const billing = process.argv.includes('--billing');
+// --embedder local|NAME|DIR: the local sentence model, as `serve --embedder` takes it (its query embedding is in every chat's time).
+const embedderSetting = argument('embedder', '');
 type Kept = { key: string; organizationId: string; agentId: string; threadId: string; memories: number; loadSeconds: number };
 
 const NAMES = ['Priya', 'Wei', 'Fatima', 'Olu', 'Ingrid', 'Mateo', 'Yuki', 'Aisha', 'Lars', 'Sofia', 'Ravi', 'Chen', 'Nate', 'Gina', 'Audrey', 'Calvin'];
@@ -90,7 +92,8 @@ async function main() {
   const kept = keptDataDir ? ((await readFile(keptFile, 'utf8').then(JSON.parse, () => null)) as Kept | null) : null;
   // --metrics: Prometheus metrics on (behind a token), to state their cost; a build without them ignores it.
   const metrics = process.argv.includes('--metrics') ? { metrics: { token: 'bench-metrics-token-0000' } } : {};
-  const server = await startServer({ ...(databaseUrl ? { databaseUrl, dataDir } : { dataDir }), port: 0, logger: silentLogger, ...metrics } as Parameters<typeof startServer>[0]);
+  const models = embedderSetting ? { models: await createServiceModels(modelSettings({ embedder: embedderSetting }, process.env), process.env) } : {};
+  const server = await startServer({ ...(databaseUrl ? { databaseUrl, dataDir } : { dataDir }), port: 0, logger: silentLogger, ...metrics, ...models } as Parameters<typeof startServer>[0]);
   try {
     const key = kept ? { key: kept.key, organizationId: kept.organizationId } : server.firstKey!;
     const window = { limit: 1_000_000, windowSeconds: 60 };

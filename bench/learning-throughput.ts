@@ -3,7 +3,7 @@
  * blobs in a fresh data dir), the default memory writer and the hashed n-gram embedder.
  *
  *   npm run build && npx tsx bench/learning-throughput.ts [--runs 10] [--turns 100] [--chars 300] [--poll-ms 2]
- *     [--baseline DIR/packages/server/dist/cli.js] [--server-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"]
+ *     [--baseline DIR/packages/server/dist/cli.js] [--embedder local|NAME|DIR] [--server-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"]
  *
  * Each run sends one `observe` of `--turns` observations of `--chars` characters
  * and polls the status (every `--poll-ms`, default 2 ms) from the 202 until `committed`. Reported: turns/s of that
@@ -35,6 +35,9 @@ type Server = BuiltServer;
 
 // --metrics: this build serves with Prometheus metrics on (their own address), to state their cost.
 const metricsArgs = process.argv.includes('--metrics') ? ['--metrics', '--metrics-listen', '127.0.0.1:0'] : [];
+// --embedder local|NAME|DIR: this build learns with the local sentence model (with --baseline the
+// same build's cli.js, the hashed embedder, in the same minutes).
+const embedderArgs = argument('embedder', '') ? ['--embedder', argument('embedder', '')] : [];
 const startServer = (cli: string, serveArgs: string[] = []) => startBuiltServer(cli, { dataDirPrefix: 'ma-bench-learning-', nodeArgs: serverNodeArgs, serveArgs });
 const stopServer = stopBuiltServer;
 
@@ -118,7 +121,7 @@ function summary(rates: number[], accepts: number[], fromSend: number[], cpu: nu
 async function main() {
   const servers: Server[] = [];
   try {
-    servers.push(await startServer(CLI, metricsArgs));
+    servers.push(await startServer(CLI, [...metricsArgs, ...embedderArgs]));
     if (baselineCli) servers.push(await startServer(baselineCli));
     const benches = await Promise.all(servers.map(prepare));
     for (let run = 0; run <= runs; run++) {

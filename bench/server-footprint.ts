@@ -2,7 +2,7 @@
  * Footprint of `memory-agents serve` on the embedded default (PGlite + LanceDB + disk blobs):
  * cold start and resident memory, measured from outside on the built CLI.
  *
- *   npm run build && npx tsx bench/server-footprint.ts [--file TAMReview.pdf] [--baseline DIR/packages/server/dist/cli.js] [--starts N]
+ *   npm run build && npx tsx bench/server-footprint.ts [--file TAMReview.pdf] [--baseline DIR/packages/server/dist/cli.js] [--starts N] [--embedder local|NAME|DIR]
  *
  * `--starts N` (with `--baseline`) measures only the fresh and restart starts, alternating the two
  * builds N times (the order flipped each round), for cold starts on a noisy machine.
@@ -32,6 +32,9 @@ const DOCS = fileURLToPath(new URL('../../shared/fixtures/docs/', import.meta.ur
 
 const file = argument('file', 'TAMReview.pdf');
 const baselineCli = argument('baseline', '');
+// --embedder local|NAME|DIR: the current build serves with the local sentence model (a baseline of the
+// same cli.js then measures the hashed default in the same run).
+const embedderArgs = argument('embedder', '') ? ['--embedder', argument('embedder', '')] : [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,9 +48,9 @@ function memory(pid: number): { rss: number; peak: number } {
 type Started = { child: ChildProcess; url: string; key: string | null; coldStartMs: number; idle: { rss: number; peak: number } };
 
 /** Spawns `serve`, times the first answered request, and reads RSS 3 s after the spawn. */
-async function serve(cli: string, dataDir: string, key: string | null): Promise<Started> {
+async function serve(cli: string, dataDir: string, key: string | null, extra: string[] = []): Promise<Started> {
   const spawned = performance.now();
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data', dataDir, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -76,12 +79,12 @@ async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
 }
 
-async function measure(cli: string) {
+async function measure(cli: string, extra: string[] = []) {
   const dataDir = await mkdtemp(join(tmpdir(), 'ma-bench-footprint-'));
   try {
-    const fresh = await serve(cli, dataDir, null);
+    const fresh = await serve(cli, dataDir, null, extra);
     await stop(fresh.child);
-    const restart = await serve(cli, dataDir, fresh.key);
+    const restart = await serve(cli, dataDir, fresh.key, extra);
     const { url, key, child } = restart;
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${url}${path}`, {
@@ -174,7 +177,7 @@ if (rounds > 0) {
   process.exit(0);
 }
 
-const current = await measure(CLI);
+const current = await measure(CLI, embedderArgs);
 const baseline = baselineCli ? await measure(baselineCli) : undefined;
 console.log(
   JSON.stringify(

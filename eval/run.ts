@@ -9,6 +9,7 @@
  *                        MEMORY_AGENTS_EMBEDDING_API_KEY or MEMORY_AGENTS_MODEL_API_KEY)
  *                   [--embedder hashed|local|NAME|DIR]   (a local sentence model, as `serve --embedder` takes it)
  *                   [--embedding-cache FILE]   (vectors kept across runs: a slow model embeds each text once)
+ *                   [--rerank diversity=0.3[,depth=30]]   (the rerank stage: MMR over the best candidates)
  *                   [--wordnet]   (optional retrieval signal on: WordNet noun hyponyms of the question)
  *                   [--weights speaker=0,episode=0.2]   (fused signals' weights, RETRIEVAL_WEIGHTS; 0 = off,
  *                        to show a signal's share)
@@ -51,7 +52,7 @@ function parseArguments(argv: readonly string[]): Arguments {
       flags.set(name, value);
     } else positional.push(arg);
   }
-  const known = new Set([...SWITCHES, ...MODEL_EMBEDDER_FLAGS, 'embedding-omit-dimensions', 'word-vectors', 'embedding-cache', 'keep-agents', 'no-merge', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars', 'weights']);
+  const known = new Set([...SWITCHES, ...MODEL_EMBEDDER_FLAGS, 'embedding-omit-dimensions', 'word-vectors', 'embedding-cache', 'keep-agents', 'no-merge', 'file', 'index', 'out', 'limit', 'query', 'max-context-chars', 'weights', 'rerank']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const dataset = positional[0];
   if (dataset !== 'locomo' && dataset !== 'longmemeval' && dataset !== 'changed-facts') throw new Error('usage: npm run eval -- <locomo|longmemeval|changed-facts> [--file PATH] [--index memory|lancedb|pglite|postgres] [--out DIR] [--limit N]');
@@ -65,7 +66,11 @@ function parseArguments(argv: readonly string[]): Arguments {
   return {
     flags,
     keepAgents: flags.has('keep-agents'),
-    retrieval: { wordNet: flags.has('wordnet'), ...(flags.has('weights') ? { weights: parseWeights(flags.get('weights')!) } : {}) },
+    retrieval: {
+      wordNet: flags.has('wordnet'),
+      ...(flags.has('weights') ? { weights: parseWeights(flags.get('weights')!) } : {}),
+      ...(flags.has('rerank') ? { rerank: parseWeights(flags.get('rerank')!) as { diversity: number; depth?: number } } : {}),
+    },
     wordVectors: flags.has('word-vectors') ? resolve(flags.get('word-vectors')!) : null,
     dataset,
     file: resolve(flags.get('file') ?? (dataset === 'changed-facts' ? '' : DEFAULT_FILES[dataset])),
@@ -153,7 +158,7 @@ async function main(): Promise<void> {
   process.stderr.write('\n');
   const on = SWITCHES.filter((name) => process.argv.includes(`--${name}`));
   const summary = [
-    `## ${args.dataset} on ${args.index} (${args.file.split('/').pop()}${embedder ? `, embedder ${embedder.id}` : ''}${on.length > 0 ? `, on: ${on.join(' ')}` : ''}${args.flags.has('weights') ? `, weights ${args.flags.get('weights')}` : ''})`,
+    `## ${args.dataset} on ${args.index} (${args.file.split('/').pop()}${embedder ? `, embedder ${embedder.id}` : ''}${on.length > 0 ? `, on: ${on.join(' ')}` : ''}${args.flags.has('weights') ? `, weights ${args.flags.get('weights')}` : ''}${args.flags.has('rerank') ? `, rerank ${args.flags.get('rerank')}` : ''})`,
     '',
     table,
     '',

@@ -36,7 +36,7 @@ const MAIN_TYPES = [
   'HashedNgramEmbedderOptions', 'IdGenerator', 'ImageUploadOutput', 'KeySummary', 'LanguageModel',
   'LearningQuery', 'LearningRecordOutput', 'Limits', 'Logger', 'LogsOutput', 'LogsQuery',
   'MemoryDetailOutput', 'MemoryListOutput', 'MemoryListQuery', 'MemoryOutput', 'MemorySearchInput', 'MemorySearchOutput', 'MemorySignalsOutput', 'MemorySourceOutput',
-  'ListMemoriesRequest', 'MemoryRequest', 'SearchMemoriesRequest', 'RetrievalContributions',
+  'ListMemoriesRequest', 'MemoryRequest', 'SearchMemoriesRequest', 'RetrievalContributions', 'RerankOptions',
   'MemoryAdmin', 'MemoryIndex', 'MemoryService', 'MemoryServiceOptions', 'MemoryWriter', 'ObservationListOutput', 'ObservationReceiptOutput', 'ObservationStatusOutput', 'ObservationsQuery',
   'ObserveAndEnrichInput', 'ObserveAndEnrichOutput', 'ObserveAndRespondOutput', 'ObserveFileRequest', 'ObserveInput', 
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',

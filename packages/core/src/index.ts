@@ -14,6 +14,7 @@ export type { MemoryAdmin, MemoryService, ServiceReadiness, StoredOriginal } fro
 // The request object of every MemoryService method (and the uploaded file some of them carry)
 export type * from './service/requests.js';
 export type { RetrievalContributions, RetrievalOptions, RetrievalResult, RetrievalSignal, RetrievedItem } from './retrieval/retrieve.js';
+export type { RerankOptions } from './retrieval/rerank.js';
 /** The default weight of each fused retrieval signal ({@link RetrievalOptions} `weights` lays over it). */
 export { RETRIEVAL_WEIGHTS } from './retrieval/retrieve.js';
 export type { Caller } from './auth/caller.js';

@@ -6,6 +6,7 @@ import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
 import { inSpan } from '../service/telemetry.js';
 import { wordNet } from './wordnet.js';
 import { dedupeByText, pack } from './context.js';
+import { rerank } from './rerank.js';
 import { historyOf, packHistory, preferNewer } from './current-truth.js';
 import {
   CANDIDATES_PER_CHANNEL,
@@ -207,7 +208,9 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   // Only a question about the present ("Who is my boss?") prefers the newer answer by meaning; one
   // in the past tense ("What did Caroline research?") asks about what was said then.
   const meaning = embedder.meaning === true && semantic.length > 0 && !ASKS_ABOUT_THE_PAST.test(request.query) ? new Map(semantic.map((hit) => [hit.record.id, hit.score])) : null;
-  const ranked = preferNewer(dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))), meaning);
+  const fusedOrder = dedupeByText([...fused.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)));
+  const reranked = request.options?.rerank ? await inSpan('memory_agents.retrieval.rerank', {}, () => rerank(index, request.agentId, fusedOrder, request.options!.rerank!)) : fusedOrder;
+  const ranked = preferNewer(reranked, meaning);
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
   if (request.asOf !== undefined || packed.length === 0) return { ranked, packed, memoryContext };
   const history = await historyOf(index, request.agentId, searched, vector, packed, limit, scope.threadIds);

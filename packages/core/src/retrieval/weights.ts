@@ -1,4 +1,5 @@
 import type { MemoryHitRecord } from '../ports/memory-index.js';
+import { checkRerankOptions, type RerankOptions } from './rerank.js';
 
 /** `max_context_chars` when a request gives none. */
 export const DEFAULT_MAX_CONTEXT_CHARS = 4_000;
@@ -75,6 +76,13 @@ export type RetrievalOptions = {
    * @default false
    */
   wordNet?: boolean;
+  /**
+   * The rerank stage after fusion (issue 39): maximal marginal relevance over the best candidates
+   * with their stored vectors ({@link RerankOptions}). Off until measured on your data:
+   * docs/benchmarks.md gives what it did on LoCoMo and LongMemEval.
+   * @default off
+   */
+  rerank?: RerankOptions;
 };
 /**
  * `options` checked for {@link createMemoryService}: a clear sentence for an unknown signal or a
@@ -82,6 +90,7 @@ export type RetrievalOptions = {
  * as `undefined` are left out of the result, so retrieval can lay it over the defaults as it is.
  */
 export function checkRetrievalOptions(options: RetrievalOptions): RetrievalOptions {
+  if (options.rerank !== undefined) checkRerankOptions(options.rerank);
   if (options.weights === undefined) return options;
   const weights: Partial<Record<RetrievalSignal, number>> = {};
   for (const [name, weight] of Object.entries(options.weights)) {
