@@ -35,6 +35,9 @@ async function start(setup: WorkerSetup): Promise<(request: WorkerRequest) => Pr
     graphOptimizationLevel: 'disabled',
     // The arena keeps the largest batch's buffers for the process's life (measured: +150 MB RSS).
     enableCpuMemArena: false,
+    // ORT's pool threads spin while they wait for work: in a server sharing its cores with the HTTP
+    // thread and the database, a spinning thread holds a core the others need.
+    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
   });
   const tokenizer = new Tokenizer(files.tokenizer, files.tokenizerConfig);
   // What the tokenizer adds around every text ([CLS] ... [SEP] for BERT): kept when a text is cut.
