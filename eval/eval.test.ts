@@ -7,7 +7,7 @@ import { ask, learnConversation, openEnvironment, type EvalConversation, type Ev
 import { locomoEvidence, parseLocomoDate, runLocomo, summarizeLocomo, type LocomoSample } from './locomo.js';
 import { longMemEvalQuery, parseLongMemEvalDate, runLongMemEval, summarizeLongMemEval, type LongMemEvalQuestion } from './longmemeval.js';
 import { hasShared, sharedPath } from '../test/support/shared-data.js';
-import { formatTable, newestFirst, recallAllAt, recallAt, uniqueInOrder } from './metrics.js';
+import { formatTable, ndcgAt, newestFirst, recallAllAt, recallAt, uniqueInOrder } from './metrics.js';
 import { modelEmbedder } from './model-embedder.js';
 
 const DATA = sharedPath('eval-data/');
@@ -22,6 +22,12 @@ describe('metrics', () => {
     expect(recallAt(ranked, [], 3)).toBeNull();
     expect(recallAllAt(['s1', 's2', 's3'], ['s1', 's3'], 2)).toBe(0);
     expect(recallAllAt(['s1', 's2', 's3'], ['s1', 's3'], 3)).toBe(1);
+    // NDCG@k, binary relevance: evidence first is 1, evidence second of one is 1/log2(3), none is 0.
+    expect(ndcgAt(['s1', 's2'], ['s1'], 5)).toBe(1);
+    expect(ndcgAt(['s2', 's1'], ['s1'], 5)).toBeCloseTo(1 / Math.log2(3), 10);
+    expect(ndcgAt(['s2', 's3'], ['s1'], 5)).toBe(0);
+    expect(ndcgAt(['s1', 's3', 's2'], ['s1', 's2'], 2)).toBeCloseTo(1 / (1 + 1 / Math.log2(3)), 10);
+    expect(ndcgAt(['s1'], [], 5)).toBeNull();
   });
 
   it('scores newest-first: the newest evidence above every older one', () => {
@@ -191,7 +197,10 @@ describe('a team embedding model in the harness (--embedding-url/--embedding-mod
     const flags = new Map([['embedding-url', url], ['embedding-model', 'team-embed'], ['embedding-dimensions', '26']]);
     const embedder = (await modelEmbedder(flags, { MEMORY_AGENTS_EMBEDDING_API_KEY: 'k-test' }))!;
     expect(embedder.dimensions).toBe(26);
-    const env = await openEnvironment('memory', { embedder });
+    // A provider's model declares meaning (its vector channel then weighs as full text); these
+    // scripted letter-count vectors carry none, so the service is told so.
+    expect(embedder.meaning).toBe(true);
+    const env = await openEnvironment('memory', { embedder: { ...embedder, meaning: false } });
     try {
       const conversation: EvalConversation = {
         id: 'model',

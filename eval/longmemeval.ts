@@ -5,7 +5,7 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { ask, forget, learnConversation, type EvalConversation, type EvalEnvironment } from './harness.js';
-import { newestFirst, recallAllAt, recallAt, summarize, uniqueInOrder, type SummaryRow } from './metrics.js';
+import { ndcgAt, newestFirst, recallAllAt, recallAt, summarize, uniqueInOrder, type SummaryRow } from './metrics.js';
 
 export type LongMemEvalTurn = { role: string; content: string; has_answer?: boolean };
 export type LongMemEvalQuestion = {
@@ -96,6 +96,7 @@ export async function runLongMemEval(env: EvalEnvironment, questions: readonly L
     const recall: Record<string, number | null> = {
       'S-all@5': recallAllAt(rankedSessions, sessionEvidence, 5),
       'S-all@10': recallAllAt(rankedSessions, sessionEvidence, 10),
+      'NDCG@5': ndcgAt(rankedSessions, sessionEvidence, 5),
       'S-all@ctx': recallAllAt(packedSessions, sessionEvidence, Number.POSITIVE_INFINITY),
       'T@10': recallAt(rankedTurns, answerTurns, 10),
       'T@ctx': recallAt(asked.packed.map((turn) => turn.ref), answerTurns, Number.POSITIVE_INFINITY),

@@ -37,6 +37,23 @@ export function recallAllAt(ranked: readonly string[], evidence: readonly string
 }
 
 /**
+ * NDCG@k with binary relevance (MemPalace and the LongMemEval paper report it beside recall): the
+ * discounted gain of the evidence among the first `k` of `ranked` over the best possible (every
+ * piece of evidence first). Null without evidence.
+ */
+export function ndcgAt(ranked: readonly string[], evidence: readonly string[], k: number): number | null {
+  const wanted = new Set(evidence);
+  if (wanted.size === 0) return null;
+  let gain = 0;
+  ranked.slice(0, k).forEach((item, i) => {
+    if (wanted.has(item)) gain += 1 / Math.log2(i + 2);
+  });
+  let ideal = 0;
+  for (let i = 0; i < Math.min(k, wanted.size); i++) ideal += 1 / Math.log2(i + 2);
+  return gain / ideal;
+}
+
+/**
  * Newest-first (issue 32): 1 when the newest of the evidence (`evidenceByDate`, oldest first) ranks
  * above every older one in `ranked` (an older one not ranked at all counts as below; the newest not
  * ranked is 0), else 0. Null with fewer than two pieces of evidence (nothing can be stale).
