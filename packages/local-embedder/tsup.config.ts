@@ -8,5 +8,5 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node20',
-  external: [/^@memory-agents\//, 'onnxruntime-node', '@huggingface/tokenizers'],
+  external: [/^@memory-agents\//, 'onnxruntime-node', '@huggingface/tokenizers', 'lru-cache'],
 });

@@ -13,7 +13,7 @@ const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) =>
 
 describe.skipIf(!model)('local embedder on all-MiniLM-L6-v2 (int8 ONNX)', () => {
   const opened: LocalEmbedder[] = [];
-  const open = async (options: { threads?: number; batchSize?: number } = {}) => {
+  const open = async (options: { threads?: number; batchSize?: number; cacheSize?: number } = {}) => {
     const embedder = await localEmbedder({ model: model!, threads: 1, ...options });
     opened.push(embedder);
     return embedder;
@@ -98,7 +98,30 @@ describe.skipIf(!model)('local embedder on all-MiniLM-L6-v2 (int8 ONNX)', () => 
     expect((await embedder.embed({ texts: ['still here'] })).vectors).toHaveLength(1);
   });
 
+  it('embeds a repeated text once, and answers a recent one from its cache (no tokens)', async () => {
+    const embedder = await open();
+    const first = await embedder.embed({ texts: ['Thanks!', 'I moved to Berlin.', 'Thanks!'] });
+    const once = (await embedder.embed({ texts: ['Thanks!'] })).vectors[0]!;
+    expect(Array.from(first.vectors[2]!)).toEqual(Array.from(first.vectors[0]!));
+    expect(first.usage!.inputTokens).toBe((await (await open({ cacheSize: 0 })).embed({ texts: ['Thanks!', 'I moved to Berlin.'] })).usage!.inputTokens);
+    const again = await embedder.embed({ texts: ['I moved to Berlin.', 'Thanks!'] });
+    expect(again.usage).toEqual({ inputTokens: 0 });
+    expect(Array.from(again.vectors[0]!)).toEqual(Array.from(first.vectors[1]!));
+    // A caller changing a returned vector changes no other caller's.
+    once.fill(0);
+    expect(Array.from((await embedder.embed({ texts: ['Thanks!'] })).vectors[0]!)).toEqual(Array.from(first.vectors[0]!));
+  });
+
+  it('with cacheSize 0 keeps nothing: the same text costs its tokens again', async () => {
+    const embedder = await open({ cacheSize: 0 });
+    const first = await embedder.embed({ texts: ['hello there'] });
+    const second = await embedder.embed({ texts: ['hello there'] });
+    expect(second.usage!.inputTokens).toBe(first.usage!.inputTokens);
+    expect(Array.from(second.vectors[0]!)).toEqual(Array.from(first.vectors[0]!));
+  });
+
   it('refuses bad options with a clear message', async () => {
+    await expect(localEmbedder({ model: model!, cacheSize: -1 })).rejects.toThrow(/cacheSize must be an integer >= 0/);
     await expect(localEmbedder({ model: model!, threads: 0 })).rejects.toThrow(/threads must be a positive integer/);
     await expect(localEmbedder({ model: model!, batchSize: 1.5 })).rejects.toThrow(/batchSize must be a positive integer/);
   });
