@@ -639,7 +639,11 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description An extension (issue 42). "agent" (the default when absent): learned memory is shared across the agent, and a request with X-SP-End-User answers from every memory. "end_user": a request with X-SP-End-User reads only memories learned in that person's threads and in threads of no person. Kept by a PATCH whose agent_config omits it. */
+            memory_scope?: components["schemas"]["MemoryScope"];
         };
+        /** @enum {string} */
+        MemoryScope: "agent" | "end_user";
         Thread: {
             agent_id: string;
             thread_id: string;

@@ -2,7 +2,7 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
 import { dropOriginals, forgetReplays, type Reclaimer } from '../erasures/erase-work.js';
-import type { AgentRecord } from '../ports/store/index.js';
+import type { AgentConfig, AgentRecord } from '../ports/store/index.js';
 import { createAgentBody, patchAgentBody } from '../schemas/agents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
@@ -129,7 +129,7 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
         const updated = await context.store.agents.update({
           organizationId: caller.organizationId,
           agentId: agent.id,
-          patch: { config: input.agent_config },
+          patch: { config: keepMemoryScope(input.agent_config, agent.config) },
           updatedAt: context.nowIso(),
         });
         if (!updated) throw new ServiceError('agent_not_found', `Agent ${agentId} was not found.`);
@@ -158,3 +158,12 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
 }
 
 export type Agents = ReturnType<typeof createAgents>;
+
+/**
+ * The config a PATCH stores: the body's, whole (spec), except that a `memory_scope` the body omits
+ * keeps the stored one (issue 42): narrowing who reads whose memory never lapses because a client
+ * that does not know the extension changed the role. Widening takes `"memory_scope": "agent"`.
+ */
+function keepMemoryScope(config: AgentConfig, stored: AgentConfig): AgentConfig {
+  return config.memory_scope === undefined && stored.memory_scope !== undefined ? { ...config, memory_scope: stored.memory_scope } : config;
+}

@@ -1,4 +1,5 @@
 import { findReadyAgent, findThread } from '../agents/lookup.js';
+import { readableThreadIds } from '../agents/memory-scope.js';
 import type { Caller } from '../auth/caller.js';
 import type { AnswerHold } from '../credits/index.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
@@ -77,7 +78,9 @@ export function createAnswering(context: ServiceContext) {
     return { input, agent, thread, images };
   }
 
-  async function recall(agent: AgentRecord, message: string, maxContextChars: number | undefined, asOf?: string): Promise<RetrievalResult> {
+  async function recall(caller: Caller, agent: AgentRecord, message: string, maxContextChars: number | undefined, asOf?: string): Promise<RetrievalResult> {
+    // The memories the caller may draw on: every one, or with `memory_scope: "end_user"` a person's and no person's (issue 42).
+    const threadIds = await readableThreadIds(context, caller, agent, 'answer');
     // Full-text only after an embedder change; 503 when a network embedder is down (query-embedder.ts).
     const embedder = await queryEmbedder(context.index, context.embedder);
     // `as_of` (issue 32): what was true then; relative times in the query ("last week") read from it too.
@@ -88,6 +91,7 @@ export function createAnswering(context: ServiceContext) {
       maxContextChars: maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS,
       options: context.retrieval,
       ...(at ? { asOf: at.toISOString(), now: at.getTime() } : {}),
+      ...(threadIds === undefined ? {} : { threadIds }),
     });
   }
 
@@ -180,7 +184,7 @@ export function createAnswering(context: ServiceContext) {
     const started = performance.now();
     const { input, agent, thread } = opened;
     const stages: Stage[] = [];
-    const retrieval = await timed(stages, 'memory_context', () => recall(agent, input.message, input.max_context_chars, input.as_of));
+    const retrieval = await timed(stages, 'memory_context', () => recall(caller, agent, input.message, input.max_context_chars, input.as_of));
     // A streamed answer cites from the packed items' citations made for its context event.
     const packedCitations = onContext ? await citationsOf(context, retrieval.packed.map((item) => item.record)) : undefined;
     if (onContext) onContext(retrieval.memoryContext, await citationsFor(retrieval, undefined, packedCitations));

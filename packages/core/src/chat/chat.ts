@@ -146,7 +146,7 @@ export function createChat(context: ServiceContext, insertJob: InsertJob) {
       const input = parseBody(recallBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
       const stages: Stage[] = [];
-      const retrieval = await timed(stages, 'memory_context', () => answering.recall(agent, input.query, input.max_context_chars, input.as_of));
+      const retrieval = await timed(stages, 'memory_context', () => answering.recall(caller, agent, input.query, input.max_context_chars, input.as_of));
       const citations = await answering.contextCitations(retrieval);
       return { agent_id: agent.id, memory_context: retrieval.memoryContext, citations, stages };
     },
@@ -154,7 +154,7 @@ export function createChat(context: ServiceContext, insertJob: InsertJob) {
     /** The retrieval chat uses, for callers (and the evaluation harness) that score it directly. */
     async retrieve({ caller, agentId, query, maxContextChars = DEFAULT_MAX_CONTEXT_CHARS, asOf }: RetrieveRequest): Promise<RetrievalResult> {
       const agent = await findReadyAgent(context, caller, agentId);
-      return answering.recall(agent, query, maxContextChars, asOf);
+      return answering.recall(caller, agent, query, maxContextChars, asOf);
     },
   } satisfies ChatOperations;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
+import { ownThreadIds, readableThreadIds } from '../agents/memory-scope.js';
 import type { Caller } from '../auth/caller.js';
 import { sumOf } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
@@ -22,23 +23,29 @@ export const DEFAULT_MEMORY_SEARCH_LIMIT = 10;
  * The memories area (issue 30): what an agent knows, where each memory came from, why it ranks
  * where it does for a query, and deleting one. Tenancy as everywhere: another organization's agent
  * is 404 `agent_not_found`; with `X-SP-End-User` only memories learned in the threads that person
- * reaches exist (anything else is 404 `not_found`, exactly as an unknown id).
+ * reaches exist, and with `memory_scope: "end_user"` those of threads of no person too (anything
+ * else is 404 `not_found`, exactly as an unknown id).
  */
 export function createMemories(context: ServiceContext) {
-  /** The thread ids the caller reaches, or undefined when the caller reaches every thread. */
+  /**
+   * The thread ids whose memories the caller reads here, or undefined for every memory: a person's
+   * own threads, and with `memory_scope: "end_user"` the threads of no person too (memory-scope.ts).
+   */
   async function reachableThreads(caller: Caller, agent: AgentRecord): Promise<string[] | undefined> {
-    if (caller.endUserId === null) return undefined;
-    const threads = await context.store.threads.list({ agentId: agent.id, endUserId: caller.endUserId });
-    return threads.map((thread) => thread.id);
+    return readableThreadIds(context, caller, agent, 'inspect');
   }
 
-  /** The memory if it exists for the caller, else 404 `not_found` (the same for every reason). */
-  async function findMemory(caller: Caller, agent: AgentRecord, memoryId: string): Promise<MemoryHitRecord> {
+  /**
+   * The memory if it exists for the caller, else 404 `not_found` (the same for every reason).
+   * `delete` finds only the memories of the caller's own threads: a person reads the shared
+   * memories of an `end_user` agent but does not delete them.
+   */
+  async function findMemory(caller: Caller, agent: AgentRecord, memoryId: string, purpose: 'read' | 'delete' = 'read'): Promise<MemoryHitRecord> {
     const notFound = new ServiceError('not_found', `Memory ${memoryId} was not found.`);
     if (!memoryIdSchema.safeParse(memoryId).success) throw notFound;
     const [record] = await context.index.get({ agentId: agent.id, ids: [memoryId] });
     if (!record || record.organizationId !== caller.organizationId) throw notFound;
-    const reachable = await reachableThreads(caller, agent);
+    const reachable = purpose === 'read' ? await reachableThreads(caller, agent) : await ownThreadIds(context, caller, agent);
     if (reachable !== undefined && !reachable.includes(record.source.threadId)) throw notFound;
     const { vector: _vector, ...hit } = record;
     return hit;
@@ -141,7 +148,7 @@ export function createMemories(context: ServiceContext) {
     /** `DELETE .../memories/{memory_id}` (204): the memory is no longer found, listed or retrieved. */
     async delete({ caller, agentId, memoryId }: MemoryRequest): Promise<void> {
       const agent = await findAgent(context, caller, agentId);
-      const record = await findMemory(caller, agent, memoryId);
+      const record = await findMemory(caller, agent, memoryId, 'delete');
       await context.index.deleteBy({ agentId: agent.id, ids: [record.id] });
     },
   } satisfies MemoryService['memories'];

@@ -10,6 +10,8 @@ export type AgentConfig = {
   role: string;
   objective: string;
   metadata?: Record<string, unknown>;
+  /** Whose memories a person's requests read (an extension, issue 42); absent is `agent`. */
+  memory_scope?: 'agent' | 'end_user';
 };
 
 export type AgentRecord = {

@@ -1,0 +1,52 @@
+import type { Caller } from '../auth/caller.js';
+import type { AgentRecord, ThreadRecord } from '../ports/store/index.js';
+import type { ServiceContext } from '../service/context.js';
+
+/** Whose memories a person's requests read (agent config `memory_scope`, an extension, issue 42). */
+export type MemoryScope = 'agent' | 'end_user';
+
+/** The agent's memory scope: `agent` (the spec's shared memory) unless its config says `end_user`. */
+export function memoryScopeOf(agent: AgentRecord): MemoryScope {
+  return agent.config.memory_scope === 'end_user' ? 'end_user' : 'agent';
+}
+
+/**
+ * What a read is for: `answer` (chat, `chat/stream`, observe-and-respond, observe-and-enrich,
+ * recall, `retrieve`) or `inspect` (the memories API: list, get, search).
+ */
+export type ReadPurpose = 'answer' | 'inspect';
+
+/**
+ * The threads whose memories `caller` may read on `agent`, or `undefined` for every memory of the
+ * agent: the one place every read path asks (the retrieval's and the index list's `threadIds`).
+ *
+ * - Without `X-SP-End-User` (the organization): every memory, whatever the scope.
+ * - `end_user` scope, a person X: the threads X created and the threads of no person (created
+ *   without the header). A memory is learned in exactly one thread (a document's memories in the
+ *   thread it was uploaded to), so a document uploaded in a thread of no person is shared and one
+ *   uploaded in X's thread is X's. Memories naming no thread of this agent (restored with
+ *   `restore_from` from another agent) are read by the organization only.
+ * - `agent` scope (the spec): answering reads every memory ("learned memory is shared across the
+ *   agent"); the memories API shows a person only the memories of their own threads, as before.
+ */
+export async function readableThreadIds(context: ServiceContext, caller: Caller, agent: AgentRecord, purpose: ReadPurpose): Promise<string[] | undefined> {
+  if (caller.endUserId === null) return undefined;
+  if (memoryScopeOf(agent) === 'end_user') {
+    const threads = await context.store.threads.list({ agentId: agent.id });
+    return threads.filter((thread) => readableBy(thread, caller.endUserId)).map((thread) => thread.id);
+  }
+  if (purpose === 'answer') return undefined;
+  return ownThreadIds(context, caller, agent);
+}
+
+/** The threads `caller` created (every thread without `X-SP-End-User`: `undefined`). */
+export async function ownThreadIds(context: ServiceContext, caller: Caller, agent: AgentRecord): Promise<string[] | undefined> {
+  if (caller.endUserId === null) return undefined;
+  const threads = await context.store.threads.list({ agentId: agent.id, endUserId: caller.endUserId });
+  return threads.map((thread) => thread.id);
+}
+
+/** Whether a person (`endUserId`) reads the memories of `thread` under the `end_user` scope. */
+export function readableBy(thread: Pick<ThreadRecord, 'endUserId'>, endUserId: string | null): boolean {
+  return endUserId === null || thread.endUserId === null || thread.endUserId === endUserId;
+}
