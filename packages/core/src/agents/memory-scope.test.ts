@@ -196,3 +196,25 @@ describe('every read path of an end_user agent, through the service', () => {
     }
   });
 });
+
+describe('learning on an end_user agent', () => {
+  it("one person's statement never supersedes another person's fact (the writer looks up the same person's memories only)", async () => {
+    for (const scope of ['agent', 'end_user'] as const) {
+      const { service, caller, owner } = await learningService();
+      const agentId = (await service.agents.create({ caller: owner, body: { agent_config: { role: 'r', objective: 'o', memory_scope: scope } } })).agent_id;
+      await service.idle();
+      const x = await caller('x@example.com');
+      const y = await caller('y@example.com');
+      const xThread = (await service.threads.create({ caller: x, agentId, body: {} })).thread_id;
+      const yThread = (await service.threads.create({ caller: y, agentId, body: {} })).thread_id;
+      await service.observe({ caller: x, agentId, threadId: xThread, body: { observations: [say('user', 'My locker code is 1111.', '2024-03-01T10:00:00Z')] } });
+      await service.idle();
+      await service.observe({ caller: y, agentId, threadId: yThread, body: { observations: [say('user', 'My new locker code is 2222.', '2024-03-05T10:00:00Z')] } });
+      await service.idle();
+      const xs = (await service.memories.list({ caller: x, agentId, query: { include_history: 'true' } })).memories;
+      const mine = xs.find((memory) => memory.text.includes('1111'))!;
+      if (scope === 'agent') expect(mine.valid_to, 'the shared default: the later statement replaced it').not.toBeNull();
+      else expect(mine).toMatchObject({ valid_to: null, superseded_by: null });
+    }
+  });
+});

@@ -50,3 +50,21 @@ export async function ownThreadIds(context: ServiceContext, caller: Caller, agen
 export function readableBy(thread: Pick<ThreadRecord, 'endUserId'>, endUserId: string | null): boolean {
   return endUserId === null || thread.endUserId === null || thread.endUserId === endUserId;
 }
+
+/**
+ * The threads whose memories learning a job of `job.threadId` compares its turns with (the memory
+ * writer's similarity lookups, so what a turn can supersede), or `undefined` for every memory of
+ * the agent (`agent` scope). With `end_user`, only the threads of the same person (for a thread of
+ * no person, the threads of no person): one person's statement never ends another's fact, nor a
+ * shared one that others still read, and the writer is never shown another person's memories.
+ * Duplicates merge under the same rule (merge-duplicates.ts `keepSamePerson`).
+ */
+export async function learningThreadIds(context: ServiceContext, job: { organizationId: string; agentId: string; threadId: string }): Promise<string[] | undefined> {
+  const agent = await context.store.agents.get({ organizationId: job.organizationId, agentId: job.agentId });
+  if (!agent || memoryScopeOf(agent) !== 'end_user') return undefined;
+  const thread = await context.store.threads.get({ agentId: job.agentId, threadId: job.threadId });
+  if (!thread) return [job.threadId];
+  const person = thread.endUserId;
+  const same = (await context.store.threads.list({ agentId: job.agentId })).filter((thread) => thread.endUserId === person).map((thread) => thread.id);
+  return same.includes(job.threadId) ? same : [...same, job.threadId];
+}

@@ -1,6 +1,7 @@
 import { EmbedderMismatchError, type MemoryPatch, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
 import { LanguageModelError } from '../ports/language-model.js';
 import { isServiceError } from '../errors/service-error.js';
+import { learningThreadIds } from '../agents/memory-scope.js';
 import { isDependencyUnavailable } from '../store/available-store.js';
 import type { DraftRef, Supersession, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReason, TurnRecord } from '../ports/store/index.js';
@@ -64,6 +65,8 @@ async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Pro
     tags: turn.tags,
     source: sourceOf(job, turn),
   }));
+  // With `memory_scope: "end_user"`, the writer compares a turn only with the same person's memories (memory-scope.ts).
+  let lookupScope: Promise<string[] | undefined> | undefined;
   try {
     const written = await writer.write({
       agentId: job.agentId,
@@ -72,7 +75,8 @@ async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Pro
       signal: run.signal,
       searchSimilar: async (text, limit) => {
         const [vector] = (await embedder.embed({ texts: [text] })).vectors;
-        const { lexical, semantic } = await index.search({ agentId: job.agentId, text, vector: vector ?? null, limit });
+        const threadIds = await (lookupScope ??= learningThreadIds(run.context, job));
+        const { lexical, semantic } = await index.search({ agentId: job.agentId, text, vector: vector ?? null, limit, ...(threadIds === undefined ? {} : { threadIds }) });
         return [...semantic, ...lexical].map((hit) => hit.record).slice(0, limit);
       },
     });
