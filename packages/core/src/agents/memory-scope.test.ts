@@ -6,7 +6,7 @@ import type { ObserveInput } from '../schemas/inputs.js';
 import { inMemoryStore } from '../in-memory/store/index.js';
 import type { AgentRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
-import { memoryScopeOf, readableBy, readableThreadIds } from './memory-scope.js';
+import { memoryScopeOf, readableThreadIds, sharedWith } from './memory-scope.js';
 
 // Per-person memory (issue 42): `memory_scope` in the agent config and the one computation of whose
 // memories a caller reads. The HTTP/MCP tenancy matrix against the built server is
@@ -124,11 +124,22 @@ describe('readableThreadIds: whose memories a caller reads', () => {
     }
   });
 
-  it('the organization (no X-SP-End-User) reads every memory under either scope', async () => {
+  it('the organization (no X-SP-End-User) reads every memory under either scope, outside a thread', async () => {
     const context = await contextWithThreads();
     for (const scope of [undefined, 'agent', 'end_user'] as const) {
       for (const purpose of ['answer', 'inspect'] as const) expect(await readableThreadIds(context, who(null), agentWith(scope), purpose)).toBeUndefined();
     }
+  });
+
+  it("end_user: answering in a thread draws on what the thread's person reads, whoever asks (the answer is recorded there)", async () => {
+    const context = await contextWithThreads();
+    const scoped = agentWith('end_user');
+    expect(sorted(await readableThreadIds(context, who(null), scoped, 'answer', { endUserId: 'eu_x' }))).toEqual(['thread_n3', 'thread_x1', 'thread_x4']);
+    expect(sorted(await readableThreadIds(context, who(null), scoped, 'answer', { endUserId: null }))).toEqual(['thread_n3']);
+    expect(sorted(await readableThreadIds(context, who('eu_x'), scoped, 'answer', { endUserId: 'eu_x' }))).toEqual(['thread_n3', 'thread_x1', 'thread_x4']);
+    // The spec's agent scope: the thread changes nothing.
+    expect(await readableThreadIds(context, who(null), agentWith('agent'), 'answer', { endUserId: null })).toBeUndefined();
+    expect(await readableThreadIds(context, who('eu_x'), agentWith(undefined), 'answer', { endUserId: 'eu_x' })).toBeUndefined();
   });
 
   it('agent (the default, the spec): answering reads every memory; the memories API a person\'s own threads', async () => {
@@ -141,11 +152,12 @@ describe('readableThreadIds: whose memories a caller reads', () => {
     expect(memoryScopeOf(agentWith('end_user'))).toBe('end_user');
   });
 
-  it('readableBy: the organization reads every thread; a person their own and those of no person', () => {
-    expect(readableBy({ endUserId: 'eu_y' }, null)).toBe(true);
-    expect(readableBy({ endUserId: null }, 'eu_x')).toBe(true);
-    expect(readableBy({ endUserId: 'eu_x' }, 'eu_x')).toBe(true);
-    expect(readableBy({ endUserId: 'eu_y' }, 'eu_x')).toBe(false);
+  it('sharedWith: a thread of no person is shared with everyone; a person\'s thread with that person only', () => {
+    expect(sharedWith({ endUserId: null }, 'eu_x')).toBe(true);
+    expect(sharedWith({ endUserId: null }, null)).toBe(true);
+    expect(sharedWith({ endUserId: 'eu_x' }, 'eu_x')).toBe(true);
+    expect(sharedWith({ endUserId: 'eu_y' }, 'eu_x')).toBe(false);
+    expect(sharedWith({ endUserId: 'eu_y' }, null)).toBe(false);
   });
 });
 
@@ -169,6 +181,19 @@ describe('every read path of an end_user agent, through the service', () => {
       await service.memories.list({ caller: owner, agentId, query: { limit: '100' } }),
     ]);
     for (const mark of ['xanadu4411', 'sharedkiwi5533', 'yellowfin7720', 'yucca3305']) expect(org).toContain(mark);
+  });
+
+  it("the organization answering in a thread of no person draws only on shared memories, so the answer it records there carries no person's", async () => {
+    const { service, agentId, owner, sharedThread, xThread } = await world('end_user');
+    const shared = JSON.stringify([
+      await service.chat({ caller: owner, agentId, threadId: sharedThread, body: { turn_id: 'o1', message: QUERY } }),
+      await service.observeAndRespond({ caller: owner, agentId, threadId: sharedThread, body: { turn_id: 'o2', message: QUERY } }),
+    ]);
+    expect(shared).toContain('sharedkiwi5533');
+    for (const mark of ['xanadu4411', ...Y_MARKS]) expect(shared).not.toContain(mark);
+    const inX = JSON.stringify(await service.chat({ caller: owner, agentId, threadId: xThread, body: { turn_id: 'o3', message: QUERY } }));
+    expect(inX).toContain('xanadu4411');
+    for (const mark of Y_MARKS) expect(inX).not.toContain(mark);
   });
 
   it('memories get: X reads a shared memory but not Y\'s (404 as unknown), and deletes only their own', async () => {

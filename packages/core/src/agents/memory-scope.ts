@@ -20,22 +20,35 @@ export type ReadPurpose = 'answer' | 'inspect';
  * The threads whose memories `caller` may read on `agent`, or `undefined` for every memory of the
  * agent: the one place every read path asks (the retrieval's and the index list's `threadIds`).
  *
- * - Without `X-SP-End-User` (the organization): every memory, whatever the scope.
- * - `end_user` scope, a person X: the threads X created and the threads of no person (created
- *   without the header). A memory is learned in exactly one thread (a document's memories in the
- *   thread it was uploaded to), so a document uploaded in a thread of no person is shared and one
- *   uploaded in X's thread is X's. Memories naming no thread of this agent (restored with
- *   `restore_from` from another agent) are read by the organization only.
+ * - `end_user` scope: a person X reads the threads X created and the threads of no person
+ *   (created without the header). A memory is learned in exactly one thread (a document's
+ *   memories in the thread it was uploaded to), so a document uploaded in a thread of no person
+ *   is shared and one uploaded in X's thread is X's. Memories naming no thread of this agent
+ *   (restored with `restore_from` from another agent) are read by the organization only.
+ *   The organization (no `X-SP-End-User`) reads every memory, except when it answers in a thread
+ *   (`inThread`: chat, `chat/stream`, observe-and-respond, observe-and-enrich): an answer is
+ *   recorded in the thread, and observe-and-respond learns it there, so it draws only on what the
+ *   thread's own person reads (for a thread of no person: the threads of no person). Otherwise
+ *   the organization answering in a shared thread would copy X's memories where Y reads them.
  * - `agent` scope (the spec): answering reads every memory ("learned memory is shared across the
- *   agent"); the memories API shows a person only the memories of their own threads, as before.
+ *   agent"); the memories API shows a person only the memories of their own threads, as before;
+ *   the organization reads every memory.
  */
-export async function readableThreadIds(context: ServiceContext, caller: Caller, agent: AgentRecord, purpose: ReadPurpose): Promise<string[] | undefined> {
-  if (caller.endUserId === null) return undefined;
+export async function readableThreadIds(
+  context: ServiceContext,
+  caller: Caller,
+  agent: AgentRecord,
+  purpose: ReadPurpose,
+  inThread?: Pick<ThreadRecord, 'endUserId'>,
+): Promise<string[] | undefined> {
   if (memoryScopeOf(agent) === 'end_user') {
+    if (caller.endUserId === null && inThread === undefined) return undefined;
+    // A person reaches only their own threads (findThread), so `inThread` names the caller then.
+    const person = inThread === undefined ? caller.endUserId : inThread.endUserId;
     const threads = await context.store.threads.list({ agentId: agent.id });
-    return threads.filter((thread) => readableBy(thread, caller.endUserId)).map((thread) => thread.id);
+    return threads.filter((thread) => sharedWith(thread, person)).map((thread) => thread.id);
   }
-  if (purpose === 'answer') return undefined;
+  if (caller.endUserId === null || purpose === 'answer') return undefined;
   return ownThreadIds(context, caller, agent);
 }
 
@@ -46,9 +59,12 @@ export async function ownThreadIds(context: ServiceContext, caller: Caller, agen
   return threads.map((thread) => thread.id);
 }
 
-/** Whether a person (`endUserId`) reads the memories of `thread` under the `end_user` scope. */
-export function readableBy(thread: Pick<ThreadRecord, 'endUserId'>, endUserId: string | null): boolean {
-  return endUserId === null || thread.endUserId === null || thread.endUserId === endUserId;
+/**
+ * Under the `end_user` scope, whether what was learned in `thread` is read for `person` (an `eu_`
+ * id, or null for no person): the thread is that person's own or a thread of no person.
+ */
+export function sharedWith(thread: Pick<ThreadRecord, 'endUserId'>, person: string | null): boolean {
+  return thread.endUserId === null || thread.endUserId === person;
 }
 
 /**

@@ -78,9 +78,10 @@ export function createAnswering(context: ServiceContext) {
     return { input, agent, thread, images };
   }
 
-  async function recall(caller: Caller, agent: AgentRecord, message: string, maxContextChars: number | undefined, asOf?: string): Promise<RetrievalResult> {
+  /** Retrieval for `message`; `thread` when the answer is given (recorded, maybe learned) in a thread. */
+  async function recall(caller: Caller, agent: AgentRecord, message: string, maxContextChars: number | undefined, asOf?: string, thread?: ThreadRecord): Promise<RetrievalResult> {
     // The memories the caller may draw on: every one, or with `memory_scope: "end_user"` a person's and no person's (issue 42).
-    const threadIds = await readableThreadIds(context, caller, agent, 'answer');
+    const threadIds = await readableThreadIds(context, caller, agent, 'answer', thread);
     // Full-text only after an embedder change; 503 when a network embedder is down (query-embedder.ts).
     const embedder = await queryEmbedder(context.index, context.embedder);
     // `as_of` (issue 32): what was true then; relative times in the query ("last week") read from it too.
@@ -184,7 +185,7 @@ export function createAnswering(context: ServiceContext) {
     const started = performance.now();
     const { input, agent, thread } = opened;
     const stages: Stage[] = [];
-    const retrieval = await timed(stages, 'memory_context', () => recall(caller, agent, input.message, input.max_context_chars, input.as_of));
+    const retrieval = await timed(stages, 'memory_context', () => recall(caller, agent, input.message, input.max_context_chars, input.as_of, thread));
     // A streamed answer cites from the packed items' citations made for its context event.
     const packedCitations = onContext ? await citationsOf(context, retrieval.packed.map((item) => item.record)) : undefined;
     if (onContext) onContext(retrieval.memoryContext, await citationsFor(retrieval, undefined, packedCitations));

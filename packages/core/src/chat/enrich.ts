@@ -30,7 +30,7 @@ export async function enrich({ context, insertJob, answering, caller, agent, thr
   try {
     await context.credits.requireFunds(caller.organizationId, billedWords(input.message));
     const stages: Stage[] = [];
-    const retrieval = await timed(stages, 'memory_context', () => answering.recall(caller, agent, input.message, input.max_context_chars));
+    const retrieval = await timed(stages, 'memory_context', () => answering.recall(caller, agent, input.message, input.max_context_chars, undefined, thread));
     const citations = await answering.contextCitations(retrieval);
     let result: ObserveAndEnrichOutput | null = null;
     const recordStart = performance.now();
