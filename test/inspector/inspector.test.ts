@@ -132,6 +132,9 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     const { page, problems } = await tab();
     await signIn(page, server.key!);
     await page.getByRole('link', { name: agentId }).click();
+    // The agent's memory scope (issue 42): this agent leaves it at the spec's shared default.
+    await page.getByRole('link', { name: threadId }).waitFor();
+    expect(await page.locator('main').innerText()).toContain('shared (agent): every person reads every memory');
     await page.getByRole('link', { name: threadId }).click();
     await page.getByRole('heading', { name: 'Messages' }).waitFor();
     const text = await page.locator('main').innerText();

@@ -162,6 +162,8 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams): P
       ['Agent', agent.agent_id],
       ['Status', agent.status],
       ['Objective', agent.agent_config?.objective],
+      // Issue 42: whose memories a person's requests read.
+      ['Memory scope', agent.agent_config?.memory_scope === 'end_user' ? "per person (end_user): each person reads their own threads' memories and shared ones" : 'shared (agent): every person reads every memory'],
       ['Created', when(agent.created_at)],
     ]),
     h('h2', {}, 'Threads'),
