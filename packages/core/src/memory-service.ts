@@ -152,7 +152,8 @@ export interface MemoryService {
   /**
    * What an agent knows (an extension of `/v1`, issue 30; docs/api.md "Memories"). Another
    * organization's agent is 404 `agent_not_found`; with `X-SP-End-User`, only memories learned in
-   * the threads that person reaches exist, anything else is 404 `not_found` as an unknown id is.
+   * the threads that person reaches exist (with `memory_scope: "end_user"`, those of threads of no
+   * person too), anything else is 404 `not_found` as an unknown id is.
    */
   readonly memories: {
     /**
@@ -189,7 +190,12 @@ export interface MemoryService {
    * observation jobs newest first, each as its status; `next_cursor` is "" on the last page.
    */
   listObservations(request: ObservationListRequest): Promise<ObservationListOutput>;
-  /** `POST .../chat`: retrieves, answers, records the turn and cites, in one call; `abortSignal` aborts the answer. */
+  /**
+   * `POST .../chat`: retrieves, answers, records the turn and cites, in one call; `abortSignal` aborts the answer.
+   * Which memories it draws on (as every answering call and recall): every memory of the agent (the
+   * spec), or with `agent_config.memory_scope: "end_user"` a person's own and shared ones
+   * (`agents/memory-scope.ts`; docs/api.md "Per-person memory").
+   */
   chat(request: ChatRequest): Promise<ChatOutput>;
   /**
    * `POST .../chat/stream`: everything that can be refused is refused (thrown) before the first
