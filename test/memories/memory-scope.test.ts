@@ -166,6 +166,22 @@ describe('memory_scope "end_user" on a real server', () => {
     }
   });
 
+  it("the stored originals citations link to: X gets the shared document's, never Y's (404 as unknown); the organization both", async () => {
+    const documents = (await apiOf(w).memories.list(w.agentId, { limit: 100 })).memories.filter((memory) => memory.source.kind === 'document');
+    const sourceOf = (threadId: string) => {
+      const source = documents.find((memory) => memory.source.thread_id === threadId)!.source;
+      return 'source_id' in source ? source.source_id : '';
+    };
+    const get = (sourceId: string, endUser: string | null) =>
+      fetch(`${server.url}/v1/agents/${w.agentId}/sources/${sourceId}`, { headers: { authorization: `Bearer ${w.key}`, ...(endUser === null ? {} : { 'x-sp-end-user': endUser }) } });
+    const ys = await get(sourceOf(w.yThread), X);
+    expect(ys.status).toBe(404);
+    expect(await ys.text()).not.toContain('yew-ember-9918');
+    expect(await (await get(sourceOf(w.sharedThread), X)).text()).toContain('handbook-fern-6644');
+    expect(await (await get(sourceOf(w.yThread), Y)).text()).toContain('yew-ember-9918');
+    expect(await (await get(sourceOf(w.yThread), null)).text()).toContain('yew-ember-9918');
+  });
+
   it('the organization (no X-SP-End-User) reads every memory', async () => {
     const reads = await readsOf(w, null, w.sharedThread);
     for (const route of ['recall', 'search', 'list', 'mcpRecall']) {
@@ -184,5 +200,10 @@ describe('without memory_scope (the spec default, "agent")', () => {
     expect(reads.list).not.toContain('yarrow-slate-3305');
     expect(reads.list).not.toContain('kiosk-maple-5533');
     expect(reads.list).toContain(X_MARK);
+    // Citations link to the stored originals: under the spec's scope any person of the agent fetches them.
+    const document = (await apiOf(w).memories.list(w.agentId, { thread_id: w.yThread, limit: 100 })).memories.find((memory) => memory.source.kind === 'document')!;
+    const sourceId = 'source_id' in document.source ? document.source.source_id : '';
+    const original = await fetch(`${server.url}/v1/agents/${w.agentId}/sources/${sourceId}`, { headers: { authorization: `Bearer ${w.key}`, 'x-sp-end-user': X } });
+    expect(await original.text()).toContain('yew-ember-9918');
   });
 });

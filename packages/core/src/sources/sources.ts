@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
+import { readableThreadIds } from '../agents/memory-scope.js';
 import { resolveChunkOptions } from '../chunking/index.js';
 import { resolveLimits as resolveConvertLimits } from '../conversion/limits.js';
 import { ServiceError } from '../errors/index.js';
@@ -114,12 +115,17 @@ export function createSources(context: ServiceContext, kick: (agentId: string) =
     /** `POST .../sources/{source_id}/finish-learning` -> 202 Document ingest response. */
     finishLearning,
 
-    /** `GET /v1/agents/{agent_id}/sources/{source_id}`: the stored original, to the same organization. */
+    /** `GET /v1/agents/{agent_id}/sources/{source_id}`: the stored original, to the same organization (and scope). */
     async get({ caller, agentId, sourceId }: SourceRequest): Promise<StoredOriginal> {
       const agent = await findAgent(context, caller, agentId);
       const notFound = () => new ServiceError('not_found', `Source ${sourceId} was not found.`);
       if (!ID_PATTERNS.source.test(sourceId)) throw notFound();
-      const record = (await context.store.uploads.listBySource({ agentId: agent.id, sourceId })).find((r) => r.stored && r.organizationId === caller.organizationId);
+      // What citations link to follows what answers read: with `memory_scope: "end_user"`, a person
+      // gets the originals uploaded in their own threads and in threads of no person (issue 42).
+      const readable = await readableThreadIds(context, caller, agent, 'answer');
+      const record = (await context.store.uploads.listBySource({ agentId: agent.id, sourceId })).find(
+        (r) => r.stored && r.organizationId === caller.organizationId && (readable === undefined || readable.includes(r.threadId)),
+      );
       if (!record) throw notFound();
       const blob = await context.blobs.get({ key: sourceBlobKey(caller.organizationId, sourceId) });
       if (!blob) throw notFound();
