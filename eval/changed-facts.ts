@@ -6,8 +6,7 @@
  * statements holds the old value and not the new. Two sets: the issue-32 conversations (the new
  * statement shares words with the old) and the issue-39 ones, changed in everyday words.
  */
-import { CHANGED_FACTS, learnChangedFact, type ChangedFact } from '../packages/core/src/__fixtures__/changed-facts.js';
-import { PARAPHRASED_CHANGES } from '../packages/core/src/__fixtures__/paraphrased-changes.js';
+import { CHANGED_FACTS, PARAPHRASED_CHANGES, learnChangedFact, type ChangedFact } from '@memory-agents/core/testing';
 import type { EvalEnvironment } from './harness.js';
 
 export type ChangedFactScore = { set: string; name: string; newestFirst: boolean; asOfRight: boolean; first: string };
