@@ -7,6 +7,7 @@ import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.js';
 import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, inspectorFlag, metricsOption, stateLocation, webhookSettings, type CliValues, type OptionName, type ServeExtras } from './cli-options.js';
 import { baselineWasmOnly, CliError, print, runningServerPid, type CliIo } from './cli-support.js';
 import { exportCommand, importCommand, migrateCommand } from './cli-data-commands.js';
+import { modelsListCommand, modelsPullCommand } from './cli-models-commands.js';
 import { sendControlCommand } from './control-socket.js';
 import { MODEL_CLI_OPTIONS, MODEL_USAGE, modelSettings, ModelSettingsError, type ModelSettings } from './model-options.js';
 import { dataPaths, DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
@@ -27,12 +28,15 @@ const processIo: CliIo = {
 /**
  * One command of the CLI, whole: the usage `help COMMAND` prints (first line in the overview), the
  * flags it takes (any other is a usage error; `--json`, `--help`, `--version` go with every
- * command), and what it does. `run` returns the exit code.
+ * command), the arguments it takes after its name (none unless listed), and what it does. `run`
+ * returns the exit code.
  */
 export type CliCommand = {
   usage: string;
   options: readonly OptionName[];
-  run(values: CliValues, io: CliIo): Promise<number>;
+  /** The names of the arguments it takes after its name, in order (`NAME`); it checks which are required. */
+  arguments?: readonly string[];
+  run(values: CliValues, io: CliIo, args: readonly string[]): Promise<number>;
 };
 
 /** An admin command's CLI entry: its flags are checked here, then it runs through `runAdmin`. */
@@ -114,9 +118,33 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     run: (values, io) => migrateCommand(values, io),
   },
   ...Object.fromEntries((Object.keys(ADMIN_COMMANDS) as AdminCommand[]).map((command) => [command.replace('.', ' '), adminCliCommand(command)])),
+  'models pull': {
+    usage: `memory-agents models pull NAME [--file onnx/model.onnx] [--revision main] [--endpoint URL] [--force]
+  Downloads a sentence-transformers model exported to ONNX (NAME: its Hugging Face id, like
+  sentence-transformers/all-MiniLM-L6-v2) into the model cache, for the local embedder: config.json,
+  tokenizer.json, the ONNX file (--file, its path in the repository) and the sentence-transformers
+  files the repository has. Prints the model's directory on stdout, progress on stderr. Each file is
+  checked against the hub's checksum (sha256, or the git blob sha1) before it is kept; an
+  interrupted pull (Ctrl-C, a cut connection) resumes where it stopped when run again; a pull of the
+  commit already in the cache downloads nothing (--force downloads it again).
+  --endpoint (or HF_ENDPOINT) names a mirror of the hub (default https://huggingface.co); HF_TOKEN
+  (never a flag) is sent for gated and private models; MEMORY_AGENTS_MODELS_DIR sets the cache
+  (default $XDG_CACHE_HOME/memory-agents/models, else ~/.cache/memory-agents/models).`,
+    options: ['file', 'revision', 'endpoint', 'force'],
+    arguments: ['NAME'],
+    run: (values, io, args) => modelsPullCommand(values, io, args),
+  },
+  'models list': {
+    usage: `memory-agents models list [--json]
+  Lists the models in the model cache (MEMORY_AGENTS_MODELS_DIR, else $XDG_CACHE_HOME/memory-agents/models,
+  else ~/.cache/memory-agents/models): name, ONNX file, size, commit and directory, and the pulls
+  that have not finished (run models pull again to finish them).`,
+    options: [],
+    run: (values, io) => modelsListCommand(values, io),
+  },
 };
 
-const COMMON = `Every command but mcp takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL
+const COMMON = `Every command but mcp and models takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL
 [--database-timeout-ms MS] (connect and statement timeout, default 5000 and 15000; 0: none).
 Admin commands work while a server runs on the same data dir: they go through its control socket.
 With --json, results and errors are printed as JSON (errors on stderr: {"error", "code"}).`;
@@ -139,7 +167,7 @@ export function commandUsage(words: string[]): string | null {
   const matching = Object.entries(COMMANDS).filter(([command]) => command === name || command.startsWith(`${name} `));
   if (name === '' || matching.length === 0) return null;
   const extra = name === 'serve' || name === 'import' ? `\n\n${MODEL_USAGE}` : '';
-  if (name === 'mcp') return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n`;
+  if (name === 'mcp' || name.split(' ')[0] === 'models') return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n`;
   return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n\n${COMMON}${extra}\n`;
 }
 
@@ -223,13 +251,17 @@ async function runCommandLine({ values, positionals }: { values: CliValues; posi
     const actions = Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `));
     throw new UsageError(actions.length > 0 ? `${group} needs one of: ${actions.map((c) => c.split(' ')[1]).join(', ')}` : `unknown command: ${positionals.join(' ')}`, actions.length > 0 ? group : '');
   }
-  const extra = positionals.slice(name.split(' ').length);
-  if (extra.length > 0) throw new UsageError(`${name} takes no argument "${extra[0]}"; every value is passed with its flag`, name);
+  const args = positionals.slice(name.split(' ').length);
+  const allowed = command.arguments ?? [];
+  if (args.length > allowed.length) {
+    const extra = args[allowed.length]!;
+    throw new UsageError(allowed.length === 0 ? `${name} takes no argument "${extra}"; every value is passed with its flag` : `${name} takes ${allowed.join(' ')} and no further argument "${extra}"`, name);
+  }
   const refused = (Object.keys(values) as OptionName[]).filter((flag) => values[flag] !== undefined && !GLOBAL_OPTIONS.includes(flag) && !command.options.includes(flag));
   if (refused.length > 0) {
     throw new UsageError(`${name} does not take ${refused.map((flag) => `--${flag}`).join(', ')}`, name);
   }
-  return command.run(values, io);
+  return command.run(values, io, args);
 }
 
 async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, { metrics, inspector, webhooks }: ServeExtras = {}): Promise<number> {
