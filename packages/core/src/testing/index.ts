@@ -72,5 +72,5 @@ export {
  * Short conversations where a fact changes (issues 32 and 39): sharing words with the old statement,
  * and in everyday words; the evaluation harness (`npm run eval -- changed-facts`) and adapter tests run them.
  */
-export { CHANGED_FACTS, learnChangedFact, type ChangedFact } from '../__fixtures__/changed-facts.js';
+export { CHANGED_FACTS, type ChangedFact } from '../__fixtures__/changed-facts-data.js';
 export { PARAPHRASED_CHANGES } from '../__fixtures__/paraphrased-changes.js';
