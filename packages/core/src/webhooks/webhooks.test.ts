@@ -115,6 +115,39 @@ describe('webhooks', () => {
     await expect(allowed.service.webhooks.create({ caller: allowed.caller, body: { url: 'http://localhost:8080/' } })).resolves.toMatchObject({ enabled: true });
   });
 
+  it('refuses IPv6 spellings that carry a private IPv4 (IPv4-compatible ::/96, IPv4-mapped, NAT64, 6to4), on create, on PATCH and at connection time', async () => {
+    const { service, caller } = await setup({ ...FAST, allowedHosts: [] });
+    const refused = [
+      'http://[::127.0.0.1]/',
+      'http://[::7f00:1]/',
+      'http://[::a9fe:a9fe]/latest',
+      'http://[::10.0.0.1]/',
+      'http://[0:0:0:0:0:0:192.168.1.1]/',
+      'http://[::8.8.8.8]/', // IPv4-compatible addresses are deprecated (RFC 4291): none is called
+      'http://[::ffff:7f00:1]/',
+      'http://[::ffff:10.0.0.1]/',
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[64:ff9b:1::a00:1]/',
+      'http://[2002:7f00:1::1]/',
+      'http://[2002:a9fe:a9fe::]/',
+    ];
+    const { webhook_id } = await service.webhooks.create({ caller, body: { url: 'http://[2606:4700:4700::1111]/in' } });
+    for (const url of refused) {
+      await expect(service.webhooks.create({ caller, body: { url } }), url).rejects.toMatchObject({ code: 'invalid_request', status: 422, message: expect.stringMatching(/webhooks may only call public addresses/) });
+      await expect(service.webhooks.update({ caller, webhookId: webhook_id, body: { url } }), `PATCH ${url}`).rejects.toMatchObject({ code: 'invalid_request', status: 422 });
+    }
+    expect((await service.webhooks.list({ caller })).webhooks.map((w) => w.url)).toEqual(['http://[2606:4700:4700::1111]/in']);
+    // Public IPv4 through the IPv4-mapped form stays allowed.
+    await expect(service.webhooks.create({ caller, body: { url: 'http://[::ffff:8.8.8.8]/' } })).resolves.toMatchObject({ enabled: true });
+    // At connection time (a stored URL from before the fix, or an allowed host name resolving there).
+    const policy = compileAddressPolicy({ allowPrivate: false, allowedHosts: [] });
+    for (const address of ['::7f00:1', '::a9fe:a9fe', '::10.0.0.1', '::127.0.0.1', '0:0:0:0:0:0:127.0.0.1']) expect(policy.refusedRange(address), address).not.toBeNull();
+    const result = await sendWebhook({ url: 'http://[::7f00:1]:9/x', body: '{}', headers: {}, timeoutMs: 1000, policy });
+    expect(result).toMatchObject({ statusCode: null, error: expect.stringMatching(/which webhooks may not call/) });
+  });
+
   it('checks the address again at connection time: a host name resolving to loopback is never called', async () => {
     const target = await listen();
     const result = await sendWebhook({
