@@ -56,6 +56,10 @@ describe('serve --metrics --metrics-token: /metrics on the API port behind a bea
       expect({ authorization, status: response.status }).toEqual({ authorization, status: 200 });
       expect(await response.text()).toContain('memory_agents_');
     }
+    const post = await fetch(`${server.url}/metrics`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(await post.json()).toMatchObject({ code: 'method_not_allowed' });
     // The token itself is compared exactly.
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `bearer ${TOKEN.toUpperCase()}` } })).status).toBe(401);
   });

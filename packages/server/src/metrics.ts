@@ -140,7 +140,7 @@ export function createServiceMetrics(options: { token?: string; sources?: () => 
       }
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         response.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'application/json; charset=utf-8' });
-        response.end(JSON.stringify({ error: `${request.method ?? ''} is not allowed on /metrics; use GET.`, code: 'invalid_request' }));
+        response.end(JSON.stringify({ error: `${request.method ?? ''} is not allowed on /metrics; use GET.`, code: 'method_not_allowed' }));
         return;
       }
       try {
