@@ -74,7 +74,7 @@ export type {
 } from './schemas/webhooks.js';
 
 // Errors
-export { ERROR_CODES, ServiceError, isServiceError, type ErrorCode, type RateLimitControl, type ServiceErrorOptions } from './errors/index.js';
+export { ERROR_CODES, HTTP_ERROR_CODES, ServiceError, isServiceError, type ErrorCode, type HttpErrorCode, type RateLimitControl, type ServiceErrorOptions } from './errors/index.js';
 
 // Wire schemas (zod), shared with the HTTP layer and the OpenAPI document, and the types they parse to
 export * as schemas from './schemas/index.js';

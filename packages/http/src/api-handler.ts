@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { ServiceError, isServiceError, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
+import { HTTP_ERROR_CODES, isServiceError, stderrLogger, type HttpErrorCode, type Logger, type MemoryService } from '@memory-agents/core';
 import { createRouter, dispatch, routeNotFound } from './dispatch.js';
 import { errorResponse } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -142,13 +142,9 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
       }
       if ('route' in match) note.route = match.route.path;
       if ('allowed' in match) {
-        const result = errorResponse(
-          new ServiceError('invalid_request', `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, { status: 400 }),
-          requestId,
-          logger,
-          405,
-        );
-        return json({ ...result, headers: { ...result.headers, Allow: match.allowed.join(', ') } });
+        // 405 is not in the spec's table: its own code (HTTP_ERROR_CODES), not invalid_request (400/422).
+        const body = { error: `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, code: 'method_not_allowed' satisfies HttpErrorCode, request_id: requestId };
+        return json({ status: HTTP_ERROR_CODES.method_not_allowed.status, body, headers: { Allow: match.allowed.join(', ') } });
       }
       const result = await dispatch(service, match, request, { requestId, basePath: linkBase, maxJsonBytes, onRateLimit: rateLimit.set });
       return 'stream' in result || 'binary' in result ? toApiResponse(result, base(), logger) : json(result);

@@ -278,6 +278,10 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   }
   if (location.databaseUrl === undefined) baselineWasmOnly();
   // The key is read from the environment here and goes only into the adapters' Authorization header.
+  // Traces from the standard OTEL_* variables (loaded only when they ask for it), before the
+  // server starts so its first spans are exported too.
+  const { startTracingFromEnvironment } = await import('./otel-environment.js');
+  const tracing = await startTracingFromEnvironment(io.env, io.stderr);
   const { startServer } = await import('./start-server.js');
   const { createServiceModels, describeModels } = await import('./model-options.js');
   const server = await startServer({
@@ -297,8 +301,11 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   if (server.inspector) io.stdout(`Inspector: ${server.url}/inspect (sign in with an API key)\n`);
   io.stdout(`memory-agents listening on ${server.url}\n`);
   if (server.metricsUrl) io.stdout(`metrics at ${server.metricsUrl}\n`);
+  if (tracing) io.stdout(`traces to ${tracing.exporter} (OTEL_* environment)\n`);
   await shutdownSignal(io);
   await server.close();
+  // Sends what the batch still holds; a collector that does not answer is given up on (its timeout).
+  await tracing?.shutdown().catch((error: unknown) => io.stderr(`memory-agents: the last traces were not sent: ${String(error)}\n`));
   return 0;
 }
 
