@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type Embedder, type MemoryService } from '@memory-agents/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedOpenaiServer } from '../../models-openai/src/testing/scripted-openai-server.js';
+import { main, type CliIo } from './cli-main.js';
 import { composeService } from './compose.js';
+
+async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), stdoutAsync: async (text) => void (stdout += text), env };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+}
 
 /**
  * A stand-in for a sentence model (an external model, scripted): words of one concept point the
@@ -182,6 +192,43 @@ describe('switching embedders on a data dir (PGlite + LanceDB, the embedded defa
       expect(found.ranked[0]?.record.text).toContain('billing@acme.test');
       await third.close();
     } finally {
+      await rm(data, { recursive: true, force: true });
+    }
+  });
+
+  it('memory-agents reembed run re-embeds a stopped data dir in the foreground; reembed status reports it', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'ma-reembed-cli-'));
+    const provider = await startScriptedOpenaiServer();
+    try {
+      const first = await composeService({ dataDir: data }, silentLogger);
+      await first.service.start();
+      const org = await first.service.admin.createOrganization({ name: 'Acme' });
+      const caller = await first.service.as(org.organizationId);
+      const agent = await first.service.agents.create({ caller, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
+      await first.service.idle();
+      const thread = await first.service.threads.create({ caller, agentId: agent.agent_id });
+      await first.service.observe({
+        caller,
+        agentId: agent.agent_id,
+        threadId: thread.thread_id,
+        body: { observations: ['Ana keeps bees in Porto.', 'Invoices go to billing@acme.test.'].map((text) => ({ speaker: 'ana', content: [{ type: 'text' as const, text }] })) },
+      });
+      await first.service.idle();
+      await first.close();
+
+      expect(JSON.parse((await cli(['reembed', 'status', '--data', data, '--json'])).stdout)).toEqual({ reembedding: 'none' });
+      const embedding = ['--embedding-url', provider.baseURL, '--embedding-model', 'scripted-embed', '--embedding-dimensions', '8'];
+      const run = await cli(['reembed', 'run', '--data', data, ...embedding], { MEMORY_AGENTS_EMBEDDING_API_KEY: 'sk-test' });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^re-embedding: 0 of 2 memories \(hashed-ngrams-v1:384 -> .*scripted-embed.*\)$/m);
+      expect(run.stdout).toMatch(/^re-embedded 2 memories; the index now uses .*scripted-embed/m);
+      const again = await cli(['reembed', 'run', '--data', data, '--json', ...embedding], { MEMORY_AGENTS_EMBEDDING_API_KEY: 'sk-test' });
+      expect(JSON.parse(again.stdout)).toMatchObject({ reembedded: 0, embedder: expect.stringContaining('scripted-embed') });
+      // Without a server, status starts nothing: no re-embed runs until a server (or reembed run) starts one.
+      expect(JSON.parse((await cli(['reembed', 'status', '--data', data, '--json'])).stdout)).toEqual({ reembedding: 'none' });
+    } finally {
+      await provider.close();
       await rm(data, { recursive: true, force: true });
     }
   });
