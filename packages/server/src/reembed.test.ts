@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type Embedder, type MemoryService } from '@memory-agents/core';
+import { randomBytes } from 'node:crypto';
+import { postgresUrl } from '@memory-agents/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedOpenaiServer } from '../../models-openai/src/testing/scripted-openai-server.js';
 import { main, type CliIo } from './cli-main.js';
@@ -233,3 +235,70 @@ describe('switching embedders on a data dir (PGlite + LanceDB, the embedded defa
     }
   });
 });
+
+const databaseUrl = postgresUrl('re-embedding on PostgreSQL shared by two services');
+
+describe.skipIf(!databaseUrl)('switching embedders on PostgreSQL shared by two services (DATABASE_URL)', () => {
+  const name = `ma_reembed_${randomBytes(4).toString('hex')}`;
+  const url = new URL(databaseUrl ?? 'postgres://unset/');
+  url.pathname = `/${name}`;
+  let admin: import('pg').Client;
+  let dir = '';
+  beforeAll(async () => {
+    const pg = (await import('pg')).default;
+    admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    dir = await mkdtemp(join(tmpdir(), 'ma-reembed-pg-'));
+  });
+  afterAll(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('one of two services re-embeds (the lease), both switch, and both rank by the new embedder', async () => {
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const first = await composeService({ databaseUrl: url.toString() }, silentLogger);
+      await first.service.start();
+      const org = await first.service.admin.createOrganization({ name: 'Acme' });
+      let caller = await first.service.as(org.organizationId);
+      const agent = await first.service.agents.create({ caller, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
+      await first.service.idle();
+      const thread = await first.service.threads.create({ caller, agentId: agent.agent_id });
+      await first.service.observe({
+        caller,
+        agentId: agent.agent_id,
+        threadId: thread.thread_id,
+        body: { observations: ['Big news: I moved to Berlin in March.', 'My brother Bob plays the cello in Porto.'].map((text) => ({ speaker: 'alice', content: [{ type: 'text' as const, text }] })) },
+      });
+      await first.service.idle();
+      await first.close();
+
+      const embedders = [conceptEmbedder(), conceptEmbedder()];
+      const services = await Promise.all(embedders.map((embedder) => composeService({ databaseUrl: url.toString() }, silentLogger, { embedder })));
+      try {
+        await Promise.all(services.map((composed) => composed.service.start()));
+        for (const composed of services) await until(async () => (await composed.service.reembedding.status()) === null);
+        // One embedded the records (the other waited for the lease, or found the switch done).
+        expect(embedders.filter((embedder) => embedder.calls > 0)).toHaveLength(1);
+        for (const composed of services) {
+          expect(await composed.index.embedder()).toEqual({ id: 'concept-embedder-test:8', dimensions: 8 });
+          caller = await composed.service.as(org.organizationId);
+          const found = await until(async () => {
+            const result = await composed.service.retrieve({ caller, agentId: agent.agent_id, query: 'Where does Alice reside?' });
+            return result.ranked[0]?.record.text.includes('Berlin') ? result : null;
+          });
+          expect(found.ranked[0]?.record.text).toContain('Berlin');
+        }
+      } finally {
+        for (const composed of services) await composed.close();
+      }
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
+

@@ -200,6 +200,11 @@ export class Reembedder {
       : undefined;
     this.#active = true;
     try {
+      // Another process may have finished it while this one waited for the lease.
+      if (sameFingerprint(await index.embedder(), target)) {
+        this.#switched();
+        return true;
+      }
       // Idempotent: resumes the vectors written so far (by this process before a kill, or another).
       await index.beginReembed({ target });
       this.#progress = await index.reembedProgress();
