@@ -52,7 +52,10 @@ export async function openReembed(state: IndexState, names: readonly string[]): 
   const base = state.options.tableName;
   const connection = state.connection!;
   for (const name of names) {
-    if (name !== state.tableName && (name === base || name.startsWith(base + GENERATION)) && names.includes(base + POINTER)) await connection.dropTable(name);
+    // A generation table not pointed at (a switch cut short before its pointer, or after it the
+    // old one); the configured name only once the pointer moved away from it.
+    const stale = name.startsWith(base + GENERATION) || (name === base && names.includes(base + POINTER));
+    if (stale && name !== state.tableName) await connection.dropTable(name);
   }
   if (!names.includes(base + SIDE)) return;
   const side = await connection.openTable(base + SIDE);
