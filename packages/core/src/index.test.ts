@@ -41,6 +41,7 @@ const MAIN_TYPES = [
   'ObserveAndEnrichInput', 'ObserveAndEnrichOutput', 'ObserveAndRespondOutput', 'ObserveFileRequest', 'ObserveInput', 
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',
   'RateLimitOverrides', 'RateLimitStatus', 'RateLimitTable', 'RateLimitedOperation', 'RecallInput', 'RecallOutput',
+  'ReembedRunOptions', 'ReembedStatus',
   'RetrievalOptions', 'RetrievalResult', 'RetrievalSignal', 'RetrievedItem', 'ServiceErrorOptions', 'ServiceReadiness', 'SessionOutput',
   'SourcesListOutput', 'Store', 'StoredOriginal', 'ThreadDeleteOutput', 'ThreadOutput', 'UlidPrefix',
   'TelemetryEvent', 'TelemetryObserver', 'UpdateAgentInput', 'WindowLimit', 'WithCitationData',

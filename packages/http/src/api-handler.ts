@@ -168,12 +168,18 @@ export type ApiHandle = ReturnType<typeof createApiHandler>;
  * The body of `GET /readyz`: `ready` when the store and the memory index answer, else
  * `unavailable` with the sentence of the first part that did not (`checks` names each part).
  */
-async function readiness(service: MemoryService): Promise<{ status: 'ready' | 'unavailable'; error?: string; checks: Record<string, 'ok' | 'unavailable'> }> {
+async function readiness(service: MemoryService): Promise<{ status: 'ready' | 'unavailable'; error?: string; checks: Record<string, 'ok' | 'unavailable'>; reembedding?: ReembeddingBody }> {
   const found = await service.ready();
   const checks = { store: found.store.ok ? 'ok' : 'unavailable', index: found.index.ok ? 'ok' : 'unavailable' } as const;
-  if (found.ready) return { status: 'ready', checks };
+  // An extension (docs/api.md): a re-embed in progress, with no id or text of any organization.
+  const progress = found.reembedding;
+  const reembedding = progress ? { reembedding: { from: progress.from.id, to: progress.to.id, done: progress.done, total: progress.total } } : {};
+  if (found.ready) return { status: 'ready', checks, ...reembedding };
   return { status: 'unavailable', error: found.store.error ?? found.index.error ?? 'A dependency did not respond.', checks };
 }
+
+/** `GET /readyz`'s `reembedding`: the embedders' ids and how many memories are re-embedded of how many. */
+type ReembeddingBody = { from: string; to: string; done: number; total: number };
 
 /** A JSON result as written: the body as text (none for 204) after `headers` and the result's own. */
 function jsonResponse(result: WithStatus<JsonResult>, headers: Record<string, string>): ApiResponse {

@@ -117,6 +117,16 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     options: ['data', 'to', 'blobs'],
     run: (values, io) => migrateCommand(values, io),
   },
+  'reembed run': {
+    usage: `memory-agents reembed run [--data DIR | --database-url URL] [model options]
+  Re-embeds the memory index for the embedder the model options name (the offline default
+  without them) now, in the foreground, printing progress; a server does the same by itself when
+  it starts with another embedder than the index's. Resumable: run it again after an
+  interruption. On a data dir, stop the server first; with --database-url it runs beside servers
+  (one process re-embeds at a time).`,
+    options: [...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => reembedRun(stateLocation(values, 'reembed run'), modelSettings(values, io.env), values.json === true, io),
+  },
   ...Object.fromEntries((Object.keys(ADMIN_COMMANDS) as AdminCommand[]).map((command) => [command.replace('.', ' '), adminCliCommand(command)])),
   'models pull': {
     usage: `memory-agents models pull NAME [--file onnx/model.onnx] [--revision main] [--endpoint URL] [--force]
@@ -144,6 +154,42 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   },
 };
 
+/** `memory-agents reembed run`: the re-embed to its end in this process, with a progress line per step. */
+async function reembedRun(location: StateLocation, models: ModelSettings, json: boolean, io: CliIo): Promise<number> {
+  if (location.databaseUrl === undefined) {
+    const owner = await runningServerPid(location.dataDir);
+    if (owner !== null) throw new CliError('data_dir_locked', `a server (pid ${owner}) runs on ${dataPaths(location.dataDir).root} and re-embeds by itself; see "memory-agents reembed status"`);
+    baselineWasmOnly();
+  }
+  const { composeService } = await import('./compose.js');
+  const { createServiceModels } = await import('./model-options.js');
+  const serviceModels = await createServiceModels(models, io.env);
+  const composed = await composeService(location, silentLogger, serviceModels, { backgroundWork: false });
+  try {
+    await composed.service.start();
+    let printed = -1;
+    const final = await composed.service.reembedding.run({
+      onProgress: (status) => {
+        // One line per tenth (and the first and last), not one per batch.
+        const step = Math.floor((status.done / Math.max(1, status.total)) * 10);
+        if (json || step === printed) return;
+        printed = step;
+        io.stdout(`re-embedding: ${status.done} of ${status.total} memories (${status.from.id} -> ${status.to.id})\n`);
+      },
+    });
+    const embedder = await composed.index.embedder();
+    const result = final
+      ? { reembedded: final.total, embedder: embedder?.id ?? null, message: `re-embedded ${final.total} memories; the index now uses ${embedder?.id}` }
+      : { reembedded: 0, embedder: embedder?.id ?? null, message: embedder ? `nothing to re-embed: the index already uses ${embedder.id}` : 'nothing to re-embed: the index is empty' };
+    if (json) print(result, true, io);
+    else io.stdout(`${result.message}\n`);
+    return 0;
+  } finally {
+    await composed.close();
+    await serviceModels.close?.();
+  }
+}
+
 const COMMON = `Every command but mcp and models takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL
 [--database-timeout-ms MS] (connect and statement timeout, default 5000 and 15000; 0: none).
 Admin commands work while a server runs on the same data dir: they go through its control socket.
@@ -166,7 +212,7 @@ export function commandUsage(words: string[]): string | null {
   const name = words.join(' ');
   const matching = Object.entries(COMMANDS).filter(([command]) => command === name || command.startsWith(`${name} `));
   if (name === '' || matching.length === 0) return null;
-  const extra = name === 'serve' || name === 'import' ? `\n\n${MODEL_USAGE}` : '';
+  const extra = name === 'serve' || name === 'import' || name === 'reembed run' ? `\n\n${MODEL_USAGE}` : '';
   if (name === 'mcp' || name.split(' ')[0] === 'models') return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n`;
   return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n\n${COMMON}${extra}\n`;
 }
@@ -299,6 +345,14 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   }
   io.stdout(`${describeModels(models, io.env)}\n`);
   if (server.inspector) io.stdout(`Inspector: ${server.url}/inspect (sign in with an API key)\n`);
+  // Before the listening line, so whoever waits for that line has read this one too.
+  const reembedding = await server.service.reembedding.status().catch(() => null);
+  if (reembedding) {
+    io.stdout(
+      `Re-embedding the memory index in the background (${reembedding.done} of ${reembedding.total} memories, ${reembedding.from.id} -> ${reembedding.to.id}): ` +
+        'learning waits and search uses full text until it finishes; "memory-agents reembed status" shows progress\n',
+    );
+  }
   io.stdout(`memory-agents listening on ${server.url}\n`);
   if (server.metricsUrl) io.stdout(`metrics at ${server.metricsUrl}\n`);
   if (tracing) io.stdout(`traces to ${tracing.exporter} (OTEL_* environment)\n`);
