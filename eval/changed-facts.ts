@@ -6,9 +6,22 @@
  * statements holds the old value and not the new. Two sets: the issue-32 conversations (the new
  * statement shares words with the old) and the issue-39 ones, changed in everyday words.
  */
-import { CHANGED_FACTS, learnChangedFact, type ChangedFact } from '../packages/core/src/__fixtures__/changed-facts.js';
-import { PARAPHRASED_CHANGES } from '../packages/core/src/__fixtures__/paraphrased-changes.js';
+import { CHANGED_FACTS, PARAPHRASED_CHANGES, type ChangedFact } from '@memory-agents/core/testing';
 import type { EvalEnvironment } from './harness.js';
+
+/** A new agent that learned `fact`'s early turns at `before`, then its late turns at `after` (as core's tests do). */
+async function learnChangedFact(env: EvalEnvironment, fact: ChangedFact): Promise<{ agentId: string }> {
+  const { service, caller } = env;
+  const agent = await service.agents.create({ caller, body: { agent_config: { role: 'assistant', objective: 'remember' } } });
+  await service.idle();
+  const agentId = agent.agent_id;
+  const { thread_id: threadId } = await service.threads.create({ caller, agentId, body: {} });
+  for (const [turns, timestamp] of [[fact.early, fact.before], [fact.late, fact.after]] as const) {
+    await service.observe({ caller, agentId, threadId, body: { observations: turns.map(([speaker, text]) => ({ content: [{ type: 'text' as const, text }], speaker, timestamp })) } });
+    await service.idle();
+  }
+  return { agentId };
+}
 
 export type ChangedFactScore = { set: string; name: string; newestFirst: boolean; asOfRight: boolean; first: string };
 
@@ -18,7 +31,7 @@ export async function runChangedFacts(env: EvalEnvironment, onFact: (name: strin
   const scores: ChangedFactScore[] = [];
   const all = Object.entries(CHANGED_FACT_SETS).flatMap(([set, facts]) => facts.map((fact) => ({ set, fact })));
   for (const { set, fact } of all) {
-    const { agentId } = await learnChangedFact(env.service, env.caller, fact);
+    const { agentId } = await learnChangedFact(env, fact);
     const now = await env.service.recall({ caller: env.caller, agentId, body: { query: fact.question } });
     const first = now.memory_context.split('\n')[0] ?? '';
     const then = await env.service.recall({ caller: env.caller, agentId, body: { query: fact.question, as_of: fact.asOf } });

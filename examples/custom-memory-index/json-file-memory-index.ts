@@ -6,6 +6,7 @@ import {
   analyze,
   applyMemoryPatch,
   assertEmbedderMatches,
+  assertReembedWrite,
   assertVectorDimensions,
   cloneMemoryRecord,
   compareMemoryHits,
@@ -20,6 +21,7 @@ import {
   matchesSearchFilter,
   memoryRecordDefaults,
   mergePatches,
+  sameFingerprint,
   type EmbedderFingerprint,
   type MemoryHit,
   type MemoryRecord,
@@ -33,7 +35,12 @@ export type JsonFileMemoryIndexOptions = {
 };
 
 /** The file's shape: vectors as plain number arrays (a float32 survives the JSON round trip exactly). */
-type Stored = { embedder: EmbedderFingerprint | null; records: (Omit<MemoryRecord, 'vector'> & { vector: number[] })[] };
+type Stored = {
+  embedder: EmbedderFingerprint | null;
+  records: (Omit<MemoryRecord, 'vector'> & { vector: number[] })[];
+  /** A re-embed in progress: its target and the vectors written so far, by record id. */
+  reembed?: { target: EmbedderFingerprint; vectors: Record<string, number[]> };
+};
 
 /** BM25 parameters (the classic defaults, as core's in-memory index uses). */
 const K1 = 1.2;
@@ -54,10 +61,17 @@ type Entry = { record: MemoryRecord; terms: string[] };
 export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): MemoryIndex {
   const entries = new Map<string, Entry>();
   let fingerprint: EmbedderFingerprint | null = null;
+  /** The re-embed in progress and its target vectors (only for stored ids). */
+  let target: EmbedderFingerprint | null = null;
+  const targetVectors = new Map<string, Float32Array>();
   let opened: Promise<void> | null = null;
   let writing: Promise<void> = Promise.resolve();
 
-  const put = (record: MemoryRecord) => entries.set(record.id, { record: cloneMemoryRecord(record), terms: analyze(indexedText(record)) });
+  const put = (record: MemoryRecord) => {
+    // A record written anew needs its target vector again (its text may have changed).
+    targetVectors.delete(record.id);
+    entries.set(record.id, { record: cloneMemoryRecord(record), terms: analyze(indexedText(record)) });
+  };
   const recordsOf = (agentId: string) => [...entries.values()].filter((entry) => entry.record.agentId === agentId);
   /** What a search considers: the agent's records valid at `asOf` (current when absent), in `threadIds` when given. */
   const searchable = (request: MemorySearchRequest) => recordsOf(request.agentId).filter((entry) => matchesSearchFilter(entry.record, request));
@@ -65,6 +79,7 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
   /** Changes apply to memory at once (so they are atomic to readers) and reach the file in order. */
   function persist(): Promise<void> {
     const stored: Stored = { embedder: fingerprint, records: [...entries.values()].map(({ record }) => ({ ...record, vector: Array.from(record.vector) })) };
+    if (target) stored.reembed = { target, vectors: Object.fromEntries([...targetVectors].map(([id, vector]) => [id, Array.from(vector)])) };
     const text = JSON.stringify(stored);
     writing = writing.then(async () => {
       await mkdir(dirname(options.file), { recursive: true });
@@ -82,6 +97,8 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
     fingerprint = stored.embedder;
     // A file written before the v2 fields (provenance, validity, flags) reads back with their defaults.
     for (const record of stored.records) put({ ...memoryRecordDefaults(record), ...record, vector: Float32Array.from(record.vector) });
+    target = stored.reembed?.target ?? null;
+    for (const [id, vector] of Object.entries(stored.reembed?.vectors ?? {})) targetVectors.set(id, Float32Array.from(vector));
   }
 
   function lexical(request: MemorySearchRequest, limit: number): MemoryHit[] {
@@ -176,7 +193,10 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
     async deleteBy(filter) {
       const doomed = recordsOf(filter.agentId).filter((entry) => matchesDeleteFilter(entry.record, filter));
       if (doomed.length === 0) return;
-      for (const entry of doomed) entries.delete(entry.record.id);
+      for (const entry of doomed) {
+        entries.delete(entry.record.id);
+        targetVectors.delete(entry.record.id);
+      }
       await persist();
     },
 
@@ -196,6 +216,44 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
 
     async embedder() {
       return fingerprint ? { ...fingerprint } : null;
+    },
+
+    // Re-embedding (issue 39): target vectors kept beside the records until every record has one,
+    // then swapped in at once.
+    async beginReembed({ target: next }) {
+      if (fingerprint === null || sameFingerprint(target, next)) return;
+      targetVectors.clear();
+      target = sameFingerprint(fingerprint, next) ? null : { ...next };
+      await persist();
+    },
+
+    async reembedProgress() {
+      return fingerprint && target ? { from: { ...fingerprint }, to: { ...target }, done: targetVectors.size, total: entries.size } : null;
+    },
+
+    async reembedPending({ limit, after }) {
+      if (!target) return [];
+      return [...entries.keys()]
+        .filter((id) => !targetVectors.has(id) && (after == null || id > after))
+        .sort()
+        .slice(0, Math.max(0, limit))
+        .map((id) => ({ id, agentId: entries.get(id)!.record.agentId, text: entries.get(id)!.record.text }));
+    },
+
+    async writeReembedded({ target: given, vectors }) {
+      assertReembedWrite(fingerprint, target, given, vectors);
+      for (const { id, vector } of vectors) if (entries.has(id)) targetVectors.set(id, new Float32Array(vector));
+      await persist();
+    },
+
+    async finishReembed({ target: given }) {
+      if (!target || !sameFingerprint(target, given) || targetVectors.size !== entries.size) return false;
+      for (const entry of entries.values()) entry.record = { ...entry.record, vector: targetVectors.get(entry.record.id)! };
+      fingerprint = target;
+      target = null;
+      targetVectors.clear();
+      await persist();
+      return true;
     },
   };
 }

@@ -9,7 +9,8 @@ export default defineConfig([
     // The inspector's build (below) writes dist/inspector at the same time.
     clean: ['!inspector/**'],
     target: 'node20',
-    external: [/^@memory-agents\//],
+    // The OpenTelemetry SDK is optional and loaded only when OTEL_* asks for traces: never bundled.
+    external: [/^@memory-agents\//, /^@opentelemetry\//],
     banner: ({ format }) => ({ js: format === 'esm' ? '' : '' }),
   },
   {

@@ -134,7 +134,7 @@ describe('HTTP conventions', () => {
     const wrong = await api.call('PUT', '/v1/agents');
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST, GET');
-    expect(wrong.body.code).toBe('invalid_request');
+    expect(wrong.body.code).toBe('method_not_allowed');
   });
 
   it('answers malformed JSON with 400 invalid_request', async () => {

@@ -11,6 +11,63 @@ function importsOf(source: string): string[] {
   return [...source.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((match) => match[1]!);
 }
 
+/**
+ * The keys a JSON text repeats within one object, as `path.key` (`dependencies.lru-cache`). A small
+ * reader of its own: `JSON.parse` keeps the last of two equal keys without a word.
+ */
+function duplicateKeys(text: string): string[] {
+  let at = 0;
+  const found: string[] = [];
+  const space = () => {
+    while (/\s/.test(text[at] ?? '')) at++;
+  };
+  const string = (): string => {
+    const start = at;
+    at++;
+    while (text[at] !== '"') at += text[at] === '\\' ? 2 : 1;
+    at++;
+    return JSON.parse(text.slice(start, at)) as string;
+  };
+  const value = (path: string): void => {
+    space();
+    if (text[at] === '{') {
+      at++;
+      const keys = new Set<string>();
+      space();
+      while (text[at] !== '}') {
+        space();
+        const key = string();
+        if (keys.has(key)) found.push(path ? `${path}.${key}` : key);
+        keys.add(key);
+        space();
+        at++; // ':'
+        value(path ? `${path}.${key}` : key);
+        space();
+        if (text[at] === ',') at++;
+        space();
+      }
+      at++;
+    } else if (text[at] === '[') {
+      at++;
+      space();
+      while (text[at] !== ']') {
+        value(path);
+        space();
+        if (text[at] === ',') at++;
+        space();
+      }
+      at++;
+    } else if (text[at] === '"') {
+      string();
+    } else {
+      while (at < text.length && !/[\s,\]}]/.test(text[at]!)) at++;
+    }
+  };
+  JSON.parse(text); // well-formed first, so the reader above only has to walk it
+  value('');
+  return found;
+}
+
 describe('repository layout', () => {
   it('bench/ and eval/ use the packages through their public entry points only', async () => {
     const offending: string[] = [];
@@ -49,6 +106,15 @@ describe('repository layout', () => {
     it('root package.json workspaces are the packages, examples and test', async () => {
       const workspaces: string[] = (await json('package.json')).workspaces;
       expect([...workspaces].sort()).toEqual([...PACKAGES.map((name) => `packages/${name}`), 'examples', 'test'].sort());
+    });
+
+    it('no package.json names a key twice in one object (JSON.parse keeps the last silently; esbuild warns on every build)', async () => {
+      const manifests = ['package.json', 'examples/package.json', 'test/package.json', ...PACKAGES.map((name) => `packages/${name}/package.json`)];
+      const repeated: string[] = [];
+      for (const path of manifests) {
+        for (const key of duplicateKeys(await readFile(join(ROOT, path), 'utf8'))) repeated.push(`${path}: ${key}`);
+      }
+      expect(repeated).toEqual([]);
     });
 
     it('tsconfig.json paths resolve every published entry point to the source vitest and tsx use', async () => {

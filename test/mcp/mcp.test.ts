@@ -261,5 +261,9 @@ describe('MCP edges', () => {
     const stolen = await post({ authorization: `Bearer ${otherKey}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' }, list);
     expect(stolen.status).toBe(404);
     expect(await stolen.json()).toMatchObject({ code: 'not_found' });
+    // The same key with the scheme in another case (RFC 9110: case-insensitive) is the same caller.
+    const lower = await post({ authorization: `bearer ${server.key}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' }, list);
+    expect(lower.status).toBe(200);
+    expect(await lower.text()).toContain('"tools"');
   });
 });

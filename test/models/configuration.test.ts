@@ -63,7 +63,7 @@ describe('models: configuration', () => {
     expect(result.stderr).toContain(message);
   });
 
-  it('reports embedder_mismatch for new turns after the embedding model changed on a data dir, and still answers', async () => {
+  it('re-embeds the data dir after the embedding model changed, then learns new turns under it, and answers throughout', async () => {
     const dir = await dataDir();
     const first = await startServerProcess({ dataDir: dir, args: ['--data', dir] });
     const api = client(first.url, first.key);
@@ -79,10 +79,13 @@ describe('models: configuration', () => {
     });
     try {
       expect(second.output()).toContain('embeddings scripted-embed (8 dims)');
+      // Issue 39: the server re-embeds the index for the new model (one memory here) and learning
+      // goes on under it; no turn fails `embedder_mismatch`.
       const again = client(second.url, first.key);
       const status = await observeAndSettle(again, agentId, threadId, [said('Ana also grows lavender.', { speaker: 'Ana' })]);
-      expect(status).toMatchObject({ status: 'failed', learning: { not_learned_turns: [{ first: 1, last: 1 }], reason: 'embedder_mismatch', action: 'resend' } });
-      // Answers keep working from the full-text channel.
+      expect(status).toMatchObject({ status: 'committed' });
+      expect(JSON.stringify(status)).not.toContain('embedder_mismatch');
+      // Answers keep working (full text while re-embedding, both channels after).
       const response = await again.post(threadPaths(agentId, threadId).chat, ask('Who keeps bees?'));
       expect(response.status).toBe(200);
       expect(response.body.message).toMatch(/^From memory: Ana keeps bees on her roof in Porto\. \[\d+\]$/);

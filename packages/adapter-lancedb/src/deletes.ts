@@ -5,6 +5,7 @@ import { agentFilter, guard, inList, type IndexState } from './state.js';
 import type { ListEntry } from './list-cache.js';
 import { LaneClosedError } from './maintenance-lane.js';
 import { buildScalarIndexes } from './table.js';
+import { deleteReembedded } from './reembed.js';
 
 /**
  * `MemoryIndex.deleteBy`, run in the write queue. Resolves once no byte of a removed record
@@ -37,14 +38,17 @@ export async function deleteRecords(state: IndexState, { agentId, threadId, sour
           // version known to be this commit is applied.
           const { version, numDeletedRows } = await table.delete(clauses.join(' AND '));
           if (numDeletedRows > 0) state.listCache.noteDelete(version, agentId, matches);
+          if (numDeletedRows > 0) await deleteReembedded(state, clauses.join(' AND '));
         } else {
           // Bounded IN lists, as in `get`.
           const unique = [...new Set(ids)];
           for (let start = 0; start < unique.length; start += 1000) {
             const chunk = unique.slice(start, start + 1000);
-            const { version, numDeletedRows } = await table.delete([...clauses, `id IN (${chunk.map(sqlString).join(', ')})`].join(' AND '));
+            const where = [...clauses, `id IN (${chunk.map(sqlString).join(', ')})`].join(' AND ');
+            const { version, numDeletedRows } = await table.delete(where);
             const chosen = new Set(chunk);
             if (numDeletedRows > 0) state.listCache.noteDelete(version, agentId, (entry) => chosen.has(entry.id) && matches(entry));
+            if (numDeletedRows > 0) await deleteReembedded(state, where);
           }
         }
       });

@@ -7,6 +7,7 @@ import { searchIndex } from './search.js';
 import { agentFilter, createState, guard } from './state.js';
 import { adopt, ready } from './table.js';
 import { copyAgentRecords, upsertRecords } from './writes.js';
+import { beginReembed, currentTableName, finishReembed, reembedPending, reembedProgress, writeReembedded } from './reembed.js';
 
 
 export { sqlString } from './rows.js';
@@ -56,6 +57,8 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
       await queue.idle();
       if (state.starting) await state.starting.catch(() => undefined);
       state.table?.close();
+      state.side?.close();
+      state.side = null;
       state.connection?.close();
       state.table = null;
       state.connection = null;
@@ -140,12 +143,39 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
         await queue.run(() =>
           guard('embedder', async () => {
             const { connection } = state;
-            const { tableName } = state.options;
-            if (!state.table && (await connection!.tableNames()).includes(tableName)) await adopt(state, await connection!.openTable(tableName));
+            const names = await connection!.tableNames();
+            if (state.table) return;
+            state.tableName = await currentTableName(state, names);
+            if (names.includes(state.tableName)) await adopt(state, await connection!.openTable(state.tableName));
           }),
         );
       }
       return state.fingerprint ? { ...state.fingerprint } : null;
+    },
+
+    async beginReembed({ target }) {
+      await ready(state);
+      await beginReembed(state, target);
+    },
+
+    async reembedProgress() {
+      await ready(state);
+      return reembedProgress(state);
+    },
+
+    async reembedPending({ limit, after }) {
+      await ready(state);
+      return reembedPending(state, limit, after ?? null);
+    },
+
+    async writeReembedded({ target, vectors }) {
+      await ready(state);
+      await writeReembedded(state, target, vectors);
+    },
+
+    async finishReembed({ target }) {
+      await ready(state);
+      return finishReembed(state, target);
     },
   };
   return index;

@@ -20,6 +20,11 @@ export type IndexState = {
   starting: Promise<void> | null;
   connection: Connection | null;
   table: Table | null;
+  /** The current generation's table name: `options.tableName`, or the table a re-embed switched to (reembed.ts). */
+  tableName: string;
+  /** The side table of a re-embed in progress (its target vectors), and its target. */
+  side: Table | null;
+  target: EmbedderFingerprint | null;
   /** The table's schema built with this package's Arrow classes (null until the table exists). */
   schema: Schema | null;
   fingerprint: EmbedderFingerprint | null;
@@ -50,6 +55,9 @@ export function createState(options: ResolvedOptions): IndexState {
     starting: null,
     connection: null,
     table: null,
+    tableName: options.tableName,
+    side: null,
+    target: null,
     schema: null,
     fingerprint: null,
     hasHitColumn: false,

@@ -4,6 +4,7 @@ import { ServiceError } from '@memory-agents/core';
 import { type EmbedderFingerprint } from '@memory-agents/core/adapter';
 import { buildVectorIndexInChild } from './build-process.js';
 import { KEY_COLUMNS, META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, V2_COLUMNS, tableSchema } from './rows.js';
+import { currentTableName, openReembed } from './reembed.js';
 import { guard, type IndexState } from './state.js';
 
 /** Index names LanceDB gives (`<column>_idx`); `indexStats` and `prewarmIndex` take them. */
@@ -21,15 +22,19 @@ export async function ready(state: IndexState): Promise<void> {
 }
 
 async function start(state: IndexState): Promise<void> {
-  const { uri, storageOptions, readConsistencySeconds, tableName } = state.options;
+  const { uri, storageOptions, readConsistencySeconds } = state.options;
   state.connection = await lancedb.connect(uri, {
     ...(readConsistencySeconds === null ? {} : { readConsistencyInterval: readConsistencySeconds }),
     ...(storageOptions ? { storageOptions } : {}),
   });
-  if ((await state.connection.tableNames()).includes(tableName)) {
-    await adopt(state, await state.connection.openTable(tableName));
+  const names = await state.connection.tableNames();
+  // A re-embed may have switched the current generation to a table of its own (reembed.ts).
+  state.tableName = await currentTableName(state, names);
+  if (names.includes(state.tableName)) {
+    await adopt(state, await state.connection.openTable(state.tableName));
     await prewarm(state, state.table!);
   }
+  await openReembed(state, names);
 }
 
 /** Reads the fingerprint and the index state of an existing table. */
@@ -101,8 +106,7 @@ export async function prewarm(state: IndexState, current: Table, names?: readonl
 /** Creates the table on first write, or adopts one another process created meanwhile. */
 export async function ensureTable(state: IndexState, given: EmbedderFingerprint): Promise<Table> {
   if (state.table) return state.table;
-  const { connection } = state;
-  const { tableName } = state.options;
+  const { connection, tableName } = state;
   try {
     await adopt(state, await connection!.createEmptyTable(tableName, tableSchema(given), { mode: 'create' }));
   } catch (error) {
@@ -130,18 +134,21 @@ async function buildValidityIndex(state: IndexState, current: Table): Promise<vo
 
 /** (Re)builds the full-text, `agent_id` and `id` indexes; runs in the maintenance lane. */
 export async function buildScalarIndexes(state: IndexState, current: Table): Promise<void> {
-  // The analyzer already ran in core: the index only splits on spaces and must not stem again.
-  const fts = Index.fts({ withPosition: false, baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false });
   // Four index commits, no row changed: lists need not be read again for them.
-  await state.listCache.noData(current, 4, async () => {
-    await current.createIndex('terms', { config: fts, replace: true });
-    await current.createIndex('agent_id', { config: Index.bitmap(), replace: true });
-    await current.createIndex('id', { config: Index.btree(), replace: true });
-    await current.createIndex('valid_to', { config: Index.btree(), replace: true });
-  });
+  await state.listCache.noData(current, 4, () => createScalarIndexes(current));
   state.hasFullTextIndex = true;
   state.hasValidityIndex = true;
   await prewarm(state, current, SCALAR_INDEXES);
+}
+
+/** The full-text, `agent_id`, `id` and `valid_to` indexes of `current` (four index commits). */
+export async function createScalarIndexes(current: Table): Promise<void> {
+  // The analyzer already ran in core: the index only splits on spaces and must not stem again.
+  const fts = Index.fts({ withPosition: false, baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false });
+  await current.createIndex('terms', { config: fts, replace: true });
+  await current.createIndex('agent_id', { config: Index.bitmap(), replace: true });
+  await current.createIndex('id', { config: Index.btree(), replace: true });
+  await current.createIndex('valid_to', { config: Index.btree(), replace: true });
 }
 
 /**
@@ -154,7 +161,8 @@ export async function buildVectorIndex(state: IndexState, current: Table): Promi
   // one per million rows keeps the training memory bounded.
   const numPartitions = Math.max(1, Math.ceil(rows / 1_000_000));
   const config = { distanceType: 'cosine' as const, numPartitions, efConstruction: 150 };
-  const { uri, storageOptions, tableName, indexBuildsInChildProcess } = state.options;
+  const { uri, storageOptions, indexBuildsInChildProcess } = state.options;
+  const { tableName } = state;
   if (indexBuildsInChildProcess && !uri.startsWith('memory://')) {
     // One index commit (by the child), no row changed.
     const built = await state.listCache.noData(current, 1, async () => {

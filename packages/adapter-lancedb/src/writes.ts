@@ -11,6 +11,7 @@ import { scheduleMaintenance } from './maintenance.js';
 import { recordReader, rowsToArrow, sqlString, toRow, type Row } from './rows.js';
 import { agentFilter, guard, type IndexState } from './state.js';
 import { ensureScalarIndexes, ensureTable } from './table.js';
+import { forgetReembedded } from './reembed.js';
 
 /** `MemoryIndex.upsert`, run in the write queue: creates the table on the first write. */
 export async function upsertRecords(state: IndexState, { records, embedder, newIds }: MemoryUpsertRequest): Promise<void> {
@@ -24,6 +25,8 @@ export async function upsertRecords(state: IndexState, { records, embedder, newI
       assertEmbedderMatches(state.fingerprint, embedder);
       const rows = dedupeRecordsById(records).map(toRow);
       await writeRows(state, current, rows, newIds === true);
+      // A re-embed in progress: a replaced record needs its target vector again (new ids have none).
+      if (newIds !== true) await forgetReembedded(state, rows.map((row) => row.id));
       await ensureScalarIndexes(state, current);
       state.writesSinceOptimize++;
       state.rowsSinceReindex += rows.length;

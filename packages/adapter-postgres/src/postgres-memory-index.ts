@@ -5,6 +5,7 @@ import {
   assertVectorDimensions,
   dedupeRecordsById,
   mergePatches,
+  sameFingerprint,
   type EmbedderFingerprint,
   type MemorySearchRequest,
   type MemorySearchResult,
@@ -19,6 +20,7 @@ import { searchFilterOf } from './memory-index/filters.js';
 import { findDuplicateRecords, listRecords, updateRecords, vectorMeta } from './memory-index/list.js';
 import { copyRecords, deleteRecords } from './memory-index/copy-delete.js';
 import { openTables } from './memory-index/open.js';
+import { beginReembed, finishReembed, lockedFingerprint, reembedPending, reembedProgress, writeReembedded } from './memory-index/reembed.js';
 import type { SqlClient } from './sql-client.js';
 import type { PostgresMemoryIndexOptions } from './memory-index/options.js';
 
@@ -58,6 +60,9 @@ export type PostgresMemoryIndex = MemoryIndex & {
  * const index = postgresMemoryIndex({ client });
  * await index.init();
  */
+/** How long a process trusts the fingerprint it read from a shared PostgreSQL (another process may switch it). */
+const FINGERPRINT_TTL_MS = 1_000;
+
 export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): PostgresMemoryIndex {
   const { client } = options;
   const tables = indexTables(options.schema ?? 'public');
@@ -128,12 +133,29 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
     await starting;
   }
 
-  /** The fingerprint as recorded now (another process may have recorded it since init). */
-  async function currentFingerprint(sql: SqlClient): Promise<EmbedderFingerprint | null> {
-    if (state.fingerprint) return state.fingerprint;
+  /** When the recorded fingerprint was last read from the database (ms). */
+  let fingerprintReadAt = 0;
+  /**
+   * The fingerprint as recorded now: another process may have recorded it since init, or switched
+   * it (re-embedding, issue 39). On PGlite this process is the only one, so what it read or wrote
+   * stays true; on PostgreSQL a recorded fingerprint is read again after `FINGERPRINT_TTL_MS`, or
+   * at once with `fresh`. A changed one drops the cached vectors and the HNSW flag.
+   */
+  async function currentFingerprint(sql: SqlClient, fresh = false): Promise<EmbedderFingerprint | null> {
+    const stale = fresh || (client.dialect !== 'pglite' && Date.now() - fingerprintReadAt > FINGERPRINT_TTL_MS);
+    if (state.fingerprint && !stale) return state.fingerprint;
     const { rows } = await sql.query<{ value: string }>(`SELECT value FROM ${meta} WHERE key = 'embedder'`);
-    state.fingerprint = rows[0] ? (JSON.parse(rows[0].value) as EmbedderFingerprint) : null;
+    const read = rows[0] ? (JSON.parse(rows[0].value) as EmbedderFingerprint) : null;
+    if (state.fingerprint && !sameFingerprint(state.fingerprint, read)) switched();
+    state.fingerprint = read;
+    fingerprintReadAt = Date.now();
     return state.fingerprint;
+  }
+
+  /** The vectors changed generation: cached vectors and the HNSW index (dropped with them) are gone. */
+  function switched(): void {
+    vectors.forgetAll();
+    state.hasAnnIndex = false;
   }
 
   /** Builds the HNSW index once the table has `annThreshold` rows (checked every tenth of it). */
@@ -212,7 +234,9 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
       let count = 0;
       settler.writing();
       await guard('upsert', async () => {
-        assertEmbedderMatches(await currentFingerprint(client), embedder);
+        // A mismatch with what this process knows is checked once more against the database.
+        const known = await currentFingerprint(client);
+        if (known && !sameFingerprint(known, embedder)) assertEmbedderMatches(await currentFingerprint(client, true), embedder);
         if (given.length === 0) return;
         assertVectorDimensions(given, embedder.dimensions);
         const unique = dedupeRecordsById(given);
@@ -222,8 +246,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
           await tx.query(`INSERT INTO ${meta} (key, value) VALUES ('embedder', $1) ON CONFLICT (key) DO NOTHING`, [
             JSON.stringify({ id: embedder.id, dimensions: embedder.dimensions }),
           ]);
-          const { rows } = await tx.query<{ value: string }>(`SELECT value FROM ${meta} WHERE key = 'embedder'`);
-          assertEmbedderMatches(JSON.parse(rows[0]!.value) as EmbedderFingerprint, embedder);
+          // Share-locked until commit: a switch of generation (finishReembed) waits for this write.
+          assertEmbedderMatches(await lockedFingerprint(tx, tables), embedder);
           // Agents losing a record to another agent (an id upserted under a new agent) change too;
           // ids the caller declares new (`newIds`) cannot belong to anyone yet: nothing to read.
           const ids = unique.map((record) => record.id);
@@ -367,6 +391,41 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
       await ready();
       const recorded = await guard('embedder', () => currentFingerprint(client));
       return recorded ? { ...recorded } : null;
+    },
+
+    async beginReembed({ target }) {
+      await ready();
+      await guard('beginReembed', () => beginReembed(client, tables, target));
+    },
+
+    async reembedProgress() {
+      await ready();
+      return guard('reembedProgress', () => reembedProgress(client, tables));
+    },
+
+    async reembedPending({ limit, after }) {
+      await ready();
+      return guard('reembedPending', () => reembedPending(client, tables, limit, after ?? null));
+    },
+
+    async writeReembedded({ target, vectors: written }) {
+      await ready();
+      await guard('writeReembedded', () => writeReembedded(client, tables, state.vectorKind, target, written));
+    },
+
+    async finishReembed({ target }) {
+      await ready();
+      return guard('finishReembed', async () => {
+        const finished = await finishReembed(client, tables, state.vectorKind, target);
+        if (finished) {
+          switched();
+          state.fingerprint = { id: target.id, dimensions: target.dimensions };
+          fingerprintReadAt = Date.now();
+          rowsSinceAnnCheck = annThreshold ?? 0;
+          maybeBuildAnnIndex(0);
+        }
+        return finished;
+      });
     },
 
     async findDuplicates({ agentId, keys }) {

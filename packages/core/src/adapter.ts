@@ -20,6 +20,7 @@ export { parseBody, parseQuery } from './validation/parse.js';
 export {
   applyMemoryPatch,
   assertEmbedderMatches,
+  assertReembedWrite,
   assertVectorDimensions,
   canonicalIso,
   cloneMemoryRecord,
@@ -43,6 +44,7 @@ export {
   memorySourceFromColumns,
   mergePatches,
   pageOf,
+  sameFingerprint,
   UNKNOWN_WRITER,
   type MemoryListPosition,
   type MemoryRecordV2Fields,

@@ -45,6 +45,7 @@ import { createRateLimiter } from './limits/rate-limiter.js';
 import type { MemoryService } from './memory-service.js';
 import { createWebhooks } from './webhooks/webhooks.js';
 import type { WebhookOptions } from './webhooks/options.js';
+import { Reembedder } from './reembed/reembedder.js';
 
 export type { MemoryService } from './memory-service.js';
 
@@ -124,6 +125,14 @@ export type MemoryServiceOptions = {
    * @default undefined (off: `service.webhooks` answers 503 `service_not_configured`)
    */
   webhooks?: WebhookOptions;
+  /**
+   * Whether `start()` (with background work) re-embeds the memory index when it was built by
+   * another embedder than `embedder` (issue 39): every record in batches, learning waiting and
+   * search on full text until the index switches. `false` keeps the index as it is (learning then
+   * fails `embedder_mismatch`); `service.reembedding.run()` still re-embeds on demand.
+   * @default true
+   */
+  reembedInBackground?: boolean;
 };
 
 /**
@@ -181,7 +190,11 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   const webhooks = createWebhooks(baseContext, options.webhooks ?? null);
   const context: ServiceContext = { ...baseContext, webhooks: webhooks.emitter };
 
-  const scheduler = new LearningScheduler(context);
+  // Learning waits while the index is re-embedded for another embedder; the switch wakes it.
+  let reembedder: Reembedder | null = null;
+  const scheduler = new LearningScheduler(context, () => reembedder?.learningPaused === true);
+  reembedder = new Reembedder(context, () => void scheduler.sweep());
+  const reembedding = reembedder;
   const insertJob = createJobInsert(context, (agentId) => scheduler.kick(agentId));
   const reclaimer = createReclaimer(context);
   const agents = createAgents(context, reclaimer);
@@ -205,6 +218,10 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     erasures: erasures.erasures,
     webhooks: webhooks.webhooks,
     ...createAccount(context),
+    reembedding: {
+      status: () => reembedding.status(),
+      run: (runOptions) => reembedding.run(runOptions),
+    },
 
     async start(): Promise<void> {
       if (started) return;
@@ -216,12 +233,15 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       await agents.resume();
       await threads.resume();
       await erasures.resume();
+      // Before the learning workers: a job must not learn under an embedder the index is leaving.
+      if (options.reembedInBackground !== false) await reembedding.start();
       await scheduler.start();
       await sources.resumeConversions();
       webhooks.start();
     },
 
     async stop(): Promise<void> {
+      await reembedding.stop();
       await scheduler.stop();
       await webhooks.stop();
       await context.background.drain();
@@ -246,7 +266,9 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
         probe(() => context.store.keys.get({ keyId: 'readiness_probe' }), timeoutMs, 'The database (store) did not answer.'),
         probe(() => (context.index.ping ? context.index.ping() : context.index.embedder()), timeoutMs, 'The memory index did not answer.'),
       ]);
-      return { ready: storeCheck.ok && indexCheck.ok, store: storeCheck, index: indexCheck };
+      // A re-embed in progress does not make the service unready (search works on full text).
+      const progress = indexCheck.ok ? await reembedding.status().catch(() => null) : null;
+      return { ready: storeCheck.ok && indexCheck.ok, store: storeCheck, index: indexCheck, ...(progress ? { reembedding: progress } : {}) };
     },
   };
 }

@@ -11,6 +11,7 @@ export { EXPORT_FORMAT, EXPORT_VERSION, splitLines, type ExportHeader, type Expo
 export type { ImportAgentResult } from './export/agent-import.js';
 export type { CreateExportRequest, ExportJobOutput, ExportJobRequest } from './export/export-jobs.js';
 export type { MemoryAdmin, MemoryService, ServiceReadiness, StoredOriginal } from './memory-service.js';
+export type { ReembedRunOptions, ReembedStatus } from './reembed/reembedder.js';
 // The request object of every MemoryService method (and the uploaded file some of them carry)
 export type * from './service/requests.js';
 export type { RetrievalContributions, RetrievalOptions, RetrievalResult, RetrievalSignal, RetrievedItem } from './retrieval/retrieve.js';
@@ -74,7 +75,7 @@ export type {
 } from './schemas/webhooks.js';
 
 // Errors
-export { ERROR_CODES, ServiceError, isServiceError, type ErrorCode, type RateLimitControl, type ServiceErrorOptions } from './errors/index.js';
+export { ERROR_CODES, HTTP_ERROR_CODES, ServiceError, isServiceError, type ErrorCode, type HttpErrorCode, type RateLimitControl, type ServiceErrorOptions } from './errors/index.js';
 
 // Wire schemas (zod), shared with the HTTP layer and the OpenAPI document, and the types they parse to
 export * as schemas from './schemas/index.js';

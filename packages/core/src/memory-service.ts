@@ -37,6 +37,7 @@ import type {
   ThreadDeleteOutput,
   ThreadOutput,
 } from './schemas/outputs.js';
+import type { ReembedRunOptions, ReembedStatus } from './reembed/reembedder.js';
 import type {
   AgentRequest,
   BillingRequest,
@@ -309,6 +310,21 @@ export interface MemoryService {
   start(): Promise<void>;
   /** Waits for background work, then closes the ports. */
   stop(): Promise<void>;
+  /**
+   * Switching embedders on a live index (issue 39). When the memory index was built by another
+   * embedder than the service's, `start()` re-embeds every record in the background (unless
+   * `reembedInBackground: false`): learning waits (jobs stay queued) and search uses full text
+   * until the index switches to the new embedder. Resumable after a kill.
+   */
+  readonly reembedding: {
+    /** The re-embed in progress (`done` of `total` records, from and to which embedder), or null. */
+    status(): Promise<ReembedStatus | null>;
+    /**
+     * Runs the re-embed to its end in this call (the CLI's `reembed run`, with background work
+     * off); resolves the last status, or null when the index already has the service's embedder.
+     */
+    run(options?: ReembedRunOptions): Promise<ReembedStatus | null>;
+  };
   /** Resolves when background work and learning started so far have settled (tests). */
   idle(): Promise<void>;
   /**
@@ -324,4 +340,6 @@ export type ServiceReadiness = {
   ready: boolean;
   store: { ok: boolean; error?: string };
   index: { ok: boolean; error?: string };
+  /** Present while the memory index is re-embedded for another embedder (the service stays ready). */
+  reembedding?: ReembedStatus;
 };

@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { ServiceError, isServiceError, stderrLogger, type Logger, type MemoryService } from '@memory-agents/core';
+import { HTTP_ERROR_CODES, isServiceError, stderrLogger, type HttpErrorCode, type Logger, type MemoryService } from '@memory-agents/core';
 import { createRouter, dispatch, routeNotFound } from './dispatch.js';
 import { errorResponse } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -142,13 +142,9 @@ export function createApiHandler(service: MemoryService, options: ApiHandlerOpti
       }
       if ('route' in match) note.route = match.route.path;
       if ('allowed' in match) {
-        const result = errorResponse(
-          new ServiceError('invalid_request', `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, { status: 400 }),
-          requestId,
-          logger,
-          405,
-        );
-        return json({ ...result, headers: { ...result.headers, Allow: match.allowed.join(', ') } });
+        // 405 is not in the spec's table: its own code (HTTP_ERROR_CODES), not invalid_request (400/422).
+        const body = { error: `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, code: 'method_not_allowed' satisfies HttpErrorCode, request_id: requestId };
+        return json({ status: HTTP_ERROR_CODES.method_not_allowed.status, body, headers: { Allow: match.allowed.join(', ') } });
       }
       const result = await dispatch(service, match, request, { requestId, basePath: linkBase, maxJsonBytes, onRateLimit: rateLimit.set });
       return 'stream' in result || 'binary' in result ? toApiResponse(result, base(), logger) : json(result);
@@ -172,12 +168,18 @@ export type ApiHandle = ReturnType<typeof createApiHandler>;
  * The body of `GET /readyz`: `ready` when the store and the memory index answer, else
  * `unavailable` with the sentence of the first part that did not (`checks` names each part).
  */
-async function readiness(service: MemoryService): Promise<{ status: 'ready' | 'unavailable'; error?: string; checks: Record<string, 'ok' | 'unavailable'> }> {
+async function readiness(service: MemoryService): Promise<{ status: 'ready' | 'unavailable'; error?: string; checks: Record<string, 'ok' | 'unavailable'>; reembedding?: ReembeddingBody }> {
   const found = await service.ready();
   const checks = { store: found.store.ok ? 'ok' : 'unavailable', index: found.index.ok ? 'ok' : 'unavailable' } as const;
-  if (found.ready) return { status: 'ready', checks };
+  // An extension (docs/api.md): a re-embed in progress, with no id or text of any organization.
+  const progress = found.reembedding;
+  const reembedding = progress ? { reembedding: { from: progress.from.id, to: progress.to.id, done: progress.done, total: progress.total } } : {};
+  if (found.ready) return { status: 'ready', checks, ...reembedding };
   return { status: 'unavailable', error: found.store.error ?? found.index.error ?? 'A dependency did not respond.', checks };
 }
+
+/** `GET /readyz`'s `reembedding`: the embedders' ids and how many memories are re-embedded of how many. */
+type ReembeddingBody = { from: string; to: string; done: number; total: number };
 
 /** A JSON result as written: the body as text (none for 204) after `headers` and the result's own. */
 function jsonResponse(result: WithStatus<JsonResult>, headers: Record<string, string>): ApiResponse {

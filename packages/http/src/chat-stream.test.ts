@@ -16,6 +16,24 @@ afterEach(async () => {
   }
 });
 
+/**
+ * Awaits `promise`, or fails after `ms` naming what never happened: a hang here (a stream that
+ * never ends, a handler that never returns) fails in seconds with that sentence instead of at the
+ * suite's 180 s test timeout. A bound on hanging, not a measure of speed: healthy runs take
+ * milliseconds, and the bound is far above them on a loaded machine.
+ */
+async function settles<T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`hung: ${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<string> {
   const server = createServer(handler);
   servers.push(server);
@@ -91,8 +109,8 @@ describe('chat/stream over HTTP', () => {
   it('holds an answer place while streaming and gives it back at once when the client disconnects', async () => {
     const stalling = stallingModel();
     const { service, url, key, call, base } = await setup(stalling.model);
-    const first = await openStream(url, key, `${base}/chat/stream`, 's1');
-    const second = await openStream(url, key, `${base}/chat/stream`, 's2');
+    const first = await settles(openStream(url, key, `${base}/chat/stream`, 's1'), 'the first stream\'s first event');
+    const second = await settles(openStream(url, key, `${base}/chat/stream`, 's2'), 'the second stream\'s first event');
     expect(first.response.statusCode).toBe(200);
     expect(first.received()).toMatch(/^event: context\ndata: /);
 
@@ -105,10 +123,13 @@ describe('chat/stream over HTTP', () => {
 
     // The client goes away; the model never finishes, yet the place is free again.
     first.request.destroy();
-    await first.ended;
+    await settles(first.ended, 'the first stream closing after its client went away');
     let third: Awaited<ReturnType<typeof openStream>> | null = null;
     for (let attempt = 0; attempt < 300 && third === null; attempt++) {
-      third = await openStream(url, key, `${base}/chat/stream`, `s4-${attempt}`).catch(() => null);
+      third = await settles(openStream(url, key, `${base}/chat/stream`, `s4-${attempt}`), 'an answer to the third stream').catch((error: Error) => {
+        if (error.message.startsWith('hung:')) throw error;
+        return null;
+      });
       if (third === null) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(third).not.toBeNull();
@@ -116,7 +137,7 @@ describe('chat/stream over HTTP', () => {
 
     // A stream that ends normally ends with done and frees its place as well.
     stalling.releaseAll();
-    await second.ended;
+    await settles(second.ended, 'the second stream ending once the model finished');
     expect(second.received()).toContain('event: done\n');
     third!.request.destroy();
     await service.stop();
@@ -139,7 +160,7 @@ describe('chat/stream over HTTP', () => {
       body: JSON.stringify({ turn_id: 't', message: 'hello' }),
     });
     expect(response.status).toBe(200);
-    const text = await response.text();
+    const text = await settles(response.text(), 'the stream ending after the model failed');
     const events = text
       .split('\n\n')
       .filter((block) => block.startsWith('event: '))
@@ -156,6 +177,8 @@ describe('chat over HTTP', () => {
     const logger = { debug() {}, info() {}, warn: (message: string) => logged.push(`warn ${message}`), error: (message: string) => logged.push(`error ${message}`) };
     let reached: () => void = () => undefined;
     const modelReached = new Promise<void>((resolve) => (reached = resolve));
+    let abortSeen: () => void = () => undefined;
+    const modelAborted = new Promise<void>((resolve) => (abortSeen = resolve));
     const model: LanguageModel = {
       specificationVersion: 'v1',
       id: 'slow-but-polite',
@@ -163,7 +186,14 @@ describe('chat over HTTP', () => {
       generate: (request) =>
         new Promise((_resolve, reject) => {
           reached();
-          request.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })), { once: true });
+          request.signal?.addEventListener(
+            'abort',
+            () => {
+              abortSeen();
+              reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+            },
+            { once: true },
+          );
         }),
       async *stream() {
         yield '';
@@ -187,12 +217,16 @@ describe('chat over HTTP', () => {
       body: JSON.stringify({ turn_id: 't', message: 'hello' }),
       signal: gone.signal,
     }).catch((error: unknown) => error);
-    await modelReached;
+    await settles(modelReached, 'the chat reaching the model');
     gone.abort();
-    await answering;
-    await Promise.all(handled);
+    // The client's own fetch ends with its abort; the abort reaches the model (the answer is not
+    // left running), the handler returns, and nothing is logged as a warning or an error.
+    expect(await settles(answering, 'the aborted fetch settling')).toMatchObject({ name: 'AbortError' });
+    await settles(modelAborted, 'the client\'s disconnect aborting the model call');
+    await settles(Promise.all(handled), 'the handler returning after the client went away');
+    expect(handled).toHaveLength(3); // agent, thread, chat
     expect(logged).toEqual([]);
-    await service.stop();
+    await settles(service.stop(), 'the service stopping');
   });
 });
 
@@ -211,7 +245,8 @@ describe('event streams written to node:http', () => {
       yield { event: 'done', data: { ok: true } };
     }
     const url = await listen((_request, response) => void writeSse(response, events(), 'req_sse', 10));
-    const text = await new Promise<string>((resolve, reject) => {
+    const text = await settles(
+      new Promise<string>((resolve, reject) => {
       httpRequest(url, (response) => {
         expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
         expect(response.headers['cache-control']).toBe('no-store');
@@ -226,7 +261,9 @@ describe('event streams written to node:http', () => {
       })
         .on('error', reject)
         .end();
-    });
+      }),
+      'the stream writing a keep-alive comment, then done, then ending',
+    );
     const blocks = text.split('\n\n').filter((block) => block !== '');
     expect(blocks[0]).toBe('event: context\ndata: {"memory_context":"","citations":[]}');
     expect(blocks).toContain(': keep-alive');
@@ -258,6 +295,6 @@ describe('event streams written to node:http', () => {
     const request = httpRequest(url, (response) => response.once('data', () => request.destroy()));
     request.on('error', () => undefined);
     request.end();
-    await wasClosed;
+    await settles(wasClosed, 'the event source being closed after the client disconnected');
   });
 });

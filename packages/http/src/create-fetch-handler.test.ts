@@ -102,7 +102,8 @@ describe('createFetchHandler', () => {
     const wrongMethod = await call('DELETE', '/v1/session');
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('GET');
-    expect(wrongMethod.body).toEqual({ error: 'DELETE is not allowed on /v1/session; use GET.', code: 'invalid_request', request_id: wrongMethod.headers.get('x-request-id') });
+    // 405 is not in the spec's table: its own code (docs/api.md "Codes outside the spec's table"), not invalid_request (400/422).
+    expect(wrongMethod.body).toEqual({ error: 'DELETE is not allowed on /v1/session; use GET.', code: 'method_not_allowed', request_id: wrongMethod.headers.get('x-request-id') });
 
     const unauthorized = await call('GET', '/v1/session', undefined, { headers: {} });
     expect(unauthorized.status).toBe(401);

@@ -75,27 +75,44 @@ describe('OpenTelemetry spans (an SDK registered by the application)', () => {
     const chatSpans = exporter.getFinishedSpans();
     await service.stop();
 
-    // The chat request: a server span named by route template, with its children.
-    const request = chatSpans.find((span) => span.name === 'POST /v1/agents/{agent_id}/threads/{thread_id}/chat')!;
-    expect(request).toBeDefined();
-    expect(request.kind).toBe(SpanKind.SERVER);
-    expect(request.attributes['http.route']).toBe('/v1/agents/{agent_id}/threads/{thread_id}/chat');
-    expect(request.attributes['http.response.status_code']).toBe(200);
-    expect(parentOf(request)).toBeUndefined();
-    const authentication = chatSpans.find((span) => span.name === 'memory_agents.authenticate' && parentOf(span) === spanId(request));
-    expect(authentication).toBeDefined();
-    const retrieval = chatSpans.filter((span) => span.name === 'memory_agents.retrieval.search' && isUnder(span, request, chatSpans));
-    expect(retrieval.length).toBeGreaterThan(0);
-    expect(Number(retrieval[0]!.attributes['memory_agents.retrieval.semantic_hits'])).toBeGreaterThan(0);
-    expect(chatSpans.some((span) => span.name === 'memory_agents.model.embed' && isUnder(span, request, chatSpans))).toBe(true);
-    expect(chatSpans.some((span) => span.name.startsWith('memory_agents.model.') && span.attributes['memory_agents.model'] !== undefined)).toBe(true);
+    // Exactly two traces: the chat request and the refused one, each a root server span.
+    const roots = chatSpans.filter((span) => parentOf(span) === undefined);
+    expect(roots.map((span) => [span.name, span.kind]).sort()).toEqual([
+      ['GET /v1/session', SpanKind.SERVER],
+      ['POST /v1/agents/{agent_id}/threads/{thread_id}/chat', SpanKind.SERVER],
+    ]);
+    const request = roots.find((span) => span.name.startsWith('POST '))!;
+    expect(request.attributes).toEqual({ 'http.request.method': 'POST', 'http.route': '/v1/agents/{agent_id}/threads/{thread_id}/chat', 'http.response.status_code': 200 });
+    expect(request.status.code).toBe(SpanStatusCode.UNSET);
 
-    // A refused key: the authentication span says why by code only.
-    const refused = chatSpans.find((span) => span.name === 'GET /v1/session')!;
-    expect(refused.attributes['http.response.status_code']).toBe(401);
-    const refusedAuthentication = chatSpans.find((span) => span.name === 'memory_agents.authenticate' && parentOf(span) === spanId(refused))!;
-    expect(refusedAuthentication.status.code).toBe(SpanStatusCode.ERROR);
-    expect(refusedAuthentication.attributes['error.type']).toBe('unauthorized');
+    // Its children, by name, each an internal span of the same trace, inside the request's time.
+    const children = chatSpans.filter((span) => parentOf(span) === spanId(request));
+    expect(children.map((span) => span.name).sort()).toEqual(['memory_agents.authenticate', 'memory_agents.model.embed', 'memory_agents.model.generate', 'memory_agents.retrieval.search']);
+    expect(chatSpans.filter((span) => span !== request && isUnder(span, request, chatSpans))).toHaveLength(children.length);
+    const time = (at: [number, number]) => at[0] * 1e9 + at[1];
+    for (const child of children) {
+      expect({ name: child.name, kind: child.kind, status: child.status.code, trace: child.spanContext().traceId }).toEqual({ name: child.name, kind: SpanKind.INTERNAL, status: SpanStatusCode.UNSET, trace: request.spanContext().traceId });
+      expect(time(child.startTime), child.name).toBeGreaterThanOrEqual(time(request.startTime));
+      expect(time(child.endTime), child.name).toBeLessThanOrEqual(time(request.endTime));
+    }
+    const named = (name: string) => children.find((span) => span.name === name)!;
+    expect(named('memory_agents.authenticate').attributes).toEqual({});
+    expect(named('memory_agents.retrieval.search').attributes).toEqual({
+      'memory_agents.retrieval.limit': 50,
+      'memory_agents.retrieval.lexical_hits': expect.any(Number),
+      'memory_agents.retrieval.semantic_hits': expect.any(Number),
+    });
+    expect(Number(named('memory_agents.retrieval.search').attributes['memory_agents.retrieval.semantic_hits'])).toBeGreaterThan(0);
+    // The question is embedded once; the answer is generated once; both name their model (not the text).
+    expect(named('memory_agents.model.embed').attributes).toEqual({ 'memory_agents.model': expect.stringMatching(/.+/), 'memory_agents.texts': 1 });
+    expect(named('memory_agents.model.generate').attributes).toEqual({ 'memory_agents.model': expect.stringMatching(/.+/) });
+
+    // A refused key: a 401 is not a server error (UNSET), and its authentication span says why by code only.
+    const refused = roots.find((span) => span.name === 'GET /v1/session')!;
+    expect(refused.attributes).toEqual({ 'http.request.method': 'GET', 'http.route': '/v1/session', 'http.response.status_code': 401 });
+    expect(refused.status.code).toBe(SpanStatusCode.UNSET);
+    const refusedChildren = chatSpans.filter((span) => parentOf(span) === spanId(refused));
+    expect(refusedChildren.map((span) => [span.name, span.status.code, span.attributes])).toEqual([['memory_agents.authenticate', SpanStatusCode.ERROR, { 'error.type': 'unauthorized' }]]);
 
     // No tenant text (observation words, file name, the key) in any span name or attribute.
     for (const span of chatSpans) {
@@ -125,13 +142,24 @@ describe('OpenTelemetry spans (an SDK registered by the application)', () => {
     await service.stop();
     const spans = exporter.getFinishedSpans();
 
+    // Each learning job is a child of the request that stored it (same trace), and its model calls are its children.
+    const observeRequest = spans.find((span) => span.name === 'POST /v1/agents/{agent_id}/threads/{thread_id}/observe')!;
+    const uploadRequest = spans.find((span) => span.name === 'POST /v1/agents/{agent_id}/threads/{thread_id}/observe-file')!;
+    expect([observeRequest.kind, uploadRequest.kind, parentOf(observeRequest), parentOf(uploadRequest)]).toEqual([SpanKind.SERVER, SpanKind.SERVER, undefined, undefined]);
     const jobs = spans.filter((span) => span.name === 'memory_agents.learning.job');
-    expect(jobs.map((span) => span.attributes['memory_agents.job.kind']).sort()).toEqual(['document', 'observe']);
-    for (const job of jobs) expect(spans.some((span) => span.name === 'memory_agents.model.embed' && isUnder(span, job, spans))).toBe(true);
-    const conversion = spans.find((span) => span.name === 'memory_agents.document.convert')!;
-    expect(conversion).toBeDefined();
-    expect(Number(conversion.attributes['memory_agents.document.bytes'])).toBeGreaterThan(0);
-    expect(Number(conversion.attributes['memory_agents.document.blocks'])).toBeGreaterThan(0);
+    expect(jobs.map((job) => [spans.find((span) => spanId(span) === parentOf(job))?.name, job.attributes, job.status.code, job.spanContext().traceId === spans.find((span) => spanId(span) === parentOf(job))?.spanContext().traceId]).sort()).toEqual([
+      [observeRequest.name, { 'memory_agents.job.kind': 'observe', 'memory_agents.job.turns': 1 }, SpanStatusCode.UNSET, true],
+      [uploadRequest.name, { 'memory_agents.job.kind': 'document', 'memory_agents.job.turns': 1 }, SpanStatusCode.UNSET, true],
+    ]);
+    for (const job of jobs) {
+      const calls = spans.filter((span) => parentOf(span) === spanId(job));
+      expect(calls.map((span) => [span.name, span.attributes])).toEqual([['memory_agents.model.embed', { 'memory_agents.model': expect.stringMatching(/.+/), 'memory_agents.texts': 1 }]]);
+    }
+    // The conversion runs in the upload request: 47 bytes read into 2 blocks (the heading and the paragraph).
+    const conversions = spans.filter((span) => span.name === 'memory_agents.document.convert');
+    expect(conversions.map((span) => [parentOf(span), span.attributes, span.status.code])).toEqual([
+      [spanId(uploadRequest), { 'memory_agents.document.bytes': 47, 'memory_agents.document.blocks': 2 }, SpanStatusCode.UNSET],
+    ]);
     for (const span of spans) {
       const text = JSON.stringify([span.name, span.attributes]);
       for (const word of TENANT_WORDS) expect(text, span.name).not.toContain(word);

@@ -27,6 +27,35 @@ const agentHref = (agent: string) => `#/agents/${enc(agent)}`;
 const threadHref = (agent: string, thread: string) => `${agentHref(agent)}/threads/${enc(thread)}`;
 const memoryHref = (agent: string, memory: string) => `${agentHref(agent)}/memories/${enc(memory)}`;
 
+const reembedding = document.getElementById('reembedding') as HTMLElement;
+let reembedTimer: ReturnType<typeof setTimeout> | null = null;
+
+/**
+ * "re-embedding: N of M memories" while the server re-embeds its memory index for a new embedder
+ * (issue 39), from `GET /readyz` (no key, nothing of any organization); looked at again every few
+ * seconds until it is done, then the line goes.
+ */
+async function showReembedding(): Promise<void> {
+  if (reembedTimer !== null) clearTimeout(reembedTimer);
+  reembedTimer = null;
+  let progress: { done: number; total: number; from: string; to: string } | undefined;
+  try {
+    const response = await fetch('/readyz', { cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    progress = ((await response.json()) as { reembedding?: typeof progress }).reembedding;
+  } catch {
+    progress = undefined;
+  }
+  if (!progress) {
+    reembedding.hidden = true;
+    replace(reembedding);
+    return;
+  }
+  replace(reembedding, `re-embedding: ${progress.done} of ${progress.total} memories`, h('span', { class: 'hint' }, ` (${progress.from} → ${progress.to}; search uses full text and learning waits until it finishes)`));
+  reembedding.hidden = false;
+  reembedding.className = 'notice info';
+  reembedTimer = setTimeout(() => void showReembedding(), 3000);
+}
+
 function say(message: string, kind: 'info' | 'error' = 'info'): void {
   replace(notice, message);
   notice.className = message === '' ? '' : `notice ${kind}`;
@@ -36,6 +65,7 @@ async function render(): Promise<void> {
   const hash = location.hash.replace(/^#/, '') || '/';
   const [path = '/', search = ''] = hash.split('?');
   if (session.key() === null) return renderSignIn();
+  void showReembedding();
   replace(nav, link('#/', 'Agents'), ' ', link('#/billing', 'Billing'), ' ', h('button', { type: 'button', class: 'link', onclick: signOut }, 'Sign out'));
   for (const [pattern, view] of ROUTES) {
     const match = pattern.exec(path);

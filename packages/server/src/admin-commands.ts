@@ -46,8 +46,25 @@ const billingSwitch = (enabled: boolean) =>
     run: async (service, { organizationId }) => billingRow(await service.admin.configureBilling({ organizationId, enabled })),
   });
 
+/** A re-embed's progress as the CLI prints it (snake_case, like the API), or a line saying there is none. */
+export async function reembedRow(service: MemoryService) {
+  const status = await service.reembedding.status();
+  if (!status) return { reembedding: 'none' };
+  return { reembedding: `${status.done} of ${status.total} memories`, from: status.from.id, to: status.to.id, done: status.done, total: status.total, running: status.running };
+}
+
 /** The admin commands, by the name the control socket carries (`orgs.create` is `orgs create`). */
 export const ADMIN_COMMANDS = {
+  'reembed.status': admin({
+    usage: `memory-agents reembed status [--json]
+  Whether the memory index is being re-embedded for a new embedder, and how far: done of total
+  memories (every agent, history too), from and to which embedder. A server re-embeds by itself
+  when it starts with another embedder than the index's; learning waits and search uses full text
+  until it finishes.`,
+    options: [],
+    parse: () => ({}),
+    run: (service) => reembedRow(service),
+  }),
   'orgs.create': admin({
     usage: `memory-agents orgs create --name NAME [--credits DECIMAL] [--json]
   --credits enables billing with that starting balance (--credits 0: billing on, no credit).`,

@@ -7,6 +7,7 @@ import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.js';
 import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, inspectorFlag, metricsOption, stateLocation, webhookSettings, type CliValues, type OptionName, type ServeExtras } from './cli-options.js';
 import { baselineWasmOnly, CliError, print, runningServerPid, type CliIo } from './cli-support.js';
 import { exportCommand, importCommand, migrateCommand } from './cli-data-commands.js';
+import { modelsListCommand, modelsPullCommand } from './cli-models-commands.js';
 import { sendControlCommand } from './control-socket.js';
 import { MODEL_CLI_OPTIONS, MODEL_USAGE, modelSettings, ModelSettingsError, type ModelSettings } from './model-options.js';
 import { dataPaths, DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
@@ -27,12 +28,15 @@ const processIo: CliIo = {
 /**
  * One command of the CLI, whole: the usage `help COMMAND` prints (first line in the overview), the
  * flags it takes (any other is a usage error; `--json`, `--help`, `--version` go with every
- * command), and what it does. `run` returns the exit code.
+ * command), the arguments it takes after its name (none unless listed), and what it does. `run`
+ * returns the exit code.
  */
 export type CliCommand = {
   usage: string;
   options: readonly OptionName[];
-  run(values: CliValues, io: CliIo): Promise<number>;
+  /** The names of the arguments it takes after its name, in order (`NAME`); it checks which are required. */
+  arguments?: readonly string[];
+  run(values: CliValues, io: CliIo, args: readonly string[]): Promise<number>;
 };
 
 /** An admin command's CLI entry: its flags are checked here, then it runs through `runAdmin`. */
@@ -113,10 +117,80 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     options: ['data', 'to', 'blobs'],
     run: (values, io) => migrateCommand(values, io),
   },
+  'reembed run': {
+    usage: `memory-agents reembed run [--data DIR | --database-url URL] [model options]
+  Re-embeds the memory index for the embedder the model options name (the offline default
+  without them) now, in the foreground, printing progress; a server does the same by itself when
+  it starts with another embedder than the index's. Resumable: run it again after an
+  interruption. On a data dir, stop the server first; with --database-url it runs beside servers
+  (one process re-embeds at a time).`,
+    options: [...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => reembedRun(stateLocation(values, 'reembed run'), modelSettings(values, io.env), values.json === true, io),
+  },
   ...Object.fromEntries((Object.keys(ADMIN_COMMANDS) as AdminCommand[]).map((command) => [command.replace('.', ' '), adminCliCommand(command)])),
+  'models pull': {
+    usage: `memory-agents models pull NAME [--file onnx/model.onnx] [--revision main] [--endpoint URL] [--force]
+  Downloads a sentence-transformers model exported to ONNX (NAME: its Hugging Face id, like
+  sentence-transformers/all-MiniLM-L6-v2) into the model cache, for the local embedder: config.json,
+  tokenizer.json, the ONNX file (--file, its path in the repository) and the sentence-transformers
+  files the repository has. Prints the model's directory on stdout, progress on stderr. Each file is
+  checked against the hub's checksum (sha256, or the git blob sha1) before it is kept; an
+  interrupted pull (Ctrl-C, a cut connection) resumes where it stopped when run again; a pull of the
+  commit already in the cache downloads nothing (--force downloads it again).
+  --endpoint (or HF_ENDPOINT) names a mirror of the hub (default https://huggingface.co); HF_TOKEN
+  (never a flag) is sent for gated and private models; MEMORY_AGENTS_MODELS_DIR sets the cache
+  (default $XDG_CACHE_HOME/memory-agents/models, else ~/.cache/memory-agents/models).`,
+    options: ['file', 'revision', 'endpoint', 'force'],
+    arguments: ['NAME'],
+    run: (values, io, args) => modelsPullCommand(values, io, args),
+  },
+  'models list': {
+    usage: `memory-agents models list [--json]
+  Lists the models in the model cache (MEMORY_AGENTS_MODELS_DIR, else $XDG_CACHE_HOME/memory-agents/models,
+  else ~/.cache/memory-agents/models): name, ONNX file, size, commit and directory, and the pulls
+  that have not finished (run models pull again to finish them).`,
+    options: [],
+    run: (values, io) => modelsListCommand(values, io),
+  },
 };
 
-const COMMON = `Every command but mcp takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL
+/** `memory-agents reembed run`: the re-embed to its end in this process, with a progress line per step. */
+async function reembedRun(location: StateLocation, models: ModelSettings, json: boolean, io: CliIo): Promise<number> {
+  if (location.databaseUrl === undefined) {
+    const owner = await runningServerPid(location.dataDir);
+    if (owner !== null) throw new CliError('data_dir_locked', `a server (pid ${owner}) runs on ${dataPaths(location.dataDir).root} and re-embeds by itself; see "memory-agents reembed status"`);
+    baselineWasmOnly();
+  }
+  const { composeService } = await import('./compose.js');
+  const { createServiceModels } = await import('./model-options.js');
+  const serviceModels = await createServiceModels(models, io.env);
+  const composed = await composeService(location, silentLogger, serviceModels, { backgroundWork: false });
+  try {
+    await composed.service.start();
+    let printed = -1;
+    const final = await composed.service.reembedding.run({
+      onProgress: (status) => {
+        // One line per tenth (and the first and last), not one per batch.
+        const step = Math.floor((status.done / Math.max(1, status.total)) * 10);
+        if (json || step === printed) return;
+        printed = step;
+        io.stdout(`re-embedding: ${status.done} of ${status.total} memories (${status.from.id} -> ${status.to.id})\n`);
+      },
+    });
+    const embedder = await composed.index.embedder();
+    const result = final
+      ? { reembedded: final.total, embedder: embedder?.id ?? null, message: `re-embedded ${final.total} memories; the index now uses ${embedder?.id}` }
+      : { reembedded: 0, embedder: embedder?.id ?? null, message: embedder ? `nothing to re-embed: the index already uses ${embedder.id}` : 'nothing to re-embed: the index is empty' };
+    if (json) print(result, true, io);
+    else io.stdout(`${result.message}\n`);
+    return 0;
+  } finally {
+    await composed.close();
+    await serviceModels.close?.();
+  }
+}
+
+const COMMON = `Every command but mcp and models takes --data DIR (default ${DEFAULT_DATA_DIR}) or --database-url URL
 [--database-timeout-ms MS] (connect and statement timeout, default 5000 and 15000; 0: none).
 Admin commands work while a server runs on the same data dir: they go through its control socket.
 With --json, results and errors are printed as JSON (errors on stderr: {"error", "code"}).`;
@@ -138,8 +212,8 @@ export function commandUsage(words: string[]): string | null {
   const name = words.join(' ');
   const matching = Object.entries(COMMANDS).filter(([command]) => command === name || command.startsWith(`${name} `));
   if (name === '' || matching.length === 0) return null;
-  const extra = name === 'serve' || name === 'import' ? `\n\n${MODEL_USAGE}` : '';
-  if (name === 'mcp') return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n`;
+  const extra = name === 'serve' || name === 'import' || name === 'reembed run' ? `\n\n${MODEL_USAGE}` : '';
+  if (name === 'mcp' || name.split(' ')[0] === 'models') return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n`;
   return `${matching.map(([, command]) => `Usage: ${command.usage}`).join('\n')}\n\n${COMMON}${extra}\n`;
 }
 
@@ -223,13 +297,17 @@ async function runCommandLine({ values, positionals }: { values: CliValues; posi
     const actions = Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `));
     throw new UsageError(actions.length > 0 ? `${group} needs one of: ${actions.map((c) => c.split(' ')[1]).join(', ')}` : `unknown command: ${positionals.join(' ')}`, actions.length > 0 ? group : '');
   }
-  const extra = positionals.slice(name.split(' ').length);
-  if (extra.length > 0) throw new UsageError(`${name} takes no argument "${extra[0]}"; every value is passed with its flag`, name);
+  const args = positionals.slice(name.split(' ').length);
+  const allowed = command.arguments ?? [];
+  if (args.length > allowed.length) {
+    const extra = args[allowed.length]!;
+    throw new UsageError(allowed.length === 0 ? `${name} takes no argument "${extra}"; every value is passed with its flag` : `${name} takes ${allowed.join(' ')} and no further argument "${extra}"`, name);
+  }
   const refused = (Object.keys(values) as OptionName[]).filter((flag) => values[flag] !== undefined && !GLOBAL_OPTIONS.includes(flag) && !command.options.includes(flag));
   if (refused.length > 0) {
     throw new UsageError(`${name} does not take ${refused.map((flag) => `--${flag}`).join(', ')}`, name);
   }
-  return command.run(values, io);
+  return command.run(values, io, args);
 }
 
 async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, { metrics, inspector, webhooks }: ServeExtras = {}): Promise<number> {
@@ -246,6 +324,10 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   }
   if (location.databaseUrl === undefined) baselineWasmOnly();
   // The key is read from the environment here and goes only into the adapters' Authorization header.
+  // Traces from the standard OTEL_* variables (loaded only when they ask for it), before the
+  // server starts so its first spans are exported too.
+  const { startTracingFromEnvironment } = await import('./otel-environment.js');
+  const tracing = await startTracingFromEnvironment(io.env, io.stderr);
   const { startServer } = await import('./start-server.js');
   const { createServiceModels, describeModels } = await import('./model-options.js');
   const server = await startServer({
@@ -263,10 +345,21 @@ async function serve(location: StateLocation, port: string | undefined, host: st
   }
   io.stdout(`${describeModels(models, io.env)}\n`);
   if (server.inspector) io.stdout(`Inspector: ${server.url}/inspect (sign in with an API key)\n`);
+  // Before the listening line, so whoever waits for that line has read this one too.
+  const reembedding = await server.service.reembedding.status().catch(() => null);
+  if (reembedding) {
+    io.stdout(
+      `Re-embedding the memory index in the background (${reembedding.done} of ${reembedding.total} memories, ${reembedding.from.id} -> ${reembedding.to.id}): ` +
+        'learning waits and search uses full text until it finishes; "memory-agents reembed status" shows progress\n',
+    );
+  }
   io.stdout(`memory-agents listening on ${server.url}\n`);
   if (server.metricsUrl) io.stdout(`metrics at ${server.metricsUrl}\n`);
+  if (tracing) io.stdout(`traces to ${tracing.exporter} (OTEL_* environment)\n`);
   await shutdownSignal(io);
   await server.close();
+  // Sends what the batch still holds; a collector that does not answer is given up on (its timeout).
+  await tracing?.shutdown().catch((error: unknown) => io.stderr(`memory-agents: the last traces were not sent: ${String(error)}\n`));
   return 0;
 }
 

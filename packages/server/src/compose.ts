@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store, type TelemetryObserver, type WebhookOptions } from '@memory-agents/core';
 import { databaseTimeouts, openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { documentsInChildProcess } from './documents-process.js';
@@ -80,6 +80,8 @@ export async function composeService(
       id: 'lancedb',
       capabilities: { approximateVectors: true, persistent: true },
       load: async () => (await import('@memory-agents/adapter-lancedb')).lancedbMemoryIndex({ uri: paths.lancedb, readConsistencySeconds: null }),
+      // A data dir with no memory yet: the start's embedder check (re-embedding) loads nothing.
+      isEmpty: async () => (await readdir(paths.lancedb).catch(() => [])).length === 0,
     }),
     paths.lancedb,
   );

@@ -60,7 +60,7 @@ describe('createNodeServer limits', () => {
     const { closedAfterMs, received } = await slow;
     expect(closedAfterMs).toBeLessThan(4_000);
     expect(received).toMatch(/^HTTP\/1\.1 408/);
-    expect(received).toContain('"code":"invalid_request"');
+    expect(received).toContain('"code":"request_timeout"');
     expect(received).toContain('"request_id":"req_');
   });
 

@@ -61,4 +61,27 @@ describe('lazyMemoryIndex', () => {
     await expect(index.search({ agentId: 'agt_1', text: 'harbor', vector: null, limit: 5 })).rejects.toThrow('closed');
     expect(counts).toEqual({ loads: 0, inits: 0, closes: 0 });
   });
+
+  it('answers as an empty index without loading when the storage is empty (isEmpty), and loads once it is not', async () => {
+    let empty = true;
+    let loads = 0;
+    const index = lazyMemoryIndex({
+      id: 'in-memory',
+      capabilities,
+      isEmpty: async () => empty,
+      load: async () => {
+        loads += 1;
+        return inMemoryMemoryIndex();
+      },
+    });
+    await index.init();
+    expect(await index.embedder()).toBeNull();
+    expect(await index.reembedProgress()).toBeNull();
+    expect(await index.reembedPending({ limit: 10 })).toEqual([]);
+    await index.beginReembed({ target: { id: 'other', dimensions: 4 } });
+    expect(loads).toBe(0);
+    empty = false;
+    expect(await index.embedder()).toBeNull();
+    expect(loads).toBe(1);
+  });
 });

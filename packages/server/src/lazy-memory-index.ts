@@ -13,7 +13,17 @@ import type { MemoryIndexCapabilities } from '@memory-agents/core/adapter';
  *   `close()` reject, as the adapter's own would.
  * - `id` and `capabilities` are given by the caller: they must be the adapter's.
  */
-export function lazyMemoryIndex(options: { id: string; capabilities: MemoryIndexCapabilities; load: () => Promise<MemoryIndex> }): MemoryIndex {
+export function lazyMemoryIndex(options: {
+  id: string;
+  capabilities: MemoryIndexCapabilities;
+  load: () => Promise<MemoryIndex>;
+  /**
+   * True when the storage holds nothing yet (no table written). Then, until the adapter is loaded,
+   * `embedder()` and `reembedProgress()` answer null, `reembedPending` nothing and `beginReembed`
+   * does nothing, as on an empty index, without loading it (the service asks at every start).
+   */
+  isEmpty?: () => Promise<boolean>;
+}): MemoryIndex {
   let opening: Promise<MemoryIndex> | null = null;
   let closed = false;
   const open = (): Promise<MemoryIndex> => {
@@ -28,6 +38,8 @@ export function lazyMemoryIndex(options: { id: string; capabilities: MemoryIndex
     });
     return opening;
   };
+  /** Not loaded and nothing stored: the answers of an empty index need no adapter. */
+  const unloadedAndEmpty = async (): Promise<boolean> => opening === null && !closed && options.isEmpty !== undefined && (await options.isEmpty());
   return {
     specificationVersion: 'v1',
     id: options.id,
@@ -57,7 +69,14 @@ export function lazyMemoryIndex(options: { id: string; capabilities: MemoryIndex
       const index = opening ? await opening : null;
       return index?.count ? index.count() : 0;
     },
-    embedder: async () => (await open()).embedder(),
+    embedder: async () => ((await unloadedAndEmpty()) ? null : (await open()).embedder()),
+    beginReembed: async (request) => {
+      if (!(await unloadedAndEmpty())) await (await open()).beginReembed(request);
+    },
+    reembedProgress: async () => ((await unloadedAndEmpty()) ? null : (await open()).reembedProgress()),
+    reembedPending: async (request) => ((await unloadedAndEmpty()) ? [] : (await open()).reembedPending(request)),
+    writeReembedded: async (request) => (await open()).writeReembedded(request),
+    finishReembed: async (request) => (await open()).finishReembed(request),
     // Not loaded yet: nothing to probe (loading it only to answer a probe would defeat the point).
     ping: async () => {
       const index = opening ? await opening : null;

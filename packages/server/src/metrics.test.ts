@@ -46,6 +46,22 @@ describe('serve --metrics --metrics-token: /metrics on the API port behind a bea
     expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}x` } })).status).toBe(401);
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.firstKey!.key}` } })).status).toBe(401);
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: TOKEN } })).status).toBe(401);
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Basic ${TOKEN}` } })).status).toBe(401);
+  });
+
+  it('takes the scheme in any case and the token after any run of spaces (RFC 9110: the scheme is case-insensitive)', async () => {
+    for (const authorization of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER ${TOKEN}`, `bEaReR  ${TOKEN}`]) {
+      const response = await fetch(`${server.url}/metrics`, { headers: { authorization } });
+      expect({ authorization, status: response.status }).toEqual({ authorization, status: 200 });
+      expect(await response.text()).toContain('memory_agents_');
+    }
+    const post = await fetch(`${server.url}/metrics`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(await post.json()).toMatchObject({ code: 'method_not_allowed' });
+    // The token itself is compared exactly.
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `bearer ${TOKEN.toUpperCase()}` } })).status).toBe(401);
   });
 
   it('counts requests per route template and status, turns learned, memories, model calls, the queue', { timeout: 60_000 }, async () => {

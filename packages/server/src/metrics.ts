@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MemoryIndex, Store, TelemetryObserver } from '@memory-agents/core';
 import type { RequestMeasurement } from '@memory-agents/http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { bearerToken } from './bearer.js';
 
 /** Where the metrics come from at scrape time (the state the server composed). */
 export type MetricsSources = {
@@ -107,7 +108,7 @@ export function createServiceMetrics(options: { token?: string; sources?: () => 
     },
   });
 
-  const expected = options.token === undefined ? null : Buffer.from(`Bearer ${options.token}`);
+  const expected = options.token === undefined ? null : Buffer.from(options.token);
   return {
     registry,
     onRequest({ method, route, status, durationMs }) {
@@ -129,7 +130,8 @@ export function createServiceMetrics(options: { token?: string; sources?: () => 
     },
     async handle(request, response) {
       if (expected) {
-        const given = Buffer.from(request.headers.authorization ?? '');
+        // Any case of the scheme (RFC 9110); the token itself compared exactly, in constant time.
+        const given = Buffer.from(bearerToken(request.headers.authorization) ?? '');
         if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
           response.writeHead(401, { 'Content-Type': 'application/json; charset=utf-8', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' });
           response.end(JSON.stringify({ error: 'The metrics need Authorization: Bearer <the --metrics-token value>.', code: 'unauthorized' }));
@@ -138,7 +140,7 @@ export function createServiceMetrics(options: { token?: string; sources?: () => 
       }
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         response.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'application/json; charset=utf-8' });
-        response.end(JSON.stringify({ error: `${request.method ?? ''} is not allowed on /metrics; use GET.`, code: 'invalid_request' }));
+        response.end(JSON.stringify({ error: `${request.method ?? ''} is not allowed on /metrics; use GET.`, code: 'method_not_allowed' }));
         return;
       }
       try {

@@ -205,6 +205,15 @@ export function migrations(tables: IndexTables, vectorKind: VectorKind) {
         CREATE INDEX memory_index_records_duplicates ON ${table} (agent_id, duplicate_key) WHERE duplicate_key IS NOT NULL AND valid_to IS NULL;
       `,
     },
+    {
+      version: 8,
+      name: 'memory index re-embedding',
+      // Switching embedders on a live index (issue 39): the target generation's vector beside the
+      // current one, NULL until written (any dimensions: the column type has none). The target's
+      // fingerprint is the meta row 'reembed_target'. At the switch the current columns are
+      // dropped and these renamed in their place (reembed.ts), then added again, empty.
+      sql: `ALTER TABLE ${table} ADD COLUMN reembedding ${vectorKind === 'pgvector' ? 'vector' : 'bytea'}, ADD COLUMN reembedding_norm double precision;`,
+    },
   ];
 }
 

@@ -184,6 +184,11 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
     forget(agentId: string): void {
       vectorCache.delete(agentId);
     },
+
+    /** Drops every cached agent (the vectors changed generation: issue 39, re-embedding). */
+    forgetAll(): void {
+      vectorCache.clear();
+    },
   };
 }
 

@@ -168,7 +168,8 @@ export async function insertRows(
          source_id = excluded.source_id, page = excluded.page, filename = excluded.filename,
          writer = excluded.writer, job_id = excluded.job_id, span_start = excluded.span_start, span_end = excluded.span_end,
          also_from = excluded.also_from, valid_from = excluded.valid_from, valid_to = excluded.valid_to,
-         superseded_by = excluded.superseded_by, suspicious = excluded.suspicious, duplicate_key = excluded.duplicate_key
+         superseded_by = excluded.superseded_by, suspicious = excluded.suspicious, duplicate_key = excluded.duplicate_key,
+         reembedding = NULL, reembedding_norm = NULL
        RETURNING id, rec, agent_id, term_count)
      INSERT INTO ${tables.postings} (term_id, rec, impact, tf, term_count)
      SELECT p.term_id, w.rec, ${impact('p.tf', 'w.term_count', 'a.average')}, p.tf, w.term_count

@@ -96,33 +96,46 @@ export function postgresWebhooks(db: SqlClient): WebhookStore {
         `INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, event_id, event_type, ordering_key, body, status, next_attempt_at, created_at)
          SELECT 'whd_' || substr($1::text, 5) || '_' || substr(e.id, 5), e.organization_id, e.id, $1, $3, $4, $5, 'pending', $6, $7
            FROM webhook_endpoints e
-          WHERE e.organization_id = $2 AND e.enabled AND $3 = ANY(e.events)
+          WHERE e.organization_id = $2 AND $3 = ANY(e.events) -- disabled ones too: their deliveries wait
           ORDER BY e.created_at, e.id
          ON CONFLICT (id) DO NOTHING`,
         [event.id, event.organizationId, event.type, event.orderingKey, event.body, now, event.createdAt],
       );
       return rowCount;
     },
-    async claim({ holder, now, leaseMs, limit }) {
-      // SKIP LOCKED: concurrent claims (other processes) pass over rows another claim holds; a row
-      // claimed and committed meanwhile fails the claim test on re-check. The NOT EXISTS keeps each
-      // endpoint's ordering key in order: only its earliest pending delivery can go out.
+    async claim({ holder, now, leaseMs, limit, perEndpoint }) {
+      // `heads`: the first pending delivery of each endpoint and ordering key (per-key order), of
+      // enabled endpoints. `ready`: those due and unclaimed, numbered per endpoint after the claims
+      // of that endpoint still running (any process), so at most `perEndpoint` are out at once.
+      // SKIP LOCKED, before the LIMIT: concurrent claims (other processes) pass over rows another
+      // claim holds and take the next ones (never places past `perEndpoint`); a row claimed and
+      // committed meanwhile fails the claim test on re-check.
       const { rows } = await db.query(
-        `WITH candidates AS (
+        `WITH running AS (
+           SELECT endpoint_id, count(*) AS n FROM webhook_deliveries
+            WHERE status = 'pending' AND claimed_by IS NOT NULL AND claim_expires_at > $2
+            GROUP BY endpoint_id
+         ), heads AS (
+           SELECT DISTINCT ON (d.endpoint_id, d.ordering_key) d.id, d.endpoint_id, d.seq, d.next_attempt_at, d.claimed_by, d.claim_expires_at
+             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
+            WHERE d.status = 'pending'
+            ORDER BY d.endpoint_id, d.ordering_key, d.seq
+         ), ready AS (
+           SELECT h.id, h.seq, row_number() OVER (PARTITION BY h.endpoint_id ORDER BY h.seq) + COALESCE(r.n, 0) AS place
+             FROM heads h LEFT JOIN running r ON r.endpoint_id = h.endpoint_id
+            WHERE h.next_attempt_at <= $2 AND (h.claimed_by IS NULL OR h.claim_expires_at <= $2)
+         ), candidates AS (
            SELECT d.id FROM webhook_deliveries d
-             JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
-            WHERE d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.claimed_by IS NULL OR d.claim_expires_at <= $2)
-              AND NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries p
-                 WHERE p.endpoint_id = d.endpoint_id AND p.ordering_key = d.ordering_key AND p.status = 'pending' AND p.seq < d.seq)
+            WHERE d.id IN (SELECT id FROM ready WHERE place <= $5)
+              AND d.status = 'pending' AND (d.claimed_by IS NULL OR d.claim_expires_at <= $2)
             ORDER BY d.seq
             LIMIT $4
-            FOR UPDATE OF d SKIP LOCKED
+            FOR UPDATE SKIP LOCKED
          )
          UPDATE webhook_deliveries d SET claimed_by = $1, claim_expires_at = $3
            FROM candidates c WHERE d.id = c.id
          RETURNING d.*`,
-        [holder, now, now + leaseMs, limit],
+        [holder, now, now + leaseMs, limit, perEndpoint],
       );
       if (rows.length === 0) return [];
       const deliveries = rows.map(toDelivery).sort((a, b) => a.seq - b.seq);
@@ -158,8 +171,14 @@ export function postgresWebhooks(db: SqlClient): WebhookStore {
     },
     async pruneDeliveries({ before, limit }) {
       const { rowCount } = await db.query(
+        // Finished ones, and pending ones kept for a disabled endpoint past the retention.
         `DELETE FROM webhook_deliveries WHERE id IN (
-           SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2)`,
+           SELECT id FROM (
+             (SELECT id, created_at FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2)
+             UNION ALL
+             (SELECT d.id, d.created_at FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id AND NOT e.enabled
+               WHERE d.status = 'pending' AND d.created_at < $1 ORDER BY d.created_at LIMIT $2)
+           ) expired ORDER BY created_at LIMIT $2)`,
         [before, limit],
       );
       return rowCount;

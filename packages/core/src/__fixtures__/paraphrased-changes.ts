@@ -1,4 +1,4 @@
-import type { ChangedFact } from './changed-facts.js';
+import type { ChangedFact } from './changed-facts-data.js';
 
 const JAN = '2024-01-10T09:00:00.000Z';
 const APR = '2024-04-02T18:30:00.000Z';

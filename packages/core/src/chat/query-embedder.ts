@@ -7,8 +7,11 @@ import type { MemoryIndex } from '../ports/memory-index.js';
  * The embedder answering calls search with.
  *
  * - When the index was built by another embedder (an embedding model changed on an existing data
- *   dir), the query vector would not be comparable: the search runs on the full-text channel only,
- *   so answers keep working while learning reports `embedder_mismatch`.
+ *   dir), the query vector would not be comparable: the search runs on the full-text channel only.
+ *   That is the case while the index is re-embedded for the service's embedder (issue 39: its
+ *   fingerprint is the old one until the switch, and the semantic channel never compares vectors
+ *   of two embedders), and for good with `reembedInBackground: false` (learning then reports
+ *   `embedder_mismatch`). Read per call: the switch turns the semantic channel on at once.
  * - A provider that cannot be reached (a network embedder's `LanguageModelError`) is a dependency
  *   that did not respond: 503 `service_unavailable` (spec, Errors), not an internal error.
  */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from './codes.js';
+import { ERROR_CODES, HTTP_ERROR_CODES } from './codes.js';
 import { hasShared, sharedPath } from '../__fixtures__/shared-data.js';
 import { ServiceError, isServiceError } from './service-error.js';
 
@@ -10,9 +10,10 @@ const HAS_SPEC = hasShared('spec/memory-agent-service.md', 'the error table agai
 const API_DOC = new URL('../../../../docs/api.md', import.meta.url);
 
 /** Rows of a "### Codes" table (the spec's, or docs/api.md's): code -> statuses. */
-function specCodes(file: string | URL = SPEC): Map<string, number[]> {
+function specCodes(file: string | URL = SPEC, from = '### Codes\n', to = '### Rate-limit headers'): Map<string, number[]> {
   const text = readFileSync(file, 'utf8');
-  const section = text.slice(text.indexOf('### Codes'), text.indexOf('### Rate-limit headers'));
+  const start = text.indexOf(from);
+  const section = text.slice(start, text.indexOf(to, start));
   const rows = new Map<string, number[]>();
   for (const match of section.matchAll(/^\| `([a-z_]+)` \| ([^|]+) \|/gm)) {
     if (match[1] === 'code') continue; // the header row
@@ -34,6 +35,15 @@ describe('error codes', () => {
     expect(documented.size).toBeGreaterThan(30);
     expect(Object.keys(ERROR_CODES).sort()).toEqual([...documented.keys()].sort());
     for (const [code, statuses] of documented) expect(statuses, code).toContain(ERROR_CODES[code as keyof typeof ERROR_CODES].status);
+  });
+
+  it("outside the spec's table are documented in docs/api.md, each on a status the spec's table does not use", () => {
+    const documented = specCodes(API_DOC, "### Codes outside the spec's table", '\n## ');
+    expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(Object.entries(HTTP_ERROR_CODES).map(([code, { status }]) => [code, [status]])));
+    const specStatuses = new Set([...specCodes(API_DOC).values()].flat());
+    for (const [code, { status }] of Object.entries(HTTP_ERROR_CODES)) {
+      expect({ code, inSpecTable: code in ERROR_CODES, statusInSpecTable: specStatuses.has(status) }).toEqual({ code, inSpecTable: false, statusInSpecTable: false });
+    }
   });
 
   it('let only invalid_request take 422', () => {

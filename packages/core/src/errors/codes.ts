@@ -42,5 +42,21 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * Codes outside the spec's table, for refusals of the HTTP layer itself on statuses the spec's
+ * table does not use (so no pair the spec defines changes): a wrong method, a request not received
+ * in time, headers over the server's limit. The spec's rule covers them: a client that does not
+ * know a code treats it as its status's default meaning (spec "Versioning"). They are not
+ * `ServiceError` codes (no operation of the service answers them). docs/api.md lists them under
+ * "Codes outside the spec's table".
+ */
+export const HTTP_ERROR_CODES = {
+  method_not_allowed: { status: 405, message: 'This method is not allowed on this path; the Allow header lists the ones that are.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type HttpErrorCode = keyof typeof HTTP_ERROR_CODES;
+
 /** The values `details` takes on a 429 (spec "Errors / Format"). */
 export type RateLimitControl = 'user' | 'organization' | 'capacity' | 'ingestion-organization' | 'ingestion-capacity';

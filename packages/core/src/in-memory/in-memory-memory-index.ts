@@ -3,6 +3,7 @@ import { duplicateKey } from '../memory/duplicates.js';
 import {
   applyMemoryPatch,
   assertEmbedderMatches,
+  assertReembedWrite,
   assertVectorDimensions,
   cloneMemoryRecord,
   copiedRecord,
@@ -14,6 +15,7 @@ import {
   matchesDeleteFilter,
   matchesSearchFilter,
   mergePatches,
+  sameFingerprint,
 } from '../memory-index/memory-index-helpers.js';
 import type {
   EmbedderFingerprint,
@@ -236,6 +238,9 @@ export function inMemoryMemoryIndex(): MemoryIndex {
   /** id → agent, since ids are unique across agents and an upsert may move a record. */
   const agentOfId = new Map<string, string>();
   let fingerprint: EmbedderFingerprint | null = null;
+  /** The re-embed in progress (issue 39) and its vectors by record id, kept only for stored ids. */
+  let target: EmbedderFingerprint | null = null;
+  const targetVectors = new Map<string, Float32Array>();
 
   const partitionOf = (agentId: string, create: boolean): AgentPartition | undefined => {
     let partition = partitions.get(agentId);
@@ -248,6 +253,7 @@ export function inMemoryMemoryIndex(): MemoryIndex {
     if (agentId === undefined) return;
     partitions.get(agentId)?.remove(id);
     agentOfId.delete(id);
+    targetVectors.delete(id);
   };
 
   const insert = (record: MemoryRecord): void => {
@@ -344,6 +350,44 @@ export function inMemoryMemoryIndex(): MemoryIndex {
 
     async embedder() {
       return fingerprint ? { ...fingerprint } : null;
+    },
+
+    async beginReembed({ target: next }) {
+      if (fingerprint === null || sameFingerprint(target, next)) return;
+      targetVectors.clear();
+      target = sameFingerprint(fingerprint, next) ? null : { id: next.id, dimensions: next.dimensions };
+    },
+
+    async reembedProgress() {
+      if (!fingerprint || !target) return null;
+      return { from: { ...fingerprint }, to: { ...target }, done: targetVectors.size, total: agentOfId.size };
+    },
+
+    async reembedPending({ limit, after }) {
+      if (!target) return [];
+      const ids = [...agentOfId.keys()].filter((id) => !targetVectors.has(id) && (after == null || id > after)).sort();
+      return ids.slice(0, Math.max(0, limit)).map((id) => {
+        const agentId = agentOfId.get(id)!;
+        return { id, agentId, text: partitions.get(agentId)!.entries.get(id)!.record.text };
+      });
+    },
+
+    async writeReembedded({ target: given, vectors }) {
+      assertReembedWrite(fingerprint, target, given, vectors);
+      for (const { id, vector } of vectors) if (agentOfId.has(id)) targetVectors.set(id, new Float32Array(vector));
+    },
+
+    async finishReembed({ target: given }) {
+      if (!target || !sameFingerprint(target, given) || targetVectors.size !== agentOfId.size) return false;
+      // One synchronous rebuild: no caller sees a mix of the two generations.
+      const next = target;
+      const records = [...partitions.values()].flatMap((partition) => [...partition.entries.values()].map((entry) => entry.record));
+      partitions.clear();
+      fingerprint = next;
+      target = null;
+      for (const record of records) partitionOf(record.agentId, true)!.add({ ...record, vector: targetVectors.get(record.id)! });
+      targetVectors.clear();
+      return true;
     },
 
     async findDuplicates({ agentId, keys }) {

@@ -23,6 +23,25 @@ export function assertEmbedderMatches(recorded: EmbedderFingerprint | null, give
   }
 }
 
+/** Whether two fingerprints name the same embedder (id and dimensions). */
+export function sameFingerprint(a: EmbedderFingerprint | null, b: EmbedderFingerprint | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.id === b.id && a.dimensions === b.dimensions;
+}
+
+/**
+ * Checks a `writeReembedded` request before anything is written: `EmbedderMismatchError` unless
+ * `given` is the re-embed in progress (`target`), a `RangeError` when a vector has other dimensions.
+ */
+export function assertReembedWrite(current: EmbedderFingerprint | null, target: EmbedderFingerprint | null, given: EmbedderFingerprint, vectors: readonly { id: string; vector: Float32Array }[]): void {
+  if (target === null || !sameFingerprint(target, given)) throw new EmbedderMismatchError(target ?? current ?? given, given);
+  for (const { id, vector } of vectors) {
+    if (!(vector instanceof Float32Array) || vector.length !== target.dimensions) {
+      throw new RangeError(`memory record ${id}: vector must be a Float32Array of ${target.dimensions} dimensions`);
+    }
+  }
+}
+
 /** Throws a `RangeError` when a record's vector does not have `dimensions` finite entries. */
 export function assertVectorDimensions(records: readonly MemoryRecord[], dimensions: number): void {
   for (const record of records) {

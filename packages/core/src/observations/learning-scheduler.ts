@@ -24,8 +24,12 @@ export class LearningScheduler {
   #stopped = true;
   #abort = new AbortController();
 
-  constructor(context: ServiceContext) {
+  readonly #paused: () => boolean;
+
+  /** `paused`: while true, jobs stay queued (the index is being re-embedded for another embedder). */
+  constructor(context: ServiceContext, paused: () => boolean = () => false) {
     this.#context = context;
+    this.#paused = paused;
   }
 
   /** Starts the sweep that picks up unfinished jobs (including a previous process's). */
@@ -80,7 +84,8 @@ export class LearningScheduler {
 
   /** Makes sure a worker runs the agent's jobs (here, unless another process holds the lease). */
   kick(agentId: string): void {
-    if (this.#stopped) return;
+    // Learning waits for a re-embed to finish; its end sweeps every agent with unfinished jobs.
+    if (this.#stopped || this.#paused()) return;
     if (this.#running.has(agentId)) {
       this.#wanted.add(agentId);
       return;
@@ -127,7 +132,7 @@ export class LearningScheduler {
     let drained = false;
     try {
       for (let first = true; first || lookAgain(); first = false) {
-        if (this.#stopped || lost) return;
+        if (this.#stopped || lost || this.#paused()) return;
         this.#wanted.delete(agentId);
         const job = await store.jobs.nextForAgent({ agentId });
         if (!job) {

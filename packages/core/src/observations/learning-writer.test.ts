@@ -123,17 +123,33 @@ describe('observation jobs with a reconciling memory writer', () => {
     await service.stop();
   });
 
-  it('fails turns embedder_mismatch without calling the writer when the index was built by another embedder', async () => {
+  it('fails turns embedder_mismatch without calling the writer when the index was built by another embedder (no re-embedding)', async () => {
     const index = inMemoryMemoryIndex();
     const first = await learningService({ index, embedder: hashedNgramEmbedder() });
     expect((await first.observeSettled(turns(1))).status).toBe('committed');
     await first.service.stop();
 
     const writer = supersedingWriter();
-    const second = await learningService({ index, embedder: hashedNgramEmbedder({ dimensions: 64 }), writer });
+    const second = await learningService({ index, embedder: hashedNgramEmbedder({ dimensions: 64 }), writer, reembedInBackground: false });
     const status = await second.observeSettled(turns(3));
     expect(status).toMatchObject({ status: 'failed', learning: { not_learned_turns: [{ first: 1, last: 3 }], reason: 'embedder_mismatch' } });
     expect(writer.requests).toHaveLength(0);
+    await second.service.stop();
+  });
+
+  it('re-embeds an index built by another embedder at start, then learns new turns under the new one (issue 39)', async () => {
+    const index = inMemoryMemoryIndex();
+    const first = await learningService({ index, embedder: hashedNgramEmbedder() });
+    expect((await first.observeSettled(turns(2))).status).toBe('committed');
+    await first.service.stop();
+
+    const writer = supersedingWriter();
+    const second = await learningService({ index, embedder: hashedNgramEmbedder({ dimensions: 64 }), writer });
+    const status = await second.observeSettled(turns(3));
+    expect(status).toMatchObject({ status: 'committed' });
+    expect(JSON.stringify(status)).not.toContain('embedder_mismatch');
+    expect(await index.embedder()).toEqual({ id: 'hashed-ngrams-v1:64', dimensions: 64 });
+    expect(await second.service.reembedding.status()).toBeNull();
     await second.service.stop();
   });
 

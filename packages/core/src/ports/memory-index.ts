@@ -37,6 +37,39 @@
  * - Every field of a record round-trips: `get`, `search` and `list` return what `upsert` stored
  *   (rows written before a field existed read back with its documented default).
  * - Persistence: an index opened again on the same storage MUST return what was upserted before.
+ *
+ * Re-embedding (issue 39: switching embedders on a live index). An index holds one *current*
+ * generation of vectors (the fingerprint `embedder()` returns) and, while a re-embed runs, vectors
+ * of one *target* generation beside it:
+ * - `beginReembed({ target })` on an index with no fingerprint yet (empty) is a no-op. With `target`
+ *   equal to the current fingerprint it MUST end any re-embed in progress and discard its target
+ *   vectors (a switch back). With `target` equal to the re-embed in progress it is a no-op (vectors
+ *   already written stay: a resumed run continues). Otherwise it MUST start a re-embed towards
+ *   `target`, discarding the vectors of any other target. The target MUST persist with the index
+ *   (a persistent index opened again reports the same re-embed and the vectors written so far).
+ * - While a re-embed runs, `embedder()` still returns the current fingerprint and `search`, `get`,
+ *   `list` and `findDuplicates` still read the current generation only: the semantic channel never
+ *   compares a query vector with vectors of two embedders. The target dimensions MAY differ from
+ *   the current ones (the index MUST store them however its schema requires).
+ * - `reembedPending` returns records of every agent, current and history (superseded records too),
+ *   that hold no target vector: id ascending (code-unit order), only ids greater than `after` when
+ *   given, at most `limit`; empty when no re-embed runs. `reembedProgress` counts them: `total` is
+ *   every record of the index, `done` those holding a target vector; null when no re-embed runs.
+ * - `writeReembedded` MUST reject with `EmbedderMismatchError` unless `target` is the re-embed in
+ *   progress, and with a `RangeError` (writing nothing) when a vector does not have its dimensions;
+ *   ids not stored (deleted meanwhile) are ignored; a vector written again replaces the earlier one.
+ *   It MUST NOT change what `search`, `get` or `list` return.
+ * - During a re-embed `upsert` under the current fingerprint MUST be accepted, and every record it
+ *   writes (new, or replacing one) holds no target vector until one is written for it; `upsert`
+ *   under the target MUST reject with `EmbedderMismatchError` (the target is not current yet).
+ *   `deleteBy` MUST remove the target vectors of the records it removes; records `copyAgent` writes
+ *   MUST count in `total` and be pending until their target vector is written (or carry their
+ *   source's target vector). `update` leaves target vectors alone.
+ * - `finishReembed({ target })` resolves false, changing nothing, while a record is pending or when
+ *   `target` is not the re-embed in progress. Otherwise it MUST switch atomically to the reader:
+ *   `embedder()` returns `target`, every record's vector (`get`, the semantic channel) is its
+ *   target vector, the old generation's vectors are dropped, `reembedProgress()` is null; it
+ *   resolves true. Upserts then take `target` and reject the old fingerprint.
  */
 export type MemoryIndex = {
   readonly specificationVersion: 'v1';
@@ -74,8 +107,18 @@ export type MemoryIndex = {
    * (best: `service_unavailable`) when it does not. Without it readiness asks `embedder()`.
    */
   ping?(): Promise<void>;
-  /** The fingerprint recorded on first upsert, or null while empty. */
+  /** The fingerprint recorded on first upsert (or switched to by `finishReembed`), or null while empty. */
   embedder(): Promise<EmbedderFingerprint | null>;
+  /** Starts (or resumes, or with the current fingerprint cancels) a re-embed towards `target`; see the contract above. */
+  beginReembed(request: { target: EmbedderFingerprint }): Promise<void>;
+  /** The re-embed in progress and how far it is, or null when none runs. */
+  reembedProgress(): Promise<ReembedProgress | null>;
+  /** Records (every agent, history too) still without a target vector, id ascending after `after`. */
+  reembedPending(request: { limit: number; after?: string | null }): Promise<ReembedPendingRecord[]>;
+  /** Stores target-generation vectors for records by id; searches do not see them until the switch. */
+  writeReembedded(request: { target: EmbedderFingerprint; vectors: readonly ReembeddedVector[] }): Promise<void>;
+  /** Switches to the target generation when nothing is pending; false (nothing changed) otherwise. */
+  finishReembed(request: { target: EmbedderFingerprint }): Promise<boolean>;
   /**
    * Optional (issue 33, near-duplicates merged when learned): the agent's current records
    * (`validTo === null`) whose duplicate key (core's `duplicateKey(record)`, computed by the index
@@ -107,6 +150,15 @@ export type MemoryIndexCapabilities = {
 };
 
 export type EmbedderFingerprint = { id: string; dimensions: number };
+
+/** A re-embed in progress: from the current fingerprint to the target, `done` of `total` records. */
+export type ReembedProgress = { from: EmbedderFingerprint; to: EmbedderFingerprint; done: number; total: number };
+
+/** A record still to re-embed: what embedding it needs (learning embeds `text`). */
+export type ReembedPendingRecord = { id: string; agentId: string; text: string };
+
+/** One target-generation vector for a stored record. */
+export type ReembeddedVector = { id: string; vector: Float32Array };
 
 /** What `deleteBy` removes: the agent's records matching every field given. */
 export type MemoryDeleteRequest = {

@@ -68,3 +68,9 @@ export {
   type PromptMessage,
   type ServicePoisonedMemoryTargetOptions,
 } from './conformance/poisoned-memory/index.js';
+/**
+ * Short conversations where a fact changes (issues 32 and 39): sharing words with the old statement,
+ * and in everyday words; the evaluation harness (`npm run eval -- changed-facts`) and adapter tests run them.
+ */
+export { CHANGED_FACTS, type ChangedFact } from '../__fixtures__/changed-facts-data.js';
+export { PARAPHRASED_CHANGES } from '../__fixtures__/paraphrased-changes.js';

@@ -25,8 +25,13 @@ export type WebhookOptions = {
   retentionMs?: number;
   /** How often the worker looks for due deliveries (it is also woken when events are recorded). @default 1000 */
   pollMs?: number;
-  /** Deliveries in flight at once per process. @default 8 */
+  /** Deliveries in flight at once per process; a slot freed is claimed again at once. @default 32 */
   concurrency?: number;
+  /**
+   * Deliveries of one endpoint in flight at once (counted across processes when a claim starts),
+   * so a slow receiver holds at most this many of the slots. @default 4
+   */
+  concurrencyPerEndpoint?: number;
   /** Jitter source, in [0, 1). @default Math.random */
   random?: () => number;
 };
@@ -47,7 +52,8 @@ export function resolveWebhookOptions(options: WebhookOptions) {
     secretRotationMs: positive('secretRotationMs', options.secretRotationMs ?? 86_400_000),
     retentionMs: positive('retentionMs', options.retentionMs ?? 2_592_000_000),
     pollMs: positive('pollMs', options.pollMs ?? 1000),
-    concurrency: positive('concurrency', options.concurrency ?? 8),
+    concurrency: positive('concurrency', options.concurrency ?? 32),
+    concurrencyPerEndpoint: positive('concurrencyPerEndpoint', options.concurrencyPerEndpoint ?? 4),
     random: options.random ?? Math.random,
   };
 }

@@ -38,14 +38,26 @@ export function compileAddressPolicy(policy: WebhookAddressPolicy) {
     if (policy.allowPrivate) return null;
     let parsed: ipaddr.IPv4 | ipaddr.IPv6;
     try {
-      parsed = ipaddr.process(address); // an IPv4-mapped IPv6 address is judged as the IPv4 one
+      parsed = ipaddr.parse(address);
     } catch {
       return 'unparseable';
     }
-    if (cidrs.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits))) return null;
+    // IPv4-compatible (::/96, deprecated by RFC 4291): `::7f00:1` is `::127.0.0.1`, and ipaddr.js
+    // calls it unicast (its `process` spots only the dotted spelling). None is called, whatever IPv4
+    // it carries; `::` and `::1` (unspecified, loopback) are in the range too.
+    if (parsed.kind() === 'ipv6' && parsed.toByteArray().slice(0, 12).every((byte) => byte === 0)) {
+      if (cidrs.some(([range, bits]) => range.kind() === 'ipv6' && parsed.match(range, bits))) return null;
+      const own = parsed.range();
+      return own === 'unicast' ? 'ipv4Compatible' : own;
+    }
+    // An IPv4-mapped address (::ffff:0:0/96) is judged as the IPv4 one it carries.
+    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+    const judged = parsed;
+    if (cidrs.some(([range, bits]) => range.kind() === judged.kind() && judged.match(range, bits))) return null;
     // Only public unicast: loopback, private, link-local, unique-local, CGNAT, multicast,
-    // reserved and the translation ranges (6to4, Teredo, NAT64) that can carry a private IPv4.
-    const range = parsed.range();
+    // reserved and the translation ranges (6to4, Teredo, NAT64, SIIT) that can carry a private
+    // IPv4 are refused whatever they carry.
+    const range = judged.range();
     return range === 'unicast' ? null : range;
   };
 

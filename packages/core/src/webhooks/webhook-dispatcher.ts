@@ -16,13 +16,21 @@ const CLAIM_MARGIN_MS = 30_000;
  * exclusive and expires, so a delivery whose process died is taken again), sends each, and
  * records the outcome: delivered on 2xx; otherwise retried with exponential backoff and jitter
  * until `maxAttempts`, then given up. The store keeps each thread's events in order per endpoint.
+ *
+ * Attempts do not wait on each other: up to `concurrency` are in flight, and as soon as one ends
+ * the worker claims again for the free slot, so a slow receiver holds its own slots only (at
+ * most `concurrencyPerEndpoint` of them, which the claim enforces), never the next organization's
+ * event.
  */
 export class WebhookDispatcher {
   #timer: ReturnType<typeof setInterval> | null = null;
-  #running: Promise<void> | null = null;
+  /** The claim loop, while one runs (one at a time per process). */
+  #claiming: Promise<void> | null = null;
   #again = false;
   #stopped = true;
   #prunedAt: number | null = null;
+  /** Attempts in flight. */
+  readonly #inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly context: Omit<ServiceContext, 'webhooks'>,
@@ -37,22 +45,23 @@ export class WebhookDispatcher {
     this.kick();
   }
 
+  /** Stops claiming; resolves once the attempts in flight have ended (each within `timeoutMs`). */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
-    await this.#running;
+    await this.idle();
   }
 
-  /** Looks for due deliveries now (again after the current pass, when one runs). */
+  /** Looks for due deliveries now (again after the current claim loop, when one runs). */
   kick(): void {
     if (this.#stopped) return;
-    if (this.#running) {
+    if (this.#claiming) {
       this.#again = true;
       return;
     }
-    this.#running = this.#pass().finally(() => {
-      this.#running = null;
+    this.#claiming = this.#fill().finally(() => {
+      this.#claiming = null;
       if (this.#again) {
         this.#again = false;
         this.kick();
@@ -60,19 +69,36 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Resolves once no pass is running (tests and `idle()`). */
+  /** Resolves once no claim loop and no attempt is running (tests and `idle()`). */
   async idle(): Promise<void> {
-    while (this.#running) await this.#running;
+    while (this.#claiming || this.#inFlight.size > 0) await Promise.all([this.#claiming, ...this.#inFlight]);
   }
 
-  async #pass(): Promise<void> {
+  /** Claims for the free slots until none is free or nothing is due; each attempt runs on its own. */
+  async #fill(): Promise<void> {
     const { store, clock, instanceId, logger } = this.context;
+    const { concurrency, concurrencyPerEndpoint, timeoutMs } = this.settings;
     try {
       await this.#prune();
-      while (!this.#stopped) {
-        const claimed = await store.webhooks.claim({ holder: instanceId, now: clock.now(), leaseMs: this.settings.timeoutMs + CLAIM_MARGIN_MS, limit: this.settings.concurrency });
+      while (!this.#stopped && this.#inFlight.size < concurrency) {
+        const claimed = await store.webhooks.claim({
+          holder: instanceId,
+          now: clock.now(),
+          leaseMs: timeoutMs + CLAIM_MARGIN_MS,
+          limit: concurrency - this.#inFlight.size,
+          perEndpoint: concurrencyPerEndpoint,
+        });
         if (claimed.length === 0) return;
-        await Promise.all(claimed.map((item) => this.#attempt(item)));
+        for (const item of claimed) {
+          const attempt: Promise<void> = this.#attempt(item)
+            .catch((error: unknown) => logger.warn('webhook attempt failed before its outcome was recorded; the claim expires and it is retried', { deliveryId: item.delivery.id, error: String(error) }))
+            .finally(() => {
+              this.#inFlight.delete(attempt);
+              // A slot is free, and the thread's next event may be due: claim again now.
+              this.kick();
+            });
+          this.#inFlight.add(attempt);
+        }
       }
     } catch (error) {
       logger.warn('webhook deliveries paused: the store did not answer; the next poll retries', { error: String(error) });

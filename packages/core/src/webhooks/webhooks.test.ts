@@ -23,6 +23,8 @@ type Behaviour = (request: Received, index: number) => number | 'hang';
 /** A local receiver on 127.0.0.1 that records every request and answers as `behaviour` says. */
 async function receiver(initial: Behaviour = () => 200) {
   const received: Received[] = [];
+  /** Requests answered 'hang' whose connection is still open. */
+  const open = new Set<import('node:http').ServerResponse>();
   let behaviour = initial;
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -32,7 +34,11 @@ async function receiver(initial: Behaviour = () => 200) {
       const entry = { headers: request.headers, body, event: JSON.parse(body) };
       received.push(entry);
       const answer = behaviour(entry, received.length - 1);
-      if (answer === 'hang') return;
+      if (answer === 'hang') {
+        open.add(response);
+        response.on('close', () => open.delete(response));
+        return;
+      }
       response.statusCode = answer;
       response.end('ok');
     });
@@ -43,6 +49,15 @@ async function receiver(initial: Behaviour = () => 200) {
     url: `http://127.0.0.1:${port}/hooks`,
     port,
     received,
+    open,
+    /** Answers every hanging request now, and `status` to every later one. */
+    release(status = 200) {
+      behaviour = () => status;
+      for (const response of open) {
+        response.statusCode = status;
+        response.end('ok');
+      }
+    },
     answer(next: Behaviour) {
       behaviour = next;
     },
@@ -82,7 +97,13 @@ async function setup(webhooks: WebhookOptions | null = FAST, extra: Partial<Memo
   const thread = await service.threads.create({ caller, agentId: agent.agent_id });
   const observe = async (text: string, threadId = thread.thread_id) =>
     (await service.observe({ caller, agentId: agent.agent_id, threadId, body: { observations: [{ speaker: 'ana', content: [{ type: 'text', text }] }] } })).observation_id;
-  return { service, store, caller, agentId: agent.agent_id, threadId: thread.thread_id, observe };
+  /** Observes and waits until it is learned (not for the webhook worker, unlike `service.idle()`). */
+  const learned = async (text: string, threadId = thread.thread_id) => {
+    const observationId = await observe(text, threadId);
+    await until(async () => (await service.observationStatus({ caller, agentId: agent.agent_id, threadId, observationId })).status === 'committed', 'learned');
+    return observationId;
+  };
+  return { service, store, caller, agentId: agent.agent_id, threadId: thread.thread_id, observe, learned };
 }
 
 async function listen(behaviour?: Behaviour) {
@@ -113,6 +134,39 @@ describe('webhooks', () => {
     const allowed = await setup({ ...FAST, allowedHosts: ['10.0.0.0/8', 'localhost'] });
     await expect(allowed.service.webhooks.create({ caller: allowed.caller, body: { url: 'http://10.1.2.3/' } })).resolves.toMatchObject({ url: 'http://10.1.2.3/' });
     await expect(allowed.service.webhooks.create({ caller: allowed.caller, body: { url: 'http://localhost:8080/' } })).resolves.toMatchObject({ enabled: true });
+  });
+
+  it('refuses IPv6 spellings that carry a private IPv4 (IPv4-compatible ::/96, IPv4-mapped, NAT64, 6to4), on create, on PATCH and at connection time', async () => {
+    const { service, caller } = await setup({ ...FAST, allowedHosts: [] });
+    const refused = [
+      'http://[::127.0.0.1]/',
+      'http://[::7f00:1]/',
+      'http://[::a9fe:a9fe]/latest',
+      'http://[::10.0.0.1]/',
+      'http://[0:0:0:0:0:0:192.168.1.1]/',
+      'http://[::8.8.8.8]/', // IPv4-compatible addresses are deprecated (RFC 4291): none is called
+      'http://[::ffff:7f00:1]/',
+      'http://[::ffff:10.0.0.1]/',
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[64:ff9b:1::a00:1]/',
+      'http://[2002:7f00:1::1]/',
+      'http://[2002:a9fe:a9fe::]/',
+    ];
+    const { webhook_id } = await service.webhooks.create({ caller, body: { url: 'http://[2606:4700:4700::1111]/in' } });
+    for (const url of refused) {
+      await expect(service.webhooks.create({ caller, body: { url } }), url).rejects.toMatchObject({ code: 'invalid_request', status: 422, message: expect.stringMatching(/webhooks may only call public addresses/) });
+      await expect(service.webhooks.update({ caller, webhookId: webhook_id, body: { url } }), `PATCH ${url}`).rejects.toMatchObject({ code: 'invalid_request', status: 422 });
+    }
+    expect((await service.webhooks.list({ caller })).webhooks.map((w) => w.url)).toEqual(['http://[2606:4700:4700::1111]/in']);
+    // Public IPv4 through the IPv4-mapped form stays allowed.
+    await expect(service.webhooks.create({ caller, body: { url: 'http://[::ffff:8.8.8.8]/' } })).resolves.toMatchObject({ enabled: true });
+    // At connection time (a stored URL from before the fix, or an allowed host name resolving there).
+    const policy = compileAddressPolicy({ allowPrivate: false, allowedHosts: [] });
+    for (const address of ['::7f00:1', '::a9fe:a9fe', '::10.0.0.1', '::127.0.0.1', '0:0:0:0:0:0:127.0.0.1']) expect(policy.refusedRange(address), address).not.toBeNull();
+    const result = await sendWebhook({ url: 'http://[::7f00:1]:9/x', body: '{}', headers: {}, timeoutMs: 1000, policy });
+    expect(result).toMatchObject({ statusCode: null, error: expect.stringMatching(/which webhooks may not call/) });
   });
 
   it('checks the address again at connection time: a host name resolving to loopback is never called', async () => {
@@ -205,6 +259,53 @@ describe('webhooks', () => {
     expect(reenabled).toMatchObject({ enabled: true, disabled_reason: null, consecutive_failures: 0 });
     await until(async () => (await deliveries(service, caller, webhook_id))[0]?.status === 'delivered', 'delivered after re-enabling');
     expect(new Set(target.received.map((r) => r.event.id)).size).toBe(1);
+  });
+
+  it('keeps the events that happen while an endpoint is disabled and delivers them, in order, once it is re-enabled', async () => {
+    const target = await listen();
+    const { service, caller, learned } = await setup();
+    const { webhook_id } = await service.webhooks.create({ caller, body: { url: target.url, events: ['observation.committed'] } });
+    const before = await learned('Before the pause.');
+    await until(() => target.received.length === 1, 'the first event');
+    await service.webhooks.update({ caller, webhookId: webhook_id, body: { enabled: false } });
+    const during = [await learned('During the pause, one.'), await learned('During the pause, two.'), await learned('During the pause, three.')];
+    // Kept while disabled (pending in the log), sent to nobody.
+    const log = await deliveries(service, caller, webhook_id);
+    expect(log.filter((d) => d.status === 'pending')).toHaveLength(3);
+    expect(target.received).toHaveLength(1);
+    await service.webhooks.update({ caller, webhookId: webhook_id, body: { enabled: true } });
+    const after = await learned('After the pause.');
+    await until(() => target.received.length === 5, 'every event after re-enabling');
+    expect(target.received.map((r) => r.event.data.observation_id)).toEqual([before, ...during, after]);
+    await until(async () => (await deliveries(service, caller, webhook_id)).every((d) => d.status === 'delivered'), 'all delivered');
+  });
+
+  it('does not make other receivers wait on a slow one: an event to another organization goes out while a slow attempt is open', async () => {
+    const slow = await listen(() => 'hang');
+    const fast = await listen();
+    // A long attempt limit: the slow receiver's attempt stays open for the whole test.
+    const { service, caller, agentId, learned } = await setup({ ...FAST, timeoutMs: 120_000 });
+    cleanups.push(async () => slow.release()); // runs before the service stops, which waits for open attempts
+    await service.webhooks.create({ caller, body: { url: slow.url, events: ['observation.committed'] } });
+    const other = await service.as((await service.admin.createOrganization({ name: 'Other' })).organizationId);
+    const agent = await service.agents.create({ caller: other, body: { agent_config: { role: 'r', objective: 'o' } } });
+    await service.idle();
+    const thread = await service.threads.create({ caller: other, agentId: agent.agent_id });
+    await service.webhooks.create({ caller: other, body: { url: fast.url, events: ['observation.committed'] } });
+    // Several threads of the slow organization, so its receiver could take every slot if nothing bounded it.
+    const slowThreads = await Promise.all(Array.from({ length: 6 }, async () => (await service.threads.create({ caller, agentId })).thread_id));
+    await learned('For the slow receiver.');
+    for (const threadId of slowThreads) await learned('For the slow receiver, another thread.', threadId);
+    await until(() => slow.open.size >= 1, 'the slow attempt is open');
+    const sent = await service.observe({ caller: other, agentId: agent.agent_id, threadId: thread.thread_id, body: { observations: [{ speaker: 'bo', content: [{ type: 'text', text: 'For the fast receiver.' }] }] } });
+    await until(() => fast.received.length === 1, 'the fast receiver got its event while the slow attempt is open');
+    expect(fast.received[0]!.event.data.observation_id).toBe(sent.observation_id);
+    // The slow attempts were still open (none answered, none timed out) and bounded per endpoint.
+    expect(slow.open.size).toBeGreaterThanOrEqual(1);
+    expect(slow.open.size).toBeLessThanOrEqual(4);
+    expect(slow.received.length).toBe(slow.open.size);
+    slow.release();
+    await until(() => slow.received.length === 7, 'the slow receiver got every event once answered');
   });
 
   it('gives a delivery up after maxAttempts and lets the thread\'s next event go', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { HTTP_ERROR_CODES, type ErrorCode, type HttpErrorCode } from '@memory-agents/core';
 
 /** Options of {@link createClientErrorHandler}. */
 export type ClientErrorHandlerOptions = {
@@ -16,17 +17,21 @@ export type ClientErrorHandlerOptions = {
 
 type ParserError = Error & { code?: string };
 
-/** Status and sentence for an error node:http raised before a request reached the handler. */
-function describe(error: ParserError): { status: number; message: string } {
+/**
+ * Status, code and sentence for an error node:http raised before a request reached the handler.
+ * 400 and 413 are pairs of the spec's table; 408 and 431 are statuses it does not use, which carry
+ * codes of their own (HTTP_ERROR_CODES, docs/api.md "Codes outside the spec's table").
+ */
+function describe(error: ParserError): { status: number; code: ErrorCode | HttpErrorCode; message: string } {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, message: 'The request headers are too large.' };
+      return { status: HTTP_ERROR_CODES.headers_too_large.status, code: 'headers_too_large', message: 'The request headers are too large.' };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, message: 'The chunk extensions of the request body are too large.' };
+      return { status: 413, code: 'payload_too_large', message: 'The chunk extensions of the request body are too large.' };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, message: 'The request was not received in time; send it again without pausing.' };
+      return { status: HTTP_ERROR_CODES.request_timeout.status, code: 'request_timeout', message: 'The request was not received in time; send it again without pausing.' };
     default:
-      return { status: 400, message: 'The request is not valid HTTP/1.1 (bad request line, header or body framing).' };
+      return { status: 400, code: 'invalid_request', message: 'The request is not valid HTTP/1.1 (bad request line, header or body framing).' };
   }
 }
 
@@ -51,11 +56,9 @@ export function createClientErrorHandler(options: ClientErrorHandlerOptions = {}
       socket.destroy();
       return;
     }
-    const { status, message } = describe(error);
+    const { status, code, message } = describe(error);
     const requestId = makeRequestId();
-    // 408/413/431 keep their own status; the code set is closed, so they carry `invalid_request`
-    // (413 here is about HTTP framing, not about a document or image: see docs/decisions.md).
-    const payload = JSON.stringify({ error: message, code: 'invalid_request', request_id: requestId });
+    const payload = JSON.stringify({ error: message, code, request_id: requestId });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\n` +
         'Connection: close\r\n' +

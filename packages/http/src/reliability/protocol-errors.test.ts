@@ -53,7 +53,13 @@ describe('errors node:http raises itself carry the error body', () => {
   it('answers headers over the limit with 431 and the error body', async () => {
     const answer = await raw(`GET /v1/session HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(answer.status).toBe(431);
-    expect(answer.body).toMatchObject({ code: 'invalid_request', request_id: expect.any(String) });
+    expect(answer.body).toEqual({ error: expect.any(String), code: 'headers_too_large', request_id: expect.stringMatching(/^req_/) });
+  });
+
+  it('answers chunk extensions over the limit with 413 payload_too_large (a pair the spec lists)', async () => {
+    const answer = await raw(`POST ${server.base}/observe HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n1;x=${'a'.repeat(20_000)}\r\n{\r\n`);
+    expect(answer.status).toBe(413);
+    expect(answer.body).toEqual({ error: expect.stringContaining('chunk extensions'), code: 'payload_too_large', request_id: expect.stringMatching(/^req_/) });
   });
 
   it('answers broken chunked framing with 400 and the error body', async () => {

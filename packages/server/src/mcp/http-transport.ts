@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isServiceError, ServiceError, type Logger, type MemoryService } from '@memory-agents/core';
 import { createClient } from '@memory-agents/client';
 import { createFetchHandler } from '@memory-agents/http';
+import { bearerToken } from '../bearer.js';
 import { createMemoryMcpServer } from './memory-mcp-server.js';
 
 /** Options of `createMcpHttpHandler`. */
@@ -18,7 +19,8 @@ export type McpHttpHandlerOptions = {
   maxSessions?: number;
 };
 
-type Session = { transport: StreamableHTTPServerTransport; authorization: string; endUser: string | undefined; lastUsed: number };
+/** `key`: the bearer token that opened it (the scheme's case does not matter, RFC 9110). */
+type Session = { transport: StreamableHTTPServerTransport; key: string; endUser: string | undefined; lastUsed: number };
 
 /**
  * The MCP Streamable HTTP endpoint of `serve` (`/mcp`). Every request authenticates its bearer
@@ -49,6 +51,7 @@ export function createMcpHttpHandler(service: MemoryService, options: McpHttpHan
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const authorization = request.headers.authorization;
+    const key = bearerToken(authorization);
     const endUser = header(request, 'x-sp-end-user');
     const sessionId = header(request, 'mcp-session-id');
     try {
@@ -59,12 +62,12 @@ export function createMcpHttpHandler(service: MemoryService, options: McpHttpHan
       // again); a request that opens no such session gets the 503 itself.
       const open = sessionId === undefined ? undefined : sessions.get(sessionId);
       const unavailable = isServiceError(error) && error.code === 'service_unavailable';
-      if (!unavailable || !open || open.authorization !== authorization || open.endUser !== endUser) return writeError(response, error);
+      if (!unavailable || !open || open.key !== key || open.endUser !== endUser) return writeError(response, error);
     }
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       // A session opened by another key (or for another end user) is not revealed: 404 as if unknown.
-      if (!session || session.authorization !== authorization || session.endUser !== endUser) {
+      if (!session || session.key !== key || session.endUser !== endUser) {
         return writeError(response, new ServiceError('not_found', 'No such MCP session; initialize a new one.'));
       }
       session.lastUsed = Date.now();
@@ -79,7 +82,7 @@ export function createMcpHttpHandler(service: MemoryService, options: McpHttpHan
     const threadId = url.searchParams.get('thread') ?? undefined;
     const client = createClient({
       baseUrl: 'http://memory-agents.internal',
-      apiKey: bearerToken(authorization!),
+      apiKey: key!,
       fetch: inProcessFetch,
       ...(endUser === undefined ? {} : { endUser }),
     });
@@ -97,7 +100,7 @@ export function createMcpHttpHandler(service: MemoryService, options: McpHttpHan
           const oldest = [...sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
           if (oldest) closeSession(oldest[0]);
         }
-        sessions.set(id, { transport, authorization: authorization!, endUser, lastUsed: Date.now() });
+        sessions.set(id, { transport, key: key!, endUser, lastUsed: Date.now() });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -137,10 +140,6 @@ export function createMcpHttpHandler(service: MemoryService, options: McpHttpHan
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function bearerToken(authorization: string): string {
-  return authorization.replace(/^Bearer\s+/i, '').trim();
 }
 
 /** The `/v1` error body (`{ error, code, request_id }`) with the status of its code. */

@@ -45,7 +45,8 @@ export function inMemoryWebhooks(get: () => State): WebhookStore {
       const webhooks = get().webhooks;
       let added = 0;
       for (const endpoint of webhooks.endpoints.values()) {
-        if (endpoint.organizationId !== event.organizationId || !endpoint.enabled || !endpoint.events.includes(event.type)) continue;
+        // Disabled endpoints too: their deliveries wait until they are re-enabled.
+        if (endpoint.organizationId !== event.organizationId || !endpoint.events.includes(event.type)) continue;
         const id = `whd_${event.id.slice(4)}_${endpoint.id.slice(4)}`;
         if (webhooks.deliveries.has(id)) continue;
         webhooks.deliveries.set(id, {
@@ -71,9 +72,14 @@ export function inMemoryWebhooks(get: () => State): WebhookStore {
       }
       return added;
     },
-    async claim({ holder, now, leaseMs, limit }) {
+    async claim({ holder, now, leaseMs, limit, perEndpoint }) {
       const { endpoints, deliveries } = get().webhooks;
       const pending = [...deliveries.values()].filter((delivery) => delivery.status === 'pending').sort((a, b) => a.seq - b.seq);
+      // Claims still running, per endpoint (any holder): at most `perEndpoint` at a time.
+      const running = new Map<string, number>();
+      for (const delivery of pending) {
+        if (delivery.claimedBy !== null && delivery.claimExpiresAt > now) running.set(delivery.endpointId, (running.get(delivery.endpointId) ?? 0) + 1);
+      }
       const heads = new Set<string>();
       const claimed = [];
       for (const delivery of pending) {
@@ -84,6 +90,8 @@ export function inMemoryWebhooks(get: () => State): WebhookStore {
         const endpoint = endpoints.get(delivery.endpointId);
         if (!endpoint?.enabled || delivery.nextAttemptAt > now) continue;
         if (delivery.claimedBy !== null && delivery.claimExpiresAt > now) continue;
+        if ((running.get(delivery.endpointId) ?? 0) >= perEndpoint) continue;
+        running.set(delivery.endpointId, (running.get(delivery.endpointId) ?? 0) + 1);
         delivery.claimedBy = holder;
         delivery.claimExpiresAt = now + leaseMs;
         claimed.push({ delivery: toDelivery(delivery), endpoint: copy(endpoint) });
@@ -108,8 +116,10 @@ export function inMemoryWebhooks(get: () => State): WebhookStore {
       return true;
     },
     async pruneDeliveries({ before, limit }) {
-      const deliveries = get().webhooks.deliveries;
-      const finished = [...deliveries.values()].filter((d) => d.status !== 'pending' && d.createdAt < before).sort((a, b) => a.seq - b.seq).slice(0, limit);
+      const { endpoints, deliveries } = get().webhooks;
+      // Finished ones, and those kept for a disabled endpoint past the retention.
+      const expired = (d: StoredDelivery) => d.status !== 'pending' || endpoints.get(d.endpointId)?.enabled === false;
+      const finished = [...deliveries.values()].filter((d) => expired(d) && d.createdAt < before).sort((a, b) => a.seq - b.seq).slice(0, limit);
       for (const delivery of finished) deliveries.delete(delivery.id);
       return finished.length;
     },

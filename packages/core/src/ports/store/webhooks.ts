@@ -89,18 +89,22 @@ export type WebhookStore = {
   /** Deletes the endpoint and its deliveries; false when absent or owned by another organization. */
   deleteEndpoint(request: { organizationId: string; endpointId: string }): Promise<boolean>;
   /**
-   * Adds one `pending` delivery of `event` (due at `now`) for every enabled endpoint of the
-   * event's organization subscribed to its type, in one atomic step; resolves how many. Inserting
-   * the same event id twice for an endpoint MUST add nothing the second time.
+   * Adds one `pending` delivery of `event` (due at `now`) for every endpoint of the event's
+   * organization subscribed to its type, enabled or not (a disabled endpoint's deliveries wait
+   * until it is re-enabled), in one atomic step; resolves how many. Inserting the same event id
+   * twice for an endpoint MUST add nothing the second time.
    */
   enqueue(request: { event: WebhookEvent; now: number }): Promise<number>;
   /**
-   * Claims up to `limit` deliveries for one attempt each: `pending`, due (`nextAttemptAt <= now`),
-   * of an enabled endpoint, not claimed by another holder whose claim is still running, and with
-   * no earlier (`seq`) `pending` delivery of the same endpoint and ordering key (per-key order).
-   * A claim lasts `leaseMs`. Of concurrent claims (any process), each delivery MUST go to one.
+   * Claims up to `limit` deliveries for one attempt each, oldest (`seq`) first: `pending`, due
+   * (`nextAttemptAt <= now`), of an enabled endpoint, not claimed by another holder whose claim is
+   * still running, and with no earlier (`seq`) `pending` delivery of the same endpoint and
+   * ordering key (per-key order). At most `perEndpoint` deliveries of one endpoint are claimed at
+   * a time, counting its claims still running (any holder, as they stand when the claim starts):
+   * one slow receiver cannot take every attempt slot. A claim lasts `leaseMs`. Of concurrent
+   * claims (any process), each delivery MUST go to one.
    */
-  claim(request: { holder: string; now: number; leaseMs: number; limit: number }): Promise<ClaimedWebhookDelivery[]>;
+  claim(request: { holder: string; now: number; leaseMs: number; limit: number; perEndpoint: number }): Promise<ClaimedWebhookDelivery[]>;
   /**
    * Records one attempt's outcome on a delivery still claimed by `holder` (false otherwise, and
    * nothing changes), frees the claim, and counts it on the endpoint in the same step: a success
@@ -117,8 +121,10 @@ export type WebhookStore = {
     updatedAt: string;
   }): Promise<boolean>;
   /**
-   * Deletes up to `limit` finished deliveries (`delivered` or `failed`) created before `before`
-   * (ISO), oldest first; resolves how many. Pending deliveries MUST stay.
+   * Deletes up to `limit` deliveries created before `before` (ISO), oldest first: finished ones
+   * (`delivered` or `failed`), and pending ones of an endpoint that is disabled (events kept for
+   * it longer than the retention); resolves how many. Pending deliveries of an enabled endpoint
+   * MUST stay.
    */
   pruneDeliveries(request: { before: string; limit: number }): Promise<number>;
   /** The endpoint's deliveries, newest first, `limit` of them before `beforeSeq` when given. */
