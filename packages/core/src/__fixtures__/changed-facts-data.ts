@@ -23,24 +23,35 @@ const JAN = '2024-01-10T09:00:00.000Z';
 const APR = '2024-04-02T18:30:00.000Z';
 const FEB = '2024-02-15T12:00:00.000Z';
 
-const fact = (name: string, old: string, next: string, question: string, oldValue: string, newValue: string, speaker = 'user'): ChangedFact => ({
-  name,
-  early: [
-    [speaker, old],
-    ['assistant', 'Thanks, I will keep that in mind.'],
-  ],
-  before: JAN,
-  late: [
-    [speaker, 'Quick update for you.'],
-    [speaker, next],
-    ['assistant', 'Noted, thanks for letting me know.'],
-  ],
-  after: APR,
-  question,
-  oldValue,
-  newValue,
-  asOf: FEB,
-});
+/** The filler turns around a fact's two statements (the assistant's replies, the speaker's lead-in). */
+export type ChangedFactFillers = { reply: string; leadIn: string; thanks: string };
+
+/**
+ * A builder of changed facts with these fillers: the old statement in January with `reply`, then
+ * `leadIn`, the new statement and `thanks` in April; `asOf` mid-February.
+ */
+export const changedFacts =
+  (fillers: ChangedFactFillers) =>
+  (name: string, old: string, next: string, question: string, oldValue: string, newValue: string, speaker = 'user'): ChangedFact => ({
+    name,
+    early: [
+      [speaker, old],
+      ['assistant', fillers.reply],
+    ],
+    before: JAN,
+    late: [
+      [speaker, fillers.leadIn],
+      [speaker, next],
+      ['assistant', fillers.thanks],
+    ],
+    after: APR,
+    question,
+    oldValue,
+    newValue,
+    asOf: FEB,
+  });
+
+const fact = changedFacts({ reply: 'Thanks, I will keep that in mind.', leadIn: 'Quick update for you.', thanks: 'Noted, thanks for letting me know.' });
 
 export const CHANGED_FACTS: ChangedFact[] = [
   fact('move', 'I live in Paris, my flat is near the canal.', 'I moved to Berlin in March, my new flat is in Kreuzberg.', 'Where is my flat?', 'Paris', 'Berlin'),

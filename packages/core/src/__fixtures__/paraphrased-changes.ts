@@ -1,27 +1,6 @@
-import type { ChangedFact } from './changed-facts-data.js';
+import { changedFacts, type ChangedFact } from './changed-facts-data.js';
 
-const JAN = '2024-01-10T09:00:00.000Z';
-const APR = '2024-04-02T18:30:00.000Z';
-const FEB = '2024-02-15T12:00:00.000Z';
-
-const change = (name: string, old: string, next: string, question: string, oldValue: string, newValue: string): ChangedFact => ({
-  name,
-  early: [
-    ['user', old],
-    ['assistant', 'Good to know, thanks.'],
-  ],
-  before: JAN,
-  late: [
-    ['user', 'Oh, and something changed.'],
-    ['user', next],
-    ['assistant', 'Thanks for telling me.'],
-  ],
-  after: APR,
-  question,
-  oldValue,
-  newValue,
-  asOf: FEB,
-});
+const change = changedFacts({ reply: 'Good to know, thanks.', leadIn: 'Oh, and something changed.', thanks: 'Thanks for telling me.' });
 
 /**
  * Facts changed in everyday words (issue 39): unlike {@link CHANGED_FACTS}, the new statement
