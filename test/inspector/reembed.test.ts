@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { testPrerequisite } from '@memory-agents/core/testing';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { API_KEY, modelArgs, obedientModel, startScriptedOpenaiServer, type Scri
 
 // The inspector's re-embedding line (issue 39) in a real headless browser, as inspector.test.ts.
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/inspector/', import.meta.url));
 const haveBrowser = testPrerequisite(CHROMIUM !== undefined, 'inspector browser tests', 'no chromium at /usr/bin/chromium (apt-get install --no-install-recommends chromium)');
 
 describe.skipIf(!haveBrowser)('the inspector while the memory index is re-embedded', () => {
@@ -63,6 +65,10 @@ describe.skipIf(!haveBrowser)('the inspector while the memory index is re-embedd
     await line.waitFor({ state: 'visible' });
     expect(await line.textContent()).toMatch(/^re-embedding: 0 of 3 memories \(hashed-ngrams-v1:384 → .*scripted-embed.*\)/);
     expect(await line.getAttribute('role')).toBe('status');
+    // For a person to look at (test-artifacts/ is not committed): wide and phone-narrow.
+    await page.screenshot({ path: `${ARTIFACTS}reembedding-wide.png`, fullPage: true });
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.screenshot({ path: `${ARTIFACTS}reembedding-narrow.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.context().close();
   });
