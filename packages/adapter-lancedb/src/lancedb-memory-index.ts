@@ -5,7 +5,7 @@ import { agentList, listRecords, updateRecords } from './list.js';
 import { hitRecordsById, recordsById } from './reads.js';
 import { searchIndex } from './search.js';
 import { agentFilter, createState, guard } from './state.js';
-import { adopt, ready } from './table.js';
+import { adopt, openCommitted, ready } from './table.js';
 import { copyAgentRecords, upsertRecords } from './writes.js';
 import { beginReembed, currentTableName, finishReembed, reembedPending, reembedProgress, writeReembedded } from './reembed.js';
 
@@ -146,7 +146,8 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
             const names = await connection!.tableNames();
             if (state.table) return;
             state.tableName = await currentTableName(state, names);
-            if (names.includes(state.tableName)) await adopt(state, await connection!.openTable(state.tableName));
+            const opened = names.includes(state.tableName) ? await openCommitted(connection!, state.tableName) : null;
+            if (opened) await adopt(state, opened);
           }),
         );
       }

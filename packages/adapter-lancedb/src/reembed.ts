@@ -10,7 +10,7 @@ import {
 } from '@memory-agents/core/adapter';
 import { META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, recordReader, rowsToArrow, sqlString, tableSchema, toRow, type Row } from './rows.js';
 import { guard, type IndexState } from './state.js';
-import { adopt, createScalarIndexes } from './table.js';
+import { adopt, createScalarIndexes, openCommitted } from './table.js';
 import { cancelSettle, scheduleMaintenance } from './maintenance.js';
 
 /**
@@ -38,7 +38,8 @@ const ID_CHUNK = 1000;
 export async function currentTableName(state: IndexState, names: readonly string[]): Promise<string> {
   const base = state.options.tableName;
   if (!names.includes(base + POINTER)) return base;
-  const pointer = await state.connection!.openTable(base + POINTER);
+  const pointer = await openCommitted(state.connection!, base + POINTER);
+  if (!pointer) return base;
   try {
     const [row] = await pointer.query().limit(1).toArray();
     return typeof row?.name === 'string' ? row.name : base;
@@ -58,10 +59,10 @@ export async function openReembed(state: IndexState, names: readonly string[]): 
     if (stale && name !== state.tableName) await connection.dropTable(name);
   }
   if (!names.includes(base + SIDE)) return;
-  const side = await connection.openTable(base + SIDE);
-  const target = fingerprintOf((await side.schema()).metadata);
-  if (!state.fingerprint || !target || sameFingerprint(target, state.fingerprint)) {
-    side.close();
+  const side = await openCommitted(connection, base + SIDE);
+  const target = side ? fingerprintOf((await side.schema()).metadata) : null;
+  if (!side || !state.fingerprint || !target || sameFingerprint(target, state.fingerprint)) {
+    side?.close();
     await connection.dropTable(base + SIDE);
     return;
   }

@@ -30,12 +30,32 @@ async function start(state: IndexState): Promise<void> {
   const names = await state.connection.tableNames();
   // A re-embed may have switched the current generation to a table of its own (reembed.ts).
   state.tableName = await currentTableName(state, names);
-  if (names.includes(state.tableName)) {
-    await adopt(state, await state.connection.openTable(state.tableName));
+  const opened = names.includes(state.tableName) ? await openCommitted(state.connection, state.tableName) : null;
+  if (opened) {
+    await adopt(state, opened);
     await prewarm(state, state.table!);
   }
   await openReembed(state, names);
 }
+
+/**
+ * Opens a table listed by `tableNames()`, or null when it has no committed version. LanceDB lists
+ * every `<name>.lance` directory, and a process killed while creating (or dropping) a table leaves
+ * one with data files and no manifest, which `openTable` refuses for ever ("exists but could not be
+ * loaded"): that is a table that never was (lancedb/lancedb#3127), and creating it again over the
+ * directory works. Any other failure to open (a manifest that is there but unreadable) is thrown.
+ */
+export async function openCommitted(connection: lancedb.Connection, name: string): Promise<Table | null> {
+  try {
+    return await connection.openTable(name);
+  } catch (error) {
+    if (error instanceof Error && NEVER_COMMITTED.test(error.message)) return null;
+    throw error;
+  }
+}
+
+/** LanceDB's message for a dataset directory without a `_versions` manifest (lance DatasetNotFound). */
+const NEVER_COMMITTED = /Dataset at path \S+ was not found: Not found: \S+\/_versions\b/;
 
 /** Reads the fingerprint and the index state of an existing table. */
 export async function adopt(state: IndexState, opened: Table): Promise<void> {
@@ -110,8 +130,9 @@ export async function ensureTable(state: IndexState, given: EmbedderFingerprint)
   try {
     await adopt(state, await connection!.createEmptyTable(tableName, tableSchema(given), { mode: 'create' }));
   } catch (error) {
-    if (!(await connection!.tableNames()).includes(tableName)) throw error;
-    await adopt(state, await connection!.openTable(tableName));
+    const opened = (await connection!.tableNames()).includes(tableName) ? await openCommitted(connection!, tableName) : null;
+    if (!opened) throw error;
+    await adopt(state, opened);
   }
   return state.table!;
 }
