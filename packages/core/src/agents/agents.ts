@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
@@ -45,7 +46,7 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
         updatedAt: context.nowIso(),
       });
     } catch (error) {
-      context.logger.error('agent initialization failed', { agentId: agent.id, error: String(error) });
+      context.logger.error('agent initialization failed', { agentId: agent.id, error: describeError(error) });
       await context.store.agents.update({
         organizationId: agent.organizationId,
         agentId: agent.id,

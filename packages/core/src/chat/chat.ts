@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import { findReadyAgent, findThread } from '../agents/lookup.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
@@ -79,7 +80,7 @@ export function createChat(context: ServiceContext, insertJob: InsertJob) {
               })
               .catch((error: unknown) => {
                 const serviceError = isServiceError(error) ? error : new ServiceError('internal_error', 'The answer failed.');
-                if (!isServiceError(error)) context.logger.error('chat stream failed', { error: String(error) });
+                if (!isServiceError(error)) context.logger.error('chat stream failed', { error: describeError(error) });
                 push({ event: 'error', data: { error: serviceError.message, code: serviceError.code, request_id: caller.requestId } });
               }),
           );

@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import type { ErasureCounts, ThreadRecord, UploadRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { sourceBlobKey } from '../sources/read-document.js';
@@ -82,7 +83,7 @@ export function createReclaimer(context: ServiceContext) {
       try {
         await context.store.erasures.reclaim();
       } catch (error) {
-        context.logger.warn('storage reclaim after an erasure failed', { error: String(error) });
+        context.logger.warn('storage reclaim after an erasure failed', { error: describeError(error) });
       }
     } while (again);
     running = null;

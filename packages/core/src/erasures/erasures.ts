@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import type { Caller } from '../auth/caller.js';
 import { findAgent, findThread } from '../agents/lookup.js';
 import { ServiceError } from '../errors/index.js';
@@ -111,7 +112,7 @@ export function createErasures(context: ServiceContext, reclaimer: Reclaimer) {
       }
       await finish(record, { status: 'completed', counts, completedAt: context.nowIso() });
     } catch (error) {
-      context.logger.error('erasure failed', { erasureId: record.id, error: String(error) });
+      context.logger.error('erasure failed', { erasureId: record.id, error: describeError(error) });
       await finish(record, { status: 'failed', counts, error: 'The erasure stopped on a storage failure; send it again.', completedAt: context.nowIso() });
     }
     await reclaimer.schedule();

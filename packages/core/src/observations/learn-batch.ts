@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import { EmbedderMismatchError, type MemoryPatch, type MemoryRecord, type MemorySourceRef } from '../ports/memory-index.js';
 import { LanguageModelError } from '../ports/language-model.js';
 import { isServiceError } from '../errors/service-error.js';
@@ -85,7 +86,7 @@ async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Pro
     if (run.signal.aborted) throw new JobStopped();
     // The store or the index went away under the writer (its searchSimilar): the job stays resumable.
     if (isServiceError(error) && error.code === 'service_unavailable') throw error;
-    run.context.logger.warn('memory writer failed', { jobId: job.id, error: String(error) });
+    run.context.logger.warn('memory writer failed', { jobId: job.id, error: describeError(error) });
     return { ok: false, reason: writerFailureReason(error) };
   }
 }
@@ -149,7 +150,7 @@ async function commitRecords(context: ServiceContext, job: JobRecord, records: M
       return true;
     } catch (error) {
       if (error instanceof EmbedderMismatchError) return 'embedder_mismatch';
-      context.logger.warn('memory commit failed', { jobId: job.id, attempt, error: String(error) });
+      context.logger.warn('memory commit failed', { jobId: job.id, attempt, error: describeError(error) });
       // The database under the index went away: the turns are not failed, the job resumes when it returns.
       if (attempt >= COMMIT_ATTEMPTS && isDependencyUnavailable(error)) throw error;
       if (attempt >= COMMIT_ATTEMPTS) return 'memory_commit_shortfall';
@@ -193,7 +194,7 @@ async function applySupersessions(context: ServiceContext, job: JobRecord, turns
       await recordSupersessions(context, job, turnOf);
       return;
     } catch (error) {
-      context.logger.warn('marking superseded memories failed', { jobId: job.id, attempt, error: String(error) });
+      context.logger.warn('marking superseded memories failed', { jobId: job.id, attempt, error: describeError(error) });
     }
   }
 }
@@ -205,7 +206,7 @@ async function recordSupersessions(context: ServiceContext, job: JobRecord, turn
   try {
     await context.store.jobs.recordSupersessions({ jobId: job.id, supersessions: [...byTurn].map(([turnIndex, memoryIds]) => ({ turnIndex, memoryIds })) });
   } catch (error) {
-    context.logger.warn('recording superseded memories failed', { jobId: job.id, error: String(error) });
+    context.logger.warn('recording superseded memories failed', { jobId: job.id, error: describeError(error) });
   }
 }
 

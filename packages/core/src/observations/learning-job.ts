@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import { LEARNING_REASONS, type JobRecord, type LearningReason, type LearningReport, type TurnRecord } from '../ports/store/index.js';
 import { CREDITS_EXHAUSTED_REASON } from '../credits/credits.js';
 import { isDependencyUnavailable } from '../store/available-store.js';
@@ -50,10 +51,10 @@ async function runJob(run: JobRun, found: JobRecord): Promise<void> {
     // next sweep after the database is back resumes it from its last committed turn (the worker
     // stops here rather than look for the next job at once).
     if (isDependencyUnavailable(error)) {
-      run.context.logger.warn('observation job paused: a dependency did not respond; it resumes when it answers', { jobId: job.id, error: String(error) });
+      run.context.logger.warn('observation job paused: a dependency did not respond; it resumes when it answers', { jobId: job.id, error: describeError(error) });
       throw error;
     }
-    run.context.logger.error('observation job failed', { jobId: job.id, error: String(error) });
+    run.context.logger.error('observation job failed', { jobId: job.id, error: describeError(error) });
     await failRemaining(run.context, job, 'job_failed');
   }
   if (run.shouldStop()) return;
@@ -157,7 +158,7 @@ async function forgetCancelled(context: ServiceContext, job: JobRecord): Promise
     await detachMerged(context, job.agentId, [job.id]);
     await context.index.deleteBy({ agentId: job.agentId, observationId: job.id });
   } catch (error) {
-    context.logger.warn('forgetting a cancelled job failed', { jobId: job.id, error: String(error) });
+    context.logger.warn('forgetting a cancelled job failed', { jobId: job.id, error: describeError(error) });
   }
 }
 

@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import type { ServiceContext } from '../service/context.js';
 import { processJob } from './learning-job.js';
 import type { JobRun } from './job-run.js';
@@ -69,7 +70,7 @@ export class LearningScheduler {
         if (lease && lease.holder !== instanceId) await store.leases.release({ name: lease.name, holder: lease.holder });
       }
     } catch (error) {
-      this.#context.logger.warn('ingestion lease recovery failed', { error: String(error) });
+      this.#context.logger.warn('ingestion lease recovery failed', { error: describeError(error) });
     }
   }
 
@@ -78,7 +79,7 @@ export class LearningScheduler {
     try {
       for (const agentId of await this.#context.store.jobs.agentsWithUnfinishedJobs()) this.kick(agentId);
     } catch (error) {
-      this.#context.logger.warn('ingestion sweep failed', { error: String(error) });
+      this.#context.logger.warn('ingestion sweep failed', { error: describeError(error) });
     }
   }
 
@@ -91,7 +92,7 @@ export class LearningScheduler {
       return;
     }
     const run = this.#runAgent(agentId)
-      .catch((error: unknown) => this.#context.logger.error('ingestion worker failed', { agentId, error: String(error) }))
+      .catch((error: unknown) => this.#context.logger.error('ingestion worker failed', { agentId, error: describeError(error) }))
       .finally(() => {
         this.#running.delete(agentId);
         if (this.#wanted.delete(agentId)) this.kick(agentId);

@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import { duplicateKey } from '../memory/duplicates.js';
 import type { MemoryHitRecord, MemoryRecord, MemorySourceRef } from '../ports/memory-index.js';
 import type { Supersession } from '../ports/memory-writer.js';
@@ -56,7 +57,7 @@ export async function planMerges(context: ServiceContext, job: JobRecord, turns:
   try {
     found = await index.findDuplicates({ agentId: job.agentId, keys: [...new Set(keyOf.values())] });
   } catch (error) {
-    context.logger.warn('looking up duplicate memories failed; the batch merges nothing', { jobId: job.id, error: String(error) });
+    context.logger.warn('looking up duplicate memories failed; the batch merges nothing', { jobId: job.id, error: describeError(error) });
     return none;
   }
   const batchIds = new Map(records.map((record) => [record.id, record]));
@@ -127,7 +128,7 @@ export async function applyMerges(context: ServiceContext, job: JobRecord, plan:
       await context.index.update({ agentId: job.agentId, patches: [...plan.alsoFrom].map(([id, alsoFrom]) => ({ id, alsoFrom })) });
       return;
     } catch (error) {
-      context.logger.warn('merging duplicate memories failed', { jobId: job.id, attempt, error: String(error) });
+      context.logger.warn('merging duplicate memories failed', { jobId: job.id, attempt, error: describeError(error) });
     }
   }
 }

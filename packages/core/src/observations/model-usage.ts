@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { MemoryWriter, ModelUsage } from '../ports/memory-writer.js';
 import type { JobRecord, TurnRecord } from '../ports/store/index.js';
@@ -68,7 +69,7 @@ export function meterBatch(run: JobRun): { run: JobRun; record(job: JobRecord, t
         await run.context.store.jobs.recordModelUsage({ jobId: job.id, batch: { turnIndexes: turns.map((turn) => turn.turnIndex), usage } });
       } catch (error) {
         // The memories are committed; a receipt then lacks this batch's tokens (logged).
-        run.context.logger.warn('recording model tokens failed', { jobId: job.id, error: String(error) });
+        run.context.logger.warn('recording model tokens failed', { jobId: job.id, error: describeError(error) });
       }
     },
   };

@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import { sameFingerprint } from '../memory-index/memory-index-helpers.js';
 import type { EmbedderFingerprint, ReembedProgress } from '../ports/memory-index.js';
 import type { ServiceContext } from '../service/context.js';
@@ -72,7 +73,7 @@ export class Reembedder {
       prepared = await this.#prepare();
     } catch (error) {
       // The index did not answer: the service starts anyway, and the check runs again in the background.
-      this.#context.logger.warn('re-embedding check failed at start; it runs again in the background', { error: String(error) });
+      this.#context.logger.warn('re-embedding check failed at start; it runs again in the background', { error: describeError(error) });
       prepared = false;
       this.#loop ??= this.#background(false).finally(() => {
         this.#loop = null;
@@ -160,7 +161,7 @@ export class Reembedder {
         if (await this.#runOnce(this.#abort.signal)) return;
       } catch (error) {
         if (this.#stopped || error instanceof Stopped) return;
-        this.#context.logger.warn('re-embedding paused after a failure; it resumes by itself', { error: String(error) });
+        this.#context.logger.warn('re-embedding paused after a failure; it resumes by itself', { error: describeError(error) });
       }
       try {
         await sleep(REEMBED_RETRY_MS, this.#abort.signal);

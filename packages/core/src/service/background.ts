@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import { describeError, type Logger } from './logger.js';
 
 /**
  * Work that continues after a 202 (agent creation, deletions). Tracked so `stop()` can wait for
@@ -15,7 +15,7 @@ export class BackgroundTasks {
   run(name: string, fields: Record<string, unknown>, task: () => Promise<void>): void {
     const promise = Promise.resolve()
       .then(task)
-      .catch((error: unknown) => this.#logger.error(`background task failed: ${name}`, { ...fields, error: String(error) }))
+      .catch((error: unknown) => this.#logger.error(`background task failed: ${name}`, { ...fields, error: describeError(error) }))
       .finally(() => this.#running.delete(promise));
     this.#running.add(promise);
   }

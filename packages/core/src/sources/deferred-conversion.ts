@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { toTurnRecord } from '../observations/new-job.js';
 import type { UploadRecord, DocumentJobRecord } from '../ports/store/index.js';
@@ -10,7 +11,7 @@ import { updateJobWithEvents } from '../webhooks/events.js';
 export function createDeferredConversions({ context, kick, convertLimits, describe }: SourcesSetup, originals: Originals) {
   async function fail(job: DocumentJobRecord, error: unknown): Promise<void> {
     const serviceError = isServiceError(error) ? error : new ServiceError('ingestion_failed', 'The document could not be converted.');
-    if (!isServiceError(error)) context.logger.error('deferred conversion failed', { jobId: job.id, error: String(error) });
+    if (!isServiceError(error)) context.logger.error('deferred conversion failed', { jobId: job.id, error: describeError(error) });
     const message = `${serviceError.code}: ${serviceError.message}`;
     await updateJobWithEvents(context, {
       jobId: job.id,

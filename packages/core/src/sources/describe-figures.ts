@@ -2,7 +2,7 @@ import { MEMORY_DATA_TAG, fenceMemoryData } from '../boundary/memory-fence.js';
 import { figureBlockText } from '../conversion/figure-text.js';
 import type { ConvertedDocument, DocumentFigure } from '../ports/document-converter.js';
 import type { LanguageModel } from '../ports/language-model.js';
-import type { Logger } from '../service/logger.js';
+import { describeError, type Logger } from '../service/logger.js';
 
 /**
  * A vision-capable model describing document figures (`createMemoryService({ documents: {
@@ -102,7 +102,7 @@ async function describeOne(model: LanguageModel, figure: DocumentFigure, timeout
     return (typeof result?.text === 'string' ? result.text : '').replace(/[[\]]/g, '').replace(/\s+/g, ' ').trim().slice(0, MAX_FIGURE_DESCRIPTION_CHARS).trim();
   } catch (error) {
     signal?.throwIfAborted();
-    logger.warn('figure description failed; keeping caption and OCR text', { figure: index + 1, model: model.id, error: String(error) });
+    logger.warn('figure description failed; keeping caption and OCR text', { figure: index + 1, model: model.id, error: describeError(error) });
     return '';
   }
 }

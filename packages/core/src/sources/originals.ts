@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import type { UploadRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { sourceBlobKey } from './read-document.js';
@@ -12,7 +13,7 @@ export function createOriginals(context: ServiceContext) {
         return true;
       } catch (error) {
         // Spec "Document ingest response": ingestion still succeeds, with `source_id` "".
-        context.logger.warn('original document not stored', { sourceId, error: String(error) });
+        context.logger.warn('original document not stored', { sourceId, error: describeError(error) });
         return false;
       }
     },
@@ -23,7 +24,7 @@ export function createOriginals(context: ServiceContext) {
       try {
         return (await context.blobs.get({ key: sourceBlobKey(record.organizationId, record.sourceId) }))?.data ?? null;
       } catch (error) {
-        context.logger.warn('original document not readable', { sourceId: record.sourceId, error: String(error) });
+        context.logger.warn('original document not readable', { sourceId: record.sourceId, error: describeError(error) });
         return null;
       }
     },

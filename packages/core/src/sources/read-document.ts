@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import { chunkDocument, type ChunkStrategy } from '../chunking/index.js';
 import { countWords } from '../credits/pricing.js';
 import type { ConvertDocumentLimits, ConvertedDocument } from '../ports/document-converter.js';
@@ -65,7 +66,7 @@ export async function readDocument(
   } catch (error) {
     if (isServiceError(error)) throw error;
     if (error instanceof Error && error.name === 'AbortError') throw error;
-    context.logger.warn('document conversion failed', { filename: input.filename, error: String(error) });
+    context.logger.warn('document conversion failed', { filename: input.filename, error: describeError(error) });
     throw new ServiceError('ingestion_failed', 'The document could not be converted; export it again or send another format.', { cause: error });
   }
   // Fails soft per figure (caption + OCR text kept); only an abort of the upload rejects.
@@ -108,7 +109,7 @@ async function storeFigures(context: ServiceContext, organizationId: string, sou
     try {
       await context.blobs.put({ key: figureBlobKey(organizationId, sourceId, index), data: figure.png, mediaType: 'image/png' });
     } catch (error) {
-      context.logger.warn('figure crop not stored', { sourceId, figure: index + 1, error: String(error) });
+      context.logger.warn('figure crop not stored', { sourceId, figure: index + 1, error: describeError(error) });
     }
   }
 }

@@ -1,3 +1,4 @@
+import { describeError } from '../service/logger.js';
 import type { ClaimedWebhookDelivery } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import type { WebhookSettings } from './options.js';
@@ -91,7 +92,7 @@ export class WebhookDispatcher {
         if (claimed.length === 0) return;
         for (const item of claimed) {
           const attempt: Promise<void> = this.#attempt(item)
-            .catch((error: unknown) => logger.warn('webhook attempt failed before its outcome was recorded; the claim expires and it is retried', { deliveryId: item.delivery.id, error: String(error) }))
+            .catch((error: unknown) => logger.warn('webhook attempt failed before its outcome was recorded; the claim expires and it is retried', { deliveryId: item.delivery.id, error: describeError(error) }))
             .finally(() => {
               this.#inFlight.delete(attempt);
               // A slot is free, and the thread's next event may be due: claim again now.
@@ -101,7 +102,7 @@ export class WebhookDispatcher {
         }
       }
     } catch (error) {
-      logger.warn('webhook deliveries paused: the store did not answer; the next poll retries', { error: String(error) });
+      logger.warn('webhook deliveries paused: the store did not answer; the next poll retries', { error: describeError(error) });
     }
   }
 
@@ -161,7 +162,7 @@ export class WebhookDispatcher {
       if (!recorded) logger.warn('webhook attempt outcome not recorded: the claim expired and another worker took the delivery', { deliveryId: delivery.id });
     } catch (error) {
       // The claim expires and the delivery is attempted again (at least once).
-      logger.warn('webhook attempt outcome not recorded: the store did not answer', { deliveryId: delivery.id, error: String(error) });
+      logger.warn('webhook attempt outcome not recorded: the store did not answer', { deliveryId: delivery.id, error: describeError(error) });
     }
   }
 }
