@@ -31,10 +31,17 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-/** What a kill between a table's first data file and its first manifest leaves behind. */
+/**
+ * What a kill between a table's first files and its first manifest leaves behind (seen after a
+ * SIGKILL mid-learning: a transaction file and an empty `_versions`; or a data file alone).
+ */
 async function uncommitted(name: string): Promise<void> {
-  await mkdir(join(directory, `${name}.lance`, 'data'), { recursive: true });
-  await writeFile(join(directory, `${name}.lance`, 'data', '0-cut-short.lance'), 'half a data file');
+  const table = join(directory, `${name}.lance`);
+  await mkdir(join(table, 'data'), { recursive: true });
+  await writeFile(join(table, 'data', '0-cut-short.lance'), 'half a data file');
+  await mkdir(join(table, '_transactions'), { recursive: true });
+  await writeFile(join(table, '_transactions', '0-bf00a81b-7309-4638-8ac2-1729e901f5c7.txn'), 'a transaction never committed');
+  await mkdir(join(table, '_versions'), { recursive: true });
 }
 
 describe('lancedbMemoryIndex over tables a killed process left uncommitted', () => {
@@ -60,7 +67,6 @@ describe('lancedbMemoryIndex over tables a killed process left uncommitted', () 
 
   it('still refuses a table whose manifest is there but unreadable: that is data, never dropped or recreated', async () => {
     await uncommitted('memories');
-    await mkdir(join(directory, 'memories.lance', '_versions'), { recursive: true });
     await writeFile(join(directory, 'memories.lance', '_versions', '1.manifest'), 'not a manifest');
     const index = lancedbMemoryIndex({ uri: directory });
     await expect(index.init()).rejects.toMatchObject({ code: 'service_unavailable' });
