@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testPrerequisite } from '@memory-agents/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, readyAgent, type Client } from '../support/client.js';
 import { startServerProcess, type ServerProcess } from '../support/server.js';
@@ -15,16 +16,19 @@ import { startServerProcess, type ServerProcess } from '../support/server.js';
  */
 let mountPoint = '';
 let mounted = false;
+let reason = 'mounting a small tmpfs needs root on Linux';
 try {
   if (process.getuid?.() === 0 && process.platform === 'linux') {
     mountPoint = await mkdtemp(join(tmpdir(), 'ma-full-disk-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=160m', 'tmpfs', mountPoint], { stdio: 'ignore' });
     mounted = true;
   }
-} catch {
+} catch (error) {
   mounted = false;
+  reason = `could not mount a tmpfs: ${(error as Error).message.split('\n')[0]}`;
 }
-if (!mounted) process.stdout.write('skipped: a full data dir: mounting a small tmpfs needs root on Linux\n');
+// Under CI=true a missing prerequisite fails (CI runs as root): the guarantee is checked.
+testPrerequisite(mounted, 'a full data dir', reason);
 
 const said = (text: string) => ({ observations: [{ speaker: 'ana', content: [{ type: 'text', text }] }] });
 
