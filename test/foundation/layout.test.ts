@@ -129,4 +129,38 @@ describe('repository layout', () => {
       for (const { specifier, source } of entries) expect({ specifier, resolved: resolve(specifier) }).toEqual({ specifier, resolved: source });
     });
   });
+
+  describe('the Store areas (issue 40): one file each, under the same name, in every place that implements or tests them', () => {
+    const PLACES = ['packages/core/src/in-memory/store', 'packages/adapter-postgres/src/store', 'packages/core/src/testing/conformance/store'];
+    /**
+     * Files of a place that are not areas: the place's own plumbing, and parts an area is split
+     * into (`job-*.ts` beside `jobs.ts`). Anything else there must be an area of the port.
+     */
+    const NOT_AREAS = new Set(['index.ts', 'state.ts', 'rows.ts', 'harness.ts', 'records.ts', 'types.ts']);
+    const isPart = (file: string) => /^job-[a-z-]+\.ts$/.test(file);
+    const kebab = (area: string) => area.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+    const portAreas = async () => {
+      const source = await readFile(join(ROOT, 'packages/core/src/ports/store/index.ts'), 'utf8');
+      const block = /export type StoreAreas = \{([\s\S]*?)\n\};/.exec(source)![1]!;
+      return [...block.matchAll(/readonly (\w+):/g)].map((match) => match[1]!);
+    };
+    const filesOf = async (place: string) => (await readdir(join(ROOT, place))).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
+
+    it('ports/store has one file per StoreAreas member, and every implementation and the conformance suite mirror it', async () => {
+      const areas = (await portAreas()).map((area) => `${kebab(area)}.ts`).sort();
+      expect(areas.length).toBeGreaterThan(10);
+      expect((await filesOf('packages/core/src/ports/store')).filter((file) => file !== 'index.ts').sort()).toEqual(areas);
+      for (const place of PLACES) {
+        const files = await filesOf(place);
+        expect({ place, missing: areas.filter((area) => !files.includes(area)) }).toEqual({ place, missing: [] });
+        expect({ place, strays: files.filter((file) => !areas.includes(file) && !NOT_AREAS.has(file) && !isPart(file)) }).toEqual({ place, strays: [] });
+      }
+    });
+
+    it('docs/architecture.md names every area, and no other', async () => {
+      const text = await readFile(join(ROOT, 'docs/architecture.md'), 'utf8');
+      const listed = /The Store's areas \(([^)]*)\)/.exec(text.replace(/\n/g, ' '))![1]!.split(',').map((name) => name.trim().replace(/^and /, ''));
+      expect(listed.sort()).toEqual((await portAreas()).sort());
+    });
+  });
 });
