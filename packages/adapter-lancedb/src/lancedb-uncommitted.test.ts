@@ -52,7 +52,7 @@ describe('lancedbMemoryIndex over tables a killed process left uncommitted', () 
     const index = lancedbMemoryIndex({ uri: directory });
     await index.init();
     expect(await index.embedder()).toBeNull();
-    expect(await index.count()).toBe(0);
+    expect(await index.count!()).toBe(0);
     await index.upsert({ records: [record('mem_1', 'the lighthouse keeper')], embedder });
     await index.close();
 
@@ -61,7 +61,7 @@ describe('lancedbMemoryIndex over tables a killed process left uncommitted', () 
     expect(await reopened.embedder()).toEqual(embedder);
     const found = await reopened.search({ agentId: 'agent_a', text: 'lighthouse', vector: Float32Array.from([1, 0, 0, 0]), limit: 5 });
     expect(found.lexical.map((hit) => hit.record.id)).toEqual(['mem_1']);
-    expect(await reopened.reembedProgress()).toBeNull();
+    expect(await reopened.reembedProgress!()).toBeNull();
     await reopened.close();
   });
 

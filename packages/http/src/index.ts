@@ -5,5 +5,6 @@ export { buildOpenApiDocument } from './openapi.js';
 export { ROUTES } from './routes/index.js';
 export type { Route, RouteInput, RouteResult, HttpMethod } from './route.js';
 export { createClientErrorHandler, handleClientError, type ClientErrorHandlerOptions } from './node/client-error.js';
+export { errorBody, newRequestId, sendErrorJson, type ErrorBody } from './node/error-json.js';
 export { citationHref, withCitationLinks, wireCitation } from './citation-links.js';
 export { rateLimitHeaders, unmeteredStatus, UNMETERED_LIMIT } from './rate-limit-headers.js';

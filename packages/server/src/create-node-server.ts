@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { silentLogger, type Logger } from '@memory-agents/core';
-import { createClientErrorHandler, rateLimitHeaders, unmeteredStatus, type NodeHandler } from '@memory-agents/http';
+import { createClientErrorHandler, rateLimitHeaders, sendErrorJson, unmeteredStatus, type NodeHandler } from '@memory-agents/http';
 
 /**
  * How long and how many connections the node:http server accepts. Every field bounds what a slow
@@ -110,15 +109,6 @@ function watchBodyRate(request: IncomingMessage, settings: Required<ServerLimits
  * one), with the headers every response carries. The connection closes after it.
  */
 function missingHostResponse(response: ServerResponse): void {
-  const requestId = `req_${randomUUID().replaceAll('-', '')}`;
-  const text = JSON.stringify({ error: 'The request has no Host header; HTTP/1.1 requires one (e.g. Host: 127.0.0.1:8787).', code: 'invalid_request', request_id: requestId });
   response.shouldKeepAlive = false;
-  response.writeHead(400, {
-    ...rateLimitHeaders(unmeteredStatus(Date.now())),
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(text)),
-    'Cache-Control': 'no-store',
-    'X-Request-Id': requestId,
-  });
-  response.end(text);
+  sendErrorJson(response, 400, 'invalid_request', 'The request has no Host header; HTTP/1.1 requires one (e.g. Host: 127.0.0.1:8787).', rateLimitHeaders(unmeteredStatus(Date.now())));
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { sendErrorJson } from '@memory-agents/http';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -40,8 +40,7 @@ type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void 
 
 export function inspectorApi(request: IncomingMessage, response: ServerResponse, v1: NodeHandler): void | Promise<void> {
   if (request.headers['sec-fetch-site'] !== 'same-origin') {
-    response.writeHead(403, { ...INSPECTOR_HEADERS, 'Content-Type': 'application/json; charset=utf-8' });
-    response.end(JSON.stringify({ error: "The inspector's API answers the inspector's own page only (Sec-Fetch-Site: same-origin); call /v1 from a server.", code: 'forbidden', request_id: `req_${randomUUID().replaceAll('-', '')}` }));
+    sendErrorJson(response, 403, 'forbidden', "The inspector's API answers the inspector's own page only (Sec-Fetch-Site: same-origin); call /v1 from a server.", INSPECTOR_HEADERS);
     return;
   }
   delete request.headers['sec-fetch-site'];

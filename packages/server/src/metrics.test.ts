@@ -48,6 +48,13 @@ describe('serve --metrics --metrics-token: /metrics on the API port behind a bea
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.firstKey!.key}` } })).status).toBe(401);
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: TOKEN } })).status).toBe(401);
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Basic ${TOKEN}` } })).status).toBe(401);
+    // The spec's error body, as the API writes it: a request id in the body and the header.
+    const refused = await fetch(`${server.url}/metrics`);
+    const body = (await refused.json()) as { error: string; code: string; request_id: string };
+    expect(body).toEqual({ error: expect.stringContaining('Bearer'), code: 'unauthorized', request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/) });
+    expect(refused.headers.get('x-request-id')).toBe(body.request_id);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+    expect(refused.headers.get('cache-control')).toBe('no-store');
   });
 
   it('takes the scheme in any case and the token after any run of spaces (RFC 9110: the scheme is case-insensitive)', async () => {
@@ -59,7 +66,7 @@ describe('serve --metrics --metrics-token: /metrics on the API port behind a bea
     const post = await fetch(`${server.url}/metrics`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
-    expect(await post.json()).toMatchObject({ code: 'method_not_allowed' });
+    expect(await post.json()).toEqual({ error: 'POST is not allowed on /metrics; use GET.', code: 'method_not_allowed', request_id: post.headers.get('x-request-id') });
     // The token itself is compared exactly.
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `bearer ${TOKEN.toUpperCase()}` } })).status).toBe(401);
   });

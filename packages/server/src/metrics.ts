@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MemoryIndex, Store, TelemetryObserver } from '@memory-agents/core';
-import type { RequestMeasurement } from '@memory-agents/http';
+import { sendErrorJson, type RequestMeasurement } from '@memory-agents/http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { bearerToken } from './bearer.js';
 
@@ -133,14 +133,12 @@ export function createServiceMetrics(options: { token?: string; sources?: () => 
         // Any case of the scheme (RFC 9110); the token itself compared exactly, in constant time.
         const given = Buffer.from(bearerToken(request.headers.authorization) ?? '');
         if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-          response.writeHead(401, { 'Content-Type': 'application/json; charset=utf-8', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' });
-          response.end(JSON.stringify({ error: 'The metrics need Authorization: Bearer <the --metrics-token value>.', code: 'unauthorized' }));
+          sendErrorJson(response, 401, 'unauthorized', 'The metrics need Authorization: Bearer <the --metrics-token value>.', { 'WWW-Authenticate': 'Bearer' });
           return;
         }
       }
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        response.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'application/json; charset=utf-8' });
-        response.end(JSON.stringify({ error: `${request.method ?? ''} is not allowed on /metrics; use GET.`, code: 'method_not_allowed' }));
+        sendErrorJson(response, 405, 'method_not_allowed', `${request.method ?? ''} is not allowed on /metrics; use GET.`, { Allow: 'GET, HEAD' });
         return;
       }
       try {
@@ -148,8 +146,7 @@ export function createServiceMetrics(options: { token?: string; sources?: () => 
         response.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
         response.end(request.method === 'HEAD' ? undefined : text);
       } catch {
-        response.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-        response.end(JSON.stringify({ error: 'The metrics could not be read from the database; try again.', code: 'service_unavailable' }));
+        sendErrorJson(response, 503, 'service_unavailable', 'The metrics could not be read from the database; try again.');
       }
     },
   };

@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as NetServer } from 'node:net';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store, type WebhookOptions } from '@memory-agents/core';
-import { createHandler, rateLimitHeaders, unmeteredStatus, type NodeHandler } from '@memory-agents/http';
+import { createHandler, rateLimitHeaders, sendErrorJson, unmeteredStatus, type NodeHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
 import { createNodeServer, type ServerLimits } from './create-node-server.js';
@@ -226,15 +225,7 @@ async function serverVersion(): Promise<string> {
  * as the API handler writes them for unmetered routes).
  */
 export function startingResponse(response: ServerResponse): void {
-  const requestId = `req_${randomUUID().replaceAll('-', '')}`;
-  response.writeHead(503, {
-    ...rateLimitHeaders(unmeteredStatus(Date.now())),
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Retry-After': '2',
-    'X-Request-Id': requestId,
-  });
-  response.end(JSON.stringify({ error: 'The server is starting; send the request again in a few seconds.', code: 'service_unavailable', request_id: requestId }));
+  sendErrorJson(response, 503, 'service_unavailable', 'The server is starting; send the request again in a few seconds.', { ...rateLimitHeaders(unmeteredStatus(Date.now())), 'Retry-After': '2' });
 }
 
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { errorBody } from './error-json.js';
 import type { Duplex } from 'node:stream';
 import { HTTP_ERROR_CODES, type ErrorCode, type HttpErrorCode } from '@memory-agents/core';
 
@@ -58,7 +59,7 @@ export function createClientErrorHandler(options: ClientErrorHandlerOptions = {}
     }
     const { status, code, message } = describe(error);
     const requestId = makeRequestId();
-    const payload = JSON.stringify({ error: message, code, request_id: requestId });
+    const payload = JSON.stringify(errorBody(code, message, requestId));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\n` +
         'Connection: close\r\n' +
