@@ -4,6 +4,7 @@ import { ownThreadIds, readableThreadIds } from '../agents/memory-scope.js';
 import type { Caller } from '../auth/caller.js';
 import { sumOf } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
+import { scrubNeighbourKeywords } from '../erasures/neighbour-keywords.js';
 import { queryEmbedder } from '../chat/query-embedder.js';
 import type { MemoryHitRecord, MemoryListRequest as IndexListRequest } from '../ports/memory-index.js';
 import type { AgentRecord } from '../ports/store/index.js';
@@ -149,6 +150,8 @@ export function createMemories(context: ServiceContext) {
     async delete({ caller, agentId, memoryId }: MemoryRequest): Promise<void> {
       const agent = await findAgent(context, caller, agentId);
       const record = await findMemory(caller, agent, memoryId, 'delete');
+      // Its words leave the neighbours' keywords first (issue 41; a failure here leaves it deletable again).
+      await scrubNeighbourKeywords(context, agent.id, [record]);
       await context.index.deleteBy({ agentId: agent.id, ids: [record.id] });
     },
   } satisfies MemoryService['memories'];
