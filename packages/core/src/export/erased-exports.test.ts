@@ -56,6 +56,11 @@ async function world() {
     get: (exportId: string) => service.exports.get({ caller, agentId, exportId }),
     download: (exportId: string) => service.exports.download({ caller, agentId, exportId }),
     fileOf,
+    keysLeft: async () => {
+      const left: string[] = [];
+      for (const key of keys) if (key.startsWith('exports/') && (await inner.get({ key }))) left.push(key);
+      return left;
+    },
   };
 }
 
@@ -111,5 +116,18 @@ describe('erasure reaches exports (issue 41)', () => {
     await w.service.idle();
     expect(await w.fileOf(second)).toBeNull();
     expect((await refusal(w.download(second))).status).toBe(404);
+  });
+
+  it('an agent delete removes its exports, statuses and marker from the blob store', async () => {
+    const w = await world();
+    await w.exportNow();
+    w.tick();
+    await w.service.memories.delete({ caller: w.owner, agentId: w.agentId, memoryId: (await w.service.memories.list({ caller: w.owner, agentId: w.agentId, query: {} })).memories[0]!.memory_id });
+    w.tick();
+    await w.exportNow();
+    expect((await w.keysLeft()).length).toBeGreaterThan(0);
+    await w.service.agents.delete({ caller: w.owner, agentId: w.agentId });
+    await w.service.idle();
+    expect(await w.keysLeft()).toEqual([]);
   });
 });
