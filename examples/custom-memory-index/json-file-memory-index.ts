@@ -171,6 +171,19 @@ export function jsonFileMemoryIndex(options: JsonFileMemoryIndexOptions): Memory
       if (changed) await persist();
     },
 
+    // A deleted memory's words leave its neighbours' keywords (issue 41): the terms follow.
+    async rewriteKeywords({ agentId, records }) {
+      let changed = false;
+      for (const { id, keywords } of records) {
+        const entry = entries.get(id);
+        if (!entry || entry.record.agentId !== agentId) continue;
+        entry.record = { ...entry.record, keywords };
+        entry.terms = analyze(indexedText(entry.record));
+        changed = true;
+      }
+      if (changed) await persist();
+    },
+
     async get({ agentId, ids }) {
       return [...new Set(ids)].flatMap((id) => {
         const entry = entries.get(id);

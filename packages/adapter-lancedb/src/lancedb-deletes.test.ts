@@ -117,3 +117,29 @@ describe('lancedbMemoryIndex erasure', () => {
     }
   });
 });
+
+describe('lancedbMemoryIndex keyword rewrite (issue 41)', () => {
+  it('leaves no byte of the old keywords in the directory once rewriteKeywords resolves', async () => {
+    const marker = 'zqneighbourwordzq';
+    const directory = await mkdtemp(join(tmpdir(), 'memory-agents-lancedb-keywords-'));
+    directories.push(directory);
+    const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
+    await index.init();
+    try {
+      const neighbours = records('agent_a', 3, 3).map((record) => ({ ...record, id: `${record.id}_n`, keywords: `user ${marker} said this` }));
+      await index.upsert({ records: records('agent_a', 400, 2), embedder: fingerprint });
+      await index.upsert({ records: neighbours, embedder: fingerprint });
+      await index.settle();
+      expect((await filesHolding(directory, marker)).length).toBeGreaterThan(0);
+      expect((await index.search({ agentId: 'agent_a', text: marker, vector: null, limit: 5 })).lexical).toHaveLength(3);
+      await index.rewriteKeywords({ agentId: 'agent_a', records: neighbours.map((record) => ({ id: record.id, keywords: 'user said this' })) });
+      expect(await filesHolding(directory, marker)).toEqual([]);
+      expect((await index.search({ agentId: 'agent_a', text: marker, vector: null, limit: 5 })).lexical).toEqual([]);
+      expect((await index.stats({ agentId: 'agent_a' })).count).toBe(403);
+      const kept = await index.search({ agentId: 'agent_a', text: 'garden', vector: null, limit: 5 });
+      expect(kept.lexical.length).toBeGreaterThan(0);
+    } finally {
+      await index.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { deleteRecords } from './deletes.js';
 import { cancelSettle, settleTable } from './maintenance.js';
 import { resolveOptions, type LancedbMemoryIndex, type LancedbMemoryIndexOptions } from './options.js';
 import { agentList, listRecords, updateRecords } from './list.js';
+import { rewriteRecordKeywords } from './keywords.js';
 import { hitRecordsById, recordsById } from './reads.js';
 import { searchIndex } from './search.js';
 import { agentFilter, createState, guard } from './state.js';
@@ -111,6 +112,11 @@ export function lancedbMemoryIndex(options: LancedbMemoryIndexOptions): LancedbM
     async update(request) {
       await ready(state);
       await updateRecords(state, request);
+    },
+
+    async rewriteKeywords(request) {
+      await ready(state);
+      await rewriteRecordKeywords(state, request);
     },
 
     async copyAgent(request) {

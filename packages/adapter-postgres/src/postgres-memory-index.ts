@@ -19,6 +19,7 @@ import { StatisticsDelta, bumpVersions, deletePostings, insertRows, recordTerms 
 import { searchFilterOf } from './memory-index/filters.js';
 import { findDuplicateRecords, listRecords, updateRecords, vectorMeta } from './memory-index/list.js';
 import { copyRecords, deleteRecords } from './memory-index/copy-delete.js';
+import { rewriteKeywords } from './memory-index/keywords.js';
 import { openTables } from './memory-index/open.js';
 import { beginReembed, finishReembed, lockedFingerprint, reembedPending, reembedProgress, writeReembedded } from './memory-index/reembed.js';
 import type { SqlClient } from './sql-client.js';
@@ -349,6 +350,15 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
         vectors.afterWrite(result.versions, (_, cached) => {
           for (const row of result.changed) cached.setMeta(row.id, { threadId: row.thread_id, validFrom: row.valid_from, validTo: row.valid_to });
         });
+      });
+    },
+
+    async rewriteKeywords(request) {
+      await ready();
+      if (request.records.length === 0) return;
+      await guard('rewriteKeywords', async () => {
+        // No vector changes: the cached vectors only learn the agent's new version.
+        vectors.afterWrite(await client.transaction((tx) => rewriteKeywords(tx, tables, request)), () => undefined);
       });
     },
 

@@ -170,7 +170,7 @@ export interface MemoryService {
      * with its rank, fused score and every signal's contribution; `as_of` searches what was true then.
      */
     search(request: SearchMemoriesRequest): Promise<MemorySearchOutput>;
-    /** `DELETE .../memories/{memory_id}` (204); 404 `not_found`. */
+    /** `DELETE .../memories/{memory_id}` (204); 404 `not_found`. Its words leave its neighbours' keywords; exports made before are removed. */
     delete(request: MemoryRequest): Promise<void>;
   };
 
@@ -219,9 +219,9 @@ export interface MemoryService {
   readonly exports: {
     /** `POST /v1/agents/{agent_id}/exports` (202): starts writing the agent's export file. 403 with X-SP-End-User. */
     create(request: CreateExportRequest): Promise<ExportJobOutput>;
-    /** `GET .../exports/{export_id}`: the job's status; 404 `not_found` for an id of another agent or organization. */
+    /** `GET .../exports/{export_id}`: the job's status; 404 `not_found` for an id of another agent or organization, or once a later erasure or delete removed it. */
     get(request: ExportJobRequest): Promise<ExportJobOutput>;
-    /** `GET .../exports/{export_id}/download`: the JSON lines once ready; 409 `conflict` while running or failed. */
+    /** `GET .../exports/{export_id}/download`: the JSON lines once ready; 409 `conflict` while running or failed; 404 `not_found` once removed. */
     download(request: ExportJobRequest): Promise<StoredOriginal>;
   };
 

@@ -95,6 +95,7 @@ export function durableMemoryIndex(index: MemoryIndex, directory: string): Memor
     deleteBy: written((request) => index.deleteBy(request)),
     copyAgent: written((request) => index.copyAgent(request)),
     update: written((request) => index.update(request)),
+    rewriteKeywords: written((request) => index.rewriteKeywords(request)),
     search: (request) => index.search(request),
     list: (request) => index.list(request),
     get: (request) => index.get(request),

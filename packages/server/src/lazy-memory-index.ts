@@ -57,6 +57,7 @@ export function lazyMemoryIndex(options: {
     deleteBy: async (request) => (await open()).deleteBy(request),
     list: async (request) => (await open()).list(request),
     update: async (request) => (await open()).update(request),
+    rewriteKeywords: async (request) => (await open()).rewriteKeywords(request),
     // An index without the lookup finds no duplicates: learning then merges nothing.
     findDuplicates: async (request) => {
       const index = await open();

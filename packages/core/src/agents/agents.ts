@@ -67,6 +67,8 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
     // Leaves no copy (issue 30): replays naming the agent, originals no other upload uses, then the space.
     await forgetReplays(context, agent.organizationId, [agent.id]);
     await dropOriginals(context, agent.organizationId, sources);
+    // Its exports, their files and the erasure marker (issue 41).
+    await context.blobs.deletePrefix({ prefix: `exports/${agent.organizationId}/${agent.id}/` });
     void reclaimer.schedule();
   }
 

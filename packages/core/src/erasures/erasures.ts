@@ -10,6 +10,7 @@ import type { ServiceContext } from '../service/context.js';
 import type { EraseRequest, ErasureRequest } from '../service/requests.js';
 import { parseBody } from '../validation/parse.js';
 import { emitErasureFinished } from '../webhooks/events.js';
+import { dropExports } from '../export/erased-exports.js';
 import { countingRemovals, dropOriginals, eraseJobs, eraseThread, forgetReplays, NO_COUNTS, type Reclaimer } from './erase-work.js';
 
 function present(record: ErasureRecord): ErasureOutput {
@@ -109,6 +110,8 @@ export function createErasures(context: ServiceContext, reclaimer: Reclaimer) {
         });
         counts.replays = await forgetReplays(context, organizationId, mentioned);
         counts.originals = await dropOriginals(context, organizationId, sources);
+        // Exports made before now may hold what was erased (issue 41).
+        await dropExports(context, organizationId, agentId);
       }
       await finish(record, { status: 'completed', counts, completedAt: context.nowIso() });
     } catch (error) {

@@ -4,6 +4,7 @@ import { ServiceError } from '../errors/index.js';
 import type { ServiceContext } from '../service/context.js';
 import type { AgentRequest } from '../service/requests.js';
 import { exportAgent } from './agent-export.js';
+import { erasedExportMessage, exportErasedSince } from './erased-exports.js';
 
 /** `POST /v1/agents/{agent_id}/exports` and its status (snake_case, as the wire has it). */
 export type ExportJobOutput = {
@@ -55,6 +56,10 @@ export function createExportJobs(context: ServiceContext) {
   const read = async ({ caller, agentId, exportId }: ExportJobRequest): Promise<ExportJobOutput> => {
     await owner(caller, agentId);
     const blob = EXPORT_ID.test(exportId) ? await context.blobs.get({ key: statusKey(caller.organizationId, agentId, exportId) }) : null;
+    // An erasure since it was made removed it (a running one's heartbeat may have written its status again).
+    if (EXPORT_ID.test(exportId) && (await exportErasedSince(context, caller.organizationId, agentId, exportId))) {
+      throw new ServiceError('not_found', erasedExportMessage(exportId, blob !== null));
+    }
     if (!blob) throw new ServiceError('not_found', `Export ${exportId} was not found.`);
     const { heartbeat_at: heartbeat, ...job } = JSON.parse(new TextDecoder().decode(blob.data)) as StoredJob;
     const alive = Date.parse(heartbeat ?? job.created_at);
@@ -117,6 +122,11 @@ export function createExportJobs(context: ServiceContext) {
             await settle({ ...job, status: 'ready', finished_at: context.nowIso(), bytes, lines });
           } catch (error) {
             await settle({ ...job, status: 'failed', finished_at: context.nowIso(), error: error instanceof Error ? error.message : String(error) });
+          }
+          // Written first, then checked: an erasure that ran meanwhile either saw this file or is seen here.
+          if (await exportErasedSince(context, organizationId, agent.id, job.created_at)) {
+            await context.blobs.delete({ key: fileKey(organizationId, agent.id, job.export_id) });
+            await context.blobs.delete({ key: statusKey(organizationId, agent.id, job.export_id) });
           }
         });
         return job;

@@ -326,6 +326,19 @@ export function inMemoryMemoryIndex(): MemoryIndex {
       }
     },
 
+    async rewriteKeywords({ agentId, records }) {
+      const partition = partitions.get(agentId);
+      if (!partition) return;
+      for (const { id, keywords } of records) {
+        const entry = partition.entries.get(id);
+        if (!entry) continue;
+        // Re-added, so its postings and length are the new keywords' (a re-embed's vector stays).
+        const pending = targetVectors.get(id);
+        insert({ ...entry.record, keywords });
+        if (pending) targetVectors.set(id, pending);
+      }
+    },
+
     async copyAgent({ fromAgentId, toAgentId, toOrganizationId, newId }) {
       const source = partitions.get(fromAgentId);
       if (!source) return { copied: 0 };

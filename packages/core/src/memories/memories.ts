@@ -4,6 +4,8 @@ import { ownThreadIds, readableThreadIds } from '../agents/memory-scope.js';
 import type { Caller } from '../auth/caller.js';
 import { sumOf } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
+import { scrubNeighbourKeywords } from '../erasures/neighbour-keywords.js';
+import { dropExports } from '../export/erased-exports.js';
 import { queryEmbedder } from '../chat/query-embedder.js';
 import type { MemoryHitRecord, MemoryListRequest as IndexListRequest } from '../ports/memory-index.js';
 import type { AgentRecord } from '../ports/store/index.js';
@@ -149,7 +151,11 @@ export function createMemories(context: ServiceContext) {
     async delete({ caller, agentId, memoryId }: MemoryRequest): Promise<void> {
       const agent = await findAgent(context, caller, agentId);
       const record = await findMemory(caller, agent, memoryId, 'delete');
+      // Its words leave the neighbours' keywords first (a failure here leaves it deletable again),
+      // then the memory, then the exports that could hold it (issue 41).
+      await scrubNeighbourKeywords(context, agent.id, [record]);
       await context.index.deleteBy({ agentId: agent.id, ids: [record.id] });
+      await dropExports(context, caller.organizationId, agent.id);
     },
   } satisfies MemoryService['memories'];
 

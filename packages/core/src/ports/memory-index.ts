@@ -92,6 +92,14 @@ export type MemoryIndex = {
   /** Changes validity/suspicious/alsoFrom of existing records of the agent (missing ids ignored). */
   update(request: MemoryUpdateRequest): Promise<void>;
   /**
+   * Replaces the full-text keywords of existing records of the agent (missing ids, or ids of
+   * another agent, ignored): used to take a deleted memory's words out of its neighbours' keywords
+   * (issue 41). Erasure-grade, as `deleteBy`: after it resolves no search matches a record by a
+   * word only its old keywords held, and no byte of the old keywords remains in storage the index
+   * controls (beyond what the store/ops layer vacuums).
+   */
+  rewriteKeywords(request: MemoryKeywordsRequest): Promise<void>;
+  /**
    * Copies every record of `fromAgentId` to `toAgentId` (new ids via `newId`), keeping text,
    * vectors and references. Used by `restore_from`.
    */
@@ -215,6 +223,9 @@ export type MemoryPatch = {
 };
 
 export type MemoryUpdateRequest = { agentId: string; patches: readonly MemoryPatch[] };
+
+/** `rewriteKeywords`: each record's new `keywords` (the whole string). */
+export type MemoryKeywordsRequest = { agentId: string; records: readonly { id: string; keywords: string }[] };
 
 /** How a memory was produced (issue 30). */
 export type MemoryProvenance = {

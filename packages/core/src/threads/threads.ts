@@ -2,6 +2,7 @@ import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
 import { presentThread } from '../agents/present.js';
 import { activityEntry } from '../logs/activity.js';
 import { dropOriginals, eraseThread, forgetReplays, type Reclaimer } from '../erasures/erase-work.js';
+import { dropExports } from '../export/erased-exports.js';
 import type { ThreadRecord } from '../ports/store/index.js';
 import { createThreadBody } from '../schemas/threads.js';
 import type { LearningRecordOutput, ThreadDeleteOutput, ThreadOutput } from '../schemas/outputs.js';
@@ -29,6 +30,7 @@ export function createThreads(context: ServiceContext, reclaimer: Reclaimer) {
     const uploads = await eraseThread(context, thread);
     await forgetReplays(context, thread.organizationId, [thread.id, ...uploads.map((upload) => upload.jobId)]);
     await dropOriginals(context, thread.organizationId, uploads.map((upload) => upload.sourceId));
+    await dropExports(context, thread.organizationId, thread.agentId);
     void reclaimer.schedule();
   }
 

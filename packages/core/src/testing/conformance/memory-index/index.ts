@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { deleteByIdsCases } from './delete-by-ids.js';
 import { duplicateCases } from './duplicates.js';
 import { memoryIndexCase } from './harness.js';
+import { keywordCases } from './keywords.js';
 import { recordCases } from './records.js';
 import { recordV2Cases } from './record-v2.js';
 import { readYourWritesCases } from './read-your-writes.js';
@@ -16,7 +17,7 @@ export type { MemoryIndexConformanceOptions } from './types.js';
  * copyAgent, stats, the embedder fingerprint, both search channels (matching, ranking, agent
  * isolation, ties, limits, a 2,000-record case), the memory record v2 (provenance, validity and flags
  * round-trip; search `asOf` / current only and `threadIds`; `list` with every filter and cursor
- * paging; `update`), near-duplicate lookup (`findDuplicates`), read-your-writes (a batch found by its exact texts at once), re-embedding (a target generation, pending records, the switch to fewer or more dimensions, a switch back, a resume) and, when `create` returns `reopen`, persistence through a second instance.
+ * paging; `update`), `rewriteKeywords`, near-duplicate lookup (`findDuplicates`), read-your-writes (a batch found by its exact texts at once), re-embedding (a target generation, pending records, the switch to fewer or more dimensions, a switch back, a resume) and, when `create` returns `reopen`, persistence through a second instance.
  *
  * @example
  * describeMemoryIndexConformance({ name: 'in-memory', create: async () => ({ port: inMemoryMemoryIndex() }) });
@@ -26,6 +27,7 @@ export function describeMemoryIndexConformance(options: MemoryIndexConformanceOp
     const test = memoryIndexCase(options);
     recordCases(test);
     deleteByIdsCases(test);
+    keywordCases(test);
     searchCases(test);
     recordV2Cases(test);
     readYourWritesCases(test);
