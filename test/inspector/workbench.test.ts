@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { testPrerequisite } from '@memory-agents/core/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +16,9 @@ import { observeAndSettle, said } from '../learning/learning-support.js';
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 const haveBrowser = testPrerequisite(CHROMIUM !== undefined, 'inspector browser tests', 'no chromium at /usr/bin/chromium (apt-get install --no-install-recommends chromium)');
 
+/** Screenshots land here (test artifacts; not committed). */
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/inspector/', import.meta.url));
+
 const at = (text: string, timestamp: string) => ({ content: [{ type: 'text', text }], timestamp });
 
 describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
@@ -26,6 +31,7 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
   let lastObservation: string;
 
   beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
     server = await startServerProcess();
     api = client(server.url, server.key);
     agentId = (await readyAgent(api, { role: 'Concierge', objective: 'remember guests' })).agent_id;
@@ -110,6 +116,7 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
       const beside = await page.locator(`li.turn[data-turn="${turn.observation_id}.${turn.turn_index}"] .turn-memories a`).allInnerTexts();
       expect(beside.sort()).toEqual(expected.sort());
     }
+    await page.screenshot({ path: `${ARTIFACTS}conversation.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -129,6 +136,7 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     const turn = (await api.get(`${agentPath()}/threads/${longThread}/turns?observation_id=${lastObservation}`)).body.turns[memory.source.turn_index];
     expect(await page.locator('li.turn.target > p').innerText()).toBe(turn.text);
     expect(await mainText(page)).toContain('Only observation');
+    await page.screenshot({ path: `${ARTIFACTS}turn.png` });
     // And back: the memory beside the turn opens the memory.
     await page.locator('li.turn.target .turn-memories a').first().click();
     await page.getByRole('heading', { name: 'Memory', level: 1 }).waitFor();
@@ -153,6 +161,7 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     expect(old.text).toContain('555-0100');
     expect(await page.locator('td[data-label="Memory"]', { hasText: '555-0100' }).innerText()).toContain('history');
     expect(await page.getByLabel('Include history (superseded memories)').isChecked()).toBe(true);
+    await page.screenshot({ path: `${ARTIFACTS}history.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -184,6 +193,7 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     expect(await page.locator('pre.context').textContent()).toBe(recall.memory_context);
     expect(await page.getByRole('heading', { name: 'Citations' }).innerText()).toBe(`Citations (${recall.citations.length})`);
     expect(await page.locator('td[data-label="Citation"] a').allInnerTexts()).toEqual(recall.citations.map((citation: any) => citation.label));
+    await page.screenshot({ path: `${ARTIFACTS}model-view.png`, fullPage: true });
     // A citation of a turn opens that turn.
     await page.locator('td[data-label="Citation"] a').first().click();
     await page.getByRole('heading', { name: 'Conversation' }).waitFor();

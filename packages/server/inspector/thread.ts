@@ -6,27 +6,38 @@ import { eraseForm } from './erase.js';
 import { agentHref, counted, idWithCopy, isHistory, link, memoryHref, short, threadHref, turnAnchor, type Params } from './ui.js';
 
 const TURNS_PAGE = 100;
-/** Pages of a thread's memories read to put beside its turns (100 each). */
-const MEMORY_PAGES = 5;
+/** Pages of an observation's memories read to put beside its turns (100 each). */
+const MEMORY_PAGES = 10;
 
 const FINAL_STATUSES = ['committed', 'failed', 'cancelled'];
 const receiptHref = (agent: string, thread: string, observation: string) => `${threadHref(agent, thread)}/observations/${enc(observation)}/receipt`;
 
-/** The thread's memories (history included), by the turns they were learned from (`obs.index`). */
-async function memoriesByTurn(agentId: string, threadId: string): Promise<Map<string, any[]>> {
+/**
+ * The memories learned from the observations on this page (history included), by the turn each came
+ * from or was merged from (`obs.index`): per observation, pages of 100 until none is left or
+ * {@link MEMORY_PAGES} were read.
+ */
+async function memoriesByTurn(agentId: string, threadId: string, observationIds: string[]): Promise<Map<string, any[]>> {
   const byTurn = new Map<string, any[]>();
-  let cursor = '';
-  for (let page = 0; page < MEMORY_PAGES; page++) {
-    const list = await api('GET', `/v1/agents/${enc(agentId)}/memories${query({ thread_id: threadId, include_history: true, limit: 100, cursor })}`);
-    for (const memory of list.memories as any[]) {
-      for (const source of [memory.source, ...(memory.also_from ?? [])]) {
-        if (!source?.observation_id || source.thread_id !== threadId) continue;
-        const key = `${source.observation_id}.${source.turn_index}`;
-        byTurn.set(key, [...(byTurn.get(key) ?? []), memory]);
+  const lists = await Promise.all(
+    observationIds.map(async (observationId) => {
+      const found: any[] = [];
+      let cursor = '';
+      for (let page = 0; page < MEMORY_PAGES; page++) {
+        const list = await api('GET', `/v1/agents/${enc(agentId)}/memories${query({ observation_id: observationId, include_history: true, limit: 100, cursor })}`);
+        found.push(...list.memories);
+        cursor = list.next_cursor ?? '';
+        if (!cursor) break;
       }
+      return found;
+    }),
+  );
+  for (const memory of lists.flat()) {
+    for (const source of [memory.source, ...(memory.also_from ?? [])]) {
+      if (!source?.observation_id || source.thread_id !== threadId) continue;
+      const key = `${source.observation_id}.${source.turn_index}`;
+      byTurn.set(key, [...(byTurn.get(key) ?? []), memory]);
     }
-    cursor = list.next_cursor ?? '';
-    if (!cursor) break;
   }
   return byTurn;
 }
@@ -81,13 +92,13 @@ export async function threadView({ agent: agentId, thread: threadId }: Params, s
   const base = `/v1/agents/${enc(agentId!)}/threads/${enc(threadId!)}`;
   const target = search.get('turn') ?? '';
   const cursor = search.get('cursor') ?? '';
-  const [thread, observations, sources, byTurn] = await Promise.all([
+  const [thread, observations, sources, firstTurns] = await Promise.all([
     api('GET', base),
     api('GET', `${base}/observations${query({ limit: 100 })}`),
     api('GET', `${base}/sources`),
-    memoriesByTurn(agentId!, threadId!),
+    api('GET', `${base}/turns${query({ limit: TURNS_PAGE, cursor })}`),
   ]);
-  let turns = await api('GET', `${base}/turns${query({ limit: TURNS_PAGE, cursor })}`);
+  let turns = firstTurns;
   // A link to one turn that is not on this page: that observation's turns, whole.
   let narrowed = '';
   const [targetObservation] = target.split('.');
@@ -96,6 +107,7 @@ export async function threadView({ agent: agentId, thread: threadId }: Params, s
     narrowed = targetObservation;
   }
   const byId = new Map<string, any>(observations.observations.map((o: any) => [o.observation_id, o]));
+  const byTurn = await memoriesByTurn(agentId!, threadId!, [...new Set<string>(turns.turns.map((turn: any) => turn.observation_id))]);
   return [
     h('p', { class: 'crumbs' }, link(agentHref(agentId!), 'Agent')),
     h('h1', { tabindex: '-1' }, thread.title),
@@ -104,7 +116,7 @@ export async function threadView({ agent: agentId, thread: threadId }: Params, s
       ['Status', thread.status],
       ['Created', when(thread.created_at)],
     ]),
-    counted('Conversation', `${turns.total} turn${turns.total === 1 ? '' : 's'}`),
+    counted('Conversation', `${turns.total} turn${turns.total === 1 ? '' : 's'}${narrowed ? ' in this observation' : ''}`),
     narrowed ? h('p', { class: 'hint' }, `Only observation ${short(narrowed)} is shown. `, link(threadHref(agentId!, threadId!), 'Show the whole conversation.')) : null,
     turns.turns.length === 0 ? h('p', {}, 'No observed turns.') : null,
     ...conversation(agentId!, threadId!, turns.turns, byId, byTurn, target),
