@@ -238,4 +238,25 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it('shows the page asked for last, even when an earlier page\'s reads answer later', async () => {
+    const { page, problems } = await signedIn();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The thread page's turns are held until the billing page, asked for after it, is shown.
+    await page.route('**/inspect/api/v1/agents/*/threads/*/turns*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${server.url}/inspect#/agents/${agentId}/threads/${phoneThread}`);
+    await page.goto(`${server.url}/inspect#/billing`);
+    await page.getByRole('heading', { name: 'Billing', level: 1 }).waitFor();
+    release();
+    await page.waitForResponse((response) => response.url().includes('/turns'));
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Billing');
+    expect(await page.locator('main').innerText()).not.toContain('Conversation');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -50,7 +50,11 @@ async function showReembedding(): Promise<void> {
   reembedTimer = setTimeout(() => void showReembedding(), 3000);
 }
 
+/** Counts page changes: a page that finishes loading after a newer one started is not shown. */
+let renders = 0;
+
 async function render(): Promise<void> {
+  const generation = ++renders;
   const hash = location.hash.replace(/^#/, '') || '/';
   const [path = '/', search = ''] = hash.split('?');
   if (session.key() === null) return renderSignIn();
@@ -63,8 +67,10 @@ async function render(): Promise<void> {
     replace(main, h('p', { class: 'loading' }, 'Loading…'));
     try {
       const children = await view(params, new URLSearchParams(search), () => void render());
+      if (generation !== renders) return;
       replace(main, ...children);
     } catch (error) {
+      if (generation !== renders) return;
       return failed(error);
     }
     focusHeading();
