@@ -7,7 +7,7 @@ import { append, facts, h, replace, table, when, type Child } from './dom.js';
 import { eraseForm, erasureView } from './erase.js';
 import { contextForm, contextView, memoryView, searchForm, searchView } from './memory.js';
 import { receiptView, threadView } from './thread.js';
-import { agentHref, counted, idWithCopy, link, main, memoryTable, nav, navigated, onRerender, say, threadHref, type Params, type View } from './ui.js';
+import { agentHref, agentNames, counted, idWithCopy, link, main, memoryTable, nav, navigated, onRerender, say, threadHref, type Params, type View } from './ui.js';
 
 const ROUTES: [RegExp, View][] = [
   [/^\/$/, agentsView],
@@ -146,6 +146,7 @@ function renderSignIn(): void {
 
 async function agentsView(): Promise<Child[]> {
   const agents: any[] = await api('GET', '/v1/agents');
+  for (const agent of agents) agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
   return [
     h('h1', { tabindex: '-1' }, 'Agents', ' ', h('span', { class: 'count' }, `(${agents.length})`)),
     agents.length === 0
@@ -165,6 +166,7 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams): P
     api('GET', `/v1/agents/${enc(agentId!)}`),
     api('GET', `/v1/agents/${enc(agentId!)}/memories${query({ limit: 20, text_contains: contains, include_history: history || undefined, cursor })}`),
   ]);
+  agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
   const filterInput = h('input', { id: 'contains', name: 'contains', type: 'search', value: contains });
   const historyBox = h('input', { id: 'history', name: 'history', type: 'checkbox', checked: history, class: 'check' });
   const filter = h('form', {
@@ -175,7 +177,7 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams): P
       location.hash = `${agentHref(agentId!)}${query({ contains: filterInput.value, history: historyBox.checked ? 1 : undefined })}`;
     },
   });
-  append(filter, [h('label', { for: 'contains' }, 'Memories containing'), filterInput, historyBox, h('label', { for: 'history' }, 'Include history (superseded memories)'), h('button', { type: 'submit' }, 'Filter')]);
+  append(filter, [h('label', { for: 'contains' }, 'Memories containing'), filterInput, h('label', { class: 'check-label' }, historyBox, ' Include history (superseded memories)'), h('button', { type: 'submit' }, 'Filter')]);
   const list: any[] = memories.memories ?? [];
   return [
     h('h1', { tabindex: '-1' }, agent.agent_config?.role ?? 'Agent'),

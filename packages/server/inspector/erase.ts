@@ -1,7 +1,7 @@
 // Erasure: everything derived from a thread, a document or a person, behind a confirmation.
 import { api, enc } from './api.js';
 import { facts, h, when, type Child } from './dom.js';
-import { agentHref, confirmed, link, type Params } from './ui.js';
+import { agentCrumb, agentHref, confirmed, link, type Params } from './ui.js';
 
 /** The erasure form: a confirmation first, then the job's page. */
 export function eraseForm(agentId: string, target: 'thread_id' | 'source_id' | 'end_user_id', what: string, value?: string): HTMLElement {
@@ -21,7 +21,7 @@ export async function erasureView({ agent: agentId, erasure: erasureId }: Params
   const done = erasure.status === 'completed' || erasure.status === 'failed';
   if (!done) setTimeout(() => location.hash.includes(erasureId!) && rerender(), 500);
   return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), 'Agent')),
+    h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, `Erasure ${erasure.status}`),
     facts([
       ['Erasure', erasure.erasure_id],

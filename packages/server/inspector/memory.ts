@@ -2,7 +2,7 @@
 // exact memory context and citations chat would get for a message (the recall route).
 import { api, enc, query } from './api.js';
 import { append, facts, h, table, when, type Child } from './dom.js';
-import { agentHref, confirmed, counted, idWithCopy, link, memoryHref, say, sourceLink, turnHref, type Params } from './ui.js';
+import { agentCrumb, agentHref, confirmed, counted, idWithCopy, link, memoryHref, say, sourceLink, turnHref, type Params } from './ui.js';
 
 export async function memoryView({ agent: agentId, memory: memoryId }: Params): Promise<Child[]> {
   const memory = await api('GET', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}`);
@@ -13,7 +13,7 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params): 
   });
   const source = memory.source ?? {};
   return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), 'Agent')),
+    h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, 'Memory'),
     h('blockquote', { class: 'memory-text' }, memory.text),
     facts([
@@ -71,7 +71,7 @@ export async function searchView({ agent: agentId }: Params, search: URLSearchPa
   const hits: any[] = result.hits ?? [];
   const signals = [...new Set(hits.flatMap((hit) => Object.keys(hit.signals ?? {})))];
   return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), 'Agent')),
+    h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, 'Search'),
     searchForm(agentId!, q, asOf),
     h('p', {}, 'What a chat turn asking ', h('q', {}, q), asOf ? ` as of ${when(asOf)} (what was true then, superseded memories included)` : '', ' would retrieve, and why each memory ranked where it did.'),
@@ -102,7 +102,7 @@ export async function contextView({ agent: agentId }: Params, search: URLSearchP
   const asOf = search.get('as_of') ?? '';
   const recall = await api('POST', `/v1/agents/${enc(agentId!)}/recall`, { query: q, ...(asOf ? { as_of: asOf } : {}) });
   return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), 'Agent')),
+    h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, "The model's view"),
     contextForm(agentId!, q, asOf),
     h('p', {}, 'What chat would put before the model for ', h('q', {}, q), asOf ? ` as of ${when(asOf)}` : '', ': the memory context, word for word, and the citations it would give.'),

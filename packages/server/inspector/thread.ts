@@ -3,7 +3,7 @@
 import { api, enc, query } from './api.js';
 import { facts, h, table, when, type Child } from './dom.js';
 import { eraseForm } from './erase.js';
-import { agentHref, counted, idWithCopy, isHistory, link, memoryHref, short, threadHref, turnAnchor, type Params } from './ui.js';
+import { agentCrumb, agentHref, counted, idWithCopy, isHistory, link, memoryHref, short, threadHref, turnAnchor, type Params } from './ui.js';
 
 const TURNS_PAGE = 100;
 /** Pages of an observation's memories read to put beside its turns (100 each). */
@@ -109,7 +109,7 @@ export async function threadView({ agent: agentId, thread: threadId }: Params, s
   const byId = new Map<string, any>(observations.observations.map((o: any) => [o.observation_id, o]));
   const byTurn = await memoriesByTurn(agentId!, threadId!, [...new Set<string>(turns.turns.map((turn: any) => turn.observation_id))]);
   return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), 'Agent')),
+    h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, thread.title),
     facts([
       ['Thread', idWithCopy(thread.thread_id)],
@@ -159,7 +159,7 @@ export async function receiptView({ agent: agentId, thread: threadId, observatio
   const receipt = await api('GET', `/v1/agents/${enc(agentId!)}/threads/${enc(threadId!)}/observe/${enc(observationId!)}/receipt`);
   const memoryLinks = (ids: string[]) => (ids.length === 0 ? '' : h('span', {}, ...ids.flatMap((id, i) => [i > 0 ? ', ' : null, link(memoryHref(agentId!, id), short(id))])));
   return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), 'Agent'), ' / ', link(threadHref(agentId!, threadId!), 'Thread')),
+    h('p', { class: 'crumbs' }, agentCrumb(agentId!), ' / ', link(threadHref(agentId!, threadId!), 'Thread')),
     h('h1', { tabindex: '-1' }, 'Receipt'),
     facts([
       ['Observation', idWithCopy(receipt.observation_id)],

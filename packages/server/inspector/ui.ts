@@ -14,6 +14,10 @@ export const link = (href: string, ...children: Child[]) => h('a', { href }, ...
 export const agentHref = (agent: string) => `#/agents/${enc(agent)}`;
 export const threadHref = (agent: string, thread: string) => `${agentHref(agent)}/threads/${enc(thread)}`;
 export const memoryHref = (agent: string, memory: string) => `${agentHref(agent)}/memories/${enc(memory)}`;
+/** Agents' readable names (their role) as the agent pages read them, for the crumbs of other pages. */
+export const agentNames = new Map<string, string>();
+/** The crumb back to an agent: its name when this tab has read it. */
+export const agentCrumb = (agent: string) => h('a', { href: agentHref(agent) }, agentNames.get(agent) ?? 'Agent');
 /** The thread page opened at one observed turn (`turn-<obs>-<index>` there). */
 export const turnHref = (agent: string, thread: string, observation: string, turnIndex: number) => `${threadHref(agent, thread)}?turn=${enc(`${observation}.${turnIndex}`)}`;
 export const turnAnchor = (observation: string, turnIndex: number) => `turn-${observation}-${turnIndex}`;
