@@ -29,6 +29,8 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
   let phoneThread: string;
   let longThread: string;
   let lastObservation: string;
+  let aliceThread: string;
+  const alice = { 'X-SP-End-User': 'alice@example.com' };
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
@@ -42,6 +44,9 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     await observeAndSettle(api, agentId, longThread, Array.from({ length: 100 }, (_, i) => said(`Guest note ${i + 1}: room ${200 + i} asked for extra towels.`)));
     const last = await observeAndSettle(api, agentId, longThread, [said('The guest in room 412 keeps a parrot named Captain Mango.'), said('Breakfast for room 412 is at seven.')]);
     lastObservation = last.observation_id;
+    // A person's own thread (X-SP-End-User), and the organization's calls beside it.
+    aliceThread = (await api.post(`/v1/agents/${agentId}/threads`, { title: 'Alice plans a trip' }, { headers: alice })).body.thread_id;
+    await observeAndSettle(api, agentId, aliceThread, [said('I am flying to Lisbon on Friday.'), said('My seat is 14C.')], alice);
     browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true });
   });
   afterAll(async () => {
@@ -256,6 +261,29 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     await page.waitForLoadState('networkidle');
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Billing');
     expect(await page.locator('main').innerText()).not.toContain('Conversation');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('lists the people who used the agent and shows what it knows about one of them, as the API has it', async () => {
+    const { page, problems } = await signedIn(`/agents/${agentId}`);
+    await page.getByRole('link', { name: /^People/ }).click();
+    await page.getByRole('heading', { name: 'People', level: 1 }).waitFor();
+    const log = (await api.get(`${agentPath()}/logs?limit=100`)).body.entries;
+    const personIds = [...new Set<string>(log.map((entry: any) => entry.user_id).filter((id: string) => id.startsWith('eu_')))];
+    expect(personIds).toHaveLength(1);
+    const [personId] = personIds as [string];
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('People (1)');
+    expect(await page.locator('td[data-label="Threads"]').allInnerTexts()).toEqual(['1']);
+    await page.getByRole('link', { name: /^Person eu_/ }).click();
+    await page.getByRole('heading', { name: /^Person eu_/, level: 1 }).waitFor();
+    expect(await page.locator('dd code.id').first().getAttribute('title')).toBe(personId);
+    expect(await page.locator('td[data-label="Thread"] a').allInnerTexts()).toEqual(['Alice plans a trip']);
+    const theirs = (await api.get(`${agentPath()}/memories?end_user_id=${personId}`)).body.memories.map((memory: any) => memory.text);
+    expect(theirs.sort()).toEqual(['I am flying to Lisbon on Friday.', 'My seat is 14C.']);
+    expect((await page.locator('td[data-label="Memory"] a').allInnerTexts()).sort()).toEqual(theirs);
+    expect(await mainText(page)).not.toContain('Captain Mango');
+    await page.screenshot({ path: `${ARTIFACTS}person.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.context().close();
   });

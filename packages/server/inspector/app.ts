@@ -6,6 +6,7 @@ import { api, ApiError, enc, KeyRefused, query, session } from './api.js';
 import { append, facts, h, replace, table, when, type Child } from './dom.js';
 import { eraseForm, erasureView } from './erase.js';
 import { contextForm, contextView, memoryView, searchForm, searchView } from './memory.js';
+import { peopleView, personView } from './people.js';
 import { receiptView, threadView } from './thread.js';
 import { agentHref, agentNames, counted, idWithCopy, link, main, memoryTable, nav, navigated, onRerender, say, threadHref, type Params, type View } from './ui.js';
 
@@ -18,6 +19,8 @@ const ROUTES: [RegExp, View][] = [
   [/^\/agents\/(?<agent>[^/]+)\/memories\/(?<memory>[^/]+)$/, memoryView],
   [/^\/agents\/(?<agent>[^/]+)\/search$/, searchView],
   [/^\/agents\/(?<agent>[^/]+)\/context$/, contextView],
+  [/^\/agents\/(?<agent>[^/]+)\/people$/, peopleView],
+  [/^\/agents\/(?<agent>[^/]+)\/people\/(?<person>[^/]+)$/, personView],
   [/^\/agents\/(?<agent>[^/]+)\/erasures\/(?<erasure>[^/]+)$/, erasureView],
 ];
 
@@ -189,6 +192,7 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams): P
       ['Memory scope', agent.agent_config?.memory_scope === 'end_user' ? "per person (end_user): each person reads their own threads' memories and shared ones" : 'shared (agent): every person reads every memory'],
       ['Created', when(agent.created_at)],
     ]),
+    h('p', {}, link(`${agentHref(agentId!)}/people`, 'People: who used this agent, and what it knows about each →')),
     counted('Threads', agent.threads.length),
     agent.threads.length === 0
       ? h('p', {}, 'No threads.')
