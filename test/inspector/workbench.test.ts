@@ -131,6 +131,11 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     expect(memory.source.observation_id).toBe(lastObservation);
     const { page, problems } = await signedIn(`/agents/${agentId}/memories/${memory.memory_id}`);
     await page.getByRole('heading', { name: 'Memory', level: 1 }).waitFor();
+    // The memory page quotes the turn's words, its verbatim span marked.
+    const words = (await api.get(`${agentPath()}/threads/${longThread}/turns?observation_id=${lastObservation}`)).body.turns[memory.source.turn_index].text;
+    expect(await page.locator('.source-words').innerText()).toBe(words);
+    expect(memory.span).not.toBeNull();
+    expect(await page.locator('.source-words mark').innerText()).toBe(words.slice(memory.span.start, memory.span.end));
     const from = page.getByRole('link', { name: `turn ${memory.source.turn_index + 1} of observation` });
     await from.click();
     await page.getByRole('heading', { name: 'Conversation' }).waitFor();

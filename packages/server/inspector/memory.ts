@@ -1,6 +1,6 @@
 // One memory; search as a chat turn would (at a moment in the past too); and the model's view: the
 // exact memory context and citations chat would get for a message (the recall route).
-import { api, enc, query } from './api.js';
+import { api, ApiError, enc, KeyRefused, query } from './api.js';
 import { append, facts, h, table, when, type Child } from './dom.js';
 import { agentCrumb, agentHref, confirmed, counted, idWithCopy, link, memoryHref, say, sourceLink, turnHref, type Params } from './ui.js';
 
@@ -12,6 +12,7 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params): 
     location.hash = agentHref(agentId!);
   });
   const source = memory.source ?? {};
+  const words = await sourceTurn(agentId!, source);
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, 'Memory'),
@@ -31,10 +32,31 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params): 
       ['Learning job', memory.job_id],
       ['Learning credits', memory.learning_credits],
     ]),
+    words ? h('h2', {}, 'The words it came from') : null,
+    words ? h('blockquote', { class: 'source-words' }, ...marked(words.text, memory.span)) : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('h2', {}, 'Also learned from') : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('ul', {}, ...memory.also_from.map((other: any) => h('li', {}, sourceLink(agentId!, other)))) : null,
     remove,
   ];
+}
+
+/** The observed turn a memory came from (its observation's first 200 turns are read), or null. */
+async function sourceTurn(agentId: string, source: any): Promise<{ text: string } | null> {
+  if (!source?.thread_id || !source.observation_id || Number(source.turn_index) >= 200) return null;
+  try {
+    const turns = await api('GET', `/v1/agents/${enc(agentId)}/threads/${enc(source.thread_id)}/turns${query({ observation_id: source.observation_id, limit: 200 })}`);
+    return turns.turns.find((turn: any) => turn.turn_index === Number(source.turn_index)) ?? null;
+  } catch (error) {
+    // The thread or observation is gone (erased): the memory page shows the rest.
+    if (error instanceof ApiError && error.status === 404 && !(error instanceof KeyRefused)) return null;
+    throw error;
+  }
+}
+
+/** The turn's text with the memory's verbatim span (when it is one) marked. */
+function marked(text: string, span: { start: number; end: number } | null | undefined): Child[] {
+  if (!span || span.start < 0 || span.end > text.length || span.start >= span.end) return [text];
+  return [text.slice(0, span.start), h('mark', {}, text.slice(span.start, span.end)), text.slice(span.end)];
 }
 
 /** `2024-02-15T12:00` (a datetime-local value, this browser's zone) from an ISO date-time, and back. */
