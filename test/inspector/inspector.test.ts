@@ -209,6 +209,20 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     await page.context().close();
   });
 
+  it("shows the model's view of stored markup as text: nothing in the memory context runs", async () => {
+    const { page, problems } = await tab();
+    await signIn(page, server.key!);
+    await page.goto(`${server.url}/inspect#/agents/${agentId}/context?q=${encodeURIComponent('onerror script svg pwned')}`);
+    await page.getByRole('heading', { name: "The model's view", level: 1 }).waitFor();
+    const recall = (await api.post(`/v1/agents/${agentId}/recall`, { query: 'onerror script svg pwned' })).body;
+    expect(recall.memory_context).toContain('onerror');
+    expect(await page.locator('pre.context').textContent()).toBe(recall.memory_context);
+    expect(await page.locator('main img, main svg, main script').count()).toBe(0);
+    expect(await pwned(page)).toBeNull();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('works with the keyboard alone and fits a phone-width screen', async () => {
     const { page, problems } = await tab({ width: 375, height: 740 });
     await page.goto(`${server.url}/inspect`);

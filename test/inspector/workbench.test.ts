@@ -6,7 +6,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, readyAgent, type Client } from '../support/client.js';
 import { removeDataDir, runCli, startServerProcess, type ServerProcess } from '../support/server.js';
-import { observeAndSettle, said } from '../learning/learning-support.js';
+import { observeAndSettle, pollStatus, said } from '../learning/learning-support.js';
+import { postForm } from '../documents/document-support.js';
 
 // The inspector as a workbench (issue 45), driven in Debian's chromium as a person would, each view
 // compared with what the API answers: the conversation of a thread with each turn's memories, a
@@ -30,6 +31,9 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
   let longThread: string;
   let lastObservation: string;
   let aliceThread: string;
+  let docThread: string;
+  // A filename that would run if it reached the page as HTML.
+  const FILENAME = `<img src=x onerror="window.__pwned='file'">menu.md`;
   const alice = { 'X-SP-End-User': 'alice@example.com' };
 
   beforeAll(async () => {
@@ -47,6 +51,11 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     // A person's own thread (X-SP-End-User), and the organization's calls beside it.
     aliceThread = (await api.post(`/v1/agents/${agentId}/threads`, { title: 'Alice plans a trip' }, { headers: alice })).body.thread_id;
     await observeAndSettle(api, agentId, aliceThread, [said('I am flying to Lisbon on Friday.'), said('My seat is 14C.')], alice);
+    docThread = (await api.post(`/v1/agents/${agentId}/threads`, { title: 'The menu' })).body.thread_id;
+    const menu = new TextEncoder().encode('# Breakfast\n\nThe hotel serves breakfast from six to ten in the garden room.\n\n# Dinner\n\nDinner is served from seven in the lobby restaurant.\n');
+    const uploaded = await postForm(server.url, server.key!, `/v1/agents/${agentId}/threads/${docThread}/observe-file`, { data: menu, filename: FILENAME, type: 'text/markdown' }, { max_chars: '300', overlap_chars: '0' });
+    expect(uploaded.status, uploaded.text).toBe(202);
+    await pollStatus(api, `/v1/agents/${agentId}/threads/${docThread}/observe/${uploaded.body.observation_id}/status`);
     browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true });
   });
   afterAll(async () => {
@@ -289,6 +298,23 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     expect((await page.locator('td[data-label="Memory"] a').allInnerTexts()).sort()).toEqual(theirs);
     expect(await mainText(page)).not.toContain('Captain Mango');
     await page.screenshot({ path: `${ARTIFACTS}person.png`, fullPage: true });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows a document\'s pieces in the conversation with their file, as text', async () => {
+    const { page, problems } = await signedIn(`/agents/${agentId}/threads/${docThread}`);
+    await page.getByRole('heading', { name: 'Conversation' }).waitFor();
+    const turns = (await api.get(`${agentPath()}/threads/${docThread}/turns`)).body.turns;
+    expect(turns.length).toBeGreaterThan(0);
+    // (The multipart encoder escapes the quotes of the name; the markup stays.)
+    const filename: string = turns[0].document.filename;
+    expect(filename).toMatch(/^<img src=x onerror=.*menu\.md$/);
+    expect(turns[0]).toMatchObject({ kind: 'document', document: { piece: 0 } });
+    expect(await page.locator('li.turn > p').allInnerTexts()).toEqual(turns.map((turn: any) => turn.text));
+    expect(await page.locator('li.turn .turn-head').first().innerText()).toContain(`${filename}, piece 1`);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await page.evaluate<string | null>('window.__pwned ?? null')).toBeNull();
     expect(problems).toEqual([]);
     await page.context().close();
   });
