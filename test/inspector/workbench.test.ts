@@ -318,4 +318,23 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it('follows a memory to its turn and back with the keyboard alone', async () => {
+    const memory = (await api.get(`${agentPath()}/memories?text_contains=555-0199`)).body.memories[0];
+    const { page, problems } = await signedIn(`/agents/${agentId}/memories/${memory.memory_id}`);
+    await page.getByRole('heading', { name: 'Memory', level: 1 }).waitFor();
+    const focusedHref = () => page.evaluate<string>("document.activeElement?.getAttribute('href') ?? ''");
+    for (let i = 0; i < 20 && !(await focusedHref()).includes('?turn='); i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Conversation' }).waitFor();
+    expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('data-turn') ?? null")).toBe(`${memory.source.observation_id}.${memory.source.turn_index}`);
+    // The next Tab stop is the memory beside the turn.
+    await page.keyboard.press('Tab');
+    expect(await focusedHref()).toContain(`/memories/${memory.memory_id}`);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Memory', level: 1 }).waitFor();
+    expect(page.url()).toContain(memory.memory_id);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });
