@@ -1,7 +1,7 @@
 // Erasure: everything derived from a thread, a document or a person, behind a confirmation.
 import { api, enc } from './api.js';
 import { facts, h, when, type Child } from './dom.js';
-import { agentCrumb, agentHref, confirmed, link, type Params } from './ui.js';
+import { agentCrumb, agentHref, confirmed, idWithCopy, type Params } from './ui.js';
 
 /** The erasure form: a confirmation first, then the job's page. */
 export function eraseForm(agentId: string, target: 'thread_id' | 'source_id' | 'end_user_id', what: string, value?: string): HTMLElement {
@@ -24,8 +24,8 @@ export async function erasureView({ agent: agentId, erasure: erasureId }: Params
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, `Erasure ${erasure.status}`),
     facts([
-      ['Erasure', erasure.erasure_id],
-      ['Of', `${erasure.target.kind.replace('_', ' ')} ${erasure.target.id}`],
+      ['Erasure', idWithCopy(erasure.erasure_id)],
+      ['Of', h('span', {}, `${erasure.target.kind.replace('_', ' ')} `, idWithCopy(erasure.target.id))],
       ['Memories removed', erasure.counts?.memories],
       ['Threads', erasure.counts?.threads],
       ['Observations', erasure.counts?.observations],

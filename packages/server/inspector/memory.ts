@@ -29,7 +29,7 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params): 
       ['Suspicious', memory.suspicious ? 'yes: it reads like instructions; it is kept as evidence only' : null],
       ['Span in the turn', memory.span ? `characters ${memory.span.start}-${memory.span.end}` : null],
       ['Learned by', memory.writer],
-      ['Learning job', memory.job_id],
+      ['Learning job', memory.job_id ? idWithCopy(memory.job_id) : null],
       ['Learning credits', memory.learning_credits],
     ]),
     words ? h('h2', {}, 'The words it came from') : null,

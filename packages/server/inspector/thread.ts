@@ -166,7 +166,7 @@ export async function receiptView({ agent: agentId, thread: threadId, observatio
       ['Status', receipt.status],
       ['Net credits', receipt.net_credits],
       ['Ledger entries', receipt.ledger_entries.map((entry: any) => `#${entry.entry_id} ${entry.kind} ${entry.cost}`).join(', ')],
-      ['Ended without successor', receipt.superseded_without_successor.join(', ')],
+      ['Ended without successor', receipt.superseded_without_successor.length > 0 ? memoryLinks(receipt.superseded_without_successor) : null],
       ['Model tokens', modelTokens(receipt.model_tokens) || 'none reported'],
     ]),
     table(
