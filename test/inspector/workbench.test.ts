@@ -337,4 +337,18 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it('opens a thread at a turn it does not have with its conversation and a word, not an error page', async () => {
+    const { page, problems } = await signedIn();
+    const turns = (await api.get(`${agentPath()}/threads/${phoneThread}/turns`)).body.turns.map((turn: any) => turn.text);
+    for (const turn of ['obs_01ARZ3NDEKTSV4RRFFQ69G5FAV.0', 'garbage', `${lastObservation}.0`]) {
+      await page.goto(`${server.url}/inspect#/agents/${agentId}/threads/${phoneThread}?turn=${encodeURIComponent(turn)}`);
+      await page.getByText('The turn this link names is not in this thread').waitFor();
+      expect(await page.locator('li.turn > p').allInnerTexts(), turn).toEqual(turns);
+      await page.goto(`${server.url}/inspect#/`);
+      await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+    }
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -1,6 +1,6 @@
 // A thread: its conversation (the observed turns, in order, each with the memories learned from it),
 // chat messages, observation jobs with their receipts, documents; and an observation's receipt.
-import { api, enc, query } from './api.js';
+import { api, ApiError, enc, KeyRefused, query } from './api.js';
 import { facts, h, table, when, type Child } from './dom.js';
 import { eraseForm } from './erase.js';
 import { agentCrumb, agentHref, counted, idWithCopy, isHistory, link, memoryHref, short, threadHref, turnAnchor, type Params } from './ui.js';
@@ -101,10 +101,19 @@ export async function threadView({ agent: agentId, thread: threadId }: Params, s
   let turns = firstTurns;
   // A link to one turn that is not on this page: that observation's turns, whole.
   let narrowed = '';
-  const [targetObservation] = target.split('.');
-  if (target !== '' && !turns.turns.some((turn: any) => `${turn.observation_id}.${turn.turn_index}` === target) && targetObservation) {
-    turns = await api('GET', `${base}/turns${query({ observation_id: targetObservation, limit: 200 })}`);
-    narrowed = targetObservation;
+  let missing = false;
+  const [targetObservation = ''] = target.split('.');
+  if (target !== '' && !turns.turns.some((turn: any) => `${turn.observation_id}.${turn.turn_index}` === target)) {
+    try {
+      if (!/^obs_[0-9A-Z]{26}$/.test(targetObservation)) throw new ApiError(404, 'not_found', 'no such observation');
+      turns = await api('GET', `${base}/turns${query({ observation_id: targetObservation, limit: 200 })}`);
+      narrowed = targetObservation;
+    } catch (error) {
+      // An erased observation, or a link naming none of this thread's: the conversation, and a word.
+      if (!(error instanceof ApiError) || error instanceof KeyRefused || error.status !== 404) throw error;
+      missing = true;
+    }
+    missing ||= !turns.turns.some((turn: any) => `${turn.observation_id}.${turn.turn_index}` === target);
   }
   const byId = new Map<string, any>(observations.observations.map((o: any) => [o.observation_id, o]));
   const byTurn = await memoriesByTurn(agentId!, threadId!, [...new Set<string>(turns.turns.map((turn: any) => turn.observation_id))]);
@@ -117,6 +126,7 @@ export async function threadView({ agent: agentId, thread: threadId }: Params, s
       ['Created', when(thread.created_at)],
     ]),
     counted('Conversation', `${turns.total} turn${turns.total === 1 ? '' : 's'}${narrowed ? ' in this observation' : ''}`),
+    missing ? h('p', { class: 'notice error' }, 'The turn this link names is not in this thread (it was erased, or the link is wrong).') : null,
     narrowed ? h('p', { class: 'hint' }, `Only observation ${short(narrowed)} is shown. `, link(threadHref(agentId!, threadId!), 'Show the whole conversation.')) : null,
     turns.turns.length === 0 ? h('p', {}, 'No observed turns.') : null,
     ...conversation(agentId!, threadId!, turns.turns, byId, byTurn, target),
