@@ -233,6 +233,10 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench', () => {
     expect(await page.locator('td[data-label="Thread"] a').allInnerTexts()).toEqual(agent.threads.map((thread: any) => thread.title));
     expect(await page.locator('td[data-label="Id"] code').first().getAttribute('title')).toBe(agent.threads[0].thread_id);
     expect(await mainText(page)).not.toContain(agent.threads[0].thread_id);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: `Copy ${agent.threads[0].thread_id}` }).click();
+    await expect.poll(() => page.locator('#notice').innerText()).toBe(`Copied ${agent.threads[0].thread_id}.`);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(agent.threads[0].thread_id);
     expect(problems).toEqual([]);
     await page.context().close();
   });
