@@ -9,7 +9,7 @@
  * agent's page (navigation to its memory table: the agent, its threads and the newest 20 memories
  * through the inspector's API). As a baseline from the same minutes: the time of the same three API
  * reads by Node's fetch, so the page's own cost is the difference. Page weight: the bytes of the
- * page, script and stylesheet as served, and gzip-compressed.
+ * page, script, stylesheet and icon as served, and gzip-compressed.
  */
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -51,7 +51,8 @@ try {
   const learned = (await call('GET', `/v1/agents/${agent.agent_id}/memories?limit=1`)).memories.length;
   console.log(`filled ${memories} turns in ${((performance.now() - started) / 1000).toFixed(1)} s (memories listed: ${learned > 0 ? 'yes' : 'NO'})`);
 
-  const files = ['/inspect', '/inspect/app.js', '/inspect/inspector.css'];
+  // The first load: the page, its script, stylesheet and icon (issue 45).
+  const files = ['/inspect', '/inspect/app.js', '/inspect/inspector.css', '/inspect/favicon.svg'];
   let raw = 0;
   let gzip = 0;
   for (const file of files) {

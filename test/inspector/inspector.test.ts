@@ -26,6 +26,7 @@ const ATTACKS = [
   `<svg onload="window.__pwned='svg'"></svg><a href="javascript:window.__pwned='link'">click</a>`,
 ];
 const MARKER = 'Quillfeather';
+const THREAD_TITLE = 'The cat and the sofa';
 
 describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
   let server: ServerProcess;
@@ -43,7 +44,7 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     const org = JSON.parse((await runCli(['orgs', 'create', '--name', 'Other', '--data', server.dataDir, '--json'])).stdout);
     otherKey = JSON.parse((await runCli(['keys', 'create', '--org', org.organization_id, '--data', server.dataDir, '--json'])).stdout).key;
     agentId = (await readyAgent(api)).agent_id;
-    threadId = await newThread(api, agentId);
+    threadId = (await api.post(`/v1/agents/${agentId}/threads`, { title: THREAD_TITLE })).body.thread_id;
     await observeAndSettle(api, agentId, threadId, [said(`My cat ${MARKER} sleeps on the red sofa every afternoon.`), ...ATTACKS.map((text) => said(text))]);
     const chat = await api.post(threadPaths(agentId, threadId).chat, { turn_id: 'inspect-1', message: `Where does ${MARKER} sleep? ${ATTACKS[0]}` });
     expect(chat.status).toBe(200);
@@ -67,6 +68,10 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     page.on('dialog', (dialog) => {
       problems.push(`dialog: ${dialog.message()}`);
       void dialog.dismiss();
+    });
+    // Nothing the page loads is missing (the favicon included); the API's own refusals are answers.
+    page.on('response', (response) => {
+      if (response.status() === 404 && !response.url().includes('/inspect/api/')) problems.push(`404: ${response.url()}`);
     });
     page.on('request', (request) => {
       if (!request.url().startsWith(server.url)) problems.push(`request to another origin: ${request.url()}`);
@@ -113,6 +118,9 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     }
     expect((await fetch(`${server.url}/v1/session`, { headers: { ...auth, 'Sec-Fetch-Site': 'same-origin' } })).status).toBe(400);
     expect((await fetch(`${server.url}/inspect/nothing.js`)).status).toBe(404);
+    // Its icon is its own file (issue 45): no /favicon.ico 404 on every load.
+    const icon = await fetch(`${server.url}/inspect/favicon.svg`);
+    expect([icon.status, icon.headers.get('content-type'), icon.headers.get('content-security-policy')]).toEqual([200, "image/svg+xml", csp]);
     expect((await fetch(`${server.url}/inspect`, { method: 'POST' })).status).toBe(405);
   });
 
@@ -131,11 +139,12 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
   it('shows threads, messages and observations as text: stored markup never runs', async () => {
     const { page, problems } = await tab();
     await signIn(page, server.key!);
-    await page.getByRole('link', { name: agentId }).click();
+    // Readable names are the link text (issue 45): the agent's role, the thread's title.
+    await page.getByRole('link', { name: 'assistant' }).click();
     // The agent's memory scope (issue 42): this agent leaves it at the spec's shared default.
-    await page.getByRole('link', { name: threadId }).waitFor();
+    await page.getByRole('link', { name: THREAD_TITLE }).waitFor();
     expect(await page.locator('main').innerText()).toContain('shared (agent): every person reads every memory');
-    await page.getByRole('link', { name: threadId }).click();
+    await page.getByRole('link', { name: THREAD_TITLE }).click();
     await page.getByRole('heading', { name: 'Messages' }).waitFor();
     const text = await page.locator('main').innerText();
     for (const attack of ATTACKS) expect(text).toContain(attack);
@@ -186,7 +195,7 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
   it('searches as a chat turn would and shows each signal behind the ranking', async () => {
     const { page, problems } = await tab();
     await signIn(page, server.key!);
-    await page.getByRole('link', { name: agentId }).click();
+    await page.getByRole('link', { name: 'assistant' }).click();
     await page.getByLabel('Search as a chat turn would').fill(`Where does ${MARKER} sleep?`);
     await page.getByLabel('Search as a chat turn would').press('Enter');
     await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor();
@@ -200,6 +209,20 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     await page.context().close();
   });
 
+  it("shows the model's view of stored markup as text: nothing in the memory context runs", async () => {
+    const { page, problems } = await tab();
+    await signIn(page, server.key!);
+    await page.goto(`${server.url}/inspect#/agents/${agentId}/context?q=${encodeURIComponent('onerror script svg pwned')}`);
+    await page.getByRole('heading', { name: "The model's view", level: 1 }).waitFor();
+    const recall = (await api.post(`/v1/agents/${agentId}/recall`, { query: 'onerror script svg pwned' })).body;
+    expect(recall.memory_context).toContain('onerror');
+    expect(await page.locator('pre.context').textContent()).toBe(recall.memory_context);
+    expect(await page.locator('main img, main svg, main script').count()).toBe(0);
+    expect(await pwned(page)).toBeNull();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('works with the keyboard alone and fits a phone-width screen', async () => {
     const { page, problems } = await tab({ width: 375, height: 740 });
     await page.goto(`${server.url}/inspect`);
@@ -207,7 +230,7 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
     // Tab through the navigation to the first agent, open it, then its first thread.
-    for (let i = 0; i < 10 && !(await page.evaluate<string>("document.activeElement?.textContent ?? ''")).startsWith('agent_'); i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 10 && !(await page.evaluate<string>("document.activeElement?.getAttribute('href') ?? ''")).startsWith('#/agents/'); i++) await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Threads' }).waitFor();
     expect(page.url()).toContain(`#/agents/${agentId}`);

@@ -220,6 +220,9 @@ export function createClient(options: ClientOptions) {
     /** `GET …/learning`: every turn of the thread that was not learned. */
     learning: (agentId: string, threadId: string, query: QueryParameters<'getThreadLearning'> = {}, request?: RequestOptions) =>
       json<ResponseBody<'getThreadLearning'>>('GET', `${threadPath(agentId, threadId)}/learning`, { ...request, query }),
+    /** `GET …/turns` (an extension): the turns the thread observed, oldest observation first, paged by `cursor`. */
+    turns: (agentId: string, threadId: string, query: QueryParameters<'listThreadTurns'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'listThreadTurns'>>('GET', `${threadPath(agentId, threadId)}/turns`, { ...request, query }),
     /** `POST …/chat`: an answer from memory, with citations. */
     chat: (agentId: string, threadId: string, body: RequestBody<'chat'>, request?: RequestOptions) =>
       json<ResponseBody<'chat'>>('POST', `${threadPath(agentId, threadId)}/chat`, { ...request, json: body }),

@@ -43,7 +43,7 @@ const MAIN_TYPES = [
   'RateLimitOverrides', 'RateLimitStatus', 'RateLimitTable', 'RateLimitedOperation', 'RecallInput', 'RecallOutput',
   'ReembedRunOptions', 'ReembedStatus',
   'RetrievalOptions', 'RetrievalResult', 'RetrievalSignal', 'RetrievedItem', 'ServiceErrorOptions', 'ServiceReadiness', 'SessionOutput',
-  'SourcesListOutput', 'Store', 'StoredOriginal', 'ThreadDeleteOutput', 'ThreadOutput', 'UlidPrefix',
+  'SourcesListOutput', 'Store', 'StoredOriginal', 'ThreadDeleteOutput', 'ThreadOutput', 'ThreadTurnsOutput', 'ThreadTurnsQuery', 'ThreadTurnsRequest', 'UlidPrefix',
   'TelemetryEvent', 'TelemetryObserver', 'UpdateAgentInput', 'WindowLimit', 'WithCitationData',
   'AbortableRequest', 'AgentRequest', 'BillingRequest', 'CallerRequest', 'ChatRequest', 'CreateAgentRequest',
   'CreateThreadRequest', 'FinishLearningRequest', 'IdempotentRequest', 'ImageUploadRequest', 'LearningRequest', 'LogsRequest',

@@ -93,6 +93,7 @@ export type {
   ObserveAndEnrichInput,
   ObserveInput,
   RecallInput,
+  ThreadTurnsQuery,
   UpdateAgentInput,
 } from './schemas/inputs.js';
 export type {
@@ -123,6 +124,7 @@ export type {
   RecallOutput,
   SessionOutput,
   SourcesListOutput,
+  ThreadTurnsOutput,
   ThreadDeleteOutput,
   ThreadOutput,
   WithCitationData,

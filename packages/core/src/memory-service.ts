@@ -21,6 +21,7 @@ import type {
   DocumentIngestOutput,
   ImageUploadOutput,
   LearningRecordOutput,
+  ThreadTurnsOutput,
   LogsOutput,
   MemoryDetailOutput,
   MemoryListOutput,
@@ -50,6 +51,7 @@ import type {
   FinishLearningRequest,
   ImageUploadRequest,
   LearningRequest,
+  ThreadTurnsRequest,
   LogsRequest,
   ListMemoriesRequest,
   MemoryRequest,
@@ -148,6 +150,12 @@ export interface MemoryService {
     delete(request: ThreadRequest): Promise<ThreadDeleteOutput>;
     /** `GET .../threads/{thread_id}/learning`: every turn of the thread that was not learned, newest first. */
     learning(request: LearningRequest): Promise<LearningRecordOutput>;
+    /**
+     * `GET .../threads/{thread_id}/turns` (an extension, issue 45): the turns the thread observed,
+     * oldest observation first, each with its learning state and (a document's piece) its file and
+     * page; `total` counts them all; `next_cursor` is "" on the last page.
+     */
+    turns(request: ThreadTurnsRequest): Promise<ThreadTurnsOutput>;
   };
 
   /**

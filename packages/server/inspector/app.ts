@@ -1,15 +1,14 @@
 // The inspector: a small page over the server's own /v1 API that lets a person see what an agent
-// knows, why a memory ranked, where it came from, and erase it. No framework, no network but the
-// server it came from; every value is rendered as text (dom.ts).
+// knows, why a memory ranked, where it came from (the words of the turn), what the model would get,
+// and erase it. No framework, no network but the server it came from; every value is rendered as
+// text (dom.ts). The views live in thread.ts, memory.ts and erase.ts; what they share in ui.ts.
 import { api, ApiError, enc, KeyRefused, query, session } from './api.js';
 import { append, facts, h, replace, table, when, type Child } from './dom.js';
-
-const main = document.getElementById('main') as HTMLElement;
-const nav = document.getElementById('nav') as HTMLElement;
-const notice = document.getElementById('notice') as HTMLElement;
-
-type Params = Record<string, string>;
-type View = (params: Params, search: URLSearchParams) => Promise<Child[]>;
+import { eraseForm, erasureView } from './erase.js';
+import { contextForm, contextView, memoryView, searchForm, searchView } from './memory.js';
+import { peopleView, personView } from './people.js';
+import { receiptView, threadView } from './thread.js';
+import { agentHref, agentNames, counted, idWithCopy, link, main, memoryTable, nav, navigated, onRerender, say, threadHref, type Params, type View } from './ui.js';
 
 const ROUTES: [RegExp, View][] = [
   [/^\/$/, agentsView],
@@ -19,13 +18,11 @@ const ROUTES: [RegExp, View][] = [
   [/^\/agents\/(?<agent>[^/]+)\/threads\/(?<thread>[^/]+)\/observations\/(?<observation>[^/]+)\/receipt$/, receiptView],
   [/^\/agents\/(?<agent>[^/]+)\/memories\/(?<memory>[^/]+)$/, memoryView],
   [/^\/agents\/(?<agent>[^/]+)\/search$/, searchView],
+  [/^\/agents\/(?<agent>[^/]+)\/context$/, contextView],
+  [/^\/agents\/(?<agent>[^/]+)\/people$/, peopleView],
+  [/^\/agents\/(?<agent>[^/]+)\/people\/(?<person>[^/]+)$/, personView],
   [/^\/agents\/(?<agent>[^/]+)\/erasures\/(?<erasure>[^/]+)$/, erasureView],
 ];
-
-const link = (href: string, ...children: Child[]) => h('a', { href }, ...children);
-const agentHref = (agent: string) => `#/agents/${enc(agent)}`;
-const threadHref = (agent: string, thread: string) => `${agentHref(agent)}/threads/${enc(thread)}`;
-const memoryHref = (agent: string, memory: string) => `${agentHref(agent)}/memories/${enc(memory)}`;
 
 const reembedding = document.getElementById('reembedding') as HTMLElement;
 let reembedTimer: ReturnType<typeof setTimeout> | null = null;
@@ -56,12 +53,11 @@ async function showReembedding(): Promise<void> {
   reembedTimer = setTimeout(() => void showReembedding(), 3000);
 }
 
-function say(message: string, kind: 'info' | 'error' = 'info'): void {
-  replace(notice, message);
-  notice.className = message === '' ? '' : `notice ${kind}`;
-}
+/** Counts page changes: a page that finishes loading after a newer one started is not shown. */
+let renders = 0;
 
 async function render(): Promise<void> {
+  const generation = ++renders;
   const hash = location.hash.replace(/^#/, '') || '/';
   const [path = '/', search = ''] = hash.split('?');
   if (session.key() === null) return renderSignIn();
@@ -73,9 +69,11 @@ async function render(): Promise<void> {
     const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]));
     replace(main, h('p', { class: 'loading' }, 'Loading…'));
     try {
-      const children = await view(params, new URLSearchParams(search));
+      const children = await view(params, new URLSearchParams(search), () => void render());
+      if (generation !== renders) return;
       replace(main, ...children);
     } catch (error) {
+      if (generation !== renders) return;
       return failed(error);
     }
     focusHeading();
@@ -85,8 +83,17 @@ async function render(): Promise<void> {
   focusHeading();
 }
 
-/** After each page change the heading takes the focus, so keyboard and screen-reader users start there. */
+/**
+ * After each page change the heading takes the focus, so keyboard and screen-reader users start
+ * there; a page opened at one turn of a conversation (`?turn=`) gives it to that turn instead.
+ */
 function focusHeading(): void {
+  const target = main.querySelector<HTMLElement>('.turn.target');
+  if (target) {
+    target.focus();
+    target.scrollIntoView({ block: 'center' });
+    return;
+  }
   main.querySelector<HTMLElement>('h1')?.focus();
 }
 
@@ -121,8 +128,9 @@ function renderSignIn(): void {
         try {
           const who = await api('GET', '/v1/session', undefined, key);
           session.signIn(key);
-          say(`Signed in to ${who.organization_name}.`);
-          if (location.hash === '' || location.hash === '#/') void render();
+          const home = location.hash === '' || location.hash === '#/';
+          say(`Signed in to ${who.organization_name}.`, 'info', !home);
+          if (home) void render();
           else location.hash = '#/';
         } catch (error) {
           say(error instanceof ApiError ? `The key was refused: ${error.message}` : String(error), 'error');
@@ -141,304 +149,70 @@ function renderSignIn(): void {
 
 async function agentsView(): Promise<Child[]> {
   const agents: any[] = await api('GET', '/v1/agents');
+  for (const agent of agents) agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
   return [
-    h('h1', { tabindex: '-1' }, 'Agents'),
+    h('h1', { tabindex: '-1' }, 'Agents', ' ', h('span', { class: 'count' }, `(${agents.length})`)),
     agents.length === 0
       ? h('p', {}, 'This organization has no agents yet.')
       : table(
-          ['Agent', 'Role', 'Status', 'Created'],
-          agents.map((agent: any) => [link(agentHref(agent.agent_id), agent.agent_id), agent.agent_config?.role ?? '', agent.status, when(agent.created_at)]),
+          ['Agent', 'Id', 'Status', 'Created'],
+          agents.map((agent: any) => [link(agentHref(agent.agent_id), agent.agent_config?.role || 'Agent'), idWithCopy(agent.agent_id), agent.status, when(agent.created_at)]),
         ),
   ];
 }
 
 async function agentView({ agent: agentId }: Params, search: URLSearchParams): Promise<Child[]> {
-  const agent = await api('GET', `/v1/agents/${enc(agentId!)}`);
   const contains = search.get('contains') ?? '';
   const cursor = search.get('cursor') ?? '';
-  const memories = await api('GET', `/v1/agents/${enc(agentId!)}/memories${query({ limit: 20, text_contains: contains, cursor })}`);
-  const filter = h(
-    'form',
-    {
-      class: 'inline',
-      role: 'search',
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        const value = (filterInput as HTMLInputElement).value;
-        location.hash = `${agentHref(agentId!)}${query({ contains: value })}`;
-      },
-    },
-    h('label', { for: 'contains' }, 'Memories containing'),
-  );
+  const history = search.get('history') === '1';
+  const [agent, memories] = await Promise.all([
+    api('GET', `/v1/agents/${enc(agentId!)}`),
+    api('GET', `/v1/agents/${enc(agentId!)}/memories${query({ limit: 20, text_contains: contains, include_history: history || undefined, cursor })}`),
+  ]);
+  agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
   const filterInput = h('input', { id: 'contains', name: 'contains', type: 'search', value: contains });
-  append(filter, [filterInput, h('button', { type: 'submit' }, 'Filter')]);
-  const ask = h(
-    'form',
-    {
-      class: 'inline',
-      role: 'search',
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        location.hash = `${agentHref(agentId!)}/search${query({ q: (askInput as HTMLInputElement).value })}`;
-      },
+  const historyBox = h('input', { id: 'history', name: 'history', type: 'checkbox', checked: history, class: 'check' });
+  const filter = h('form', {
+    class: 'inline',
+    role: 'search',
+    onsubmit: (event: Event) => {
+      event.preventDefault();
+      location.hash = `${agentHref(agentId!)}${query({ contains: filterInput.value, history: historyBox.checked ? 1 : undefined })}`;
     },
-    h('label', { for: 'ask' }, 'Search as a chat turn would'),
-  );
-  const askInput = h('input', { id: 'ask', name: 'q', type: 'search', required: true });
-  append(ask, [askInput, h('button', { type: 'submit' }, 'Search')]);
+  });
+  append(filter, [h('label', { for: 'contains' }, 'Memories containing'), filterInput, h('label', { class: 'check-label' }, historyBox, ' Include history (superseded memories)'), h('button', { type: 'submit' }, 'Filter')]);
+  const list: any[] = memories.memories ?? [];
   return [
-    h('h1', { tabindex: '-1' }, agent.agent_config?.role ?? agentId),
+    h('h1', { tabindex: '-1' }, agent.agent_config?.role ?? 'Agent'),
     facts([
-      ['Agent', agent.agent_id],
+      ['Agent', idWithCopy(agent.agent_id)],
       ['Status', agent.status],
       ['Objective', agent.agent_config?.objective],
       // Issue 42: whose memories a person's requests read.
       ['Memory scope', agent.agent_config?.memory_scope === 'end_user' ? "per person (end_user): each person reads their own threads' memories and shared ones" : 'shared (agent): every person reads every memory'],
       ['Created', when(agent.created_at)],
     ]),
-    h('h2', {}, 'Threads'),
+    h('p', {}, link(`${agentHref(agentId!)}/people`, 'People: who used this agent, and what it knows about each →')),
+    counted('Threads', agent.threads.length),
     agent.threads.length === 0
       ? h('p', {}, 'No threads.')
       : table(
-          ['Thread', 'Title', 'Status', 'Updated'],
-          agent.threads.map((thread: any) => [link(threadHref(agentId!, thread.thread_id), thread.thread_id), thread.title, thread.status, when(thread.updated_at)]),
+          ['Thread', 'Id', 'Status', 'Updated'],
+          agent.threads.map((thread: any) => [link(threadHref(agentId!, thread.thread_id), thread.title), idWithCopy(thread.thread_id), thread.status, when(thread.updated_at)]),
         ),
-    h('h2', {}, 'Memories'),
-    ask,
+    // The API gives no total of memories: a page of 20, and "+" when older ones follow.
+    counted('Memories', `${list.length}${memories.next_cursor ? '+' : ''}${history ? ', history included' : ''}`),
+    searchForm(agentId!),
     filter,
-    memoryTable(agentId!, memories.memories ?? []),
-    memories.next_cursor ? h('p', {}, link(`${agentHref(agentId!)}${query({ contains, cursor: memories.next_cursor })}`, 'Older memories →')) : null,
+    memoryTable(agentId!, list),
+    memories.next_cursor ? h('p', {}, link(`${agentHref(agentId!)}${query({ contains, history: history ? 1 : undefined, cursor: memories.next_cursor })}`, 'Older memories →')) : null,
+    h('h2', {}, "The model's view"),
+    h('p', { class: 'hint' }, 'For a message, the exact memory context and citations chat would give the model (nothing is learned or charged).'),
+    contextForm(agentId!),
     h('h2', {}, 'Erase what a person said'),
     eraseForm(agentId!, 'end_user_id', 'everything learned from the threads of this person (their X-SP-End-User id)'),
   ];
 }
-
-function memoryTable(agentId: string, memories: any[]): Child {
-  if (memories.length === 0) return h('p', {}, 'No memories match.');
-  return table(
-    ['Memory', 'Speaker', 'Learned', 'From'],
-    memories.map((memory) => [link(memoryHref(agentId, memory.memory_id), memory.text), memory.speaker ?? '', when(memory.learned_at), sourceLink(agentId, memory.source)]),
-  );
-}
-
-/** Where a memory came from, as a link to its thread (and the page of a document). */
-function sourceLink(agentId: string, source: any): Child {
-  if (!source?.thread_id) return '';
-  const where =
-    source.kind === 'document'
-      ? `${source.filename}${source.page ? `, page ${source.page}` : ''}, piece ${Number(source.piece) + 1}`
-      : `turn ${Number(source.turn_index) + 1} of ${source.observation_id}`;
-  return link(threadHref(agentId, source.thread_id), where);
-}
-
-async function threadView({ agent: agentId, thread: threadId }: Params): Promise<Child[]> {
-  const base = `/v1/agents/${enc(agentId!)}/threads/${enc(threadId!)}`;
-  const [thread, observations, sources] = await Promise.all([api('GET', base), api('GET', `${base}/observations${query({ limit: 50 })}`), api('GET', `${base}/sources`)]);
-  return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), agentId!)),
-    h('h1', { tabindex: '-1' }, thread.title),
-    facts([
-      ['Thread', thread.thread_id],
-      ['Status', thread.status],
-      ['Created', when(thread.created_at)],
-    ]),
-    h('h2', {}, 'Messages'),
-    thread.messages.length === 0
-      ? h('p', {}, 'No messages.')
-      : h('ol', { class: 'messages' }, ...thread.messages.map((message: any) => h('li', {}, h('span', { class: 'speaker' }, message.speaker), ' ', h('span', { class: 'time' }, when(message.timestamp)), h('p', {}, message.text)))),
-    h('h2', {}, 'Observations'),
-    observations.observations.length === 0
-      ? h('p', {}, 'No observations.')
-      : table(
-          ['Observation', 'Status', 'Turns', 'Learning report', 'Receipt'],
-          observations.observations.map((o: any) => [
-            h('span', { id: o.observation_id }, o.observation_id),
-            o.status,
-            `${o.turns_processed} / ${o.turns_total}`,
-            o.learning ? `${o.learning.message} (turns ${o.learning.not_learned_turns.map((r: any) => (r.first === r.last ? r.first : `${r.first}-${r.last}`)).join(', ')}; ${o.learning.reason})` : o.error ?? '',
-            FINAL_STATUSES.includes(o.status) ? link(receiptHref(agentId!, threadId!, o.observation_id), 'Receipt') : '',
-          ]),
-        ),
-    h('h2', {}, 'Documents'),
-    sources.sources.length === 0
-      ? h('p', {}, 'No documents.')
-      : table(
-          ['Document', 'State', 'Pieces learned', 'Erase'],
-          sources.sources.map((source: any) => [source.filename, source.document_state, `${source.turns_learned} / ${source.turns_total}`, source.source_id ? eraseForm(agentId!, 'source_id', `everything learned from ${source.filename}`, source.source_id) : '']),
-        ),
-    h('h2', {}, 'Erase this thread'),
-    eraseForm(agentId!, 'thread_id', 'every memory, message and stored original learned in this thread', threadId!),
-  ];
-}
-
-const FINAL_STATUSES = ['committed', 'failed', 'cancelled'];
-const receiptHref = (agent: string, thread: string, observation: string) => `${threadHref(agent, thread)}/observations/${enc(observation)}/receipt`;
-
-/** `model: 1200 in / 80 out` per model (embedders: input only), `; `-separated; empty when none. */
-const modelTokens = (entries: { model: string; input_tokens: number; output_tokens: number }[]) =>
-  entries.map((entry) => `${entry.model}: ${entry.input_tokens} in${entry.output_tokens > 0 ? ` / ${entry.output_tokens} out` : ''}`).join('; ');
-
-/** A finished observation's receipt: per turn what was learned, merged, superseded or skipped, its model tokens and its credits. */
-async function receiptView({ agent: agentId, thread: threadId, observation: observationId }: Params): Promise<Child[]> {
-  const receipt = await api('GET', `/v1/agents/${enc(agentId!)}/threads/${enc(threadId!)}/observe/${enc(observationId!)}/receipt`);
-  const memoryLinks = (ids: string[]) => (ids.length === 0 ? '' : h('span', {}, ...ids.flatMap((id, i) => [i > 0 ? ', ' : null, link(memoryHref(agentId!, id), id)])));
-  return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), agentId!), ' / ', link(threadHref(agentId!, threadId!), threadId!)),
-    h('h1', { tabindex: '-1' }, 'Receipt'),
-    facts([
-      ['Observation', receipt.observation_id],
-      ['Status', receipt.status],
-      ['Net credits', receipt.net_credits],
-      ['Ledger entries', receipt.ledger_entries.map((entry: any) => `#${entry.entry_id} ${entry.kind} ${entry.cost}`).join(', ')],
-      ['Ended without successor', receipt.superseded_without_successor.join(', ')],
-      ['Model tokens', modelTokens(receipt.model_tokens) || 'none reported'],
-    ]),
-    table(
-      ['Turn', 'Outcome', 'Memories written or merged into', 'Superseded', 'Model tokens', 'Charged', 'Refunded', 'Ledger entries'],
-      receipt.turns.map((turn: any) => [
-        turn.turn_index + 1,
-        turn.outcome === 'learned' ? 'learned' : turn.outcome === 'merged' ? 'merged (a near-duplicate of an existing memory)' : `skipped (${turn.reason})`,
-        memoryLinks(turn.memory_ids),
-        memoryLinks(turn.superseded),
-        modelTokens(turn.model_tokens),
-        turn.charged_credits,
-        turn.refunded_credits,
-        turn.ledger_entry_ids.map((id: number) => `#${id}`).join(', '),
-      ]),
-      'Per turn',
-    ),
-  ];
-}
-
-/**
- * An erasure behind a confirmation: the first button only opens the question, and the erasure
- * starts on the second (both plain buttons, so the keyboard reaches them).
- */
-function eraseForm(agentId: string, target: 'thread_id' | 'source_id' | 'end_user_id', what: string, value?: string): HTMLElement {
-  const box = h('div', { class: 'erase' });
-  const input = value === undefined ? h('input', { type: 'text', name: target, required: true, 'aria-label': 'Person id (X-SP-End-User)' }) : null;
-  const start = h('button', {
-    type: 'button',
-    class: 'danger',
-    onclick: () => {
-      const id = value ?? input!.value.trim();
-      if (id === '') return input!.focus();
-      const confirm = h('button', {
-        type: 'button',
-        class: 'danger',
-        onclick: async () => {
-          try {
-            const erasure = await api('POST', `/v1/agents/${enc(agentId)}/memories/erase`, { [target]: id });
-            location.hash = `${agentHref(agentId)}/erasures/${enc(erasure.erasure_id)}`;
-          } catch (error) {
-            if (error instanceof KeyRefused) return failed(error);
-            say(error instanceof ApiError ? error.message : String(error), 'error');
-          }
-        },
-      }, 'Erase for good');
-      const cancel = h('button', { type: 'button', onclick: () => replace(box, ...initial) }, 'Cancel');
-      replace(box, h('p', { role: 'alert' }, `Erase ${what}? This cannot be undone.`), confirm, ' ', cancel);
-      confirm.focus();
-    },
-  }, 'Erase…');
-  const initial: Child[] = [input, start];
-  append(box, initial);
-  return box;
-}
-
-async function erasureView({ agent: agentId, erasure: erasureId }: Params): Promise<Child[]> {
-  const erasure = await api('GET', `/v1/agents/${enc(agentId!)}/erasures/${enc(erasureId!)}`);
-  const done = erasure.status === 'completed' || erasure.status === 'failed';
-  if (!done) setTimeout(() => location.hash.includes(erasureId!) && void render(), 500);
-  return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), agentId!)),
-    h('h1', { tabindex: '-1' }, `Erasure ${erasure.status}`),
-    facts([
-      ['Erasure', erasure.erasure_id],
-      ['Of', `${erasure.target.kind.replace('_', ' ')} ${erasure.target.id}`],
-      ['Memories removed', erasure.counts?.memories],
-      ['Threads', erasure.counts?.threads],
-      ['Observations', erasure.counts?.observations],
-      ['Stored originals', erasure.counts?.originals],
-      ['Stored replays', erasure.counts?.replays],
-      ['Error', erasure.error],
-      ['Started', when(erasure.started_at)],
-      ['Completed', when(erasure.completed_at)],
-    ]),
-  ];
-}
-
-async function memoryView({ agent: agentId, memory: memoryId }: Params): Promise<Child[]> {
-  const memory = await api('GET', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}`);
-  const deleteButton = h(
-    'button',
-    {
-      type: 'button',
-      class: 'danger',
-      onclick: async () => {
-        try {
-          await api('DELETE', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}`);
-          say('The memory was deleted.');
-          location.hash = agentHref(agentId!);
-        } catch (error) {
-          if (error instanceof KeyRefused) return failed(error);
-          say(error instanceof ApiError ? error.message : String(error), 'error');
-        }
-      },
-    },
-    'Delete this memory',
-  );
-  const source = memory.source ?? {};
-  return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), agentId!)),
-    h('h1', { tabindex: '-1' }, 'Memory'),
-    h('blockquote', { class: 'memory-text' }, memory.text),
-    facts([
-      ['Memory', memory.memory_id],
-      ['Speaker', memory.speaker],
-      ['Occurred', when(memory.occurred_at)],
-      ['Learned', when(memory.learned_at)],
-      ['Valid from', when(memory.valid_from)],
-      ['Valid until', when(memory.valid_to)],
-      ['Superseded by', memory.superseded_by ? link(memoryHref(agentId!, memory.superseded_by), memory.superseded_by) : null],
-      ['Suspicious', memory.suspicious ? 'yes: it reads like instructions; it is kept as evidence only' : null],
-      ['From', sourceLink(agentId!, source)],
-      ['Span in the turn', memory.span ? `characters ${memory.span.start}-${memory.span.end}` : null],
-      ['Learned by', memory.writer],
-      ['Learning job', memory.job_id],
-      ['Learning credits', memory.learning_credits],
-    ]),
-    Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('h2', {}, 'Also learned from') : null,
-    Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('ul', {}, ...memory.also_from.map((other: any) => h('li', {}, sourceLink(agentId!, other)))) : null,
-    deleteButton,
-  ];
-}
-
-async function searchView({ agent: agentId }: Params, search: URLSearchParams): Promise<Child[]> {
-  const q = search.get('q') ?? '';
-  const result = await api('POST', `/v1/agents/${enc(agentId!)}/memories/search`, { query: q });
-  const hits: any[] = result.hits ?? [];
-  const signals = [...new Set(hits.flatMap((hit) => Object.keys(hit.signals ?? {})))];
-  return [
-    h('p', { class: 'crumbs' }, link(agentHref(agentId!), agentId!)),
-    h('h1', { tabindex: '-1' }, 'Search'),
-    h('p', {}, 'What a chat turn asking ', h('q', {}, q), ' would retrieve, and why each memory ranked where it did.'),
-    hits.length === 0
-      ? h('p', {}, 'Nothing was retrieved.')
-      : table(
-          ['Rank', 'Memory', 'Fused', ...signals.map((signal) => signal.replace('_', ' '))],
-          hits.map((hit) => [
-            hit.rank,
-            link(memoryHref(agentId!, hit.memory.memory_id), hit.memory.text),
-            score(hit.score),
-            ...signals.map((signal) => score(hit.signals?.[signal])),
-          ]),
-          'Score per signal (0 where a signal did not contribute)',
-        ),
-  ];
-}
-
-const score = (value: unknown): string => (typeof value === 'number' ? value.toFixed(3) : '0');
 
 async function billingView(_: Params, search: URLSearchParams): Promise<Child[]> {
   const cursor = search.get('cursor') ?? '';
@@ -463,7 +237,8 @@ async function billingView(_: Params, search: URLSearchParams): Promise<Child[]>
 }
 
 window.addEventListener('hashchange', () => {
-  say('');
+  navigated();
   void render();
 });
+onRerender(() => void render());
 void render();

@@ -24,6 +24,8 @@ const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/inspect/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/inspect/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/inspect/inspector.css': { file: 'inspector.css', type: 'text/css; charset=utf-8' },
+  // The page names it (`<link rel="icon">`), so a browser asks for no /favicon.ico (no 404 a load).
+  '/inspect/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
 /**
@@ -57,7 +59,7 @@ export function inspectorByDefault(host: string): boolean {
 }
 
 /**
- * Serves the inspector's three files (read once, on the first request) with {@link INSPECTOR_HEADERS};
+ * Serves the inspector's files (page, script, stylesheet, icon) (read once, on the first request) with {@link INSPECTOR_HEADERS};
  * 404 for anything else under /inspect, 405 for methods other than GET and HEAD.
  */
 export function createInspectorHandler(directory: URL = new URL('./inspector/', import.meta.url)) {

@@ -12,3 +12,4 @@ export * from './outputs.js';
 export * from './erasures.js';
 export * from './webhooks.js';
 export * from './exports.js';
+export * from './turns.js';

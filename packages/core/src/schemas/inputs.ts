@@ -6,6 +6,7 @@ import type { chatBody, learningQuery, observationsQuery, observeAndEnrichBody, 
 import type { memoryListQuery, memorySearchBody } from './memories.js';
 import type { logsQuery } from './session.js';
 import type { createThreadBody } from './threads.js';
+import type { threadTurnsQuery } from './turns.js';
 
 // What each core call accepts, as its wire schema's input type (defaults optional). The core
 // validates every body and query itself (a wrong shape is 422 `invalid_request`), so these types
@@ -29,6 +30,8 @@ export type RecallInput = z.input<typeof recallBody>;
 export type FinishLearningInput = z.input<typeof finishLearningBody> | undefined;
 /** `service.threads.learning`: `limit` and `cursor`, as query-string values or numbers. */
 export type LearningQuery = z.input<typeof learningQuery>;
+/** `service.threads.turns` (an extension): `limit`, `cursor`, `observation_id`. */
+export type ThreadTurnsQuery = z.input<typeof threadTurnsQuery>;
 /** `service.logs`. */
 /** `service.listObservations` (an extension). */
 export type ObservationsQuery = z.input<typeof observationsQuery>;

@@ -7,6 +7,7 @@ import type { chatResponse, learningRecordResponse, observationListResponse, obs
 import type { memory, memoryDetail, memoryList, memorySearchResponse, memorySignals, memorySource } from './memories.js';
 import type { logsResponse, session } from './session.js';
 import type { thread, threadDeleteAccepted } from './threads.js';
+import type { threadTurnsResponse } from './turns.js';
 
 // What each core call returns, as its wire schema's output type. The calls that cite memories
 // (chat, chat stream, observe-and-respond, observe-and-enrich, recall) return `Citation` (data,
@@ -48,6 +49,8 @@ export type LearningRecordOutput = z.output<typeof learningRecordResponse>;
 export type ObserveOutput = z.output<typeof observeAccepted>;
 /** `service.observationStatus`. */
 export type ObservationStatusOutput = z.output<typeof observationStatus>;
+/** `service.threads.turns` (an extension). */
+export type ThreadTurnsOutput = z.output<typeof threadTurnsResponse>;
 /** `service.listObservations` (an extension). */
 export type ObservationListOutput = z.output<typeof observationListResponse>;
 /** `service.observationReceipt`. */

@@ -16,6 +16,7 @@ import type {
   ObserveAndEnrichInput,
   ObserveInput,
   RecallInput,
+  ThreadTurnsQuery,
   UpdateAgentInput,
 } from '../schemas/inputs.js';
 
@@ -49,6 +50,7 @@ export type UpdateAgentRequest = AgentRequest & { body: UpdateAgentInput };
 /** The body is optional: an empty thread. */
 export type CreateThreadRequest = AgentRequest & { body?: CreateThreadInput | undefined };
 export type LearningRequest = ThreadRequest & { query?: LearningQuery | undefined };
+export type ThreadTurnsRequest = ThreadRequest & { query?: ThreadTurnsQuery | undefined };
 export type ObserveRequest = ThreadRequest & IdempotentRequest & { body: ObserveInput };
 export type ObservationStatusRequest = ThreadRequest & { observationId: string };
 export type ObservationListRequest = ThreadRequest & { query?: ObservationsQuery | undefined };

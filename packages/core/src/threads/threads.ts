@@ -11,6 +11,7 @@ import type { CreateThreadRequest, LearningRequest, ThreadRequest } from '../ser
 import { learningQuery } from '../schemas/observations.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
+import { createThreadTurns } from './turns.js';
 
 /** Messages returned when one thread is read (spec "Thread": up to the 200 most recent). */
 export const THREAD_MESSAGES_LIMIT = 200;
@@ -112,6 +113,9 @@ export function createThreads(context: ServiceContext, reclaimer: Reclaimer) {
         next_cursor: records.length > limit ? String(page.at(-1)!.id) : null,
       };
     },
+
+    /** `GET .../threads/{thread_id}/turns` (an extension, issue 45): the observed turns in order, paged. */
+    turns: createThreadTurns(context),
   } satisfies MemoryService['threads'];
 
   return { threads, resume };

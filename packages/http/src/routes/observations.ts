@@ -85,6 +85,21 @@ export const observationRoutes = [
     }),
   }),
   route({
+    method: 'GET',
+    path: `${THREAD}/turns`,
+    operationId: 'listThreadTurns',
+    tag: 'Learning',
+    summary: 'The turns the thread observed, oldest observation first, paged (an extension)',
+    status: 200,
+    query: schemas.threadTurnsQuery,
+    response: schemas.threadTurnsResponse,
+    headers: ['X-SP-End-User'],
+    codes: ['agent_not_found', 'thread_not_found', 'not_found'],
+    handler: async ({ service, caller, params, query }) => ({
+      body: await service.threads.turns({ caller, agentId: params.agent_id, threadId: params.thread_id, query }),
+    }),
+  }),
+  route({
     method: 'POST',
     path: `${THREAD}/chat`,
     operationId: 'chat',
