@@ -312,6 +312,15 @@ describe.skipIf(!databaseUrl)('two server processes on one PostgreSQL database (
     const unfinished = async () =>
       (await admin.query(`SELECT id, status FROM jobs WHERE status <> ALL($1) OR (SELECT count(*) FROM leases WHERE name LIKE 'ingest:%') > 0`, [ENDED])).rows;
     await until(async () => (await unfinished()).length === 0, 'every job to end and every lease to be released');
+    // A delete answers 202 and works in the background (spec): its job is cancelled at once, its
+    // memories go after that, and the thread's or agent's row is the last thing removed. Checking
+    // what it removed before that row is gone read the memories of a delete still at work (seen
+    // once under load: 40 memories of two deleted threads).
+    const deleting = async () =>
+      (
+        await admin.query(`SELECT id FROM threads WHERE id = ANY($1) UNION ALL SELECT id FROM agents WHERE id = ANY($2)`, [deletedThreads, deletedAgents])
+      ).rows;
+    await until(async () => (await deleting()).length === 0, 'every background thread and agent delete to finish');
     const jobs = (await admin.query<{ id: string; agent_id: string; thread_id: string; kind: string; status: string; turns_total: number }>('SELECT id, agent_id, thread_id, kind, status, turns_total FROM jobs')).rows;
     const resumed = (await admin.query('SELECT id, kind, status FROM jobs WHERE resumed_at IS NOT NULL')).rows;
     expect(resumed, 'no job resumed: one worker per agent at a time, across both processes').toEqual([]);
