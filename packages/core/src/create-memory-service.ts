@@ -31,6 +31,7 @@ import { BackgroundTasks } from './service/background.js';
 import { noTelemetry, observedEmbedder, observedModel, type TelemetryObserver } from './service/telemetry.js';
 import type { ServiceContext } from './service/context.js';
 import { checkRetrievalOptions, type RetrievalOptions } from './retrieval/retrieve.js';
+import { checkRedactionOptions, type RedactionOptions } from './policy/redaction.js';
 import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
 import { createMemories } from './memories/memories.js';
@@ -100,6 +101,14 @@ export type MemoryServiceOptions = {
    * number >= 0 throws here. @default the measured defaults (RETRIEVAL_WEIGHTS), WordNet off
    */
   retrieval?: RetrievalOptions;
+  /**
+   * Kinds of personal data of the operator's own an agent's `extraction_policy.redact` may name
+   * beside the built-in ones (`card_number`, `email`, `iban`, `phone`): `{ patterns: {
+   * national_id_de: /\bL[0-9A-Z]{8}\b/ } }`. Each a trusted regular expression (never taken from an
+   * API caller), applied to every turn before it is stored. A bad name throws here.
+   * @default no kinds of the operator's own
+   */
+  redaction?: RedactionOptions;
   /**
    * Whether `start()` starts background work: the learning workers (this instance's and, through
    * the ingestion leases, other processes' unfinished jobs), agents left initializing or deleting,
@@ -174,6 +183,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     model: observedModel(options.model ?? extractiveLanguageModel(), telemetry),
     writer: options.writer ?? defaultMemoryWriter(),
     retrieval: checkRetrievalOptions(options.retrieval ?? {}),
+    redactionPatterns: checkRedactionOptions(options.redaction),
     ocr: options.ocr ?? null,
     converter: options.documentConverter ?? textDocumentConverter(),
     instanceId,

@@ -42,7 +42,7 @@ const MAIN_TYPES = [
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',
   'RateLimitOverrides', 'RateLimitStatus', 'RateLimitTable', 'RateLimitedOperation', 'RecallInput', 'RecallOutput',
   'ReembedRunOptions', 'ReembedStatus',
-  'RetrievalOptions', 'RetrievalResult', 'RetrievalSignal', 'RetrievedItem', 'ServiceErrorOptions', 'ServiceReadiness', 'SessionOutput',
+  'RedactionOptions', 'RetrievalOptions', 'RetrievalResult', 'RetrievalSignal', 'RetrievedItem', 'ServiceErrorOptions', 'ServiceReadiness', 'SessionOutput',
   'SourcesListOutput', 'Store', 'StoredOriginal', 'ThreadDeleteOutput', 'ThreadOutput', 'ThreadTurnsOutput', 'ThreadTurnsQuery', 'ThreadTurnsRequest', 'UlidPrefix',
   'TelemetryEvent', 'TelemetryObserver', 'UpdateAgentInput', 'WindowLimit', 'WithCitationData',
   'AbortableRequest', 'AgentRequest', 'BillingRequest', 'CallerRequest', 'ChatRequest', 'CreateAgentRequest',

@@ -62,6 +62,7 @@ export { RATE_LIMITED_OPERATIONS, type RateLimitedOperation, type RateLimitOverr
 
 // Webhooks (an opt-in extension): the service option, event types, and verifying a delivery's signature
 export type { WebhookOptions } from './webhooks/options.js';
+export type { RedactionOptions } from './policy/redaction.js';
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './ports/store/webhooks.js';
 export { WEBHOOK_SIGNATURE_HEADER, signWebhook, verifyWebhookSignature, type VerifyWebhookSignatureOptions } from './webhooks/signature.js';
 export type {

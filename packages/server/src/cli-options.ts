@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { WebhookOptions } from '@memory-agents/core';
+import type { RedactionOptions, WebhookOptions } from '@memory-agents/core';
 import { MODEL_CLI_OPTIONS } from './model-options.js';
 import { DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
 
@@ -31,6 +31,7 @@ export const CLI_OPTIONS = {
   webhooks: { type: 'boolean' },
   'webhooks-allow-private': { type: 'boolean' },
   'webhooks-allow-hosts': { type: 'string' },
+  'redact-pattern': { type: 'string', multiple: true },
   file: { type: 'string' },
   to: { type: 'string' },
   blobs: { type: 'string' },
@@ -53,7 +54,9 @@ export const GLOBAL_OPTIONS: readonly OptionName[] = ['json', 'help', 'version']
 export const STATE_OPTIONS = ['data', 'database-url', 'database-timeout-ms'] as const satisfies readonly OptionName[];
 
 /** The parsed flags: a string per string flag, a boolean per boolean flag, absent when not given. */
-export type CliValues = { [K in OptionName]?: (typeof CLI_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+export type CliValues = {
+  [K in OptionName]?: (typeof CLI_OPTIONS)[K]['type'] extends 'boolean' ? boolean : (typeof CLI_OPTIONS)[K] extends { multiple: true } ? string[] : string;
+};
 
 /** A mistake in the command line: exit 2 with one line and where to read more (`help COMMAND`). */
 export class UsageError extends Error {
@@ -135,5 +138,32 @@ export function webhookSettings(values: CliValues): WebhookOptions | undefined {
   return { allowPrivate: values['webhooks-allow-private'] === true, allowedHosts: hosts };
 }
 
+/**
+ * `--redact-pattern NAME=REGEX` (repeatable), as `createMemoryService`'s `redaction` option: kinds of
+ * personal data of the operator's own an agent's `extraction_policy.redact` may name (issue 44).
+ */
+export function redactionSettings(values: CliValues): RedactionOptions | undefined {
+  const given = values['redact-pattern'] ?? [];
+  if (given.length === 0) return undefined;
+  const patterns: Record<string, RegExp> = {};
+  for (const entry of given) {
+    const at = entry.indexOf('=');
+    const name = at < 0 ? '' : entry.slice(0, at);
+    if (!/^[a-z][a-z0-9_]{0,39}$/.test(name)) throw new UsageError(`--redact-pattern takes NAME=REGEX with a lower-case NAME such as national_id, not "${entry}"`, 'serve');
+    if (Object.hasOwn(patterns, name)) throw new UsageError(`--redact-pattern names ${name} twice`, 'serve');
+    try {
+      patterns[name] = new RegExp(entry.slice(at + 1), 'gu');
+    } catch (error) {
+      throw new UsageError(`--redact-pattern ${name}: not a regular expression (${(error as Error).message})`, 'serve');
+    }
+  }
+  return { patterns };
+}
+
 /** What `serve` was asked for beyond the state, the port and the models. */
-export type ServeExtras = { metrics?: { listen?: { host: string; port: number }; token?: string } | undefined; inspector?: boolean | undefined; webhooks?: WebhookOptions | undefined };
+export type ServeExtras = {
+  metrics?: { listen?: { host: string; port: number }; token?: string } | undefined;
+  inspector?: boolean | undefined;
+  webhooks?: WebhookOptions | undefined;
+  redaction?: RedactionOptions | undefined;
+};

@@ -1,5 +1,5 @@
 import { mkdir, readdir } from 'node:fs/promises';
-import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store, type TelemetryObserver, type WebhookOptions } from '@memory-agents/core';
+import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store, type RedactionOptions, type TelemetryObserver, type WebhookOptions } from '@memory-agents/core';
 import { databaseTimeouts, openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { documentsInChildProcess } from './documents-process.js';
 import { durableMemoryIndex } from './durable-index.js';
@@ -34,7 +34,7 @@ export async function composeService(
   location: StateLocation,
   logger: Logger = stderrLogger,
   models: ServiceModels = {},
-  { backgroundWork = true, telemetry, webhooks }: { backgroundWork?: boolean; telemetry?: TelemetryObserver; webhooks?: WebhookOptions } = {},
+  { backgroundWork = true, telemetry, webhooks, redaction }: { backgroundWork?: boolean; telemetry?: TelemetryObserver; webhooks?: WebhookOptions; redaction?: RedactionOptions } = {},
 ): Promise<ComposedService> {
   const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
@@ -60,6 +60,7 @@ export async function composeService(
       backgroundWork,
       ...(telemetry ? { telemetry } : {}),
       ...(webhooks ? { webhooks } : {}),
+      ...(redaction ? { redaction } : {}),
       ...models,
     });
     return {
@@ -98,6 +99,7 @@ export async function composeService(
     backgroundWork,
     ...(telemetry ? { telemetry } : {}),
     ...(webhooks ? { webhooks } : {}),
+    ...(redaction ? { redaction } : {}),
     ...models,
   });
   return {

@@ -658,9 +658,17 @@ export interface components {
             };
             /** @description An extension (issue 42). "agent" (the default when absent): learned memory is shared across the agent, and a request with X-SP-End-User answers from every memory. "end_user": a request with X-SP-End-User reads only memories learned in that person's threads and in threads of no person. Kept by a PATCH whose agent_config omits it. */
             memory_scope?: components["schemas"]["MemoryScope"];
+            /** @description An extension (issue 44): what is redacted from every turn before it is stored. */
+            extraction_policy?: components["schemas"]["ExtractionPolicy"];
         };
         /** @enum {string} */
         MemoryScope: "agent" | "end_user";
+        ExtractionPolicy: {
+            /** @description Kinds of personal data replaced by [redacted:<kind>] in each turn before anything is stored, embedded or learned: card_number (Luhn-checked), iban (checksum-checked), phone (international form, or national with phone_region), email, and the operator's own kinds (service option redaction.patterns). Applies to turns observed after the change. */
+            redact?: string[];
+            /** @description Also find phone numbers written in this country's national form ("030 901820" for DE). */
+            phone_region?: string;
+        };
         Thread: {
             agent_id: string;
             thread_id: string;
@@ -796,6 +804,10 @@ export interface components {
             reason: string | null;
             memory_ids: string[];
             superseded: string[];
+            redacted: {
+                kind: string;
+                count: number;
+            }[];
             model_tokens: components["schemas"]["ObservationReceiptModelTokens"][];
             charged_credits: string;
             refunded_credits: string;

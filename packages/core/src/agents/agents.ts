@@ -1,4 +1,5 @@
 import { describeError } from '../service/logger.js';
+import { checkExtractionPolicy, keepExtractionPolicy } from '../policy/extraction-policy.js';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
@@ -84,6 +85,7 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
     /** `POST /v1/agents` -> 202 Agent (`initializing`, ready once creation work finishes). */
     async create({ caller, body }: CreateAgentRequest): Promise<AgentOutput> {
       const input = parseBody(createAgentBody, body);
+      checkExtractionPolicy(context, input.agent_config);
       if (input.restore_from !== undefined) {
         // The source may be `failed` too (DESIGN "Decisions"), but must be the caller's.
         const source = await context.store.agents.get({ organizationId: caller.organizationId, agentId: input.restore_from });
@@ -127,12 +129,13 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
     /** `PATCH /v1/agents/{agent_id}`: only supplied fields change; `agent_config` is replaced whole. */
     async update({ caller, agentId, body }: UpdateAgentRequest): Promise<AgentOutput> {
       const input = parseBody(patchAgentBody, body);
+      if (input.agent_config !== undefined) checkExtractionPolicy(context, input.agent_config);
       let agent = await findAgent(context, caller, agentId);
       if (input.agent_config !== undefined) {
         const updated = await context.store.agents.update({
           organizationId: caller.organizationId,
           agentId: agent.id,
-          patch: { config: keepMemoryScope(input.agent_config, agent.config) },
+          patch: { config: keepExtractionPolicy(keepMemoryScope(input.agent_config, agent.config), agent.config) },
           updatedAt: context.nowIso(),
         });
         if (!updated) throw new ServiceError('agent_not_found', `Agent ${agentId} was not found.`);

@@ -3,6 +3,7 @@ import { ServiceError } from '../errors/index.js';
 import type { JobRecord, JobStatus, StoreAreas, ThreadRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { newJob, type NewJobDetails, type NewTurn } from './new-job.js';
+import { redactTurns } from '../policy/extraction-policy.js';
 
 /** Seconds a caller waits when the agent's single ingestion slot is taken (spec "Limits / Observations"). */
 export const AGENT_BUSY_RETRY_AFTER = 1;
@@ -46,8 +47,10 @@ export type InsertJobRequest<T> = NewJobDetails & {
  */
 export function createJobInsert(context: ServiceContext, kick: (agentId: string) => void) {
   return async function insertJob<T>(request: InsertJobRequest<T>): Promise<T> {
-    const { caller, thread, turns, status, onlyIfIdle, admit, onStored } = request;
+    const { caller, thread, status, onlyIfIdle, admit, onStored } = request;
     const kind: NewJobDetails = request.kind === 'document' ? { kind: 'document', details: request.details } : { kind: request.kind };
+    // The agent's extraction policy first: what it redacts is never stored (issue 44).
+    const turns = await redactTurns(context, { organizationId: thread.organizationId, agentId: thread.agentId }, request.turns);
     const fresh = newJob({ id: context.ids('obs_'), now: context.nowIso(), caller, thread, ...kind, ...(status ? { status } : {}) }, turns);
     const stored = await context.store.transaction(async (store) => {
       const inserted = await store.jobs.insert({ ...fresh, onlyIfIdle });

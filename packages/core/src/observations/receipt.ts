@@ -1,4 +1,5 @@
 import { sumOf } from '../credits/pricing.js';
+import { redactionsIn } from '../policy/redaction.js';
 import { ServiceError } from '../errors/index.js';
 import { FINAL_JOB_STATUSES, type JobRecord, type TurnRecord } from '../ports/store/index.js';
 import type { ObservationReceiptOutput } from '../schemas/outputs.js';
@@ -54,6 +55,7 @@ export async function buildReceipt(context: ServiceContext, job: JobRecord): Pro
         reason: learned ? null : (turn.failureReason ?? (job.status === 'cancelled' ? 'cancelled' : 'generation_failed')),
         memory_ids: merged !== undefined ? [merged] : (memoryIds.get(turn.turnIndex) ?? []),
         superseded: supersededBy.get(turn.turnIndex) ?? [],
+        redacted: Object.entries(redactionsIn(turn.text)).map(([kind, count]) => ({ kind, count })),
         model_tokens: toModelTokens(tokens.byTurn.get(turn.turnIndex) ?? []),
         charged_credits: charged,
         refunded_credits: refunded,

@@ -9,6 +9,31 @@ import { thread } from './threads.js';
  */
 export const memoryScope = z.enum(['agent', 'end_user']).meta({ id: 'MemoryScope' });
 
+/**
+ * What an agent keeps, by rule (an extension, issue 44): the kinds of personal data replaced by a
+ * marker (`[redacted:email]`) in every turn before it is stored or embedded. See `policy/redaction.ts`.
+ */
+export const extractionPolicy = z
+  .object({
+    redact: z
+      .array(z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'a kind is a lower-case name such as card_number'))
+      .max(20)
+      .refine((kinds) => new Set(kinds).size === kinds.length, 'each kind once')
+      .optional()
+      .describe(
+        'Kinds of personal data replaced by [redacted:<kind>] in each turn before anything is stored, embedded or learned: ' +
+          'card_number (Luhn-checked), iban (checksum-checked), phone (international form, or national with phone_region), email, ' +
+          "and the operator's own kinds (service option redaction.patterns). Applies to turns observed after the change.",
+      ),
+    phone_region: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'a two-letter ISO 3166 country code such as DE')
+      .optional()
+      .describe('Also find phone numbers written in this country\'s national form ("030 901820" for DE).'),
+  })
+  .strict()
+  .meta({ id: 'ExtractionPolicy' });
+
 export const agentConfig = z
   .object({
     role: text().min(1).max(200),
@@ -20,6 +45,7 @@ export const agentConfig = z
         'An extension (issue 42). "agent" (the default when absent): learned memory is shared across the agent, and a request with X-SP-End-User answers from every memory. ' +
           '"end_user": a request with X-SP-End-User reads only memories learned in that person\'s threads and in threads of no person. Kept by a PATCH whose agent_config omits it.',
       ),
+    extraction_policy: extractionPolicy.optional().describe('An extension (issue 44): what is redacted from every turn before it is stored.'),
   })
   .strict()
   .meta({ id: 'AgentConfig' });

@@ -96,6 +96,11 @@ export const receiptTurn = z
     memory_ids: z.array(z.string()),
     superseded: z.array(z.string()),
     /**
+     * What the agent's extraction policy redacted from the turn before it was stored (an extension,
+     * issue 44): each kind (the policy's rule) and how many times; empty when nothing was.
+     */
+    redacted: z.array(z.object({ kind: z.string(), count: z.number().int().min(1) }).strict()),
+    /**
      * Model tokens of the turn: its learning batch's tokens split over the batch's turns in
      * proportion to their text length (the remainder on the batch's last turn). Empty when no model
      * reported tokens (the default writer and the built-in hashed embedder use none).

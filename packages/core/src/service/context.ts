@@ -27,6 +27,8 @@ export type ServiceContext = {
   readonly writer: MemoryWriter;
   /** Retrieval signals switched on or off, and the fused signals' weights (checked). */
   readonly retrieval: RetrievalOptions;
+  /** The operator's own kinds of personal data (service option `redaction`), checked. */
+  readonly redactionPatterns: ReadonlyMap<string, RegExp>;
   readonly ocr: Ocr | null;
   /** Reads uploaded files into blocks (`observe-file`). */
   readonly converter: DocumentConverter;

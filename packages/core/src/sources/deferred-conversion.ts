@@ -1,4 +1,5 @@
 import { describeError } from '../service/logger.js';
+import { redactTurns } from '../policy/extraction-policy.js';
 import { ServiceError, isServiceError } from '../errors/index.js';
 import { toTurnRecord } from '../observations/new-job.js';
 import type { UploadRecord, DocumentJobRecord } from '../ports/store/index.js';
@@ -42,7 +43,8 @@ export function createDeferredConversions({ context, kick, convertLimits, descri
       }
       const current = await context.store.jobs.get({ agentId: job.agentId, jobId: job.id });
       if (!current || current.kind !== 'document' || current.status !== 'converting') return;
-      await context.store.jobs.appendTurns({ jobId: job.id, turns: read.turns.map((turn, index) => toTurnRecord(job.id, index, turn)) });
+      const turns = await redactTurns(context, { organizationId: job.organizationId, agentId: job.agentId }, read.turns);
+      await context.store.jobs.appendTurns({ jobId: job.id, turns: turns.map((turn, index) => toTurnRecord(job.id, index, turn)) });
       await context.store.uploads.update({
         jobId: job.id,
         patch: { turnsTotal: read.turns.length, figures: read.figures, figuresDropped: read.figuresDropped, wordsTotal: read.wordsTotal, docFormat: read.format, mediaType: read.mediaType },

@@ -12,6 +12,8 @@ export type AgentConfig = {
   metadata?: Record<string, unknown>;
   /** Whose memories a person's requests read (an extension, issue 42); absent is `agent`. */
   memory_scope?: 'agent' | 'end_user';
+  /** What every turn has redacted before it is stored (an extension, issue 44); absent redacts nothing. */
+  extraction_policy?: { redact?: string[]; phone_region?: string };
 };
 
 export type AgentRecord = {
