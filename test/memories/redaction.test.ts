@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, readyAgent, type Client } from '../support/client.js';
 import { removeDataDir, runCli, startServerProcess, type ServerProcess } from '../support/server.js';
@@ -15,7 +18,8 @@ let server: ServerProcess;
 let api: Client;
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ['--redact-pattern', 'employee_id=\\bEMP-\\d{6}\\b'] });
+  const dataDir = await mkdtemp(join(tmpdir(), 'ma-e2e-'));
+  server = await startServerProcess({ dataDir, args: ['--data', dataDir, '--redact-pattern', 'employee_id=\\bEMP-\\d{6}\\b'] });
   api = client(server.url, server.key);
 }, 120_000);
 afterAll(async () => {

@@ -23,7 +23,7 @@ export class ApiError extends Error {
 /** Raised once a key is refused (401): the app signs out and says why. */
 export class KeyRefused extends ApiError {}
 
-export async function api<T = any>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, key = session.key()): Promise<T> {
+export async function api<T = any>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, key = session.key()): Promise<T> {
   if (key === null) throw new KeyRefused(401, 'unauthorized', 'Sign in with an API key.');
   // The inspector's door to /v1 (the spec refuses a key from a browser on /v1 itself).
   const response = await fetch(`/inspect/api${path}`, {

@@ -7,6 +7,7 @@ import { append, facts, h, replace, table, when, type Child } from './dom.js';
 import { eraseForm, erasureView } from './erase.js';
 import { contextForm, contextView, memoryView, searchForm, searchView } from './memory.js';
 import { peopleView, personView } from './people.js';
+import { redactionSummary, settingsForm } from './settings.js';
 import { receiptView, threadView } from './thread.js';
 import { agentHref, agentNames, counted, idWithCopy, link, main, memoryTable, nav, navigated, onRerender, say, threadHref, type Params, type View } from './ui.js';
 
@@ -161,7 +162,7 @@ async function agentsView(): Promise<Child[]> {
   ];
 }
 
-async function agentView({ agent: agentId }: Params, search: URLSearchParams): Promise<Child[]> {
+async function agentView({ agent: agentId }: Params, search: URLSearchParams, rerender: () => void): Promise<Child[]> {
   const contains = search.get('contains') ?? '';
   const cursor = search.get('cursor') ?? '';
   const history = search.get('history') === '1';
@@ -190,6 +191,8 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams): P
       ['Objective', agent.agent_config?.objective],
       // Issue 42: whose memories a person's requests read.
       ['Memory scope', agent.agent_config?.memory_scope === 'end_user' ? "per person (end_user): each person reads their own threads' memories and shared ones" : 'shared (agent): every person reads every memory'],
+      // Issue 44: what every turn has redacted before it is stored.
+      ['Redacted before storing', redactionSummary(agent.agent_config)],
       ['Created', when(agent.created_at)],
     ]),
     h('p', {}, link(`${agentHref(agentId!)}/people`, 'People: who used this agent, and what it knows about each →')),
@@ -209,6 +212,8 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams): P
     h('h2', {}, "The model's view"),
     h('p', { class: 'hint' }, 'For a message, the exact memory context and citations chat would give the model (nothing is learned or charged).'),
     contextForm(agentId!),
+    h('h2', {}, 'Settings'),
+    settingsForm(agent, rerender),
     h('h2', {}, 'Erase what a person said'),
     eraseForm(agentId!, 'end_user_id', 'everything learned from the threads of this person (their X-SP-End-User id)'),
   ];

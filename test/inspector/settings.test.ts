@@ -1,0 +1,93 @@
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { testPrerequisite } from '@memory-agents/core/testing';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, readyAgent, type Client } from '../support/client.js';
+import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
+import { observeAndSettle, said } from '../learning/learning-support.js';
+
+// The agent's settings in the inspector (issues 42 and 44), driven in Debian's chromium as a person
+// would: the memory scope and the redaction policy shown, changed and saved, the API agreeing, a
+// kind the server does not know refused with the server's own sentence.
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
+const haveBrowser = testPrerequisite(CHROMIUM !== undefined, 'inspector browser tests', 'no chromium at /usr/bin/chromium (apt-get install --no-install-recommends chromium)');
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/inspector/', import.meta.url));
+
+describe.skipIf(!haveBrowser)("the inspector's agent settings", () => {
+  let server: ServerProcess;
+  let api: Client;
+  let browser: Browser;
+  let agentId: string;
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    const dataDir = await mkdtemp(join(tmpdir(), 'ma-e2e-'));
+  server = await startServerProcess({ dataDir, args: ['--data', dataDir, '--redact-pattern', 'room_code=\\bRC-\\d{4}\\b'] });
+    api = client(server.url, server.key);
+    agentId = (await readyAgent(api, { role: 'Front desk', objective: 'remember guests', metadata: { team: 'night' } })).agent_id;
+    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    if (server) await removeDataDir(server.dataDir);
+  });
+
+  async function agentPage(): Promise<{ page: Page; problems: string[] }> {
+    const page = await (await browser.newContext({ viewport: { width: 1100, height: 900 } })).newPage();
+    page.setDefaultTimeout(15_000);
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await page.goto(`${server.url}/inspect`);
+    await page.getByLabel('API key').fill(server.key!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Front desk' }).click();
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    return { page, problems };
+  }
+  const fact = (page: Page, label: string) => page.locator('dl.facts dt', { hasText: label }).locator('xpath=following-sibling::dd[1]').innerText();
+
+  it('shows the settings, saves a new scope and redaction policy, and the API and the next turn agree', async () => {
+    const { page, problems } = await agentPage();
+    expect(await fact(page, 'Redacted before storing')).toBe('nothing');
+    expect(await page.getByLabel('Memory scope').inputValue()).toBe('agent');
+    await page.getByLabel('Memory scope').selectOption('end_user');
+    await page.getByLabel('e-mail addresses').check();
+    await page.getByLabel('card numbers (Luhn-checked)').check();
+    await page.getByLabel("The server's own kinds, comma-separated").fill('room_code');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}settings-saved.png`, fullPage: true });
+
+    const config = (await api.get(`/v1/agents/${agentId}`)).body.agent_config;
+    // The rest of the config is kept as it was.
+    expect(config).toEqual({ role: 'Front desk', objective: 'remember guests', metadata: { team: 'night' }, memory_scope: 'end_user', extraction_policy: { redact: ['card_number', 'email', 'room_code'] } });
+    expect(await fact(page, 'Redacted before storing')).toBe('card_number, email, room_code');
+    expect(await fact(page, 'Memory scope')).toContain('per person');
+    expect(await page.getByLabel('e-mail addresses').isChecked()).toBe(true);
+
+    const threadId = (await api.post(`/v1/agents/${agentId}/threads`, {})).body.thread_id;
+    await observeAndSettle(api, agentId, threadId, [said('Write to guest@example.com about RC-1234.')]);
+    const turns = (await api.get(`/v1/agents/${agentId}/threads/${threadId}/turns`)).body.turns;
+    expect(turns.map((turn: { text: string }) => turn.text)).toEqual(['Write to [redacted:email] about [redacted:room_code].']);
+    expect(problems).toEqual([]);
+  });
+
+  it("refuses a kind the server does not know with the server's sentence, and changes nothing", async () => {
+    const before = (await api.get(`/v1/agents/${agentId}`)).body.agent_config;
+    const { page, problems } = await agentPage();
+    await page.getByLabel("The server's own kinds, comma-separated").fill('passport');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const notice = page.locator('.notice.error');
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain('passport, which this server does not know');
+    expect(await notice.innerText()).toContain('(422 invalid_request)');
+    expect((await api.get(`/v1/agents/${agentId}`)).body.agent_config).toEqual(before);
+    expect(problems).toEqual([]);
+  });
+});
