@@ -1,4 +1,5 @@
 import { findReadyAgent, findThread } from '../agents/lookup.js';
+import { redactForAgent } from '../policy/extraction-policy.js';
 import { readableThreadIds } from '../agents/memory-scope.js';
 import type { Caller } from '../auth/caller.js';
 import type { AnswerHold } from '../credits/index.js';
@@ -149,8 +150,10 @@ export function createAnswering(context: ServiceContext) {
     // Messages and activity entries in one store call (one round trip, stored together).
     await context.store.messages.append({
       messages: [
-        { threadId: thread.id, agentId: agent.id, speaker: 'user', text: message, timestamp: now, sourceIds: [] },
-        { threadId: thread.id, agentId: agent.id, speaker: 'agent', text: answer, timestamp: now, sourceIds: [...new Set(citations.map((c) => c.source_id))] },
+        // The agent's extraction policy holds for the thread's messages too (issue 44): the answer
+        // goes back as it is, what is kept is redacted.
+        { threadId: thread.id, agentId: agent.id, speaker: 'user', text: redactForAgent(context, agent.config, message), timestamp: now, sourceIds: [] },
+        { threadId: thread.id, agentId: agent.id, speaker: 'agent', text: redactForAgent(context, agent.config, answer), timestamp: now, sourceIds: [...new Set(citations.map((c) => c.source_id))] },
       ],
       logEntries: [
         activityEntry(context, caller, { agentId: agent.id, threadId: thread.id, route, direction: 'user' }),

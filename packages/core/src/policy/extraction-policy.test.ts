@@ -71,6 +71,16 @@ describe('extraction_policy.redact', () => {
     expect(turns.turns.map((turn) => turn.text)).toEqual(['Reach me at [redacted:email] please.']);
   });
 
+  it("keeps a chat turn's thread messages redacted too, while the caller gets its answer as it is", async () => {
+    const { service, owner, agentId, threadId } = await policyWorld();
+    await service.observeAndRespond({ caller: owner, agentId, threadId, body: { turn_id: 'respond-1', message: 'My card is 4111 1111 1111 1111, remember it.' } });
+    await service.idle();
+    const thread = await service.threads.get({ caller: owner, agentId, threadId });
+    const kept = JSON.stringify(thread.messages);
+    expect(kept).toContain('[redacted:card_number]');
+    expect(kept).not.toContain('4111');
+  });
+
   it('refuses a kind the server does not know, naming the ones it does (422 invalid_request)', async () => {
     const { service, owner } = await policyWorld();
     const refused = await refusal(service.agents.create({ caller: owner, body: { agent_config: { role: 'r', objective: 'o', extraction_policy: { redact: ['email', 'passport'] } } } }));

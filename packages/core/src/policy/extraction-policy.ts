@@ -9,7 +9,7 @@ import { BUILT_IN_REDACTIONS, redact, type RedactionPolicy } from './redaction.j
  * its redaction. Every way a turn enters (observe, observe-and-respond, observe-and-enrich,
  * observe-file, a document converted later) passes through {@link redactTurns} before the turn is
  * stored, so nothing downstream (the turn store, the writer, keywords, vectors, exports) ever holds
- * what the policy names.
+ * what the policy names; a chat turn's thread messages are stored through {@link redactForAgent}.
  */
 
 /** The kinds an agent config may name on this service: the built-in ones and the operator's. */
@@ -39,6 +39,12 @@ export function keepExtractionPolicy(config: AgentConfig, stored: AgentConfig): 
 export function redactionPolicyOf(config: AgentConfig): RedactionPolicy | null {
   const kinds = config.extraction_policy?.redact ?? [];
   return kinds.length === 0 ? null : { kinds, phoneRegion: config.extraction_policy?.phone_region ?? null };
+}
+
+/** `text` with the agent's redaction applied (itself when the policy redacts nothing). */
+export function redactForAgent(context: Pick<ServiceContext, 'redactionPatterns'>, config: AgentConfig, text: string): string {
+  const policy = redactionPolicyOf(config);
+  return policy ? redact(text, policy, context.redactionPatterns).text : text;
 }
 
 /** The turns with the agent's redaction applied (the same array when the policy redacts nothing). */
