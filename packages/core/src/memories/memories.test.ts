@@ -132,7 +132,7 @@ describe('memories.get', () => {
       speaker: 'Alice',
       valid_to: null,
       superseded_by: null,
-      suspicious: false,
+      suspicious: false, expiresAt: null,
       source: { kind: 'turn', thread_id: aliceThread, turn_index: 0 },
       writer: expect.any(String),
     });
