@@ -132,7 +132,8 @@ describe('memories.get', () => {
       speaker: 'Alice',
       valid_to: null,
       superseded_by: null,
-      suspicious: false, expiresAt: null,
+      suspicious: false,
+      expires_at: null,
       source: { kind: 'turn', thread_id: aliceThread, turn_index: 0 },
       writer: expect.any(String),
     });

@@ -107,7 +107,7 @@ describe('planMerges on a resumed batch', () => {
 
   it('never merges a turn into its own memory nor adds a source twice', async () => {
     const index = inMemoryMemoryIndex();
-    const context = { index, logger: silentLogger } as unknown as ServiceContext;
+    const context = { index, logger: silentLogger, nowIso: () => new Date().toISOString() } as unknown as ServiceContext;
     const text = 'My sister lives in Lisbon now.';
     // The run before committed turn 0 as its own memory (merged turn 2 into it), and merged turn 1 into mem_a_1_0.
     await index.upsert({ records: [record('mem_a_1_0', 'We adopted a grey kitten.', source('obs_a', 0), [source('obs_b', 1)]), record('mem_b_2_0', text, source('obs_b', 0), [source('obs_b', 2)])], embedder });
