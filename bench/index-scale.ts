@@ -129,7 +129,7 @@ function makeBatch(from: number, count: number, corpus: Corpus, next: () => numb
       occurredAt: null,
       source: { kind: 'turn', threadId: `thread_${i % 500}`, observationId: `obs_${Math.floor(i / 10)}`, turnIndex: i % 10 },
       createdAt: '2026-01-01T00:00:00.000Z',
-      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
     });
   }
   return records;

@@ -131,7 +131,7 @@ async function main() {
           validFrom: at,
           validTo: null,
           supersededBy: null,
-          suspicious: false,
+          suspicious: false, expiresAt: null,
         });
       }
       await index.upsert({ records, embedder: { id: embedder.id, dimensions: embedder.dimensions }, newIds: true });

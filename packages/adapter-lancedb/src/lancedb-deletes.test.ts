@@ -31,7 +31,7 @@ function records(agentId: string, count: number, skew: number): MemoryRecord[] {
       occurredAt: null,
       source: { kind: 'turn', threadId: 'thread_x', observationId: `obs_${agentId}`, turnIndex: i },
       createdAt: '2026-01-01T00:00:00.000Z',
-      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
     } satisfies MemoryRecord;
   });
 }

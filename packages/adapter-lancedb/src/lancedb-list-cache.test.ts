@@ -40,7 +40,7 @@ function record(agentId: string, overrides: Partial<MemoryRecord> = {}): MemoryR
     validFrom: createdAt,
     validTo: null,
     supersededBy: null,
-    suspicious: false,
+    suspicious: false, expiresAt: null,
     ...overrides,
   };
 }
@@ -192,7 +192,7 @@ describe('lancedb list: the in-memory list order', () => {
 });
 
 describe('ListCache', () => {
-  const entry = (id: string, at: number): ListEntry => ({ id, at, current: true, threadId: 't', sourceId: null, observationId: 'o', speaker: null, occurred: null, key: null });
+  const entry = (id: string, at: number): ListEntry => ({ id, at, current: true, threadId: 't', sourceId: null, observationId: 'o', speaker: null, occurred: null, key: null, expires: null });
   const listOf = (version: number, entries: ListEntry[]): AgentList => ({ version, entries, byId: new Map(entries.map((item) => [item.id, item])) });
   const row = (agentId: string, id: string, at: number) => ({ ...toRow(record(agentId, { id, createdAt: new Date(at).toISOString() })) });
 

@@ -25,7 +25,7 @@ function records(from: number, count: number): MemoryRecord[] {
       occurredAt: null,
       source: { kind: 'turn' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: 0 },
       createdAt: '2026-01-01T00:00:00.000Z',
-      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
     };
   });
 }

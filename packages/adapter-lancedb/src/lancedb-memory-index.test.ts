@@ -68,7 +68,7 @@ describe('lancedbMemoryIndex', () => {
         occurredAt: null,
         source: { kind: 'turn' as const, threadId: 'thread_1', observationId: 'obs_1', turnIndex: i },
         createdAt: '2026-01-01T00:00:00.000Z',
-        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
       });
       const first = lancedbMemoryIndex({ uri: directory, annThreshold: 500 });
       await first.init();
@@ -114,16 +114,16 @@ describe('lancedbMemoryIndex', () => {
           ? { kind: 'turn' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: i }
           : { kind: 'document' as const, threadId: 'thread_1', observationId: `obs_${i}`, turnIndex: 0, sourceId: 'src_1', page: i, filename: 'a.pdf' },
       createdAt: '2026-01-01T00:00:00.000Z',
-      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
     });
     const records = Array.from({ length: 6 }, (_, i) => record(i));
-    for (const version of ['4', '3', '2', '1']) {
+    for (const version of ['5', '4', '3', '2', '1']) {
       const { directory, cleanup } = await temporaryDirectory();
       try {
-        if (version !== '4') {
-          // A table as the adapter created it before the `hit` column (1), before the v2 record columns (2), or before `duplicate_key` (3).
+        if (version !== '5') {
+          // A table as the adapter created it before the `hit` column (1), before the v2 record columns (2), before `duplicate_key` (3), or before `expires_at` (4).
           const connection = await lancedb.connect(directory);
-          (await connection.createEmptyTable('memories', tableSchema(embedder, { hit: version !== '1', v2: version === '3', keys: false }))).close();
+          (await connection.createEmptyTable('memories', tableSchema(embedder, { hit: version !== '1', v2: version === '3' || version === '4', keys: version === '4', expiry: false }))).close();
           connection.close();
         }
         const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
@@ -148,6 +148,7 @@ describe('lancedbMemoryIndex', () => {
         // Opening added the v2 record columns and the duplicate keys to the older tables.
         expect(fields.some((field) => field.name === 'valid_to')).toBe(true);
         expect(fields.some((field) => field.name === 'duplicate_key')).toBe(true);
+        expect(fields.some((field) => field.name === 'expires_at')).toBe(true);
         expect(metadata.get('memory_agents.schema_version')).toBe(version);
         table.close();
         connection.close();
@@ -188,7 +189,7 @@ describe('lancedbMemoryIndex', () => {
 
         const index = lancedbMemoryIndex({ uri: directory, settleAfterIdleMs: null });
         await index.init();
-        const defaults = olds.map((record) => ({ ...record, provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: record.occurredAt ?? record.createdAt, validTo: null, supersededBy: null, suspicious: false }));
+        const defaults = olds.map((record) => ({ ...record, provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: record.occurredAt ?? record.createdAt, validTo: null, supersededBy: null, suspicious: false, expiresAt: null }));
         const got = await index.get({ agentId: 'agent_a', ids: olds.map((record) => record.id) });
         for (const expected of defaults) {
           const { vector: _v, ...rest } = got.find((record) => record.id === expected.id)!;

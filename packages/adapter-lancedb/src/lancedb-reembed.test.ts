@@ -28,7 +28,7 @@ function record(i: number, dimensions = 4): MemoryRecord {
     validFrom: null,
     validTo: null,
     supersededBy: null,
-    suspicious: false,
+    suspicious: false, expiresAt: null,
   };
 }
 

@@ -21,13 +21,15 @@ export type ListEntry = {
   occurred: number | null;
   /** The record's duplicate key (core's `duplicateKey`), or null: `findDuplicates` reads it here. */
   key: string | null;
+  /** `expiresAt` as epoch milliseconds, or null for never (issue 42). */
+  expires: number | null;
 };
 
 /** One agent's entries, oldest first (pages walk it from the end), as of one table version. */
 export type AgentList = { version: number; entries: ListEntry[]; byId: Map<string, ListEntry> };
 
 /** The narrow columns an entry is read from (one column scan of the agent's rows). */
-export const LIST_COLUMNS = ['id', 'created_at', 'valid_to', 'thread_id', 'source_id', 'observation_id', 'speaker', 'occurred_at', 'duplicate_key'] as const;
+export const LIST_COLUMNS = ['id', 'created_at', 'valid_to', 'thread_id', 'source_id', 'observation_id', 'speaker', 'occurred_at', 'duplicate_key', 'expires_at'] as const;
 
 /** Ascending list order: `at`, then `id` (code units); pages read it backwards. */
 export function compareEntries(a: Pick<ListEntry, 'at' | 'id'>, b: Pick<ListEntry, 'at' | 'id'>): number {
@@ -74,6 +76,7 @@ function entryOfRow(row: Pick<Row, (typeof LIST_COLUMNS)[number]>, strings: Inte
     speaker: strings.of(row.speaker ?? null),
     occurred: instant(row.occurred_at),
     key: row.duplicate_key ?? null,
+    expires: instant(row.expires_at),
   };
 }
 
@@ -85,7 +88,7 @@ function entryOfRow(row: Pick<Row, (typeof LIST_COLUMNS)[number]>, strings: Inte
 export async function buildAgentList(current: Table, agentId: string, version: number): Promise<AgentList> {
   const table = await current.query().where(agentFilter(agentId)).select([...LIST_COLUMNS]).toArrow();
   const rows = table.numRows;
-  const [ids, createdAts, validTos, threadIds, sourceIds, observationIds, speakers, occurredAts, keys] = LIST_COLUMNS.map((name) => stringColumn(table.getChild(name), rows));
+  const [ids, createdAts, validTos, threadIds, sourceIds, observationIds, speakers, occurredAts, keys, expiresAts] = LIST_COLUMNS.map((name) => stringColumn(table.getChild(name), rows));
   const strings = new Interner();
   const entries: ListEntry[] = new Array(rows);
   for (let i = 0; i < rows; i++) {
@@ -99,6 +102,7 @@ export async function buildAgentList(current: Table, agentId: string, version: n
       speaker: strings.of((speakers?.[i] as string | null | undefined) ?? null),
       occurred: instant(occurredAts?.[i] as string | null | undefined),
       key: (keys?.[i] as string | null | undefined) ?? null,
+      expires: instant(expiresAts?.[i] as string | null | undefined),
     };
   }
   entries.sort(compareEntries);

@@ -54,6 +54,8 @@ export type Row = {
   suspicious: boolean;
   /** core's `duplicateKey(record)` (schema version 4; NULL on rows written before, never merged into). */
   duplicate_key: string | null;
+  /** `expiresAt` in canonical ISO form, null for never (schema version 5, issue 42; NULL on rows written before). */
+  expires_at: string | null;
 };
 
 /**
@@ -76,11 +78,15 @@ export const V2_COLUMNS: readonly { name: keyof Row; valueSql: string }[] = [
 /** Columns added after the v2 ones (schema version 4), with the value rows written before get. */
 export const KEY_COLUMNS: readonly { name: keyof Row; valueSql: string }[] = [{ name: 'duplicate_key', valueSql: 'CAST(NULL AS STRING)' }];
 
+/** Columns added after the duplicate key (schema version 5, expiry, issue 42): rows written before never expire. */
+export const EXPIRY_COLUMNS: readonly { name: keyof Row; valueSql: string }[] = [{ name: 'expires_at', valueSql: 'CAST(NULL AS STRING)' }];
+
 /** The columns a record is read back from (everything but `terms` and `hit`). */
 export const RECORD_COLUMNS = [
   'id', 'agent_id', 'organization_id', 'text', 'keywords', 'vector', 'speaker', 'occurred_at', 'created_at',
   'source_kind', 'thread_id', 'observation_id', 'turn_index', 'source_id', 'page', 'filename',
   ...V2_COLUMNS.map((column) => column.name),
+  'expires_at',
 ];
 
 /** The columns a search hit is read from: a record without its vector (the port's `MemoryHitRecord`). */
@@ -106,8 +112,8 @@ export const META_EMBEDDER_ID = 'memory_agents.embedder_id';
 export const META_EMBEDDER_DIMENSIONS = 'memory_agents.embedder_dimensions';
 const META_SCHEMA_VERSION = 'memory_agents.schema_version';
 
-/** Which optional column groups a table has: `hit` (version 2 on), the v2 record columns (version 3 on), `duplicate_key` (version 4 on). */
-export type SchemaShape = { hit: boolean; v2: boolean; keys?: boolean };
+/** Which optional column groups a table has: `hit` (version 2 on), the v2 record columns (version 3 on), `duplicate_key` (version 4 on), `expires_at` (version 5 on). */
+export type SchemaShape = { hit: boolean; v2: boolean; keys?: boolean; expiry?: boolean };
 
 /**
  * The table's schema; the embedder fingerprint is part of its metadata. `hit: false` is the
@@ -115,7 +121,7 @@ export type SchemaShape = { hit: boolean; v2: boolean; keys?: boolean };
  * `v2: false` one created before the memory record v2 columns (versions 1 and 2), which get them
  * added, at the end, when the table is opened.
  */
-export function tableSchema(fingerprint: EmbedderFingerprint, shape: SchemaShape = { hit: true, v2: true, keys: true }): Schema {
+export function tableSchema(fingerprint: EmbedderFingerprint, shape: SchemaShape = { hit: true, v2: true, keys: true, expiry: true }): Schema {
   const hitColumn = shape.hit;
   const utf8 = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
   return new Schema(
@@ -133,13 +139,14 @@ export function tableSchema(fingerprint: EmbedderFingerprint, shape: SchemaShape
           ]
         : []),
       ...(shape.v2 && shape.keys ? [utf8('duplicate_key', true)] : []),
+      ...(shape.v2 && shape.keys && shape.expiry ? [utf8('expires_at', true)] : []),
     ],
     // The fingerprint lives in the table's own schema metadata, so it is created atomically with
     // the table: two processes racing to create it cannot record different embedders.
     new Map([
       [META_EMBEDDER_ID, fingerprint.id],
       [META_EMBEDDER_DIMENSIONS, String(fingerprint.dimensions)],
-      [META_SCHEMA_VERSION, shape.v2 && shape.keys ? '4' : shape.v2 ? '3' : hitColumn ? '2' : '1'],
+      [META_SCHEMA_VERSION, shape.v2 && shape.keys && shape.expiry ? '5' : shape.v2 && shape.keys ? '4' : shape.v2 ? '3' : hitColumn ? '2' : '1'],
     ]),
   );
 }
@@ -178,10 +185,11 @@ export function toRow(record: MemoryRecord): Row {
     valid_to: record.validTo === null ? null : canonicalIso(record.validTo),
     superseded_by: record.supersededBy,
     suspicious: record.suspicious,
+    expires_at: record.expiresAt === null ? null : canonicalIso(record.expiresAt),
   };
   // Built from the columns, so a hit read from `hit` equals one read from the columns, except that
   // it keeps validity as given (the columns hold it canonical, for filters).
-  const hit: MemoryHitRecord = { ...hitFromRow(columns), validFrom: record.validFrom, validTo: record.validTo };
+  const hit: MemoryHitRecord = { ...hitFromRow(columns), validFrom: record.validFrom, validTo: record.validTo, expiresAt: record.expiresAt };
   return { ...columns, hit: JSON.stringify(hit), duplicate_key: duplicateKey(record) };
 }
 
@@ -191,7 +199,8 @@ export function toRow(record: MemoryRecord): Row {
  */
 export function hitFromPayload(row: Record<string, unknown>): MemoryHitRecord {
   const hit = JSON.parse(String(row.hit)) as MemoryHitRecord;
-  return hit.provenance === undefined ? { ...hit, ...memoryRecordDefaults(hit) } : hit;
+  if (hit.provenance === undefined) return { ...hit, ...memoryRecordDefaults(hit) };
+  return hit.expiresAt === undefined ? { ...hit, expiresAt: null } : hit;
 }
 
 /**
@@ -273,5 +282,6 @@ export function hitFromRow(row: Record<string, unknown>): MemoryHitRecord {
     validTo: (row.valid_to as string | null) ?? null,
     supersededBy: (row.superseded_by as string | null) ?? null,
     suspicious: Boolean(row.suspicious),
+    expiresAt: (row.expires_at as string | null | undefined) ?? null,
   };
 }

@@ -73,23 +73,28 @@ export async function searchIndex(state: IndexState, request: MemorySearchReques
 }
 
 /** Columns an unfiltered query reads besides the hit, to apply the search's filter to its rows. */
-const FILTER_COLUMNS = ['agent_id', 'thread_id', 'valid_from', 'valid_to'];
+const FILTER_COLUMNS = ['agent_id', 'thread_id', 'valid_from', 'valid_to', 'expires_at'];
 
 /**
  * A search's filter, as SQL and as a predicate on raw rows. Validity columns hold canonical ISO
  * strings (`toISOString`), so they compare as strings: current is `valid_to IS NULL` (a btree
  * lookup); `asOf` keeps `valid_from` null or <= asOf, and `valid_to` null or > asOf.
  */
-export function searchFilter(request: Pick<MemorySearchRequest, 'agentId' | 'asOf' | 'threadIds'>): Pick<SearchScope, 'filter' | 'keeps'> {
+export function searchFilter(request: Pick<MemorySearchRequest, 'agentId' | 'asOf' | 'threadIds' | 'now'>): Pick<SearchScope, 'filter' | 'keeps'> {
   const clauses = [agentFilter(request.agentId)];
   const asOf = request.asOf === undefined ? undefined : canonicalIso(request.asOf);
   if (asOf === undefined) clauses.push('valid_to IS NULL');
   else clauses.push(`(valid_from IS NULL OR valid_from <= ${sqlString(asOf)})`, `(valid_to IS NULL OR valid_to > ${sqlString(asOf)})`);
   const threads = request.threadIds === undefined ? null : new Set(request.threadIds);
   if (request.threadIds !== undefined) clauses.push(inList('thread_id', request.threadIds));
+  // Expiry (issue 42): canonical ISO strings too, so `expires_at > now` compares as time.
+  const now = request.now === undefined ? undefined : canonicalIso(request.now);
+  if (now !== undefined) clauses.push(`(expires_at IS NULL OR expires_at > ${sqlString(now)})`);
   const keeps = (row: Record<string, unknown>): boolean => {
     if (row.agent_id !== request.agentId) return false;
     if (threads && !threads.has(String(row.thread_id))) return false;
+    const expiresAt = (row.expires_at as string | null | undefined) ?? null;
+    if (now !== undefined && expiresAt !== null && !(expiresAt > now)) return false;
     const validFrom = (row.valid_from as string | null) ?? null;
     const validTo = (row.valid_to as string | null) ?? null;
     if (asOf === undefined) return validTo === null;

@@ -3,7 +3,7 @@ import { Index, type Table } from '@lancedb/lancedb';
 import { ServiceError } from '@memory-agents/core';
 import { type EmbedderFingerprint } from '@memory-agents/core/adapter';
 import { buildVectorIndexInChild } from './build-process.js';
-import { KEY_COLUMNS, META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, V2_COLUMNS, tableSchema } from './rows.js';
+import { EXPIRY_COLUMNS, KEY_COLUMNS, META_EMBEDDER_DIMENSIONS, META_EMBEDDER_ID, V2_COLUMNS, tableSchema } from './rows.js';
 import { currentTableName, openReembed } from './reembed.js';
 import { guard, type IndexState } from './state.js';
 
@@ -62,6 +62,7 @@ export async function adopt(state: IndexState, opened: Table): Promise<void> {
   state.table = opened;
   await addV2Columns(opened);
   await addKeyColumns(opened);
+  await addColumnsOnce(opened, EXPIRY_COLUMNS);
   const { metadata, fields } = await opened.schema();
   const id = metadata.get(META_EMBEDDER_ID);
   const dimensions = Number(metadata.get(META_EMBEDDER_DIMENSIONS));
@@ -69,7 +70,7 @@ export async function adopt(state: IndexState, opened: Table): Promise<void> {
   // Built here, once, with this package's Arrow classes (the table's schema never changes; the
   // one LanceDB returns is made by its own copy of apache-arrow, which the builders reject).
   state.hasHitColumn = fields.some((field) => field.name === 'hit');
-  state.schema = state.fingerprint ? tableSchema(state.fingerprint, { hit: state.hasHitColumn, v2: true, keys: true }) : null;
+  state.schema = state.fingerprint ? tableSchema(state.fingerprint, { hit: state.hasHitColumn, v2: true, keys: true, expiry: true }) : null;
   const indices = await opened.listIndices();
   state.hasFullTextIndex = indices.some((index) => index.columns.includes('terms'));
   state.hasValidityIndex = indices.some((index) => index.columns.includes('valid_to'));
@@ -104,6 +105,21 @@ async function addKeyColumns(opened: Table): Promise<void> {
   if (await has()) return;
   try {
     await opened.addColumns(KEY_COLUMNS.map((column) => ({ name: column.name, valueSql: column.valueSql })));
+  } catch (error) {
+    await opened.checkoutLatest();
+    if (!(await has())) throw error;
+  }
+}
+
+/**
+ * Schema evolution for columns added later (version 5: `expires_at`, issue 42, NULL on rows
+ * written before: they never expire), with the same race handling as {@link addKeyColumns}.
+ */
+async function addColumnsOnce(opened: Table, added: readonly { name: string; valueSql: string }[]): Promise<void> {
+  const has = async () => (await opened.schema()).fields.some((field) => field.name === added[0]!.name);
+  if (await has()) return;
+  try {
+    await opened.addColumns(added.map((column) => ({ name: column.name, valueSql: column.valueSql })));
   } catch (error) {
     await opened.checkoutLatest();
     if (!(await has())) throw error;

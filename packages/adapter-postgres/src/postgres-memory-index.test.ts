@@ -97,7 +97,7 @@ function crossInstanceCases(name: string, open: () => Promise<SqlClient>, extra:
           occurredAt: null,
           source: { kind: 'turn' as const, threadId: 'thread_1', observationId: 'obs_1', turnIndex: 0 },
           createdAt: '2026-01-01T00:00:00.000Z',
-          provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+          provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
         });
         const query = Float32Array.from([1, 0, 0, 0]);
         const top = async () => (await reader.search({ agentId: 'agent_a', text: '', vector: query, limit: 3 })).semantic.map((hit) => hit.record.id);
@@ -151,7 +151,7 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
         occurredAt: null,
         source: { kind: 'turn' as const, threadId: 'thread_1', observationId, turnIndex: 0 },
         createdAt: '2026-01-01T00:00:00.000Z',
-        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
       });
       await index.upsert({ records: [record('m1', 'garden zebra garden'), record('m2', 'garden unicorn'), record('m3', 'harbour boats', 'agent_b')], embedder });
       await index.upsert({ records: [record('m1', 'harbour zebra'), record('m2', 'garden unicorn', 'agent_b')], embedder }); // replaced, moved
@@ -252,7 +252,7 @@ describe('postgresMemoryIndex term statistics (PGlite)', () => {
           validFrom: occurredAt ?? createdAt,
           validTo: null,
           supersededBy: null,
-          suspicious: false,
+          suspicious: false, expiresAt: null,
         })),
       );
       const query = Float32Array.from([1, 0, 0, 0]);
@@ -303,7 +303,7 @@ describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), a connection that
         occurredAt: null,
         source: { kind: 'turn' as const, threadId: 'thread_1', observationId: 'obs_1', turnIndex: 0 },
         createdAt: '2026-01-01T00:00:00.000Z',
-        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+        provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
       };
       // Made by a process whose search_path holds the extension: pgvector tables.
       const seeing = await opened(`${schema},${extensionSchema}`);

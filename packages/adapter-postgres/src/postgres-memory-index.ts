@@ -348,7 +348,7 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
           return { versions, changed };
         });
         vectors.afterWrite(result.versions, (_, cached) => {
-          for (const row of result.changed) cached.setMeta(row.id, { threadId: row.thread_id, validFrom: row.valid_from, validTo: row.valid_to });
+          for (const row of result.changed) cached.setMeta(row.id, { threadId: row.thread_id, validFrom: row.valid_from, validTo: row.valid_to, expiresAt: row.expires_at });
         });
       });
     },

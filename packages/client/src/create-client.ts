@@ -340,7 +340,11 @@ export function createClient(options: ClientOptions) {
     list: (agentId: string, query: QueryParameters<'listMemories'> = {}, request?: RequestOptions) =>
       json<ResponseBody<'listMemories'>>('GET', `${agentPath(agentId)}/memories`, { ...request, query }),
     /** `GET …/memories/{memory_id}`: text, dates, provenance and the credits its learning cost. */
-    get: (agentId: string, memoryId: string, request?: RequestOptions) => json<ResponseBody<'getMemory'>>('GET', memoryPath(agentId, memoryId), request),
+    get: (agentId: string, memoryId: string, query: QueryParameters<'getMemory'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'getMemory'>>('GET', memoryPath(agentId, memoryId), { ...request, query }),
+    /** `PATCH …/memories/{memory_id}` (extension, issue 42): `{ expires_at }` sets (ISO date-time) or clears (null) when it expires. */
+    update: (agentId: string, memoryId: string, body: RequestBody<'updateMemory'>, request?: RequestOptions) =>
+      json<ResponseBody<'updateMemory'>>('PATCH', memoryPath(agentId, memoryId), { ...request, json: body }),
     /** `POST …/memories/search`: chat's retrieval for a query, each hit with its rank and every signal's share of its score. */
     search: (agentId: string, body: RequestBody<'searchMemories'>, request?: RequestOptions) =>
       json<ResponseBody<'searchMemories'>>('POST', `${agentPath(agentId)}/memories/search`, { ...request, json: body }),

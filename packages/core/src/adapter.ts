@@ -34,6 +34,7 @@ export {
   hitRecord,
   indexedText,
   isAfterPosition,
+  isUnexpiredAt,
   isValidAt,
   listPage,
   matchesDeleteFilter,

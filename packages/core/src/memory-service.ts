@@ -55,6 +55,7 @@ import type {
   LogsRequest,
   ListMemoriesRequest,
   MemoryRequest,
+  PatchMemoryRequest,
   SearchMemoriesRequest,
   ObservationStatusRequest,
   ObservationListRequest,
@@ -180,6 +181,12 @@ export interface MemoryService {
     search(request: SearchMemoriesRequest): Promise<MemorySearchOutput>;
     /** `DELETE .../memories/{memory_id}` (204); 404 `not_found`. Its words leave its neighbours' keywords; exports made before are removed. */
     delete(request: MemoryRequest): Promise<void>;
+    /**
+     * `PATCH .../memories/{memory_id}` (extension, issue 42): `{ expires_at }` sets (ISO date-time)
+     * or clears (null) when the memory expires; the memory as it is then. 404 `not_found` as `delete`
+     * (a person patches the memories of their own threads); a bad body is 422 `invalid_request`.
+     */
+    setExpiry(request: PatchMemoryRequest): Promise<MemoryDetailOutput>;
   };
 
   /** `POST .../observe` (202): stores up to 100 observations as one job and learns them in the background. */

@@ -25,7 +25,7 @@ const record = (id: string, text: string): MemoryRecord => ({
   occurredAt: null,
   source: { kind: 'turn', threadId: 'thr_1', observationId: 'obs_old', turnIndex: 0 },
   createdAt: '2024-01-01T00:00:00.000Z',
-  provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+  provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
 });
 
 const writeRequest = (turns: WriterTurn[], similar: (text: string) => MemoryRecord[] = () => []): MemoryWriteRequest & { searches: string[] } => {
@@ -68,7 +68,7 @@ describe('llmMemoryWriter', () => {
             speaker: 'Ana',
             occurredAt: '2024-05-03T00:00:00.000Z',
             source: { kind: 'turn', threadId: 'thr_1', observationId: 'obs_0', turnIndex: 0 },
-            suspicious: false,
+            suspicious: false, expiresAt: null,
           },
         ],
       },
@@ -82,7 +82,7 @@ describe('llmMemoryWriter', () => {
             speaker: 'Ana',
             occurredAt: '2024-05-05T08:00:00.000Z',
             source: { kind: 'turn', threadId: 'thr_1', observationId: 'obs_1', turnIndex: 1 },
-            suspicious: false,
+            suspicious: false, expiresAt: null,
           },
         ],
       },

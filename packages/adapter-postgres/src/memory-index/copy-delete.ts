@@ -60,11 +60,11 @@ export async function copyRecords(
   await tx.query(
     `INSERT INTO ${records} (id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
        speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename,
-       writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious, duplicate_key)
+       writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious, duplicate_key, expires_at)
      SELECT m.new_id, $3, $4, r.text, r.keywords, r.terms, r.term_count, r.embedding, r.embedding_norm,
        r.speaker, r.occurred_at, r.created_at, r.source_kind, r.thread_id, r.observation_id, r.turn_index, r.source_id, r.page, r.filename,
        r.writer, r.job_id, r.span_start, r.span_end, r.also_from, r.valid_from, r.valid_to,
-       coalesce(t.new_id, r.superseded_by), r.suspicious, r.duplicate_key
+       coalesce(t.new_id, r.superseded_by), r.suspicious, r.duplicate_key, r.expires_at
      FROM unnest($1::text[], $2::text[]) AS m(old_id, new_id) JOIN ${records} r ON r.id = m.old_id
      LEFT JOIN unnest($1::text[], $2::text[]) AS t(old_id, new_id) ON t.old_id = r.superseded_by`,
     [oldIds, newIds, toAgentId, toOrganizationId],

@@ -1,5 +1,5 @@
 import { analyze, type MemoryHit } from '@memory-agents/core/adapter';
-import { filterSql, isCurrentOnly, type SearchFilter } from './filters.js';
+import { filterSql, isCurrentOnly, unexpiredSql, type SearchFilter } from './filters.js';
 import { hitColumns, hitFromRow, type HitRow, type IndexState } from './schema.js';
 
 /** BM25 parameters, the same as the in-memory index. */
@@ -100,8 +100,10 @@ export function fullTextChannel(state: IndexState, options: FullTextChannelOptio
       // read once through a partial index and left out. Other filters look each posting's record up.
       params.push(agentId);
       const agentParam = `$${params.length}`;
+      // Expired records (issue 42), usually few, are left out the same way through their partial index.
+      const expired = filter.now === null || !isCurrentOnly(filter) ? '' : ` UNION ALL SELECT rec FROM ${records} WHERE agent_id = ${agentParam} AND expires_at IS NOT NULL AND NOT ${unexpiredSql('', params, filter.now)}`;
       const kept = isCurrentOnly(filter)
-        ? `AND rec NOT IN (SELECT rec FROM ${records} WHERE agent_id = ${agentParam} AND valid_to IS NOT NULL)`
+        ? `AND rec NOT IN (SELECT rec FROM ${records} WHERE agent_id = ${agentParam} AND valid_to IS NOT NULL${expired})`
         : `AND EXISTS (SELECT 1 FROM ${records} f WHERE f.rec = ${postings}.rec AND f.agent_id = ${agentParam} AND ${filterSql(state.tables, filter, 'f.', params)})`;
       const { rows } = await client.query<HitRow & { score: number }>(
         `WITH query_terms AS (SELECT * FROM unnest($1::bigint[], $2::float8[], $3::int[]) AS q(term_id, idf, take)),

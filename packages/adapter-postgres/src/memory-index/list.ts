@@ -10,14 +10,19 @@ import {
 } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import type { VectorMeta } from './vectors.js';
+import { unexpiredSql } from './filters.js';
 import { HIT_COLUMNS, hitFromRow, timestampOf, type HitRow, type IndexTables } from './schema.js';
 
 /** What the JS vector channel caches of a record to filter searches. */
-export const vectorMeta = (record: Pick<MemoryRecord, 'source' | 'validFrom' | 'validTo'>): VectorMeta => ({
+export const vectorMeta = (record: Pick<MemoryRecord, 'source' | 'validFrom' | 'validTo' | 'expiresAt'>): VectorMeta => ({
   threadId: record.source.threadId,
   validFrom: record.validFrom,
   validTo: record.validTo,
+  expiresAt: record.expiresAt === null ? null : canonicalIso(record.expiresAt),
 });
+
+/** A record `update` changed: what the vector cache keeps of it. */
+type ChangedRow = { id: string; thread_id: string; valid_from: string | null; valid_to: string | null; expires_at: string | null };
 
 /**
  * `MemoryIndex.list`: one query, filtered and ordered in SQL (`created_at`, then `id`, both
@@ -35,6 +40,7 @@ export async function listRecords(client: SqlClient, tables: IndexTables, reques
     clauses.push(sql(`$${params.length}`));
   };
   if (!request.includeHistory) clauses.push('valid_to IS NULL');
+  if (request.now !== undefined) clauses.push(unexpiredSql('', params, canonicalIso(request.now)));
   if (request.threadIds !== undefined) add((p) => `thread_id = ANY(${p}::text[])`, [...request.threadIds]);
   if (request.sourceId !== undefined) add((p) => `source_id = ${p}`, request.sourceId);
   if (request.observationId !== undefined) add((p) => `observation_id = ${p}`, request.observationId);
@@ -73,18 +79,19 @@ export async function updateRecords(
   tables: IndexTables,
   agentId: string,
   patches: readonly MemoryPatch[],
-): Promise<{ id: string; thread_id: string; valid_from: string | null; valid_to: string | null }[]> {
+): Promise<ChangedRow[]> {
   const has = (key: keyof MemoryPatch) => patches.map((patch) => patch[key] !== undefined);
-  const { rows } = await tx.query<{ id: string; thread_id: string; valid_from: string | null; valid_to: string | null }>(
+  const { rows } = await tx.query<ChangedRow>(
     `UPDATE ${tables.records} r SET
        valid_to = CASE WHEN u.set_valid_to THEN u.valid_to ELSE r.valid_to END,
        superseded_by = CASE WHEN u.set_superseded_by THEN u.superseded_by ELSE r.superseded_by END,
        suspicious = CASE WHEN u.set_suspicious THEN u.suspicious ELSE r.suspicious END,
-       also_from = CASE WHEN u.set_also_from THEN u.also_from::jsonb ELSE r.also_from END
-     FROM unnest($2::text[], $3::bool[], $4::text[], $5::bool[], $6::text[], $7::bool[], $8::bool[], $9::bool[], $10::text[])
-       AS u(id, set_valid_to, valid_to, set_superseded_by, superseded_by, set_suspicious, suspicious, set_also_from, also_from)
+       also_from = CASE WHEN u.set_also_from THEN u.also_from::jsonb ELSE r.also_from END,
+       expires_at = CASE WHEN u.set_expires_at THEN u.expires_at ELSE r.expires_at END
+     FROM unnest($2::text[], $3::bool[], $4::text[], $5::bool[], $6::text[], $7::bool[], $8::bool[], $9::bool[], $10::text[], $11::bool[], $12::text[])
+       AS u(id, set_valid_to, valid_to, set_superseded_by, superseded_by, set_suspicious, suspicious, set_also_from, also_from, set_expires_at, expires_at)
      WHERE r.agent_id = $1 AND r.id = u.id
-     RETURNING r.id, r.thread_id, r.valid_from, r.valid_to`,
+     RETURNING r.id, r.thread_id, r.valid_from, r.valid_to, r.expires_at`,
     [
       agentId,
       patches.map((patch) => patch.id),
@@ -96,6 +103,8 @@ export async function updateRecords(
       patches.map((patch) => patch.suspicious ?? false),
       has('alsoFrom'),
       patches.map((patch) => (patch.alsoFrom === undefined ? null : JSON.stringify(patch.alsoFrom))),
+      has('expiresAt'),
+      patches.map((patch) => (patch.expiresAt == null ? null : canonicalIso(patch.expiresAt))),
     ],
   );
   return rows;

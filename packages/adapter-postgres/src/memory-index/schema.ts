@@ -214,6 +214,18 @@ export function migrations(tables: IndexTables, vectorKind: VectorKind) {
       // dropped and these renamed in their place (reembed.ts), then added again, empty.
       sql: `ALTER TABLE ${table} ADD COLUMN reembedding ${vectorKind === 'pgvector' ? 'vector' : 'bytea'}, ADD COLUMN reembedding_norm double precision;`,
     },
+    {
+      version: 9,
+      name: 'memory expiry',
+      // When a memory expires (issue 42): canonical ISO text (written through canonicalIso, so it
+      // compares as a string with the search's canonical \`now\`), NULL for never (rows written
+      // before). The agent's expiring records, usually few, are read through a partial index, as
+      // the superseded ones are.
+      sql: `
+        ALTER TABLE ${table} ADD COLUMN expires_at text;
+        CREATE INDEX memory_index_records_expiring ON ${table} (agent_id) INCLUDE (rec, expires_at) WHERE expires_at IS NOT NULL;
+      `,
+    },
   ];
 }
 
@@ -224,6 +236,7 @@ const COLUMN_NAMES = [
   'id', 'agent_id', 'organization_id', 'text', 'keywords', 'embedding', 'speaker', 'occurred_at', 'created_at',
   'source_kind', 'thread_id', 'observation_id', 'turn_index', 'source_id', 'page', 'filename',
   'writer', 'job_id', 'span_start', 'span_end', 'also_from', 'valid_from', 'valid_to', 'superseded_by', 'suspicious',
+  'expires_at',
 ];
 /** The record columns, optionally qualified by a table alias; vectors come back as text (both kinds). */
 export const columns = (alias = '') =>
@@ -261,6 +274,7 @@ export type RecordRow = {
   valid_to: string | null;
   superseded_by: string | null;
   suspicious: boolean;
+  expires_at: string | null;
 };
 
 /** A row of {@link hitColumns}. */
@@ -295,6 +309,7 @@ function v2FromRow(row: Omit<RecordRow, 'embedding_text'>): MemoryRecordV2Fields
     validTo: row.valid_to,
     supersededBy: row.superseded_by,
     suspicious: Boolean(row.suspicious),
+    expiresAt: row.expires_at ?? null,
   };
 }
 

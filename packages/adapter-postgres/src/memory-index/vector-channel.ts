@@ -63,12 +63,13 @@ export function vectorChannel(state: IndexState, options: VectorChannelOptions) 
       thread_id: string;
       valid_from: string | null;
       valid_to: string | null;
-    }>(`SELECT id, ${select} AS embedding, embedding_norm, thread_id, valid_from, valid_to FROM ${records} WHERE agent_id = $1`, [agentId]);
+      expires_at: string | null;
+    }>(`SELECT id, ${select} AS embedding, embedding_norm, thread_id, valid_from, valid_to, expires_at FROM ${records} WHERE agent_id = $1`, [agentId]);
     const decode = (value: Uint8Array | string) =>
       typeof value === 'string' ? vectorFromSend(Buffer.from(value, 'hex')) : encoding === 'send' ? vectorFromSend(value) : vectorFromBytes(value);
     const loaded = new CachedAgentVectors(dimensions, version, rows.length);
     for (const row of rows) {
-      loaded.set(row.id, decode(row.embedding), Number(row.embedding_norm), { threadId: row.thread_id, validFrom: row.valid_from, validTo: row.valid_to });
+      loaded.set(row.id, decode(row.embedding), Number(row.embedding_norm), { threadId: row.thread_id, validFrom: row.valid_from, validTo: row.valid_to, expiresAt: row.expires_at });
     }
     loaded.lastUsed = ++cacheClock;
     if (rows.length <= options.vectorCacheRows) {

@@ -1,7 +1,8 @@
 /** Vector encodings (pgvector text, bytea float32) and the per-agent vector slab of the JS channel. */
 
 /** What the JS vector channel keeps per cached vector to apply a search's filter. */
-export type VectorMeta = { threadId: string; validFrom: string | null; validTo: string | null };
+/** `expiresAt` in canonical ISO form (as stored), null for never. */
+export type VectorMeta = { threadId: string; validFrom: string | null; validTo: string | null; expiresAt: string | null };
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 

@@ -1,4 +1,4 @@
-import { analyze, duplicateKey, indexedText, type MemoryRecord } from '@memory-agents/core/adapter';
+import { analyze, canonicalIso, duplicateKey, indexedText, type MemoryRecord } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { impact, type IndexTables, type VectorKind } from './schema.js';
 import { norm, vectorLiteral } from './vectors.js';
@@ -148,17 +148,17 @@ export async function insertRows(
     `WITH written AS (
        INSERT INTO ${tables.records} (id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
          speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename,
-         writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious, duplicate_key)
+         writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious, duplicate_key, expires_at)
        SELECT u.id, u.agent_id, u.organization_id, u.text, u.keywords, string_to_array(u.terms, ' '), u.term_count,
          ${vectorKind === 'pgvector' ? 'u.embedding::vector' : "decode(u.embedding, 'hex')"}, u.embedding_norm,
          u.speaker, u.occurred_at, u.created_at, u.source_kind, u.thread_id, u.observation_id, u.turn_index, u.source_id, u.page, u.filename,
-         u.writer, u.job_id, u.span_start, u.span_end, u.also_from::jsonb, u.valid_from, u.valid_to, u.superseded_by, u.suspicious, u.duplicate_key
+         u.writer, u.job_id, u.span_start, u.span_end, u.also_from::jsonb, u.valid_from, u.valid_to, u.superseded_by, u.suspicious, u.duplicate_key, u.expires_at
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::float8[],
          $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::text[], $18::int[], $19::text[],
-         $23::text[], $24::text[], $25::int[], $26::int[], $27::text[], $28::text[], $29::text[], $30::text[], $31::bool[], $32::text[])
+         $23::text[], $24::text[], $25::int[], $26::int[], $27::text[], $28::text[], $29::text[], $30::text[], $31::bool[], $32::text[], $33::text[])
          AS u(id, agent_id, organization_id, text, keywords, terms, term_count, embedding, embedding_norm,
            speaker, occurred_at, created_at, source_kind, thread_id, observation_id, turn_index, source_id, page, filename,
-           writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious, duplicate_key)
+           writer, job_id, span_start, span_end, also_from, valid_from, valid_to, superseded_by, suspicious, duplicate_key, expires_at)
        ON CONFLICT (id) DO UPDATE SET
          agent_id = excluded.agent_id, organization_id = excluded.organization_id, text = excluded.text,
          keywords = excluded.keywords, terms = excluded.terms, term_count = excluded.term_count,
@@ -168,7 +168,7 @@ export async function insertRows(
          source_id = excluded.source_id, page = excluded.page, filename = excluded.filename,
          writer = excluded.writer, job_id = excluded.job_id, span_start = excluded.span_start, span_end = excluded.span_end,
          also_from = excluded.also_from, valid_from = excluded.valid_from, valid_to = excluded.valid_to,
-         superseded_by = excluded.superseded_by, suspicious = excluded.suspicious, duplicate_key = excluded.duplicate_key,
+         superseded_by = excluded.superseded_by, suspicious = excluded.suspicious, duplicate_key = excluded.duplicate_key, expires_at = excluded.expires_at,
          reembedding = NULL, reembedding_norm = NULL
        RETURNING id, rec, agent_id, term_count)
      INSERT INTO ${tables.postings} (term_id, rec, impact, tf, term_count)
@@ -210,6 +210,7 @@ export async function insertRows(
       column((record) => record.supersededBy),
       column((record) => record.suspicious),
       column((record) => duplicateKey(record)),
+      column((record) => (record.expiresAt === null ? null : canonicalIso(record.expiresAt))),
     ],
   );
 }

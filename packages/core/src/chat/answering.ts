@@ -94,6 +94,8 @@ export function createAnswering(context: ServiceContext) {
       options: context.retrieval,
       ...(at ? { asOf: at.toISOString(), now: at.getTime() } : {}),
       ...(threadIds === undefined ? {} : { threadIds }),
+      // Expired memories (issue 42) are gone from every answer at the service clock's instant.
+      unexpiredAt: context.nowIso(),
     });
   }
 

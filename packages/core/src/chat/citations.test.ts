@@ -40,7 +40,7 @@ async function storeWithTurns() {
     occurredAt: null,
     source: { kind: 'turn', threadId: t.id, observationId: jobId, turnIndex },
     createdAt: '2026-01-01T00:00:00.000Z',
-    provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+    provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
   });
   return { context, memory, first: first.id, second: second.id, reads: () => reads };
 }

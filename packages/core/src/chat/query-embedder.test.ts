@@ -29,7 +29,7 @@ describe('queryEmbedder', () => {
           occurredAt: null,
           source: { kind: 'turn', threadId: 't', observationId: 'o', turnIndex: 0 },
           createdAt: '2026-01-01T00:00:00.000Z',
-          provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+          provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
         },
       ],
       embedder: { id: built.id, dimensions: built.dimensions },

@@ -49,6 +49,7 @@ export async function detachMerged(context: ServiceContext, agentId: string, job
         validTo: record.validTo,
         supersededBy: record.supersededBy,
         suspicious: record.suspicious,
+        expiresAt: record.expiresAt,
         remaining: record.alsoFrom.filter(kept),
       };
       const rewritten = await repointed(context, intent);
@@ -111,6 +112,7 @@ async function repointed(context: ServiceContext, intent: JobRepoint): Promise<M
       validTo: intent.validTo,
       supersededBy: intent.supersededBy,
       suspicious: intent.suspicious,
+      expiresAt: intent.expiresAt ?? null,
     };
   }
   return null;

@@ -231,6 +231,8 @@ export async function importAgent(context: ImportContext, { organizationId, open
             alsoFrom: (m.alsoFrom ?? []).map(ref),
             provenance: { ...m.provenance, jobId: m.provenance?.jobId && knownJobs.has(m.provenance.jobId) ? job(m.provenance.jobId) : (m.provenance?.jobId ?? null) },
             supersededBy: m.supersededBy ? memory(m.supersededBy) : null,
+            // Files written before expiry (issue 42) have none: never expires.
+            expiresAt: typeof m.expiresAt === 'string' ? new Date(m.expiresAt).toISOString() : null,
             vector: !reembed && typeof vector === 'string' ? decodeVector(vector) : new Float32Array(0),
           } as MemoryRecord);
           if (memories.length >= 200) await flushMemories();

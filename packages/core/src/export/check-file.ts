@@ -148,6 +148,10 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
         if (typeof memory.id !== 'string' || typeof memory.text !== 'string' || !isObject(memory.source)) throw new ExportFormatError(number, 'a memory needs id, text and source.');
         memoryIds.push(memory.id);
         if (h.vectors && memory.vector !== undefined && typeof memory.vector !== 'string') throw new ExportFormatError(number, 'a memory vector is base64 text.');
+        // Added within version 1 (issue 42): absent or null never expires.
+        if (memory.expiresAt !== undefined && memory.expiresAt !== null && (typeof memory.expiresAt !== 'string' || Number.isNaN(Date.parse(memory.expiresAt)))) {
+          throw new ExportFormatError(number, 'a memory expiresAt is an ISO date-time or null.');
+        }
         break;
       }
       case 'ledger': {

@@ -133,6 +133,7 @@ describe('memories.get', () => {
       valid_to: null,
       superseded_by: null,
       suspicious: false,
+      expires_at: null,
       source: { kind: 'turn', thread_id: aliceThread, turn_index: 0 },
       writer: expect.any(String),
     });

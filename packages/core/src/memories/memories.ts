@@ -10,11 +10,12 @@ import { queryEmbedder } from '../chat/query-embedder.js';
 import type { MemoryHitRecord, MemoryListRequest as IndexListRequest } from '../ports/memory-index.js';
 import type { AgentRecord } from '../ports/store/index.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve } from '../retrieval/retrieve.js';
-import { memoryId as memoryIdSchema, memoryListQuery, memorySearchBody } from '../schemas/memories.js';
+import { isUnexpiredAt } from '../memory-index/memory-index-helpers.js';
+import { memoryGetQuery, memoryId as memoryIdSchema, memoryListQuery, memoryPatchBody, memorySearchBody } from '../schemas/memories.js';
 import type { MemoryDetailOutput, MemoryListOutput, MemorySearchOutput } from '../schemas/outputs.js';
 import type { MemoryService } from '../memory-service.js';
 import type { ServiceContext } from '../service/context.js';
-import type { ListMemoriesRequest, MemoryRequest, SearchMemoriesRequest } from '../service/requests.js';
+import type { ListMemoriesRequest, MemoryRequest, PatchMemoryRequest, SearchMemoriesRequest } from '../service/requests.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
 import { presentMemory, presentSignals } from './present.js';
 
@@ -40,13 +41,15 @@ export function createMemories(context: ServiceContext) {
   /**
    * The memory if it exists for the caller, else 404 `not_found` (the same for every reason).
    * `delete` finds only the memories of the caller's own threads: a person reads the shared
-   * memories of an `end_user` agent but does not delete them.
+   * memories of an `end_user` agent but does not delete them. An expired memory (issue 42) is found
+   * for `delete` and `patch`, and for `read` only with `includeExpired` (audit).
    */
-  async function findMemory(caller: Caller, agent: AgentRecord, memoryId: string, purpose: 'read' | 'delete' = 'read'): Promise<MemoryHitRecord> {
+  async function findMemory(caller: Caller, agent: AgentRecord, memoryId: string, purpose: 'read' | 'delete' = 'read', includeExpired = false): Promise<MemoryHitRecord> {
     const notFound = new ServiceError('not_found', `Memory ${memoryId} was not found.`);
     if (!memoryIdSchema.safeParse(memoryId).success) throw notFound;
     const [record] = await context.index.get({ agentId: agent.id, ids: [memoryId] });
     if (!record || record.organizationId !== caller.organizationId) throw notFound;
+    if (purpose === 'read' && !includeExpired && !isUnexpiredAt(record, context.nowIso())) throw notFound;
     const reachable = purpose === 'read' ? await reachableThreads(caller, agent) : await ownThreadIds(context, caller, agent);
     if (reachable !== undefined && !reachable.includes(record.source.threadId)) throw notFound;
     const { vector: _vector, ...hit } = record;
@@ -88,6 +91,8 @@ export function createMemories(context: ServiceContext) {
         ...(input.occurred_before === undefined ? {} : { occurredBefore: input.occurred_before }),
         ...(input.text_contains === undefined ? {} : { textContains: input.text_contains }),
         ...(input.include_history ? { includeHistory: true } : {}),
+        // Expired memories (issue 42) are gone at the service clock's instant unless asked for.
+        ...(input.include_expired ? {} : { now: context.nowIso() }),
       } satisfies Omit<IndexListRequest, 'agentId' | 'limit' | 'cursor'>;
       const fingerprint = filterFingerprint(agent.id, caller.endUserId, input);
       const cursor = input.cursor === undefined ? null : openCursor(input.cursor, agent.id, fingerprint);
@@ -108,9 +113,10 @@ export function createMemories(context: ServiceContext) {
     },
 
     /** `GET .../memories/{memory_id}`: the memory, its provenance and what learning it cost. */
-    async get({ caller, agentId, memoryId }: MemoryRequest): Promise<MemoryDetailOutput> {
+    async get({ caller, agentId, memoryId, query = {} }: MemoryRequest): Promise<MemoryDetailOutput> {
+      const input = parseQuery(memoryGetQuery, query);
       const agent = await findAgent(context, caller, agentId);
-      const record = await findMemory(caller, agent, memoryId);
+      const record = await findMemory(caller, agent, memoryId, 'read', input.include_expired === true);
       return { ...presentMemory(record), learning_credits: await learningCredits(caller, record) };
     },
 
@@ -132,6 +138,7 @@ export function createMemories(context: ServiceContext) {
         explain: true,
         ...(input.as_of === undefined ? {} : { asOf: input.as_of }),
         ...(threadIds === undefined ? {} : { threadIds }),
+        unexpiredAt: input.include_expired === true ? null : context.nowIso(),
       });
       const limit = input.limit ?? DEFAULT_MEMORY_SEARCH_LIMIT;
       return {
@@ -156,6 +163,16 @@ export function createMemories(context: ServiceContext) {
       await scrubNeighbourKeywords(context, agent.id, [record]);
       await context.index.deleteBy({ agentId: agent.id, ids: [record.id] });
       await dropExports(context, caller.organizationId, agent.id);
+    },
+
+    /** `PATCH .../memories/{memory_id}` (issue 42): sets or clears when it expires; found as `delete` finds (expired ones too). */
+    async setExpiry({ caller, agentId, memoryId, body }: PatchMemoryRequest): Promise<MemoryDetailOutput> {
+      const input = parseBody(memoryPatchBody, body);
+      const agent = await findAgent(context, caller, agentId);
+      const record = await findMemory(caller, agent, memoryId, 'delete');
+      const expiresAt = input.expires_at === null ? null : new Date(input.expires_at).toISOString();
+      await context.index.update({ agentId: agent.id, patches: [{ id: record.id, expiresAt }] });
+      return { ...presentMemory({ ...record, expiresAt }), learning_credits: await learningCredits(caller, record) };
     },
   } satisfies MemoryService['memories'];
 

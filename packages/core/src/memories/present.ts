@@ -37,6 +37,7 @@ export function presentMemory(record: MemoryHitRecord): MemoryOutput {
     also_from: record.alsoFrom.map(presentSource),
     job_id: record.provenance.jobId,
     writer: record.provenance.writer,
+    expires_at: record.expiresAt,
   };
 }
 

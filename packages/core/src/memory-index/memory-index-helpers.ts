@@ -164,7 +164,7 @@ export function memorySourceFromColumns(row: Record<string, unknown>): MemorySou
 export const UNKNOWN_WRITER = 'unknown';
 
 /** The v2 fields of a memory record (provenance, validity, flags). */
-export type MemoryRecordV2Fields = Pick<MemoryRecord, 'provenance' | 'alsoFrom' | 'validFrom' | 'validTo' | 'supersededBy' | 'suspicious'>;
+export type MemoryRecordV2Fields = Pick<MemoryRecord, 'provenance' | 'alsoFrom' | 'validFrom' | 'validTo' | 'supersededBy' | 'suspicious' | 'expiresAt'>;
 
 /**
  * The v2 fields a record written before they existed reads back with: writer 'unknown', no job,
@@ -179,6 +179,7 @@ export function memoryRecordDefaults(record: Pick<MemoryRecord, 'occurredAt' | '
     validTo: null,
     supersededBy: null,
     suspicious: false,
+    expiresAt: null,
   };
 }
 
@@ -201,9 +202,16 @@ export function isValidAt(record: Pick<MemoryRecord, 'validFrom' | 'validTo'>, a
   return true;
 }
 
-/** Whether a record passes the filters of a search (validity and `threadIds`). */
-export function matchesSearchFilter(record: MemoryHitRecord, request: Pick<MemorySearchRequest, 'asOf' | 'threadIds'>): boolean {
+/** Whether a record has not expired at `now` (absent: expiry not looked at; issue 42). */
+export function isUnexpiredAt(record: Pick<MemoryRecord, 'expiresAt'>, now?: string): boolean {
+  if (now === undefined || record.expiresAt === null) return true;
+  return Date.parse(record.expiresAt) > Date.parse(now);
+}
+
+/** Whether a record passes the filters of a search (validity, expiry and `threadIds`). */
+export function matchesSearchFilter(record: MemoryHitRecord, request: Pick<MemorySearchRequest, 'asOf' | 'threadIds' | 'now'>): boolean {
   if (request.threadIds !== undefined && !request.threadIds.includes(record.source.threadId)) return false;
+  if (!isUnexpiredAt(record, request.now)) return false;
   return isValidAt(record, request.asOf);
 }
 
@@ -211,6 +219,7 @@ export function matchesSearchFilter(record: MemoryHitRecord, request: Pick<Memor
 export function matchesListFilter(record: MemoryHitRecord, request: MemoryListRequest): boolean {
   if (record.agentId !== request.agentId) return false;
   if (!request.includeHistory && record.validTo !== null) return false;
+  if (!isUnexpiredAt(record, request.now)) return false;
   if (request.threadIds !== undefined && !request.threadIds.includes(record.source.threadId)) return false;
   if (request.sourceId !== undefined && (record.source.kind !== 'document' || record.source.sourceId !== request.sourceId)) return false;
   if (request.observationId !== undefined && record.source.observationId !== request.observationId) return false;
@@ -296,6 +305,7 @@ export function applyMemoryPatch<T extends MemoryHitRecord>(record: T, patch: Me
     ...(patch.supersededBy !== undefined ? { supersededBy: patch.supersededBy } : {}),
     ...(patch.suspicious !== undefined ? { suspicious: patch.suspicious } : {}),
     ...(patch.alsoFrom !== undefined ? { alsoFrom: patch.alsoFrom.map((source) => ({ ...source })) } : {}),
+    ...(patch.expiresAt !== undefined ? { expiresAt: patch.expiresAt } : {}),
   };
 }
 

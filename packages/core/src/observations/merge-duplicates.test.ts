@@ -100,14 +100,14 @@ describe('planMerges on a resumed batch', () => {
   const record = (id: string, text: string, from: ReturnType<typeof source>, alsoFrom: ReturnType<typeof source>[] = []): MemoryRecord => ({
     id, organizationId: 'org_a', agentId: 'agent_a', text, keywords: '', vector: new Float32Array([1, 0]), speaker: 'Dana', occurredAt: null, source: from,
     createdAt: `2024-01-0${id.at(-3)}T00:00:00.000Z`, provenance: { writer: 'verbatim-v2', jobId: from.observationId, span: { start: 0, end: text.length } },
-    alsoFrom, validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+    alsoFrom, validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
   });
   const turnOf = (turnIndex: number, text: string) => ({ jobId: 'obs_b', turnIndex, speaker: 'Dana', text, timestamp: '2024-02-01T00:00:00Z', tags: [], state: 'read' as const, failureReason: null, details: {} });
   const job = { id: 'obs_b', agentId: 'agent_a', threadId: 'thr_a' } as JobRecord;
 
   it('never merges a turn into its own memory nor adds a source twice', async () => {
     const index = inMemoryMemoryIndex();
-    const context = { index, logger: silentLogger } as unknown as ServiceContext;
+    const context = { index, logger: silentLogger, nowIso: () => new Date().toISOString() } as unknown as ServiceContext;
     const text = 'My sister lives in Lisbon now.';
     // The run before committed turn 0 as its own memory (merged turn 2 into it), and merged turn 1 into mem_a_1_0.
     await index.upsert({ records: [record('mem_a_1_0', 'We adopted a grey kitten.', source('obs_a', 0), [source('obs_b', 1)]), record('mem_b_2_0', text, source('obs_b', 0), [source('obs_b', 2)])], embedder });

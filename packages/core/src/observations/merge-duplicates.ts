@@ -1,5 +1,6 @@
 import { describeError } from '../service/logger.js';
 import { duplicateKey } from '../memory/duplicates.js';
+import { isUnexpiredAt } from '../memory-index/memory-index-helpers.js';
 import type { MemoryHitRecord, MemoryRecord, MemorySourceRef } from '../ports/memory-index.js';
 import type { Supersession } from '../ports/memory-writer.js';
 import type { JobRecord, TurnRecord } from '../ports/store/index.js';
@@ -55,7 +56,9 @@ export async function planMerges(context: ServiceContext, job: JobRecord, turns:
   if (keyOf.size === 0) return none;
   let found: MemoryHitRecord[];
   try {
-    found = await index.findDuplicates({ agentId: job.agentId, keys: [...new Set(keyOf.values())] });
+    // Never into an expired memory (issue 42): what is learned again would stay hidden with it.
+    const now = context.nowIso();
+    found = (await index.findDuplicates({ agentId: job.agentId, keys: [...new Set(keyOf.values())] })).filter((record) => isUnexpiredAt(record, now));
   } catch (error) {
     context.logger.warn('looking up duplicate memories failed; the batch merges nothing', { jobId: job.id, error: describeError(error) });
     return none;

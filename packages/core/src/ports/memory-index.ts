@@ -30,9 +30,12 @@
  * - Validity: `search` and `list` return only current records (`validTo === null`) unless asked
  *   otherwise (`asOf`, `includeHistory`); filters run inside the index, so a search for current
  *   facts costs no more than one without them.
+ * - Expiry (issue 42): given `now`, `search` and `list` leave out records whose `expiresAt` is not
+ *   null and <= `now` (inside the index, like validity); without `now` expiry is not looked at.
+ *   `update` sets or clears `expiresAt` (`MemoryPatch.expiresAt`).
  * - `list` pages the agent's records newest first (`createdAt` desc, then `id` desc); following
  *   `nextCursor` until it is null visits every matching record exactly once while nothing changes.
- * - `update` patches validity, `suspicious` and `alsoFrom` of existing records of the agent; ids
+ * - `update` patches validity, `suspicious`, `alsoFrom` and `expiresAt` of existing records of the agent; ids
  *   missing (or of another agent) are ignored. Text, vectors and sources never change through it.
  * - Every field of a record round-trips: `get`, `search` and `list` return what `upsert` stored
  *   (rows written before a field existed read back with its documented default).
@@ -205,6 +208,8 @@ export type MemoryListRequest = {
   textContains?: string;
   /** @default false: only current records (`validTo === null`). */
   includeHistory?: boolean;
+  /** Expiry (issue 42): an ISO date-time => records with `expiresAt <= now` are left out; absent => all. */
+  now?: string;
 };
 
 export type MemoryListResult = {
@@ -220,6 +225,8 @@ export type MemoryPatch = {
   supersededBy?: string | null;
   suspicious?: boolean;
   alsoFrom?: MemorySourceRef[];
+  /** When the record expires (issue 42); null: never. */
+  expiresAt?: string | null;
 };
 
 export type MemoryUpdateRequest = { agentId: string; patches: readonly MemoryPatch[] };
@@ -282,6 +289,11 @@ export type MemoryRecord = {
   supersededBy: string | null;
   /** Instruction-like content flagged when learned (issue 33). */
   suspicious: boolean;
+  /**
+   * ISO date-time the memory expires (issue 42): from then on (`expiresAt <= now`) a search or list
+   * given `now` leaves it out; null (the default for rows written before) never expires.
+   */
+  expiresAt: string | null;
 };
 
 export type MemorySearchRequest = {
@@ -299,6 +311,11 @@ export type MemorySearchRequest = {
   asOf?: string;
   /** Restrict to these thread ids (end-user narrowing); absent => all threads of the agent. */
   threadIds?: readonly string[];
+  /**
+   * Expiry (issue 42): an ISO date-time => records with `expiresAt <= now` are left out; absent =>
+   * expiry is not looked at (audit).
+   */
+  now?: string;
 };
 
 /** A record as a search hit carries it: everything but the vector. */

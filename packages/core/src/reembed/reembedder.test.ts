@@ -32,7 +32,7 @@ async function seededIndex(count: number) {
     validFrom: null,
     validTo: i % 5 === 0 ? '2026-02-01T00:00:00.000Z' : null,
     supersededBy: null,
-    suspicious: false,
+    suspicious: false, expiresAt: null,
   }));
   await index.upsert({ records, embedder: { id: OLD.id, dimensions: OLD.dimensions } });
   return { index, texts };

@@ -28,13 +28,15 @@ export async function historyOf(
   limit: number,
   // The person's narrowing holds for history too: never a superseded memory of another's thread.
   threadIds: readonly string[] | undefined,
+  // Expiry holds for history too (issue 42): an expired memory is never shown as what was true before.
+  now?: string,
 ): Promise<{ record: MemoryHitRecord; replacedBy: number }[]> {
   const position = packed.slice(0, HISTORY_LOOKUP_TOP).findIndex((item) => item.record.validFrom !== null && extractClaims(item.record.text).length > 0);
   if (position === -1) return [];
   const current = packed[position]!.record;
   const before = new Date(Date.parse(current.validFrom!) - 1);
   if (Number.isNaN(before.getTime())) return [];
-  const { lexical, semantic } = await index.search({ agentId, text, vector, limit, asOf: before.toISOString(), ...(threadIds === undefined ? {} : { threadIds }) });
+  const { lexical, semantic } = await index.search({ agentId, text, vector, limit, asOf: before.toISOString(), ...(threadIds === undefined ? {} : { threadIds }), ...(now === undefined ? {} : { now }) });
   const seen = new Set(packed.map((item) => item.record.id));
   const history: { record: MemoryHitRecord; replacedBy: number }[] = [];
   for (const hit of [...lexical, ...semantic]) {

@@ -37,7 +37,7 @@ async function learn(sessions: { timestamp: string; turns: [speaker: string, tex
               validFrom: null,
               validTo: null,
               supersededBy: null,
-              suspicious: false,
+              suspicious: false, expiresAt: null,
             }),
           )
         : [],

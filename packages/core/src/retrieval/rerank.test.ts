@@ -20,7 +20,7 @@ const record = (id: string, vector: number[]): MemoryRecord => ({
   validFrom: null,
   validTo: null,
   supersededBy: null,
-  suspicious: false,
+  suspicious: false, expiresAt: null,
 });
 
 async function indexWith(records: MemoryRecord[]) {

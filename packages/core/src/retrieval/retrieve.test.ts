@@ -33,7 +33,7 @@ async function learn(sessions: { timestamp: string; turns: [speaker: string, tex
             agentId: 'agent_1',
             vector: embedder.embedSync(memory.text),
             createdAt: session.timestamp,
-            provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: memory.suspicious ?? false,
+            provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: memory.suspicious ?? false, expiresAt: null,
           }))
         : [],
     );

@@ -66,13 +66,23 @@ export type RetrieveRequest = {
   asOf?: string;
   /** Only memories learned in these threads (a person's `X-SP-End-User` narrowing). @default every thread */
   threadIds?: readonly string[];
+  /**
+   * Expiry (issue 42): the service clock's now (ISO date-time); memories with `expiresAt <= it` are
+   * left out by the index, on every channel and in history. null: expired memories too (audit).
+   * @default the system clock's now (never expired memories by accident)
+   */
+  unexpiredAt?: string | null;
 };
 
 /** The narrowing of a request the index applies to every channel. */
-type SearchScope = Pick<MemorySearchRequest, 'asOf' | 'threadIds'>;
+type SearchScope = Pick<MemorySearchRequest, 'asOf' | 'threadIds' | 'now'>;
 
 function scopeOf(request: RetrieveRequest): SearchScope {
-  return { ...(request.asOf === undefined ? {} : { asOf: request.asOf }), ...(request.threadIds === undefined ? {} : { threadIds: request.threadIds }) };
+  return {
+    ...(request.asOf === undefined ? {} : { asOf: request.asOf }),
+    ...(request.threadIds === undefined ? {} : { threadIds: request.threadIds }),
+    ...(request.unexpiredAt === null ? {} : { now: request.unexpiredAt ?? new Date().toISOString() }),
+  };
 }
 
 async function search(index: MemoryIndex, embedder: Embedder, agentId: string, text: string, limit: number, scope: SearchScope) {
@@ -213,7 +223,7 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
   const ranked = preferNewer(reranked, meaning);
   const { packed, memoryContext } = pack(ranked, request.maxContextChars);
   if (request.asOf !== undefined || packed.length === 0) return { ranked, packed, memoryContext };
-  const history = await historyOf(index, request.agentId, searched, vector, packed, limit, scope.threadIds);
+  const history = await historyOf(index, request.agentId, searched, vector, packed, limit, scope.threadIds, scope.now);
   return { ranked, ...packHistory(packed, memoryContext, history, request.maxContextChars) };
 }
 

@@ -65,7 +65,7 @@ describe('retrieve with the WordNet option', () => {
       occurredAt: '2023-05-08T13:56:00.000Z',
       source: { kind: 'turn', threadId: 'thread_1', observationId: 'obs_1', turnIndex },
       createdAt: '2023-05-08T13:56:00.000Z',
-      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+      provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
     }));
     await index.upsert({ records, embedder: { id: embedder.id, dimensions: embedder.dimensions } });
     return index;

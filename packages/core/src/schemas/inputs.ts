@@ -3,7 +3,7 @@ import type { createAgentBody, patchAgentBody } from './agents.js';
 import type { billingQuery } from './billing.js';
 import type { finishLearningBody } from './documents.js';
 import type { chatBody, learningQuery, observationsQuery, observeAndEnrichBody, observeBody, recallBody } from './observations.js';
-import type { memoryListQuery, memorySearchBody } from './memories.js';
+import type { memoryGetQuery, memoryListQuery, memoryPatchBody, memorySearchBody } from './memories.js';
 import type { logsQuery } from './session.js';
 import type { createThreadBody } from './threads.js';
 import type { threadTurnsQuery } from './turns.js';
@@ -40,5 +40,9 @@ export type LogsQuery = z.input<typeof logsQuery>;
 export type BillingQuery = z.input<typeof billingQuery>;
 /** `service.memories.list`: filters, `limit` and `cursor`, as query-string values. */
 export type MemoryListQuery = z.input<typeof memoryListQuery>;
+/** `service.memories.get` query (extension, issue 42). */
+export type MemoryGetQuery = z.input<typeof memoryGetQuery>;
+/** `service.memories.setExpiry` (extension, issue 42). */
+export type MemoryPatchInput = z.input<typeof memoryPatchBody>;
 /** `service.memories.search`. */
 export type MemorySearchInput = z.input<typeof memorySearchBody>;

@@ -67,6 +67,8 @@ export const memory = z
     job_id: z.string().nullable(),
     /** The memory writer that produced it. */
     writer: z.string(),
+    /** Extension (issue 42): when it expires (gone from every read path from then on); null: never. */
+    expires_at: dateTime.nullable(),
   })
   .strict()
   .meta({ id: 'Memory' });
@@ -106,8 +108,19 @@ export const memoryListQuery = z
     occurred_before: dateTime.optional(),
     text_contains: text().min(1).max(200).optional(),
     include_history: z.union([z.boolean(), booleanString]).optional(),
+    /** Extension (issue 42): expired memories too, for audit. */
+    include_expired: z.union([z.boolean(), booleanString]).optional(),
   })
   .strict();
+
+/** `GET .../memories/{memory_id}` query (extension, issue 42): `include_expired` shows an expired memory for audit. */
+export const memoryGetQuery = z.object({ include_expired: z.union([z.boolean(), booleanString]).optional() }).strict();
+
+/** `PATCH .../memories/{memory_id}` (extension, issue 42): set (ISO date-time) or clear (null) its expiry. */
+export const memoryPatchBody = z
+  .object({ expires_at: dateTime.nullable() })
+  .strict()
+  .meta({ id: 'MemoryPatchRequest' });
 
 /** `POST .../memories/search`. */
 export const memorySearchBody = z
@@ -117,6 +130,8 @@ export const memorySearchBody = z
     limit: z.number().int().min(1).max(100).optional(),
     /** Search what was true then (superseded memories included); absent: current memories only. */
     as_of: dateTime.optional(),
+    /** Extension (issue 42): expired memories too, for audit. */
+    include_expired: z.boolean().optional(),
   })
   .strict()
   .meta({ id: 'MemorySearchRequest' });

@@ -10,7 +10,9 @@ import type {
   FinishLearningInput,
   LearningQuery,
   LogsQuery,
+  MemoryGetQuery,
   MemoryListQuery,
+  MemoryPatchInput,
   MemorySearchInput,
   ObservationsQuery,
   ObserveAndEnrichInput,
@@ -84,7 +86,9 @@ export type EraseRequest = AgentRequest & { body: EraseInput };
 export type ErasureRequest = AgentRequest & { erasureId: string };
 export type RateLimitRequest = CallerRequest & { operation: RateLimitedOperation };
 /** A call about one memory (`/v1/agents/{agent_id}/memories/{memory_id}`). */
-export type MemoryRequest = AgentRequest & { memoryId: string };
+export type MemoryRequest = AgentRequest & { memoryId: string; query?: MemoryGetQuery | undefined };
+/** `PATCH .../memories/{memory_id}` (extension, issue 42). */
+export type PatchMemoryRequest = AgentRequest & { memoryId: string; body: MemoryPatchInput };
 export type ListMemoriesRequest = AgentRequest & { query?: MemoryListQuery | undefined };
 export type SearchMemoriesRequest = AgentRequest & { body: MemorySearchInput };
 

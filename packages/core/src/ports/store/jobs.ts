@@ -146,6 +146,8 @@ export type JobRepoint = {
   validTo: string | null;
   supersededBy: string | null;
   suspicious: boolean;
+  /** The memory's `expiresAt` (issue 42) [null: never expires, also for entries recorded before]. */
+  expiresAt?: string | null;
   /** The merged turns still kept, in the memory's `alsoFrom` order: the first stored one becomes its source. */
   remaining: MemorySourceRef[];
 };

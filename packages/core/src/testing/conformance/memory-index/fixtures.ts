@@ -82,6 +82,7 @@ export function memory(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
     validTo: null,
     supersededBy: null,
     suspicious: false,
+    expiresAt: null,
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { deleteByIdsCases } from './delete-by-ids.js';
 import { duplicateCases } from './duplicates.js';
+import { expiryCases } from './expiry.js';
 import { memoryIndexCase } from './harness.js';
 import { keywordCases } from './keywords.js';
 import { recordCases } from './records.js';
@@ -17,7 +18,7 @@ export type { MemoryIndexConformanceOptions } from './types.js';
  * copyAgent, stats, the embedder fingerprint, both search channels (matching, ranking, agent
  * isolation, ties, limits, a 2,000-record case), the memory record v2 (provenance, validity and flags
  * round-trip; search `asOf` / current only and `threadIds`; `list` with every filter and cursor
- * paging; `update`), `rewriteKeywords`, near-duplicate lookup (`findDuplicates`), read-your-writes (a batch found by its exact texts at once), re-embedding (a target generation, pending records, the switch to fewer or more dimensions, a switch back, a resume) and, when `create` returns `reopen`, persistence through a second instance.
+ * paging; `update`), expiry (`expiresAt` round-trips, search and list given `now` leave expired records out, `update` sets and clears it), `rewriteKeywords`, near-duplicate lookup (`findDuplicates`), read-your-writes (a batch found by its exact texts at once), re-embedding (a target generation, pending records, the switch to fewer or more dimensions, a switch back, a resume) and, when `create` returns `reopen`, persistence through a second instance.
  *
  * @example
  * describeMemoryIndexConformance({ name: 'in-memory', create: async () => ({ port: inMemoryMemoryIndex() }) });
@@ -30,6 +31,7 @@ export function describeMemoryIndexConformance(options: MemoryIndexConformanceOp
     keywordCases(test);
     searchCases(test);
     recordV2Cases(test);
+    expiryCases(test);
     readYourWritesCases(test);
     duplicateCases(test);
     reembedCases(test);

@@ -88,7 +88,7 @@ export function recordV2Cases(test: MemoryIndexCase): void {
   test('record v2: upserting an existing id replaces its v2 fields too', async ({ index }) => {
     const original = full();
     await upsert(index, original);
-    const replacement = { ...original, provenance: { writer: 'other', jobId: null, span: null }, alsoFrom: [], suspicious: false, validFrom: null };
+    const replacement = { ...original, provenance: { writer: 'other', jobId: null, span: null }, alsoFrom: [], suspicious: false, expiresAt: null, validFrom: null };
     await upsert(index, replacement);
     const [got] = await index.get({ agentId: AGENT, ids: [original.id] });
     expect(got && hitOf(got)).toEqual(hitOf(replacement));

@@ -57,7 +57,7 @@ const existing = (id: string, text: string): MemoryRecord => ({
   occurredAt: null,
   source: { kind: 'turn', threadId: THREAD, observationId: 'obs_old', turnIndex: 0 },
   createdAt: '2024-01-01T00:00:00.000Z',
-  provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false,
+  provenance: { writer: 'unknown', jobId: null, span: null }, alsoFrom: [], validFrom: null, validTo: null, supersededBy: null, suspicious: false, expiresAt: null,
 });
 
 /** A request whose `searchSimilar` answers from `similar` and records what it was asked. */

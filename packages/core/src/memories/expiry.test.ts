@@ -1,0 +1,107 @@
+// Memory expiry (issue 42) through the service with a clock the test moves: an expired memory is
+// gone from recall, list, get and search at that instant; include_expired shows it for audit.
+import { describe, expect, it } from 'vitest';
+import { learningService } from '../__fixtures__/learning-service.js';
+import { isServiceError } from '../errors/index.js';
+import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
+
+async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
+  try {
+    await call;
+  } catch (error) {
+    if (isServiceError(error)) return { status: error.status, code: error.code, message: error.message };
+    throw error;
+  }
+  throw new Error('the call succeeded');
+}
+
+const say = (text: string, timestamp: string) => ({ speaker: 'Alice', timestamp, content: [{ type: 'text' as const, text }] });
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+
+/** A service whose clock the test sets, with a few facts learned. */
+async function world() {
+  let now = T0;
+  const setup = await learningService({ index: inMemoryMemoryIndex(), clock: { now: () => now } });
+  await setup.observeSettled([
+    say('My gym locker code is 4821 this month.', '2025-12-30T10:00:00Z'),
+    say('I adopted a grey cat named Pixel last spring.', '2025-12-30T10:01:00Z'),
+    say('My sister lives in Lisbon near the river.', '2025-12-30T10:02:00Z'),
+    say('My trial of the Zephyr editor runs this week.', '2025-12-30T10:03:00Z'),
+    say('I park on level 3 of the Orchard garage this week.', '2025-12-30T10:04:00Z'),
+  ]);
+  const { memories } = await setup.service.memories.list({ caller: setup.owner, agentId: setup.agentId, query: { limit: '100' } });
+  const idOf = (word: string) => memories.find((memory) => memory.text.includes(word))!.memory_id;
+  return { ...setup, idOf, at: (ms: number) => (now = T0 + ms) };
+}
+
+describe('memory expiry', () => {
+  it('an expired memory leaves recall, list, get and search at that instant; include_expired shows it; clearing brings it back', async () => {
+    const { service, owner, agentId, idOf, at } = await world();
+    const locker = idOf('locker');
+    const patched = await service.memories.setExpiry({ caller: owner, agentId, memoryId: locker, body: { expires_at: '2026-01-01T00:01:00+00:00' } });
+    expect(patched.expires_at).toBe('2026-01-01T00:01:00.000Z');
+    const recallText = async () => (await service.recall({ caller: owner, agentId, body: { query: 'What is my gym locker code?' } })).memory_context;
+    const listed = async (query: Record<string, string> = {}) => (await service.memories.list({ caller: owner, agentId, query: { limit: '100', ...query } })).memories.map((memory) => memory.memory_id);
+    const searched = async (include_expired?: boolean) =>
+      (await service.memories.search({ caller: owner, agentId, body: { query: 'gym locker code', ...(include_expired === undefined ? {} : { include_expired }) } })).hits.map((hit) => hit.memory.memory_id);
+
+    at(59_999);
+    expect(await recallText()).toContain('4821');
+    expect(await listed()).toContain(locker);
+    expect(await searched()).toContain(locker);
+
+    at(60_000);
+    expect(await recallText()).not.toContain('4821');
+    expect(await listed()).not.toContain(locker);
+    expect(await searched()).not.toContain(locker);
+    expect(await refusal(service.memories.get({ caller: owner, agentId, memoryId: locker }))).toMatchObject({ status: 404, code: 'not_found' });
+    // For audit.
+    expect(await listed({ include_expired: 'true' })).toContain(locker);
+    expect(await searched(true)).toContain(locker);
+    expect((await service.memories.get({ caller: owner, agentId, memoryId: locker, query: { include_expired: 'true' } })).expires_at).toBe('2026-01-01T00:01:00.000Z');
+
+    await service.memories.setExpiry({ caller: owner, agentId, memoryId: locker, body: { expires_at: null } });
+    expect(await recallText()).toContain('4821');
+    expect((await service.memories.get({ caller: owner, agentId, memoryId: locker })).expires_at).toBeNull();
+  });
+
+  it('refuses a bad PATCH body with invalid_request and a sentence naming expires_at; an unknown memory is 404', async () => {
+    const { service, owner, agentId, idOf } = await world();
+    const memoryId = idOf('Pixel');
+    for (const body of [{ expires_at: 'next Friday' }, { expires_at: 12 }, {}, { expires_at: null, text: 'x' }]) {
+      const refused = await refusal(service.memories.setExpiry({ caller: owner, agentId, memoryId, body: body as never }));
+      expect(refused).toMatchObject({ status: 422, code: 'invalid_request' });
+    }
+    expect((await refusal(service.memories.setExpiry({ caller: owner, agentId, memoryId, body: { expires_at: 'next Friday' } }))).message).toContain('expires_at');
+    expect(await refusal(service.memories.setExpiry({ caller: owner, agentId, memoryId: 'mem_00000000000000000000000000', body: { expires_at: null } }))).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('stale-hit@5 is 0 on a fixture of expired memories, and would not be without expiry', async () => {
+    const { service, owner, agentId, idOf, at } = await world();
+    // Each question is answered by a memory that expires; top 5 of the memories search is "top k".
+    const fixture = [
+      { question: 'What is my gym locker code?', word: 'locker' },
+      { question: 'Which editor am I trialling?', word: 'Zephyr' },
+      { question: 'Where do I park my car?', word: 'Orchard' },
+    ];
+    for (const { word } of fixture) await service.memories.setExpiry({ caller: owner, agentId, memoryId: idOf(word), body: { expires_at: '2026-01-08T00:00:00Z' } });
+    const expired = new Set(fixture.map(({ word }) => idOf(word)));
+    const staleHitAt5 = async () => {
+      let stale = 0;
+      for (const { question } of fixture) {
+        const { hits } = await service.memories.search({ caller: owner, agentId, body: { query: question, limit: 5 } });
+        const recalled = await service.recall({ caller: owner, agentId, body: { query: question } });
+        // The memory context recall gives (what chat would see) counts too.
+        const inContext = fixture.some(({ word }) => recalled.memory_context.includes(word));
+        if (hits.some((hit) => expired.has(hit.memory.memory_id)) || inContext) stale++;
+      }
+      return stale / fixture.length;
+    };
+    // Before they expire, the questions do find them: the measure can see a stale hit.
+    expect(await staleHitAt5()).toBe(1);
+    at(7 * 24 * 3600_000);
+    const measured = await staleHitAt5();
+    console.info(`stale-hit@5 on ${fixture.length} questions after expiry: ${measured}`);
+    expect(measured).toBe(0);
+  });
+});
