@@ -46,7 +46,7 @@ async function runJob(run: JobRun, found: JobRecord): Promise<void> {
     const committed = await processTurns(run, job);
     allCommitted = job.turnsProcessed === 0 && committed === job.turnsTotal;
   } catch (error) {
-    if (error instanceof JobStopped) return;
+    if (error instanceof JobStopped) return forgetIfStoppedCancelled(run.context, job);
     // The database (or the index) went away: nothing is failed; the job stays `processing` and the
     // next sweep after the database is back resumes it from its last committed turn (the worker
     // stops here rather than look for the next job at once).
@@ -57,7 +57,7 @@ async function runJob(run: JobRun, found: JobRecord): Promise<void> {
     run.context.logger.error('observation job failed', { jobId: job.id, error: describeError(error) });
     await failRemaining(run.context, job, 'job_failed');
   }
-  if (run.shouldStop()) return;
+  if (run.shouldStop()) return forgetIfStoppedCancelled(run.context, job);
   await settle(run.context, job, allCommitted);
 }
 
@@ -205,6 +205,20 @@ async function settle(context: ServiceContext, job: JobRecord, allCommitted: boo
     return;
   }
   await settleFailed(context, job, failed);
+}
+
+/**
+ * A run that stops without settling (the service stopping, or the agent's lease lost to another
+ * process) may have committed a batch after a thread delete or an erasure cancelled the job and
+ * removed its memories: no other run settles a cancelled or deleted job, so this one forgets what
+ * it wrote. Best effort: a store going away leaves the job to the erasure's own removal.
+ */
+async function forgetIfStoppedCancelled(context: ServiceContext, job: JobRecord): Promise<void> {
+  try {
+    await forgetIfCancelled(context, job);
+  } catch (error) {
+    context.logger.warn('checking a stopped job for a cancel failed', { jobId: job.id, error: describeError(error) });
+  }
 }
 
 /** After a settling update found the job no longer `processing`: a cancelled (or deleted) job forgets this run's memories. */
