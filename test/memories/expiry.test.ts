@@ -76,7 +76,7 @@ describe.each(BACKENDS)('memory expiry on %s', (_backend, open) => {
     // For audit.
     const audited = (await client.memories.list(agentId, { include_expired: 'true' })).memories.find((memory) => memory.memory_id === door.memory_id);
     expect(audited?.expires_at).toBe('2020-01-01T00:00:00.000Z');
-    expect((await client.memories.get(agentId, door.memory_id, { include_expired: 'true' })).memory_id).toBe(door.memory_id);
+    expect((await client.memories.get(agentId, door.memory_id, { query: { include_expired: 'true' } })).memory_id).toBe(door.memory_id);
     expect((await client.memories.search(agentId, { query: 'hotel door code', include_expired: true })).hits.map((hit) => hit.memory.memory_id)).toContain(door.memory_id);
 
     await client.memories.update(agentId, door.memory_id, { expires_at: null });

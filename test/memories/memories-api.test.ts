@@ -166,7 +166,7 @@ describe.each(BACKENDS)('the memories API on %s', (_backend, open) => {
       const bobSearch = await client.memories.search(agentId, { query: 'grey cat Pixel' }, { endUser: 'bob' });
       expect(bobSearch.hits.every((hit) => hit.memory.source.thread_id === bobThread)).toBe(true);
       // Alice reaches her own.
-      expect((await client.memories.get(agentId, pixel.memory_id, {}, { endUser: 'alice' })).memory_id).toBe(pixel.memory_id);
+      expect((await client.memories.get(agentId, pixel.memory_id, { endUser: 'alice' })).memory_id).toBe(pixel.memory_id);
     });
   });
 

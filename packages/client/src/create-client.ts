@@ -340,8 +340,12 @@ export function createClient(options: ClientOptions) {
     list: (agentId: string, query: QueryParameters<'listMemories'> = {}, request?: RequestOptions) =>
       json<ResponseBody<'listMemories'>>('GET', `${agentPath(agentId)}/memories`, { ...request, query }),
     /** `GET …/memories/{memory_id}`: text, dates, provenance and the credits its learning cost. */
-    get: (agentId: string, memoryId: string, query: QueryParameters<'getMemory'> = {}, request?: RequestOptions) =>
-      json<ResponseBody<'getMemory'>>('GET', memoryPath(agentId, memoryId), { ...request, query }),
+    get: (agentId: string, memoryId: string, request: RequestOptions & { query?: QueryParameters<'getMemory'> } = {}) => {
+      // `include_expired` (issue 42) rides in the request options, so callers of the earlier
+      // `get(agentId, memoryId, request)` keep working.
+      const { query = {}, ...rest } = request;
+      return json<ResponseBody<'getMemory'>>('GET', memoryPath(agentId, memoryId), { ...rest, query });
+    },
     /** `PATCH …/memories/{memory_id}` (extension, issue 42): `{ expires_at }` sets (ISO date-time) or clears (null) when it expires. */
     update: (agentId: string, memoryId: string, body: RequestBody<'updateMemory'>, request?: RequestOptions) =>
       json<ResponseBody<'updateMemory'>>('PATCH', memoryPath(agentId, memoryId), { ...request, json: body }),
