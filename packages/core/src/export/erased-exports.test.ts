@@ -1,20 +1,10 @@
+import { refusal } from '../__fixtures__/refusal.js';
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
-import { isServiceError } from '../errors/index.js';
 import { inMemoryBlobs } from '../in-memory/in-memory-blobs.js';
 import type { BlobStore } from '../ports/blob-store.js';
 
 const say = (text: string) => ({ speaker: 'Ana', timestamp: '2024-03-10T10:00:00Z', content: [{ type: 'text' as const, text }] });
-
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    if (isServiceError(error)) return { status: error.status, code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
 
 /** A service whose clock moves a second per call of `tick`, whose blob writes of export files can be held. */
 async function world() {

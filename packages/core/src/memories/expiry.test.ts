@@ -1,19 +1,9 @@
 // Memory expiry (issue 42) through the service with a clock the test moves: an expired memory is
 // gone from recall, list, get and search at that instant; include_expired shows it for audit.
+import { refusal } from '../__fixtures__/refusal.js';
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
-import { isServiceError } from '../errors/index.js';
 import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
-
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    if (isServiceError(error)) return { status: error.status, code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
 
 const say = (text: string, timestamp: string) => ({ speaker: 'Alice', timestamp, content: [{ type: 'text' as const, text }] });
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');

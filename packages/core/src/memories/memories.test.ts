@@ -1,20 +1,10 @@
+import { refusal } from '../__fixtures__/refusal.js';
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
-import { isServiceError } from '../errors/index.js';
 import { endUserId } from '../ids/ids.js';
 import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
 
 /** The refusal a call ends in: its status and code (or the thrown value when it is no ServiceError). */
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    if (isServiceError(error)) return { status: error.status, code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
-
 const say = (speaker: string, text: string, timestamp: string) => ({ speaker, timestamp, content: [{ type: 'text' as const, text }] });
 
 /** An organization with billing on, an agent, two people's threads and a few memories in each. */

@@ -1,6 +1,6 @@
+import { refusal } from '../__fixtures__/refusal.js';
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
-import { isServiceError } from '../errors/index.js';
 
 // An agent's extraction policy redacts personal data before anything is stored (issue 44): the
 // turn store, the memories and their keywords and vectors, and therefore every read, never hold it.
@@ -12,16 +12,6 @@ const REDACTED =
   'Please charge my card [redacted:card_number] and mail the receipt to [redacted:email]; ' +
   'my IBAN is [redacted:iban], call [redacted:phone], staff id [redacted:employee_id]. Order 4000123456 costs 1,299.99 euros on 2024-05-08.';
 const SECRETS = ['4111', 'ana.lopez', 'example.com', 'DE89', '3704', '901820', 'EMP-123456'];
-
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    if (isServiceError(error)) return { status: error.status, code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
 
 async function policyWorld() {
   const setup = await learningService({ redaction: { patterns: { employee_id: /\bEMP-\d{6}\b/ } } });
