@@ -121,6 +121,16 @@ describe('pullModel', () => {
     expect((await readFile(join(dir(), 'onnx/model.onnx'))).equals(ONNX)).toBe(true);
   });
 
+  it('stops at once when aborted while the hub sends nothing more, keeping the bytes that arrived', async () => {
+    hub.stallNext('onnx/model.onnx', 120_000);
+    const controller = new AbortController();
+    const started = pull({ signal: controller.signal, onProgress: ({ file, received }) => file === 'onnx/model.onnx' && received === 120_000 && setTimeout(() => controller.abort(), 50) });
+    const stopped = await started.catch((error: unknown) => error);
+    expect((stopped as Error).name).toBe('AbortError');
+    expect((await stat(join(dir(), 'onnx/model.onnx.incomplete'))).size).toBe(120_000);
+    expect(existsSync(join(dir(), MANIFEST))).toBe(false);
+  });
+
   it('does not download again a file a stopped pull had already finished, nor a whole partial file', async () => {
     // The pull stops after the ONNX file is in place, at a later (git) file.
     hub.cutNext('sentence_bert_config.json', 5);

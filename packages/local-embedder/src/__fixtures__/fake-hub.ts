@@ -23,6 +23,8 @@ export type FakeHub = {
   repos: Record<string, FakeHubRepo>;
   /** The next response with the file's bytes sends only `bytes` of them, then the connection is cut. */
   cutNext(path: string, bytes: number): void;
+  /** The next response with the file's bytes sends only `bytes` of them, then sends nothing more and keeps the connection open. */
+  stallNext(path: string, bytes: number): void;
   /** Files (by path) served with one byte changed, at the same length. */
   corrupt: Set<string>;
   /** The requests that sent a file's bytes (a GET with a body), CDN included. */
@@ -47,6 +49,7 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
   const requests: FakeHubRequest[] = [];
   const cuts = new Map<string, number>();
   const corrupt = new Set<string>();
+  const stalls = new Set<string>();
   const server = createServer((request, response) => {
     const entry: FakeHubRequest = { method: request.method ?? 'GET', path: request.url ?? '/', file: (request.url ?? '/').split('?')[0]!.split('/').slice(5).map(decodeURIComponent).join('/'), range: request.headers.range ?? null, authorization: request.headers.authorization ?? null, status: 0, bytes: 0 };
     requests.push(entry);
@@ -59,6 +62,7 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
         return void response.end(body);
       }
       entry.bytes = cutAfter;
+      if (stalls.delete(entry.file)) return void response.write(body.subarray(0, cutAfter));
       response.write(body.subarray(0, cutAfter), () => response.socket?.destroy());
     };
     serve(options, request, entry, corrupt, cuts, answer);
@@ -71,6 +75,10 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
     repos: options.repos,
     corrupt,
     cutNext: (path, bytes) => void cuts.set(path, bytes),
+    stallNext: (path, bytes) => {
+      cuts.set(path, bytes);
+      stalls.add(path);
+    },
     contentRequests: (path) => requests.filter((item) => item.method === 'GET' && item.bytes > 0 && item.file === path),
     close: () =>
       new Promise<void>((resolve) => {
