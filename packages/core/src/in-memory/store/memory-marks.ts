@@ -21,11 +21,17 @@ export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
     async put({ record }) {
       ofAgent(record.agentId).set(record.memoryId, copy(record));
     },
-    async cite({ organizationId, agentId, memoryIds, at }) {
+    async cite({ organizationId, agentId, memories, at }) {
       const agent = ofAgent(agentId);
-      for (const memoryId of new Set(memoryIds)) {
-        const mark = agent.get(memoryId) ?? { organizationId, agentId, memoryId, pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: at };
-        agent.set(memoryId, { ...mark, citedAt: at, citedCount: mark.citedCount + 1, updatedAt: at });
+      for (const source of new Map(memories.map((memory) => [memory.memoryId, memory])).values()) {
+        const mark = agent.get(source.memoryId) ?? { organizationId, agentId, ...copy(source), pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: at };
+        agent.set(source.memoryId, { ...mark, citedAt: at, citedCount: mark.citedCount + 1, updatedAt: at });
+      }
+    },
+    async deleteBy({ agentId, threadId, observationId, sourceId }) {
+      const agent = get().memoryMarks.get(agentId);
+      for (const [id, mark] of agent ?? []) {
+        if ((threadId === undefined || mark.threadId === threadId) && (observationId === undefined || mark.observationId === observationId) && (sourceId === undefined || mark.sourceId === sourceId)) agent!.delete(id);
       }
     },
     async delete({ agentId, memoryIds }) {

@@ -26,6 +26,10 @@ export type MemoryMarkRecord = {
   organizationId: string;
   agentId: string;
   memoryId: string;
+  /** Where the memory was learned (so an erasure of the thread, observation or source takes the mark too). */
+  threadId: string;
+  observationId: string;
+  sourceId: string | null;
   /** Pinned: never decays, and pinning clears an expiry (a later explicit expiry still applies). */
   pinned: boolean;
   forgotten: MemoryForgetting | null;
@@ -36,15 +40,23 @@ export type MemoryMarkRecord = {
   updatedAt: string;
 };
 
+/** A memory and where it was learned, as a mark records it. */
+export type MemoryMarkSource = Pick<MemoryMarkRecord, 'memoryId' | 'threadId' | 'observationId' | 'sourceId'>;
+
 export type MemoryMarkStore = {
   /** The marks of these memories of the agent (memories with none are absent from the result). */
   get(request: { agentId: string; memoryIds: readonly string[] }): Promise<MemoryMarkRecord[]>;
   /** Creates or replaces the mark of `record.memoryId`. */
   put(request: { record: MemoryMarkRecord }): Promise<void>;
-  /** Records that an answer cited these memories at `at`: `citedAt = at`, `citedCount + 1` (creating marks as needed). */
-  cite(request: { organizationId: string; agentId: string; memoryIds: readonly string[]; at: string }): Promise<void>;
+  /**
+   * Records that an answer cited these memories at `at`: `citedAt = at`, `citedCount + 1`, creating
+   * a mark (with the memory's source) where there is none; a memory named twice counts once.
+   */
+  cite(request: { organizationId: string; agentId: string; memories: readonly MemoryMarkSource[]; at: string }): Promise<void>;
   /** Removes the marks of these memories (absent ones are ignored). */
   delete(request: { agentId: string; memoryIds: readonly string[] }): Promise<void>;
+  /** Removes the agent's marks of memories learned in the thread / observation / source given (all given must match). */
+  deleteBy(request: { agentId: string; threadId?: string; observationId?: string; sourceId?: string }): Promise<void>;
   /** Forgotten marks whose `restoreUntil` is at or before `before`, soonest first, of any organization. */
   listForgottenDue(request: { before: string; limit: number }): Promise<MemoryMarkRecord[]>;
 };
