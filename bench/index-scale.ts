@@ -210,7 +210,7 @@ async function open(): Promise<Opened> {
       const kept = argument('schema', '');
       const schema = kept || `bench_scale_${process.pid}`;
       return {
-        index: postgresMemoryIndex({ client, schema, ...postgresTuning, onSettle: (report) => console.log(`  settled (${report.trigger}): ${report.statement} after ${report.rows} rows, ${Math.round(report.ms)} ms`) }),
+        index: postgresMemoryIndex({ client, schema, ...postgresTuning, onSettle: (report) => console.log(`  settled: ${report.statement} after ${report.rows} rows, ${Math.round(report.ms)} ms`) }),
         reopen: () => postgresMemoryIndex({ client, schema, ...postgresTuning }),
         exact: () => postgresMemoryIndex({ client, schema, ...EXACT }),
         cleanup: async () => {
