@@ -695,6 +695,8 @@ export interface components {
             memory_scope?: components["schemas"]["MemoryScope"];
             /** @description An extension (issue 44): what is redacted from every turn before it is stored. */
             extraction_policy?: components["schemas"]["ExtractionPolicy"];
+            /** @description An extension (issue 42): old memories rank lower (a half-life per kind, reset when an answer cites one; pinned ones never decay). Kept by a PATCH whose agent_config omits it. */
+            memory_decay?: components["schemas"]["MemoryDecay"];
         };
         /** @enum {string} */
         MemoryScope: "agent" | "end_user";
@@ -703,6 +705,12 @@ export interface components {
             redact?: string[];
             /** @description Also find phone numbers written in this country's national form ("030 901820" for DE). */
             phone_region?: string;
+        };
+        MemoryDecay: {
+            /** @description Half-life of memories learned from conversation turns, in days (1 to 36500). */
+            turn_half_life_days?: number;
+            /** @description Half-life of memories learned from documents, in days (1 to 36500). */
+            document_half_life_days?: number;
         };
         Thread: {
             agent_id: string;
@@ -1216,6 +1224,7 @@ export interface components {
             episode: number;
             hyponyms: number;
             suspicious: number;
+            decay: number;
         };
         MemorySearchRequest: {
             query: string;

@@ -15,6 +15,7 @@ import type { ListMemoriesRequest, MemoryRequest, SearchMemoriesRequest } from '
 import { parseBody, parseQuery } from '../validation/parse.js';
 import { findMemory, learningCredits, marksOf, reachableThreads } from './find.js';
 import { createMemoryLifecycle } from './lifecycle.js';
+import { decayFor, withDecay } from './decay.js';
 import { presentMemory, presentSignals } from './present.js';
 
 /** Hits a memories search returns when the body names no `limit`. */
@@ -104,6 +105,7 @@ export function createMemories(context: ServiceContext) {
         ...(input.as_of === undefined ? {} : { asOf: input.as_of }),
         ...(threadIds === undefined ? {} : { threadIds }),
         unexpiredAt: input.include_expired === true ? null : context.nowIso(),
+        ...(input.as_of === undefined ? withDecay(decayFor(context, agent)) : {}),
       });
       const limit = input.limit ?? DEFAULT_MEMORY_SEARCH_LIMIT;
       const marks = await marksOf(context, agent.id, result.ranked.slice(0, limit).map((item) => item.record));

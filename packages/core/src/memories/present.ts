@@ -49,6 +49,6 @@ export function presentMemory(record: MemoryHitRecord, mark?: MemoryMarkRecord |
 
 /** Retrieval's contributions under the wire's signal names. */
 export function presentSignals(contributions: RetrievalContributions | undefined): MemorySignalsOutput {
-  const c = contributions ?? { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0, suspicious: 0 };
-  return { full_text: c.lexical, vector: c.semantic, speaker: c.speaker, self: c.self, time: c.time, episode: c.episode, hyponyms: c.hyponyms, suspicious: c.suspicious };
+  const c = contributions ?? { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0, suspicious: 0, decay: 0 };
+  return { full_text: c.lexical, vector: c.semantic, speaker: c.speaker, self: c.self, time: c.time, episode: c.episode, hyponyms: c.hyponyms, suspicious: c.suspicious, decay: c.decay };
 }

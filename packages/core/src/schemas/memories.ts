@@ -185,6 +185,8 @@ export const memorySignals = z
     hyponyms: z.number(),
     /** Negative: the penalty of a memory flagged instruction-like, when the query asks for instructions or rules. */
     suspicious: z.number(),
+    /** Extension (issue 42), 0 or negative: what the agent's `memory_decay` took off an old, uncited memory. */
+    decay: z.number(),
   })
   .strict()
   .meta({ id: 'MemorySignals' });
