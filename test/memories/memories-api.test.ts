@@ -86,7 +86,7 @@ describe.each(BACKENDS)('the memories API on %s', (_backend, open) => {
       expect(detail).toMatchObject({ memory_id: pixel.memory_id, speaker: 'Alice', source: { kind: 'turn', thread_id: aliceThread }, learning_credits: '0' });
       const search = await client.memories.search(agentId, { query: 'What is the name of the cat?', limit: 3 });
       expect(search.hits[0]).toMatchObject({ rank: 1, memory: { memory_id: pixel.memory_id }, in_memory_context: true });
-      expect(Object.keys(search.hits[0]!.signals).sort()).toEqual(['episode', 'full_text', 'hyponyms', 'self', 'speaker', 'suspicious', 'time', 'vector']);
+      expect(Object.keys(search.hits[0]!.signals).sort()).toEqual(['decay', 'episode', 'full_text', 'hyponyms', 'self', 'speaker', 'suspicious', 'time', 'vector']);
       const page = await client.memories.list(agentId, { limit: 1 });
       const next = await client.memories.list(agentId, { limit: 1, cursor: page.next_cursor! });
       expect(next.memories[0]!.memory_id).not.toBe(page.memories[0]!.memory_id);
