@@ -8,7 +8,8 @@ import type { AgentConfig, AgentRecord } from '../ports/store/index.js';
 import { createAgentBody, patchAgentBody } from '../schemas/agents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
-import { findAgent } from './lookup.js';
+import { findAgent, isHiddenAgent } from './lookup.js';
+import { importLeaseName } from '../export/agent-import.js';
 import { presentAgent } from './present.js';
 import type { AgentDeleteOutput, AgentListOutput, AgentOutput } from '../schemas/outputs.js';
 import type { MemoryService } from '../memory-service.js';
@@ -73,12 +74,27 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
     void reclaimer.schedule();
   }
 
-  /** Resumes what a stopped process left: agents still initializing or left deleting. */
+  /**
+   * Resumes what a stopped process left: agents still initializing or left deleting, and agents
+   * left `importing` by an import that was killed (on a shared store, only those whose import lease
+   * has lapsed: another process may still be writing one), which are removed like deleted ones.
+   */
   async function resume(): Promise<void> {
-    for (const agent of await context.store.agents.listByStatus({ statuses: ['initializing', 'deleting'] })) {
+    for (const agent of await context.store.agents.listByStatus({ statuses: ['initializing', 'deleting', 'importing'] })) {
       if (agent.status === 'initializing') context.background.run('agent initialize', { agentId: agent.id }, () => initialize(agent));
-      else context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
+      else if (agent.status === 'deleting') context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
+      else if (!(await importAlive(agent.id))) {
+        context.logger.warn('removing an agent a stopped import left half-written', { agentId: agent.id });
+        context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
+      }
     }
+  }
+
+  /** Whether an import still writes the agent: never on a store of one process (this one is starting). */
+  async function importAlive(agentId: string): Promise<boolean> {
+    if (!context.store.capabilities.shared) return false;
+    const lease = await context.store.leases.get({ name: importLeaseName(agentId) });
+    return lease !== null && lease.expiresAt > context.clock.now();
   }
 
   const agents = {
@@ -89,7 +105,7 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
       if (input.restore_from !== undefined) {
         // The source may be `failed` too (DESIGN "Decisions"), but must be the caller's.
         const source = await context.store.agents.get({ organizationId: caller.organizationId, agentId: input.restore_from });
-        if (!source || source.status === 'deleting' || source.status === 'deleted') {
+        if (!source || isHiddenAgent(source)) {
           throw new ServiceError('agent_not_found', `Agent ${input.restore_from} named in restore_from was not found.`);
         }
       }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../errors/index.js';
 import { resolveLimits } from '../limits/index.js';
 import type { MemoryHitRecord, MemoryRecord, MemorySourceRef } from '../ports/memory-index.js';
@@ -16,7 +17,18 @@ import { ExportFormatError, decodeVector, type ExportRecordType, type JobLearnin
 import type { ServiceContext } from '../service/context.js';
 
 /** What `importAgent` writes through. */
-export type ImportContext = Pick<ServiceContext, 'store' | 'index' | 'blobs' | 'embedder' | 'ids' | 'defaultLimits' | 'logger' | 'nowIso'>;
+export type ImportContext = Pick<ServiceContext, 'store' | 'index' | 'blobs' | 'embedder' | 'ids' | 'defaultLimits' | 'logger' | 'nowIso' | 'instanceId' | 'clock'>;
+
+/**
+ * The lease an import holds on a shared store while it writes agent `agentId` (status
+ * `importing`): a start removes an `importing` agent only when nobody holds it (a killed import).
+ */
+export const importLeaseName = (agentId: string) => `agent-import:${agentId}`;
+/** How long an import's lease lasts without renewal; it is renewed every third of that. */
+export const IMPORT_LEASE_MS = 60_000;
+
+/** How far an import has come: memories written of the file's memories. */
+export type ImportProgress = { memories: number; totalMemories: number };
 
 export type ImportAgentOptions = {
   /** The organization the agent is imported into (any: ids are re-keyed). */
@@ -34,6 +46,8 @@ export type ImportAgentOptions = {
   keepIds?: boolean;
   /** Store the file's vectors with the file's embedder fingerprint, never re-embedding. @default false */
   keepVectors?: boolean;
+  /** Called after each batch of memories is written (the CLI prints it for a long import). */
+  onProgress?: (progress: ImportProgress) => void;
 };
 
 export type ImportAgentResult = {
@@ -61,11 +75,14 @@ export type ImportAgentResult = {
  * they are counted in the result.
  *
  * Nothing is half-imported: the whole file is checked first (`invalid_request` 422 naming the
- * line, nothing written), and when writing fails part-way, everything written (the new agent with
+ * line, nothing written); the agent is written `importing` (hidden: not listed, 404, not exported)
+ * and takes its status only after its last line, so a process killed part-way leaves no agent
+ * anyone sees, and the next start removes it (on a shared store, once the import's lease
+ * `importLeaseName` has lapsed). When writing fails part-way, everything written (the new agent with
  * its threads, jobs and uploads, its memories, blobs this import added) is deleted before the error
  * is rethrown.
  */
-export async function importAgent(context: ImportContext, { organizationId, open, keepIds = false, keepVectors = false }: ImportAgentOptions): Promise<ImportAgentResult> {
+export async function importAgent(context: ImportContext, { organizationId, open, keepIds = false, keepVectors = false, onProgress }: ImportAgentOptions): Promise<ImportAgentResult> {
   const organization = await context.store.organizations.get({ id: organizationId });
   if (!organization) throw new ServiceError('not_found', `No organization ${organizationId}.`);
   let checked: Checked;
@@ -115,6 +132,25 @@ export async function importAgent(context: ImportContext, { organizationId, open
   const ref = (r: MemorySourceRef): MemorySourceRef => (r.kind === 'document' ? { ...r, threadId: thread(r.threadId), observationId: job(r.observationId), sourceId: source(r.sourceId) } : { ...r, threadId: thread(r.threadId), observationId: job(r.observationId) });
   const addedBlobs: string[] = [];
   let agentInserted = false;
+  let finalStatus: AgentRecord['status'] = 'ready';
+  let memoriesWritten = 0;
+  // On a shared store, a lease says the import is alive (renewed while it writes).
+  const leased = context.store.capabilities.shared;
+  const lease = { name: importLeaseName(agentId), holder: `${context.instanceId}:import:${randomUUID()}`, ttlMs: IMPORT_LEASE_MS };
+  let leaseLost = false;
+  let renewal: ReturnType<typeof setInterval> | null = null;
+  if (leased) {
+    if (!(await context.store.leases.acquire({ ...lease, now: context.clock.now() }))) {
+      throw new ServiceError('conflict', `Agent ${agentId} is being imported by another process.`);
+    }
+    renewal = setInterval(() => {
+      context.store.leases.renew({ ...lease, now: context.clock.now() }).then(
+        (held) => void (leaseLost ||= !held),
+        () => undefined,
+      );
+    }, IMPORT_LEASE_MS / 3);
+    renewal.unref?.();
+  }
   let pendingJob: { job: JobRecord; turns: TurnRecord[] } | null = null;
   let memories: MemoryRecord[] = [];
   let messages: MessageRecord[] = [];
@@ -143,6 +179,8 @@ export async function importAgent(context: ImportContext, { organizationId, open
       batch.forEach((r, i) => (r.vector = vectors[i]!));
     }
     await context.index.upsert({ records: batch, embedder, newIds: true });
+    memoriesWritten += batch.length;
+    onProgress?.({ memories: memoriesWritten, totalMemories: checked.counts.memory });
   };
 
   try {
@@ -150,6 +188,7 @@ export async function importAgent(context: ImportContext, { organizationId, open
     for await (const text of open()) {
       number++;
       if (number === 1) continue;
+      if (leaseLost) throw new ServiceError('service_unavailable', `The import of agent ${agentId} lost its lease (the database was unreachable for ${IMPORT_LEASE_MS / 1000} s); nothing of it is kept.`);
       const record = JSON.parse(text) as Record<string, unknown> & { type: string };
       if (record.type !== 'turn') await flushJob();
       if (record.type !== 'memory') await flushMemories();
@@ -158,8 +197,10 @@ export async function importAgent(context: ImportContext, { organizationId, open
         case 'agent': {
           const agent = record.agent as AgentRecord;
           const now = context.nowIso();
+          finalStatus = agent.status === 'initializing' || agent.status === 'failed' ? agent.status : 'ready';
+          // Hidden until the last line is written (see above).
           const inserted = await context.store.agents.insert({
-            agent: { ...agent, id: agentId, organizationId, status: agent.status === 'initializing' || agent.status === 'failed' ? agent.status : 'ready', restoreFrom: null, updatedAt: now },
+            agent: { ...agent, id: agentId, organizationId, status: 'importing', restoreFrom: null, updatedAt: now },
             maxLive: resolveLimits(organization.limits, context.defaultLimits).maxAgents,
           });
           if (!inserted) throw new ServiceError('agent_quota_exceeded', `The organization already owns its maximum of agents; delete one before importing.`);
@@ -245,6 +286,9 @@ export async function importAgent(context: ImportContext, { organizationId, open
     await flushJob();
     await flushMemories();
     await flushMessages();
+    if (leaseLost) throw new ServiceError('service_unavailable', `The import of agent ${agentId} lost its lease (the database was unreachable for ${IMPORT_LEASE_MS / 1000} s); nothing of it is kept.`);
+    // Every line is written: the agent appears.
+    if (agentInserted) await context.store.agents.update({ organizationId, agentId, patch: { status: finalStatus }, updatedAt: context.nowIso() });
   } catch (error) {
     // Undo: the new agent (its threads, messages, jobs, turns, reports and uploads go with it), its
     // memories and the blobs this import added.
@@ -254,6 +298,9 @@ export async function importAgent(context: ImportContext, { organizationId, open
     if (agentInserted) await undo('the agent', () => context.store.agents.delete({ organizationId, agentId }));
     for (const key of addedBlobs) await undo(`blob ${key}`, () => context.blobs.delete({ key }));
     throw error;
+  } finally {
+    if (renewal !== null) clearInterval(renewal);
+    if (leased) await context.store.leases.release(lease).catch(() => undefined);
   }
   return {
     agentId,
