@@ -14,12 +14,15 @@ export async function migrateCommand(values: CliValues, io: CliIo): Promise<numb
   if (!existsSync(dataPaths(dataDir).pgdata)) throw new CliError('not_found', `no data dir at ${dataPaths(dataDir).root}`);
   await requireStoppedServer({ dataDir }, 'migrate');
   const { resolve } = await import('node:path');
-  const { migrateDataDir } = await import('./migrate.js');
+  const { migrateDataDir, MigrationRefused } = await import('./migrate.js');
   const report = await migrateDataDir({
     dataDir,
     databaseUrl: values.to,
     blobsDirectory: resolve(values.blobs ?? dataPaths(DEFAULT_DATA_DIR).blobs),
     log: (line) => io.stderr(`memory-agents: ${line}\n`),
+  }).catch((error: unknown) => {
+    if (error instanceof MigrationRefused) throw new CliError('conflict', error.message);
+    throw error;
   });
   if (values.json === true) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else {
