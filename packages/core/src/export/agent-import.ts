@@ -27,8 +27,8 @@ export const importLeaseName = (agentId: string) => `agent-import:${agentId}`;
 /** How long an import's lease lasts without renewal; it is renewed every third of that. */
 export const IMPORT_LEASE_MS = 60_000;
 
-/** How far an import has come: memories written of the file's memories. */
-export type ImportProgress = { memories: number; totalMemories: number };
+/** How far an import has come: the agent it writes (hidden until done), memories written of the file's. */
+export type ImportProgress = { agentId: string; memories: number; totalMemories: number };
 
 export type ImportAgentOptions = {
   /** The organization the agent is imported into (any: ids are re-keyed). */
@@ -180,7 +180,7 @@ export async function importAgent(context: ImportContext, { organizationId, open
     }
     await context.index.upsert({ records: batch, embedder, newIds: true });
     memoriesWritten += batch.length;
-    onProgress?.({ memories: memoriesWritten, totalMemories: checked.counts.memory });
+    onProgress?.({ agentId, memories: memoriesWritten, totalMemories: checked.counts.memory });
   };
 
   try {
