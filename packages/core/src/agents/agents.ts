@@ -9,7 +9,7 @@ import { createAgentBody, patchAgentBody } from '../schemas/agents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
 import { findAgent, isHiddenAgent } from './lookup.js';
-import { importLeaseName } from '../export/agent-import.js';
+import { abandonedImports } from '../export/agent-import.js';
 import { presentAgent } from './present.js';
 import type { AgentDeleteOutput, AgentListOutput, AgentOutput } from '../schemas/outputs.js';
 import type { MemoryService } from '../memory-service.js';
@@ -80,21 +80,14 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
    * has lapsed: another process may still be writing one), which are removed like deleted ones.
    */
   async function resume(): Promise<void> {
-    for (const agent of await context.store.agents.listByStatus({ statuses: ['initializing', 'deleting', 'importing'] })) {
+    for (const agent of await context.store.agents.listByStatus({ statuses: ['initializing', 'deleting'] })) {
       if (agent.status === 'initializing') context.background.run('agent initialize', { agentId: agent.id }, () => initialize(agent));
-      else if (agent.status === 'deleting') context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
-      else if (!(await importAlive(agent.id))) {
-        context.logger.warn('removing an agent a stopped import left half-written', { agentId: agent.id });
-        context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
-      }
+      else context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
     }
-  }
-
-  /** Whether an import still writes the agent: never on a store of one process (this one is starting). */
-  async function importAlive(agentId: string): Promise<boolean> {
-    if (!context.store.capabilities.shared) return false;
-    const lease = await context.store.leases.get({ name: importLeaseName(agentId) });
-    return lease !== null && lease.expiresAt > context.clock.now();
+    for (const agent of await abandonedImports(context)) {
+      context.logger.warn('removing an agent a stopped import left half-written', { agentId: agent.id });
+      context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
+    }
   }
 
   const agents = {

@@ -4,6 +4,9 @@ import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
 import { isServiceError } from '../errors/index.js';
 import { inMemoryBlobs } from '../in-memory/in-memory-blobs.js';
 import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
+import { createMemoryService } from '../create-memory-service.js';
+import { silentLogger } from '../service/logger.js';
 import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryService } from '../memory-service.js';
 import { EXPORT_VERSION, encodeVector, splitLines } from './format.js';
@@ -217,6 +220,61 @@ describe('export and import of an agent', () => {
     const imported = await importing;
     expect((await service.agents.list({ caller: target.caller })).map((a) => [a.agent_id, a.status])).toEqual([[imported.agentId, 'ready']]);
     await service.stop();
+  });
+
+  it('an import stopped part-way is removed by the next start, and by the next import into its organization', async () => {
+    const store = inMemoryStore();
+    const index = inMemoryMemoryIndex();
+    const blobs = inMemoryBlobs();
+    const world = await learningService({ store, index, blobs });
+    const { service, agentId } = world;
+    await world.observeSettled([{ speaker: 'ana', content: [{ type: 'text', text: 'Invoices go to billing@acme.test every Friday.' }] }]);
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const lines = text.trimEnd().split('\n');
+    const target = await otherOrganization(service);
+    /** Starts an import whose writing stops for good after its memories, before the end line (a process that died there). */
+    const stoppedImport = async () => {
+      let opened = 0;
+      let stopped!: () => void;
+      const stop = new Promise<void>((resolve) => (stopped = resolve));
+      async function* lines_() {
+        const writing = ++opened === 2;
+        for (const [i, line] of lines.entries()) {
+          if (writing && i === lines.length - 1) {
+            // A record type this build skips: the memories before it are written first.
+            yield JSON.stringify({ type: 'added_later' });
+            stopped();
+            await new Promise<never>(() => undefined);
+          }
+          yield line;
+        }
+      }
+      void service.admin.importAgent({ organizationId: target.organizationId, open: lines_ });
+      await stop;
+      const [left] = await store.agents.listByStatus({ statuses: ['importing'] });
+      expect(left).toMatchObject({ organizationId: target.organizationId, status: 'importing' });
+      expect((await index.stats({ agentId: left!.id })).count).toBeGreaterThan(0);
+      return left!.id;
+    };
+    // Another process on the same state (the first one "died" with its import part-way).
+    const next = () => createMemoryService({ store, index, blobs, logger: silentLogger });
+
+    const first = await stoppedImport();
+    // A service of this process does not touch it: the import may still be running.
+    expect(await store.agents.get({ organizationId: target.organizationId, agentId: first })).toMatchObject({ status: 'importing' });
+    const restarted = next();
+    await restarted.start();
+    await restarted.idle();
+    expect(await store.agents.get({ organizationId: target.organizationId, agentId: first })).toBeNull();
+    expect((await index.stats({ agentId: first })).count).toBe(0);
+
+    const second = await stoppedImport();
+    const importer = next();
+    const imported = await importer.admin.importAgent({ organizationId: target.organizationId, open: opener(text) });
+    expect(await store.agents.get({ organizationId: target.organizationId, agentId: second })).toBeNull();
+    expect((await index.stats({ agentId: second })).count).toBe(0);
+    expect((await store.agents.listByStatus({ statuses: ['importing'] })).map((a) => a.id)).toEqual([]);
+    expect((await importer.agents.list({ caller: await importer.as(target.organizationId) })).map((a) => a.agent_id)).toEqual([imported.agentId]);
   });
 
   it('removes what it wrote when writing fails part-way', async () => {

@@ -27,6 +27,22 @@ export const importLeaseName = (agentId: string) => `agent-import:${agentId}`;
 /** How long an import's lease lasts without renewal; it is renewed every third of that. */
 export const IMPORT_LEASE_MS = 60_000;
 
+/**
+ * Agents left `importing` by an import that no longer runs: its lease is gone or lapsed, or (on a
+ * store only one process opens) it was held by an earlier process. Removed by a start
+ * (`agents.resume`) and by the next import into the same organization.
+ */
+export async function abandonedImports(context: Pick<ServiceContext, 'store' | 'clock' | 'instanceId'>, organizationId?: string): Promise<AgentRecord[]> {
+  const abandoned: AgentRecord[] = [];
+  for (const agent of await context.store.agents.listByStatus({ statuses: ['importing'] })) {
+    if (organizationId !== undefined && agent.organizationId !== organizationId) continue;
+    const lease = await context.store.leases.get({ name: importLeaseName(agent.id) });
+    const running = lease !== null && lease.expiresAt > context.clock.now() && (context.store.capabilities.shared || lease.holder.startsWith(`${context.instanceId}:`));
+    if (!running) abandoned.push(agent);
+  }
+  return abandoned;
+}
+
 /** How far an import has come: the agent it writes (hidden until done), memories written of the file's. */
 export type ImportProgress = { agentId: string; memories: number; totalMemories: number };
 
@@ -130,27 +146,35 @@ export async function importAgent(context: ImportContext, { organizationId, open
   // exported without bytes (never stored) keeps its id.
   const source = (id: string) => checked.sourceIds.get(id) ?? id;
   const ref = (r: MemorySourceRef): MemorySourceRef => (r.kind === 'document' ? { ...r, threadId: thread(r.threadId), observationId: job(r.observationId), sourceId: source(r.sourceId) } : { ...r, threadId: thread(r.threadId), observationId: job(r.observationId) });
+  // What a killed import left in this organization goes first (it holds a place in the quota).
+  for (const left of await abandonedImports(context, organizationId)) {
+    context.logger.warn('import: removing an agent a stopped import left half-written', { agentId: left.id });
+    await context.index.deleteBy({ agentId: left.id });
+    await context.store.agents.delete({ organizationId, agentId: left.id });
+  }
   const addedBlobs: string[] = [];
   let agentInserted = false;
   let finalStatus: AgentRecord['status'] = 'ready';
   let memoriesWritten = 0;
-  // On a shared store, a lease says the import is alive (renewed while it writes).
-  const leased = context.store.capabilities.shared;
-  const lease = { name: importLeaseName(agentId), holder: `${context.instanceId}:import:${randomUUID()}`, ttlMs: IMPORT_LEASE_MS };
-  let leaseLost = false;
-  let renewal: ReturnType<typeof setInterval> | null = null;
-  if (leased) {
-    if (!(await context.store.leases.acquire({ ...lease, now: context.clock.now() }))) {
-      throw new ServiceError('conflict', `Agent ${agentId} is being imported by another process.`);
-    }
-    renewal = setInterval(() => {
-      context.store.leases.renew({ ...lease, now: context.clock.now() }).then(
-        (held) => void (leaseLost ||= !held),
-        () => undefined,
-      );
-    }, IMPORT_LEASE_MS / 3);
-    renewal.unref?.();
+  // A lease says the import is alive (renewed while it writes): see `abandonedImports`. Keeping ids
+  // (`memory-agents migrate`), a run after an interrupted one imports the same agent id again: the
+  // holder is the same in every run, so it takes over the lease the stopped run left.
+  const holder = keepIds ? 'import:keeping-ids' : `${context.instanceId}:import:${randomUUID()}`;
+  const lease = { name: importLeaseName(agentId), holder, ttlMs: IMPORT_LEASE_MS };
+  if (!(await context.store.leases.acquire({ ...lease, now: context.clock.now() }))) {
+    throw new ServiceError(
+      'conflict',
+      `Agent ${agentId} is being imported by another process (or was, by one stopped less than ${IMPORT_LEASE_MS / 1000} s ago); run the import again once that one has ended.`,
+    );
   }
+  let leaseLost = false;
+  const renewal = setInterval(() => {
+    context.store.leases.renew({ ...lease, now: context.clock.now() }).then(
+      (held) => void (leaseLost ||= !held),
+      () => undefined,
+    );
+  }, IMPORT_LEASE_MS / 3);
+  renewal.unref?.();
   let pendingJob: { job: JobRecord; turns: TurnRecord[] } | null = null;
   let memories: MemoryRecord[] = [];
   let messages: MessageRecord[] = [];
@@ -299,8 +323,8 @@ export async function importAgent(context: ImportContext, { organizationId, open
     for (const key of addedBlobs) await undo(`blob ${key}`, () => context.blobs.delete({ key }));
     throw error;
   } finally {
-    if (renewal !== null) clearInterval(renewal);
-    if (leased) await context.store.leases.release(lease).catch(() => undefined);
+    clearInterval(renewal);
+    await context.store.leases.release(lease).catch(() => undefined);
   }
   return {
     agentId,
