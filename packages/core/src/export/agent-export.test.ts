@@ -10,6 +10,7 @@ import { silentLogger } from '../service/logger.js';
 import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryService } from '../memory-service.js';
 import { EXPORT_VERSION, encodeVector, splitLines } from './format.js';
+import { IMPORT_LEASE_MS, importLeaseName } from './agent-import.js';
 
 const file = (filename: string, text: string) => ({ file: { filename, mediaType: null, data: new TextEncoder().encode(text) }, fields: {} });
 const DOCUMENT = '# Harbor\n\nThe harbor opens at dawn and closes at nine.\n';
@@ -275,6 +276,33 @@ describe('export and import of an agent', () => {
     expect((await index.stats({ agentId: second })).count).toBe(0);
     expect((await store.agents.listByStatus({ statuses: ['importing'] })).map((a) => a.id)).toEqual([]);
     expect((await importer.agents.list({ caller: await importer.as(target.organizationId) })).map((a) => a.agent_id)).toEqual([imported.agentId]);
+  });
+
+  it('keeping ids (migrate), a run after an interrupted one takes its lease over; another live import of the agent is a conflict', async () => {
+    const world = await populated();
+    const { service, agentId, organizationId } = world;
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const target = inMemoryStore();
+    const moved = createMemoryService({ store: target, index: inMemoryMemoryIndex(), blobs: inMemoryBlobs(), logger: silentLogger });
+    await moved.start();
+    // The organization as migrate moves it: same id.
+    await target.organizations.insert({ organization: { id: organizationId, name: 'Acme', createdAt: new Date(0).toISOString(), limits: {} } });
+    const now = Date.now();
+    // A lease of another import of this agent, still running: refused with a sentence, nothing written.
+    await target.leases.acquire({ name: importLeaseName(agentId), holder: 'worker_other:import:1', ttlMs: IMPORT_LEASE_MS, now });
+    const busy = await moved.admin.importAgent({ organizationId, open: opener(text), keepIds: true, keepVectors: true }).catch((e: unknown) => e);
+    expect(isServiceError(busy) && busy.code).toBe('conflict');
+    expect((busy as Error).message).toContain(`Agent ${agentId} is being imported by another process`);
+    expect(await target.agents.get({ organizationId, agentId })).toBeNull();
+    // The lease an interrupted migrate left (its fixed holder): the next run takes it over at once.
+    await target.leases.release({ name: importLeaseName(agentId), holder: 'worker_other:import:1' });
+    await target.leases.acquire({ name: importLeaseName(agentId), holder: 'import:keeping-ids', ttlMs: IMPORT_LEASE_MS, now });
+    const imported = await moved.admin.importAgent({ organizationId, open: opener(text), keepIds: true, keepVectors: true });
+    expect(imported.agentId).toBe(agentId);
+    expect(await target.agents.get({ organizationId, agentId })).toMatchObject({ status: 'ready' });
+    expect(await target.leases.get({ name: importLeaseName(agentId) })).toBeNull();
+    await moved.stop();
+    await service.stop();
   });
 
   it('removes what it wrote when writing fails part-way', async () => {

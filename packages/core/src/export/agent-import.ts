@@ -20,12 +20,17 @@ import type { ServiceContext } from '../service/context.js';
 export type ImportContext = Pick<ServiceContext, 'store' | 'index' | 'blobs' | 'embedder' | 'ids' | 'defaultLimits' | 'logger' | 'nowIso' | 'instanceId' | 'clock'>;
 
 /**
- * The lease an import holds on a shared store while it writes agent `agentId` (status
- * `importing`): a start removes an `importing` agent only when nobody holds it (a killed import).
+ * The lease an import holds while it writes agent `agentId` (status `importing`): an `importing`
+ * agent whose lease nobody holds any more is left from a killed import (`abandonedImports`).
  */
 export const importLeaseName = (agentId: string) => `agent-import:${agentId}`;
 /** How long an import's lease lasts without renewal; it is renewed every third of that. */
 export const IMPORT_LEASE_MS = 60_000;
+/**
+ * The holder of an import that keeps ids (`memory-agents migrate`): the same in every run, so a run
+ * after an interrupted one (the same agent id again) takes the lease over at once.
+ */
+const KEEPING_IDS_HOLDER = 'import:keeping-ids';
 
 /**
  * Agents left `importing` by an import that no longer runs: its lease is gone or lapsed, or (on a
@@ -37,7 +42,10 @@ export async function abandonedImports(context: Pick<ServiceContext, 'store' | '
   for (const agent of await context.store.agents.listByStatus({ statuses: ['importing'] })) {
     if (organizationId !== undefined && agent.organizationId !== organizationId) continue;
     const lease = await context.store.leases.get({ name: importLeaseName(agent.id) });
-    const running = lease !== null && lease.expiresAt > context.clock.now() && (context.store.capabilities.shared || lease.holder.startsWith(`${context.instanceId}:`));
+    const running =
+      lease !== null &&
+      lease.expiresAt > context.clock.now() &&
+      (context.store.capabilities.shared || lease.holder.startsWith(`${context.instanceId}:`) || lease.holder === KEEPING_IDS_HOLDER);
     if (!running) abandoned.push(agent);
   }
   return abandoned;
@@ -156,10 +164,8 @@ export async function importAgent(context: ImportContext, { organizationId, open
   let agentInserted = false;
   let finalStatus: AgentRecord['status'] = 'ready';
   let memoriesWritten = 0;
-  // A lease says the import is alive (renewed while it writes): see `abandonedImports`. Keeping ids
-  // (`memory-agents migrate`), a run after an interrupted one imports the same agent id again: the
-  // holder is the same in every run, so it takes over the lease the stopped run left.
-  const holder = keepIds ? 'import:keeping-ids' : `${context.instanceId}:import:${randomUUID()}`;
+  // A lease says the import is alive (renewed while it writes): see `abandonedImports`.
+  const holder = keepIds ? KEEPING_IDS_HOLDER : `${context.instanceId}:import:${randomUUID()}`;
   const lease = { name: importLeaseName(agentId), holder, ttlMs: IMPORT_LEASE_MS };
   if (!(await context.store.leases.acquire({ ...lease, now: context.clock.now() }))) {
     throw new ServiceError(
@@ -168,6 +174,8 @@ export async function importAgent(context: ImportContext, { organizationId, open
     );
   }
   let leaseLost = false;
+  const leaseLostError = () =>
+    new ServiceError('service_unavailable', `The import of agent ${agentId} lost its lease (not renewed within ${IMPORT_LEASE_MS / 1000} s, as when the database does not answer), so another process may have removed it as abandoned; what it wrote was removed. Run the import again.`);
   const renewal = setInterval(() => {
     context.store.leases.renew({ ...lease, now: context.clock.now() }).then(
       (held) => void (leaseLost ||= !held),
@@ -212,7 +220,7 @@ export async function importAgent(context: ImportContext, { organizationId, open
     for await (const text of open()) {
       number++;
       if (number === 1) continue;
-      if (leaseLost) throw new ServiceError('service_unavailable', `The import of agent ${agentId} lost its lease (the database was unreachable for ${IMPORT_LEASE_MS / 1000} s); nothing of it is kept.`);
+      if (leaseLost) throw leaseLostError();
       const record = JSON.parse(text) as Record<string, unknown> & { type: string };
       if (record.type !== 'turn') await flushJob();
       if (record.type !== 'memory') await flushMemories();
@@ -310,9 +318,9 @@ export async function importAgent(context: ImportContext, { organizationId, open
     await flushJob();
     await flushMemories();
     await flushMessages();
-    if (leaseLost) throw new ServiceError('service_unavailable', `The import of agent ${agentId} lost its lease (the database was unreachable for ${IMPORT_LEASE_MS / 1000} s); nothing of it is kept.`);
-    // Every line is written: the agent appears.
-    if (agentInserted) await context.store.agents.update({ organizationId, agentId, patch: { status: finalStatus }, updatedAt: context.nowIso() });
+    if (leaseLost) throw leaseLostError();
+    // Every line is written: the agent appears (unless another process removed it as abandoned).
+    if (agentInserted && !(await context.store.agents.update({ organizationId, agentId, patch: { status: finalStatus }, updatedAt: context.nowIso() }))) throw leaseLostError();
   } catch (error) {
     // Undo: the new agent (its threads, messages, jobs, turns, reports and uploads go with it), its
     // memories and the blobs this import added.
