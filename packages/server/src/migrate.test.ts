@@ -196,6 +196,10 @@ describe.skipIf(!databaseUrl)('memory-agents migrate: a data dir into PostgreSQL
       // Nothing written: every table holds what it held, and no blob was copied.
       expect(await rowCounts()).toEqual(before);
       expect(await files()).toEqual(blobsBefore);
+      // Not even the blobs directory of a refused run is made.
+      const elsewhere = join(dir, 'blobs-never');
+      expect(await migrateDataDir({ dataDir: other.dataDir, databaseUrl: into, blobsDirectory: elsewhere }).catch((error: unknown) => error)).toBeInstanceOf(MigrationRefused);
+      expect(existsSync(elsewhere)).toBe(false);
 
       // The data dir that is there may still run again (resume: nothing to do, verified).
       expect(await migrateDataDir({ dataDir: first.dataDir, databaseUrl: into, blobsDirectory: blobs })).toMatchObject({ ok: true, agents: 0, resumed: 2 });

@@ -60,7 +60,6 @@ export async function migrateDataDir(options: MigrateOptions): Promise<Migration
   const client = await openSqlClient({ connectionString: options.databaseUrl });
   const targetIndex = postgresMemoryIndex({ client });
   const target = { store: postgresStore({ client }), index: targetIndex as MemoryIndex };
-  await mkdir(options.blobsDirectory, { recursive: true });
   const targetService = createMemoryService({ ...target, blobs: fileSystemBlobs({ directory: options.blobsDirectory }), logger: silentLogger, backgroundWork: false });
   let work: string | null = null;
   try {
@@ -69,6 +68,7 @@ export async function migrateDataDir(options: MigrateOptions): Promise<Migration
     // only what this data dir holds (a run of this migration interrupted part-way).
     await refuseForeignContents(client, source.store, options.dataDir);
     work = await mkdtemp(join(tmpdir(), 'memory-agents-migrate-'));
+    await mkdir(options.blobsDirectory, { recursive: true });
     await targetService.start();
     await client.query(`CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (item text PRIMARY KEY, done_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await client.query<{ item: string }>(`SELECT item FROM ${PROGRESS_TABLE}`)).rows.map((r) => r.item));
