@@ -8,7 +8,7 @@
 // Service
 export { createMemoryService, type MemoryServiceOptions } from './create-memory-service.js';
 export { EXPORT_FORMAT, EXPORT_VERSION, splitLines, type ExportHeader, type ExportTrailer } from './export/format.js';
-export type { ImportAgentResult } from './export/agent-import.js';
+export type { ImportAgentResult, ImportProgress } from './export/agent-import.js';
 export type { CreateExportRequest, ExportJobOutput, ExportJobRequest } from './export/export-jobs.js';
 export type { MemoryAdmin, MemoryService, ServiceReadiness, StoredOriginal } from './memory-service.js';
 export type { ReembedRunOptions, ReembedStatus } from './reembed/reembedder.js';

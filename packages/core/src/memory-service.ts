@@ -1,7 +1,7 @@
 import type { ActAsOptions, AuthenticateRequest } from './service/authenticate.js';
 import type { Caller } from './auth/caller.js';
 import type { BillingSummary } from './organizations/billing-admin.js';
-import type { ImportAgentResult } from './export/agent-import.js';
+import type { ImportAgentResult, ImportProgress } from './export/agent-import.js';
 import type { CreateExportRequest, ExportJobOutput, ExportJobRequest } from './export/export-jobs.js';
 import type { RateLimitDecision } from './limits/rate-limiter.js';
 import type { CreatedKey, KeySummary, OrganizationSummary } from './organizations/admin.js';
@@ -110,9 +110,11 @@ export interface MemoryAdmin {
   /**
    * Imports an export file as a new agent of `organizationId` (ids re-keyed, memories re-embedded
    * when needed). `open` is called twice (check, then write). A bad file is 422 `invalid_request`
-   * naming its line, and nothing is written; a failure while writing removes what was written.
+   * naming its line, and nothing is written; a failure while writing removes what was written, and
+   * the agent stays hidden (`importing`) until its last line is written, so a killed process leaves
+   * no partial agent (the next start removes it). `onProgress` hears of each batch of memories.
    */
-  importAgent(input: { organizationId: string; open: () => AsyncIterable<string>; keepIds?: boolean; keepVectors?: boolean }): Promise<ImportAgentResult>;
+  importAgent(input: { organizationId: string; open: () => AsyncIterable<string>; keepIds?: boolean; keepVectors?: boolean; onProgress?: (progress: ImportProgress) => void }): Promise<ImportAgentResult>;
 }
 
 /**

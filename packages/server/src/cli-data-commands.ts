@@ -14,12 +14,15 @@ export async function migrateCommand(values: CliValues, io: CliIo): Promise<numb
   if (!existsSync(dataPaths(dataDir).pgdata)) throw new CliError('not_found', `no data dir at ${dataPaths(dataDir).root}`);
   await requireStoppedServer({ dataDir }, 'migrate');
   const { resolve } = await import('node:path');
-  const { migrateDataDir } = await import('./migrate.js');
+  const { migrateDataDir, MigrationRefused } = await import('./migrate.js');
   const report = await migrateDataDir({
     dataDir,
     databaseUrl: values.to,
     blobsDirectory: resolve(values.blobs ?? dataPaths(DEFAULT_DATA_DIR).blobs),
     log: (line) => io.stderr(`memory-agents: ${line}\n`),
+  }).catch((error: unknown) => {
+    if (error instanceof MigrationRefused) throw new CliError('conflict', error.message);
+    throw error;
   });
   if (values.json === true) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else {
@@ -48,6 +51,9 @@ export async function exportCommand(values: CliValues, io: CliIo): Promise<numbe
   return 0;
 }
 
+/** Memories between two progress lines of `memory-agents import`. */
+const PROGRESS_STEP = 1000;
+
 /** `memory-agents import`: a file (or stdin) into an organization as a new agent. */
 export async function importCommand(values: CliValues, io: CliIo): Promise<number> {
   const organizationId = values.org;
@@ -59,7 +65,14 @@ export async function importCommand(values: CliValues, io: CliIo): Promise<numbe
   const { importFromFile } = await import('./transfer-commands.js');
   const { createServiceModels } = await import('./model-options.js');
   try {
-    const result = await importFromFile(location, { organizationId, file: values.file ?? io.stdin ?? process.stdin }, await createServiceModels(models, io.env));
+    // A long import says how far it is, every PROGRESS_STEP memories (on stderr; stdout is the result).
+    let said = 0;
+    const onProgress = ({ agentId, memories, totalMemories }: { agentId: string; memories: number; totalMemories: number }) => {
+      if (memories - said < PROGRESS_STEP) return;
+      said = memories;
+      io.stderr(`memory-agents: import: agent ${agentId}: ${memories} of ${totalMemories} memories written\n`);
+    };
+    const result = await importFromFile(location, { organizationId, file: values.file ?? io.stdin ?? process.stdin, onProgress }, await createServiceModels(models, io.env));
     print(
       {
         agent_id: result.agentId,

@@ -105,10 +105,13 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   import: {
     usage: `memory-agents import --org ORG_ID [--file agent.jsonl] [--data DIR | --database-url URL] [model options]
   Reads an export (from --file, or stdin) into the organization as a new agent with new ids, and
-  prints the new agent id. The whole file is checked first: a bad or truncated file is refused with
-  its line number and nothing is written. Memories are embedded again when the file has no vectors
-  or another embedder made them (pass the same model options as serve). On a data dir, stop the
-  server first.`,
+  prints the new agent id. The whole file is checked first (JSON, ids, vector lengths, the sha256
+  of each stored original): a bad or truncated file is refused with its line number and nothing is
+  written. The agent stays hidden until its last line is written: an import that is killed leaves
+  no agent (the next start, or the next import into the organization, removes what it wrote).
+  Progress goes to stderr every 1000 memories. Memories are embedded again when the file has no
+  vectors or another embedder made them (pass the same model options as serve). On a data dir,
+  stop the server first.`,
     options: ['org', 'file', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
     run: (values, io) => importCommand(values, io),
   },

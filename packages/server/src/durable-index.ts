@@ -58,7 +58,9 @@ export function durableMemoryIndex(index: MemoryIndex, directory: string): Memor
     const lane = async () => {
       while (next < paths.length) {
         const { path, newDirs } = paths[next++]!;
-        await sync(path);
+        // Gone since it was listed: a temporary file of LanceDB's own background work (an index
+        // being built renames its `.tmp` files), not a file of the write; nothing to flush.
+        if (!(await sync(path))) continue;
         known.add(path);
         for (const newDir of newDirs) known.add(newDir);
       }
@@ -112,10 +114,18 @@ export function durableMemoryIndex(index: MemoryIndex, directory: string): Memor
   };
 }
 
-async function sync(path: string): Promise<void> {
-  const handle = await open(path, 'r');
+/** Flushes the file or directory; false when it no longer exists. */
+async function sync(path: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
   try {
     await handle.sync();
+    return true;
   } finally {
     await handle.close();
   }

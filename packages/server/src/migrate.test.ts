@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type MemoryService } from '@memory-agents/core';
@@ -9,7 +9,7 @@ import { postgresUrl } from '@memory-agents/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from './cli-main.js';
 import { composeService } from './compose.js';
-import { migrateDataDir } from './migrate.js';
+import { MigrationRefused, migrateDataDir } from './migrate.js';
 
 const databaseUrl = postgresUrl('memory-agents migrate into PostgreSQL');
 const DOCUMENT = '# Harbor\n\nThe harbor opens at dawn and closes at nine.\n';
@@ -134,6 +134,78 @@ describe.skipIf(!databaseUrl)('memory-agents migrate: a data dir into PostgreSQL
       expect(answered.message.length).toBeGreaterThan(0);
     } finally {
       await served.close();
+    }
+  });
+
+  it('refuses a second data dir before writing anything: the database already holds another one', { timeout: 240_000 }, async () => {
+    const second = `${database}_two`;
+    await admin.query(`CREATE DATABASE ${second}`);
+    const secondUrl = new URL(target);
+    secondUrl.pathname = `/${second}`;
+    const into = secondUrl.toString();
+    const blobs = join(dir, 'blobs-two');
+    /** A data dir with one organization, an agent and an uploaded document (a blob). */
+    async function dataDirWith(name: string) {
+      const dataDir = join(dir, name);
+      const composed = await composeService({ dataDir }, silentLogger);
+      await composed.service.start();
+      const org = await composed.service.admin.createOrganization({ name });
+      const caller = await composed.service.as(org.organizationId);
+      const agent = await composed.service.agents.create({ caller, body: { agent_config: { role: name, objective: 'o' } } });
+      await composed.service.idle();
+      const thread = await composed.service.threads.create({ caller, agentId: agent.agent_id, body: {} });
+      await composed.service.observeFile({ caller, agentId: agent.agent_id, threadId: thread.thread_id, file: { filename: `${name}.md`, mediaType: null, data: new TextEncoder().encode(`# ${name}\n\n${name} opens at dawn.\n`) }, fields: {} });
+      await composed.service.idle();
+      await composed.close();
+      return { dataDir, organizationId: org.organizationId };
+    }
+    const pg = (await import('pg')).default;
+    const db = new pg.Client({ connectionString: into });
+    /** Rows of every table of the database (store, index, migration progress). */
+    const rowCounts = async () => {
+      const { rows } = await db.query<{ schema: string; name: string }>(
+        `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`,
+      );
+      const counts: Record<string, number> = {};
+      for (const { schema, name } of rows) counts[`${schema}.${name}`] = Number((await db.query(`SELECT count(*) AS n FROM "${schema}"."${name}"`)).rows[0].n);
+      return counts;
+    };
+    const files = async () => (existsSync(blobs) ? (await readdir(blobs, { recursive: true })).sort() : []);
+    try {
+      const first = await dataDirWith('first');
+      const other = await dataDirWith('other');
+      const moved = await migrateDataDir({ dataDir: first.dataDir, databaseUrl: into, blobsDirectory: blobs });
+      expect(moved.ok).toBe(true);
+      await db.connect();
+      const before = await rowCounts();
+      expect(before['public.organizations']).toBe(1);
+      const blobsBefore = await files();
+
+      const refused = await migrateDataDir({ dataDir: other.dataDir, databaseUrl: into, blobsDirectory: blobs }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(MigrationRefused);
+      expect((refused as Error).message).toBe(
+        `the target database already holds organization ${first.organizationId} ("first"), which the data dir ${other.dataDir} does not; migrate moves one data dir into an empty PostgreSQL database (or finishes its own interrupted run), and would merge two. Nothing was written. Migrate into a new database (createdb), or empty this one first.`,
+      );
+      // The CLI says the same sentence and exits 1.
+      let stdout = '';
+      let stderr = '';
+      const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {} };
+      expect(await main(['migrate', '--data', other.dataDir, '--to', into, '--blobs', blobs], io)).toBe(1);
+      expect(stderr).toContain(`the target database already holds organization ${first.organizationId}`);
+      expect(stdout).toBe('');
+      // Nothing written: every table holds what it held, and no blob was copied.
+      expect(await rowCounts()).toEqual(before);
+      expect(await files()).toEqual(blobsBefore);
+      // Not even the blobs directory of a refused run is made.
+      const elsewhere = join(dir, 'blobs-never');
+      expect(await migrateDataDir({ dataDir: other.dataDir, databaseUrl: into, blobsDirectory: elsewhere }).catch((error: unknown) => error)).toBeInstanceOf(MigrationRefused);
+      expect(existsSync(elsewhere)).toBe(false);
+
+      // The data dir that is there may still run again (resume: nothing to do, verified).
+      expect(await migrateDataDir({ dataDir: first.dataDir, databaseUrl: into, blobsDirectory: blobs })).toMatchObject({ ok: true, agents: 0, resumed: 2 });
+    } finally {
+      await db.end().catch(() => {});
+      await admin.query(`DROP DATABASE IF EXISTS ${second} WITH (FORCE)`);
     }
   });
 });

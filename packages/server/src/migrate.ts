@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createMemoryService, fileSystemBlobs, silentLogger, splitLines, type MemoryIndex, type MemoryService, type Store } from '@memory-agents/core';
-import { openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
+import { openSqlClient, postgresMemoryIndex, postgresStore, type SqlClient } from '@memory-agents/adapter-postgres';
 import type { ImageRecord, LedgerEntryRecord } from '@memory-agents/core/adapter';
 import { dataPaths } from './paths.js';
 
@@ -34,6 +34,14 @@ export type MigrateOptions = {
 
 const PROGRESS_TABLE = 'memory_agents_migration';
 
+/** The target holds what the data dir does not: nothing was written (issue 41). */
+export class MigrationRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MigrationRefused';
+  }
+}
+
 /**
  * `memory-agents migrate --data DIR --to postgres://...`: moves every organization (with its keys,
  * uploaded image records, billing account and ledger), every agent (through the export format, keeping every id and the
@@ -52,11 +60,15 @@ export async function migrateDataDir(options: MigrateOptions): Promise<Migration
   const client = await openSqlClient({ connectionString: options.databaseUrl });
   const targetIndex = postgresMemoryIndex({ client });
   const target = { store: postgresStore({ client }), index: targetIndex as MemoryIndex };
-  await mkdir(options.blobsDirectory, { recursive: true });
   const targetService = createMemoryService({ ...target, blobs: fileSystemBlobs({ directory: options.blobsDirectory }), logger: silentLogger, backgroundWork: false });
-  const work = await mkdtemp(join(tmpdir(), 'memory-agents-migrate-'));
+  let work: string | null = null;
   try {
     await sourceService.start();
+    // Before anything is written to the target (its schema included): it must be empty, or hold
+    // only what this data dir holds (a run of this migration interrupted part-way).
+    await refuseForeignContents(client, source.store, options.dataDir);
+    work = await mkdtemp(join(tmpdir(), 'memory-agents-migrate-'));
+    await mkdir(options.blobsDirectory, { recursive: true });
     await targetService.start();
     await client.query(`CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (item text PRIMARY KEY, done_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await client.query<{ item: string }>(`SELECT item FROM ${PROGRESS_TABLE}`)).rows.map((r) => r.item));
@@ -120,8 +132,35 @@ export async function migrateDataDir(options: MigrateOptions): Promise<Migration
     await sourceService.stop().catch(() => {});
     await targetService.stop().catch(() => {});
     await client.close().catch(() => {});
-    await rm(work, { recursive: true, force: true });
+    if (work !== null) await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Refuses (`MigrationRefused`, nothing written) a target database that holds an organization or an
+ * agent the data dir does not: migrating a second data dir into it would merge the two. An empty
+ * database passes, and so does one a run of this same migration left part-way (what it holds is the
+ * data dir's).
+ */
+async function refuseForeignContents(client: SqlClient, source: Store, dataDir: string): Promise<void> {
+  const { rows: tables } = await client.query<{ organizations: string | null; agents: string | null }>(`SELECT to_regclass('organizations')::text AS organizations, to_regclass('agents')::text AS agents`);
+  if (tables[0]?.organizations == null) return;
+  const organizations = new Set((await source.organizations.list()).map((organization) => organization.id));
+  const { rows: targetOrganizations } = await client.query<{ id: string; name: string }>('SELECT id, name FROM organizations ORDER BY id');
+  const foreign = targetOrganizations.filter((row) => !organizations.has(row.id));
+  const refuse = (what: string) =>
+    new MigrationRefused(
+      `the target database already holds ${what}, which the data dir ${dataDir} does not; migrate moves one data dir into an empty PostgreSQL database (or finishes its own interrupted run), and would merge two. Nothing was written. Migrate into a new database (createdb), or empty this one first.`,
+    );
+  if (foreign.length > 0) {
+    const named = foreign.slice(0, 3).map((row) => `${row.id} (${JSON.stringify(row.name)})`).join(', ');
+    throw refuse(`${foreign.length === 1 ? 'organization' : `${foreign.length} organizations`} ${named}${foreign.length > 3 ? ', …' : ''}`);
+  }
+  if (tables[0]?.agents == null) return;
+  const agents = new Set((await source.agents.listByStatus({ statuses: ['initializing', 'ready', 'failed', 'importing', 'deleting', 'deleted'] })).map((agent) => agent.id));
+  const { rows: targetAgents } = await client.query<{ id: string }>('SELECT id FROM agents ORDER BY id');
+  const strangers = targetAgents.filter((row) => !agents.has(row.id));
+  if (strangers.length > 0) throw refuse(`${strangers.length === 1 ? 'agent' : `${strangers.length} agents`} ${strangers.slice(0, 3).map((row) => row.id).join(', ')}${strangers.length > 3 ? ', …' : ''}`);
 }
 
 /** Page size of the image records read per query. */

@@ -87,6 +87,48 @@ describe.skipIf(!databaseUrl)('memory-agents export and import (PostgreSQL, DATA
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`The export file was refused at line ${lines.length - 1}: the file ends after line ${lines.length - 2} without its end line`);
 
+      // A vector of the wrong length (valid JSON), and one base64 character of the original
+      // changed: refused with the line before anything is written, not `internal` while writing.
+      const pg = (await import('pg')).default;
+      const db = new pg.Client({ connectionString: to });
+      await db.connect();
+      const rows = async () => {
+        const counted = await db.query<{ agents: string; indexed: string; records: string }>(
+          "SELECT (SELECT count(*) FROM agents) AS agents, (SELECT count(*) FROM memory_index_agents) AS indexed, (SELECT count(*) FROM memory_index_records) AS records",
+        );
+        return counted.rows[0];
+      };
+      try {
+        const before = await rows();
+        const memoryAt = lines.findIndex((l) => l.includes('"type":"memory"'));
+        const chunkAt = lines.findIndex((l) => l.includes('"type":"source_chunk"'));
+        const memoryLine = JSON.parse(lines[memoryAt]!) as { memory: { id: string; vector: string } };
+        const dimensions = (JSON.parse(lines[0]!) as { embedder: { dimensions: number } }).embedder.dimensions;
+        const shortVector = Buffer.from(new Float32Array(dimensions - 10).buffer).toString('base64');
+        const chunk = JSON.parse(lines[chunkAt]!) as { data: string };
+        const damaged: [string, string[], string][] = [
+          [
+            'short-vector.jsonl',
+            lines.map((l, i) => (i === memoryAt ? JSON.stringify({ ...memoryLine, memory: { ...memoryLine.memory, vector: shortVector } }) : l)),
+            `The export file was refused at line ${memoryAt + 1}: memory ${memoryLine.memory.id}: its vector has ${dimensions - 10} dimensions, but the header's embedder`,
+          ],
+          [
+            'changed-chunk.jsonl',
+            lines.map((l, i) => (i === chunkAt ? JSON.stringify({ ...chunk, data: `${chunk.data.slice(0, 4)}${chunk.data[4] === 'Q' ? 'R' : 'Q'}${chunk.data.slice(5)}` }) : l)),
+            `The export file was refused at line ${chunkAt + 1}: the stored original ${upload.source_id} does not match its checksum`,
+          ],
+        ];
+        for (const [name, changed, message] of damaged) {
+          await writeFile(join(dir, name), `${changed.join('\n')}\n`);
+          const bad = await run(['import', '--org', target, '--file', join(dir, name), '--database-url', to, '--json']);
+          expect(bad.code, name).toBe(1);
+          expect(JSON.parse(bad.stderr), name).toMatchObject({ code: 'invalid_request', error: expect.stringContaining(message) });
+          expect(await rows(), name).toEqual(before);
+        }
+      } finally {
+        await db.end();
+      }
+
       const imported = await run(['import', '--org', target, '--file', file, '--database-url', to, '--json']);
       expect(imported.stderr).toBe('');
       expect(imported.code).toBe(0);

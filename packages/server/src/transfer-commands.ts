@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { silentLogger, splitLines, type ImportAgentResult } from '@memory-agents/core';
+import { silentLogger, splitLines, type ImportAgentResult, type ImportProgress } from '@memory-agents/core';
 import type { StateLocation } from './paths.js';
 import type { ServiceModels } from './model-options.js';
 
@@ -47,7 +47,7 @@ export async function exportToStream(
  */
 export async function importFromFile(
   location: StateLocation,
-  input: { organizationId: string; file: string | NodeJS.ReadableStream },
+  input: { organizationId: string; file: string | NodeJS.ReadableStream; onProgress?: (progress: ImportProgress) => void },
   models: ServiceModels,
 ): Promise<ImportAgentResult> {
   let path = typeof input.file === 'string' ? input.file : null;
@@ -63,7 +63,11 @@ export async function importFromFile(
     const composed = await composeService(location, silentLogger, models, { backgroundWork: false });
     await composed.service.start();
     try {
-      return await composed.service.admin.importAgent({ organizationId: input.organizationId, open: () => splitLines(createReadStream(file)) });
+      return await composed.service.admin.importAgent({
+        organizationId: input.organizationId,
+        open: () => splitLines(createReadStream(file)),
+        ...(input.onProgress ? { onProgress: input.onProgress } : {}),
+      });
     } finally {
       await composed.close();
     }

@@ -42,7 +42,7 @@ export function postgresAgents(db: SqlClient): AgentStore {
     },
     async list({ organizationId }) {
       const { rows } = await db.query(
-        "SELECT * FROM agents WHERE organization_id = $1 AND status NOT IN ('deleting', 'deleted') ORDER BY created_at DESC, id DESC",
+        "SELECT * FROM agents WHERE organization_id = $1 AND status NOT IN ('importing', 'deleting', 'deleted') ORDER BY created_at DESC, id DESC",
         [organizationId],
       );
       return rows.map(toAgent);

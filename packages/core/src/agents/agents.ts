@@ -8,7 +8,8 @@ import type { AgentConfig, AgentRecord } from '../ports/store/index.js';
 import { createAgentBody, patchAgentBody } from '../schemas/agents.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseBody } from '../validation/parse.js';
-import { findAgent } from './lookup.js';
+import { findAgent, isHiddenAgent } from './lookup.js';
+import { abandonedImports } from '../export/agent-import.js';
 import { presentAgent } from './present.js';
 import type { AgentDeleteOutput, AgentListOutput, AgentOutput } from '../schemas/outputs.js';
 import type { MemoryService } from '../memory-service.js';
@@ -73,11 +74,19 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
     void reclaimer.schedule();
   }
 
-  /** Resumes what a stopped process left: agents still initializing or left deleting. */
+  /**
+   * Resumes what a stopped process left: agents still initializing or left deleting, and agents
+   * left `importing` by an import that was killed (on a shared store, only those whose import lease
+   * has lapsed: another process may still be writing one), which are removed like deleted ones.
+   */
   async function resume(): Promise<void> {
     for (const agent of await context.store.agents.listByStatus({ statuses: ['initializing', 'deleting'] })) {
       if (agent.status === 'initializing') context.background.run('agent initialize', { agentId: agent.id }, () => initialize(agent));
       else context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
+    }
+    for (const agent of await abandonedImports(context)) {
+      context.logger.warn('removing an agent a stopped import left half-written', { agentId: agent.id });
+      context.background.run('agent delete', { agentId: agent.id }, () => destroy(agent));
     }
   }
 
@@ -89,7 +98,7 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
       if (input.restore_from !== undefined) {
         // The source may be `failed` too (DESIGN "Decisions"), but must be the caller's.
         const source = await context.store.agents.get({ organizationId: caller.organizationId, agentId: input.restore_from });
-        if (!source || source.status === 'deleting' || source.status === 'deleted') {
+        if (!source || isHiddenAgent(source)) {
           throw new ServiceError('agent_not_found', `Agent ${input.restore_from} named in restore_from was not found.`);
         }
       }

@@ -4,6 +4,9 @@ import { ID_PATTERNS } from '../ids/index.js';
 import type { AgentRecord, ThreadRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
+/** Deleted, being deleted, or still being imported: answered as if it did not exist. */
+export const isHiddenAgent = (agent: AgentRecord | null): boolean => !agent || agent.status === 'importing' || agent.status === 'deleting' || agent.status === 'deleted';
+
 /**
  * The caller's live agent, or 404 `agent_not_found` exactly as for an id that does not exist
  * (spec "Ownership": ids of another organization never reveal that they exist).
@@ -12,7 +15,7 @@ export async function findAgent(context: ServiceContext, caller: Caller, agentId
   const agent = ID_PATTERNS.agent.test(agentId)
     ? await context.store.agents.get({ organizationId: caller.organizationId, agentId })
     : null;
-  if (!agent || agent.status === 'deleting' || agent.status === 'deleted') {
+  if (!agent || isHiddenAgent(agent)) {
     throw new ServiceError('agent_not_found', `Agent ${agentId} was not found.`);
   }
   return agent;

@@ -6,7 +6,8 @@ import type { AgentRecord, MessageRecord, ThreadRecord } from '../ports/store/in
 export function presentAgent(agent: AgentRecord, threads: ThreadRecord[]): AgentOutput {
   return {
     agent_id: agent.id,
-    status: agent.status,
+    // An agent being imported is never presented (it is hidden); were it, it reads as not ready yet.
+    status: agent.status === 'importing' ? 'initializing' : agent.status,
     created_at: agent.createdAt,
     updated_at: agent.updatedAt,
     access: 'owner',

@@ -4,9 +4,13 @@ import { hashedNgramEmbedder } from '../embedding/hashed-ngram-embedder.js';
 import { isServiceError } from '../errors/index.js';
 import { inMemoryBlobs } from '../in-memory/in-memory-blobs.js';
 import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
+import { createMemoryService } from '../create-memory-service.js';
+import { silentLogger } from '../service/logger.js';
 import type { MemoryIndex } from '../ports/memory-index.js';
 import type { MemoryService } from '../memory-service.js';
-import { EXPORT_VERSION, splitLines } from './format.js';
+import { EXPORT_VERSION, encodeVector, splitLines } from './format.js';
+import { IMPORT_LEASE_MS, importLeaseName } from './agent-import.js';
 
 const file = (filename: string, text: string) => ({ file: { filename, mediaType: null, data: new TextEncoder().encode(text) }, fields: {} });
 const DOCUMENT = '# Harbor\n\nThe harbor opens at dawn and closes at nine.\n';
@@ -130,6 +134,12 @@ describe('export and import of an agent', () => {
       lines.map((l, i) => (i === index ? JSON.stringify(replace(JSON.parse(l) as Record<string, unknown>)) : l)).join('\n');
     const threadLine = lines.findIndex((l) => l.includes('"type":"thread"'));
     const memoryLine = lines.findIndex((l) => l.includes('"type":"memory"'));
+    const chunkLine = lines.findIndex((l) => l.includes('"type":"source_chunk"'));
+    const sourceLine = lines.findIndex((l) => l.includes('"type":"source"'));
+    const memoryId = (JSON.parse(lines[memoryLine]!) as { memory: { id: string } }).memory.id;
+    const dimensions = (JSON.parse(lines[0]!) as { embedder: { dimensions: number } }).embedder.dimensions;
+    // One base64 character of the original changed (still valid base64, another byte).
+    const changeOne = (data: string) => `${data.slice(0, 8)}${data[8] === 'A' ? 'B' : 'A'}${data.slice(9)}`;
     const cases: [string, string, RegExp][] = [
       ['truncated', lines.slice(0, -3).join('\n'), new RegExp(`^The export file was refused at line ${lines.length - 2}: the file ends after line ${lines.length - 3} without its end line`)],
       ['another version', withLine(0, (h) => ({ ...h, version: 2 })), /^The export file was refused at line 1: the file is export format version 2; this build reads version 1/],
@@ -138,6 +148,17 @@ describe('export and import of an agent', () => {
       ['malformed JSON', lines.map((l, i) => (i === 3 ? l.slice(0, 10) : l)).join('\n'), /at line 4: not valid JSON/],
       ['a line removed', lines.filter((_, i) => i !== memoryLine).join('\n'), /the end line counts \d+ memory records but the file holds \d+/],
       ['not an export', '{"hello":1}\n', /at line 1: a record without a "type"/],
+      [
+        'a vector of the wrong length',
+        withLine(memoryLine, (r) => ({ ...r, memory: { ...(r.memory as object), vector: encodeVector(new Float32Array(dimensions - 1)) } })),
+        new RegExp(`at line ${memoryLine + 1}: memory ${memoryId}: its vector has ${dimensions - 1} dimensions, but the header's embedder .* makes ${dimensions}\\.`),
+      ],
+      ['a vector that is not base64', withLine(memoryLine, (r) => ({ ...r, memory: { ...(r.memory as object), vector: 'not base64!' } })), new RegExp(`at line ${memoryLine + 1}: memory ${memoryId}: its vector is not base64 text`)],
+      [
+        'a source chunk with one character changed',
+        withLine(chunkLine, (r) => ({ ...r, data: changeOne(r.data as string) })),
+        new RegExp(`at line ${chunkLine + 1}: the stored original src_\\w+ does not match its checksum: its source line \\(line ${sourceLine + 1}\\) says sha256 [0-9a-f]{64}, but its chunks on lines ${sourceLine + 2}-${chunkLine + 1} give [0-9a-f]{64}`),
+      ],
     ];
     for (const [name, bad, message] of cases) {
       const error = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(bad) }).catch((e: unknown) => e);
@@ -150,6 +171,137 @@ describe('export and import of an agent', () => {
     const keep = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(text), keepIds: true }).catch((e: unknown) => e);
     expect(isServiceError(keep) && keep.status).toBe(422);
     expect((keep as Error).message).toContain(`Keeping ids needs the organization the file came from (${organizationId})`);
+    await service.stop();
+  });
+
+  it('reads files written before the checksum: a source line without sha256 imports as it is', async () => {
+    const world = await populated();
+    const { service, agentId } = world;
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const sourceLine = text.split('\n').find((l) => l.includes('"type":"source"'))!;
+    expect(JSON.parse(sourceLine)).toMatchObject({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const { sha256: _sha256, ...older } = JSON.parse(sourceLine) as Record<string, unknown>;
+    const target = await otherOrganization(service);
+    const imported = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(text.replace(sourceLine, JSON.stringify(older))) });
+    expect(imported.counts.source).toBe(1);
+    const [[oldSource, newSource]] = Object.entries(imported.ids.sources) as [[string, string]];
+    const copy = await service.sources.get({ caller: target.caller, agentId: imported.agentId, sourceId: newSource });
+    expect(new TextDecoder().decode(copy.data)).toBe(DOCUMENT);
+    expect((await service.sources.get({ caller: world.owner, agentId, sourceId: oldSource })).data).toEqual(copy.data);
+    await service.stop();
+  });
+
+  it('keeps the agent hidden until its last line is written', async () => {
+    const world = await populated();
+    const { service, agentId } = world;
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const lines = text.trimEnd().split('\n');
+    const target = await otherOrganization(service);
+    let opened = 0;
+    let pause!: () => void;
+    const paused = new Promise<void>((resolve) => (pause = resolve));
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    // The second reading (the writing one) stops before the end line until told to go on.
+    async function* gated() {
+      const writing = ++opened === 2;
+      for (const [i, line] of lines.entries()) {
+        if (writing && i === lines.length - 1) {
+          pause();
+          await resumed;
+        }
+        yield line;
+      }
+    }
+    const importing = service.admin.importAgent({ organizationId: target.organizationId, open: gated });
+    await paused;
+    // Everything but the end line is written: the agent is not listed and cannot be read.
+    expect(await service.agents.list({ caller: target.caller })).toEqual([]);
+    resume();
+    const imported = await importing;
+    expect((await service.agents.list({ caller: target.caller })).map((a) => [a.agent_id, a.status])).toEqual([[imported.agentId, 'ready']]);
+    await service.stop();
+  });
+
+  it('an import stopped part-way is removed by the next start, and by the next import into its organization', async () => {
+    const store = inMemoryStore();
+    const index = inMemoryMemoryIndex();
+    const blobs = inMemoryBlobs();
+    const world = await learningService({ store, index, blobs });
+    const { service, agentId } = world;
+    await world.observeSettled([{ speaker: 'ana', content: [{ type: 'text', text: 'Invoices go to billing@acme.test every Friday.' }] }]);
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const lines = text.trimEnd().split('\n');
+    const target = await otherOrganization(service);
+    /** Starts an import whose writing stops for good after its memories, before the end line (a process that died there). */
+    const stoppedImport = async () => {
+      let opened = 0;
+      let stopped!: () => void;
+      const stop = new Promise<void>((resolve) => (stopped = resolve));
+      async function* lines_() {
+        const writing = ++opened === 2;
+        for (const [i, line] of lines.entries()) {
+          if (writing && i === lines.length - 1) {
+            // A record type this build skips: the memories before it are written first.
+            yield JSON.stringify({ type: 'added_later' });
+            stopped();
+            await new Promise<never>(() => undefined);
+          }
+          yield line;
+        }
+      }
+      void service.admin.importAgent({ organizationId: target.organizationId, open: lines_ });
+      await stop;
+      const [left] = await store.agents.listByStatus({ statuses: ['importing'] });
+      expect(left).toMatchObject({ organizationId: target.organizationId, status: 'importing' });
+      expect((await index.stats({ agentId: left!.id })).count).toBeGreaterThan(0);
+      return left!.id;
+    };
+    // Another process on the same state (the first one "died" with its import part-way).
+    const next = () => createMemoryService({ store, index, blobs, logger: silentLogger });
+
+    const first = await stoppedImport();
+    // A service of this process does not touch it: the import may still be running.
+    expect(await store.agents.get({ organizationId: target.organizationId, agentId: first })).toMatchObject({ status: 'importing' });
+    const restarted = next();
+    await restarted.start();
+    await restarted.idle();
+    expect(await store.agents.get({ organizationId: target.organizationId, agentId: first })).toBeNull();
+    expect((await index.stats({ agentId: first })).count).toBe(0);
+
+    const second = await stoppedImport();
+    const importer = next();
+    const imported = await importer.admin.importAgent({ organizationId: target.organizationId, open: opener(text) });
+    expect(await store.agents.get({ organizationId: target.organizationId, agentId: second })).toBeNull();
+    expect((await index.stats({ agentId: second })).count).toBe(0);
+    expect((await store.agents.listByStatus({ statuses: ['importing'] })).map((a) => a.id)).toEqual([]);
+    expect((await importer.agents.list({ caller: await importer.as(target.organizationId) })).map((a) => a.agent_id)).toEqual([imported.agentId]);
+  });
+
+  it('keeping ids (migrate), a run after an interrupted one takes its lease over; another live import of the agent is a conflict', async () => {
+    const world = await populated();
+    const { service, agentId, organizationId } = world;
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const target = inMemoryStore();
+    const moved = createMemoryService({ store: target, index: inMemoryMemoryIndex(), blobs: inMemoryBlobs(), logger: silentLogger });
+    await moved.start();
+    // The organization as migrate moves it: same id.
+    await target.organizations.insert({ organization: { id: organizationId, name: 'Acme', createdAt: new Date(0).toISOString(), limits: {} } });
+    const now = Date.now();
+    // A lease of another import of this agent, still running: refused with a sentence, nothing written.
+    await target.leases.acquire({ name: importLeaseName(agentId), holder: 'worker_other:import:1', ttlMs: IMPORT_LEASE_MS, now });
+    const busy = await moved.admin.importAgent({ organizationId, open: opener(text), keepIds: true, keepVectors: true }).catch((e: unknown) => e);
+    expect(isServiceError(busy) && busy.code).toBe('conflict');
+    expect((busy as Error).message).toContain(`Agent ${agentId} is being imported by another process`);
+    expect(await target.agents.get({ organizationId, agentId })).toBeNull();
+    // The lease an interrupted migrate left (its fixed holder): the next run takes it over at once.
+    await target.leases.release({ name: importLeaseName(agentId), holder: 'worker_other:import:1' });
+    await target.leases.acquire({ name: importLeaseName(agentId), holder: 'import:keeping-ids', ttlMs: IMPORT_LEASE_MS, now });
+    const imported = await moved.admin.importAgent({ organizationId, open: opener(text), keepIds: true, keepVectors: true });
+    expect(imported.agentId).toBe(agentId);
+    expect(await target.agents.get({ organizationId, agentId })).toMatchObject({ status: 'ready' });
+    expect(await target.leases.get({ name: importLeaseName(agentId) })).toBeNull();
+    await moved.stop();
     await service.stop();
   });
 

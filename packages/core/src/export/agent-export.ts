@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { isHiddenAgent } from '../agents/lookup.js';
 import { ServiceError } from '../errors/index.js';
 import type { JobRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
@@ -35,7 +37,7 @@ const line = (record: unknown) => `${JSON.stringify(record)}\n`;
  */
 export async function* exportAgent(context: ExportContext, { organizationId, agentId, vectors = true }: ExportAgentOptions): AsyncIterable<string> {
   const agent = await context.store.agents.get({ organizationId, agentId });
-  if (!agent || agent.status === 'deleting' || agent.status === 'deleted') throw new ServiceError('not_found', `No agent ${agentId} in organization ${organizationId}.`);
+  if (!agent || isHiddenAgent(agent)) throw new ServiceError('not_found', `No agent ${agentId} in organization ${organizationId}.`);
   const counts = emptyCounts();
   const emit = (type: ExportRecordType, body: Record<string, unknown>) => {
     counts[type]++;
@@ -60,7 +62,9 @@ export async function* exportAgent(context: ExportContext, { organizationId, age
       const blob = await context.blobs.get({ key: sourceBlobKey(organizationId, upload.sourceId) });
       if (!blob) continue;
       const chunks = Math.ceil(blob.data.length / SOURCE_CHUNK_BYTES);
-      yield emit('source', { sourceId: upload.sourceId, mediaType: blob.mediaType, bytes: blob.data.length, chunks });
+      // sha256 of the bytes (added within version 1): an import refuses a file whose chunks differ.
+      const sha256 = createHash('sha256').update(blob.data).digest('hex');
+      yield emit('source', { sourceId: upload.sourceId, mediaType: blob.mediaType, bytes: blob.data.length, chunks, sha256 });
       for (let index = 0; index < chunks; index++) {
         const part = blob.data.subarray(index * SOURCE_CHUNK_BYTES, (index + 1) * SOURCE_CHUNK_BYTES);
         yield emit('source_chunk', { sourceId: upload.sourceId, index, data: Buffer.from(part).toString('base64') });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../errors/index.js';
 import { resolveLimits } from '../limits/index.js';
 import type { MemoryHitRecord, MemoryRecord, MemorySourceRef } from '../ports/memory-index.js';
@@ -16,7 +17,42 @@ import { ExportFormatError, decodeVector, type ExportRecordType, type JobLearnin
 import type { ServiceContext } from '../service/context.js';
 
 /** What `importAgent` writes through. */
-export type ImportContext = Pick<ServiceContext, 'store' | 'index' | 'blobs' | 'embedder' | 'ids' | 'defaultLimits' | 'logger' | 'nowIso'>;
+export type ImportContext = Pick<ServiceContext, 'store' | 'index' | 'blobs' | 'embedder' | 'ids' | 'defaultLimits' | 'logger' | 'nowIso' | 'instanceId' | 'clock'>;
+
+/**
+ * The lease an import holds while it writes agent `agentId` (status `importing`): an `importing`
+ * agent whose lease nobody holds any more is left from a killed import (`abandonedImports`).
+ */
+export const importLeaseName = (agentId: string) => `agent-import:${agentId}`;
+/** How long an import's lease lasts without renewal; it is renewed every third of that. */
+export const IMPORT_LEASE_MS = 60_000;
+/**
+ * The holder of an import that keeps ids (`memory-agents migrate`): the same in every run, so a run
+ * after an interrupted one (the same agent id again) takes the lease over at once.
+ */
+const KEEPING_IDS_HOLDER = 'import:keeping-ids';
+
+/**
+ * Agents left `importing` by an import that no longer runs: its lease is gone or lapsed, or (on a
+ * store only one process opens) it was held by an earlier process. Removed by a start
+ * (`agents.resume`) and by the next import into the same organization.
+ */
+export async function abandonedImports(context: Pick<ServiceContext, 'store' | 'clock' | 'instanceId'>, organizationId?: string): Promise<AgentRecord[]> {
+  const abandoned: AgentRecord[] = [];
+  for (const agent of await context.store.agents.listByStatus({ statuses: ['importing'] })) {
+    if (organizationId !== undefined && agent.organizationId !== organizationId) continue;
+    const lease = await context.store.leases.get({ name: importLeaseName(agent.id) });
+    const running =
+      lease !== null &&
+      lease.expiresAt > context.clock.now() &&
+      (context.store.capabilities.shared || lease.holder.startsWith(`${context.instanceId}:`) || lease.holder === KEEPING_IDS_HOLDER);
+    if (!running) abandoned.push(agent);
+  }
+  return abandoned;
+}
+
+/** How far an import has come: the agent it writes (hidden until done), memories written of the file's. */
+export type ImportProgress = { agentId: string; memories: number; totalMemories: number };
 
 export type ImportAgentOptions = {
   /** The organization the agent is imported into (any: ids are re-keyed). */
@@ -34,6 +70,8 @@ export type ImportAgentOptions = {
   keepIds?: boolean;
   /** Store the file's vectors with the file's embedder fingerprint, never re-embedding. @default false */
   keepVectors?: boolean;
+  /** Called after each batch of memories is written (the CLI prints it for a long import). */
+  onProgress?: (progress: ImportProgress) => void;
 };
 
 export type ImportAgentResult = {
@@ -61,11 +99,14 @@ export type ImportAgentResult = {
  * they are counted in the result.
  *
  * Nothing is half-imported: the whole file is checked first (`invalid_request` 422 naming the
- * line, nothing written), and when writing fails part-way, everything written (the new agent with
+ * line, nothing written); the agent is written `importing` (hidden: not listed, 404, not exported)
+ * and takes its status only after its last line, so a process killed part-way leaves no agent
+ * anyone sees, and the next start removes it (on a shared store, once the import's lease
+ * `importLeaseName` has lapsed). When writing fails part-way, everything written (the new agent with
  * its threads, jobs and uploads, its memories, blobs this import added) is deleted before the error
  * is rethrown.
  */
-export async function importAgent(context: ImportContext, { organizationId, open, keepIds = false, keepVectors = false }: ImportAgentOptions): Promise<ImportAgentResult> {
+export async function importAgent(context: ImportContext, { organizationId, open, keepIds = false, keepVectors = false, onProgress }: ImportAgentOptions): Promise<ImportAgentResult> {
   const organization = await context.store.organizations.get({ id: organizationId });
   if (!organization) throw new ServiceError('not_found', `No organization ${organizationId}.`);
   let checked: Checked;
@@ -113,8 +154,35 @@ export async function importAgent(context: ImportContext, { organizationId, open
   // exported without bytes (never stored) keeps its id.
   const source = (id: string) => checked.sourceIds.get(id) ?? id;
   const ref = (r: MemorySourceRef): MemorySourceRef => (r.kind === 'document' ? { ...r, threadId: thread(r.threadId), observationId: job(r.observationId), sourceId: source(r.sourceId) } : { ...r, threadId: thread(r.threadId), observationId: job(r.observationId) });
+  // What a killed import left in this organization goes first (it holds a place in the quota).
+  for (const left of await abandonedImports(context, organizationId)) {
+    context.logger.warn('import: removing an agent a stopped import left half-written', { agentId: left.id });
+    await context.index.deleteBy({ agentId: left.id });
+    await context.store.agents.delete({ organizationId, agentId: left.id });
+  }
   const addedBlobs: string[] = [];
   let agentInserted = false;
+  let finalStatus: AgentRecord['status'] = 'ready';
+  let memoriesWritten = 0;
+  // A lease says the import is alive (renewed while it writes): see `abandonedImports`.
+  const holder = keepIds ? KEEPING_IDS_HOLDER : `${context.instanceId}:import:${randomUUID()}`;
+  const lease = { name: importLeaseName(agentId), holder, ttlMs: IMPORT_LEASE_MS };
+  if (!(await context.store.leases.acquire({ ...lease, now: context.clock.now() }))) {
+    throw new ServiceError(
+      'conflict',
+      `Agent ${agentId} is being imported by another process (or was, by one stopped less than ${IMPORT_LEASE_MS / 1000} s ago); run the import again once that one has ended.`,
+    );
+  }
+  let leaseLost = false;
+  const leaseLostError = () =>
+    new ServiceError('service_unavailable', `The import of agent ${agentId} lost its lease (not renewed within ${IMPORT_LEASE_MS / 1000} s, as when the database does not answer), so another process may have removed it as abandoned; what it wrote was removed. Run the import again.`);
+  const renewal = setInterval(() => {
+    context.store.leases.renew({ ...lease, now: context.clock.now() }).then(
+      (held) => void (leaseLost ||= !held),
+      () => undefined,
+    );
+  }, IMPORT_LEASE_MS / 3);
+  renewal.unref?.();
   let pendingJob: { job: JobRecord; turns: TurnRecord[] } | null = null;
   let memories: MemoryRecord[] = [];
   let messages: MessageRecord[] = [];
@@ -143,6 +211,8 @@ export async function importAgent(context: ImportContext, { organizationId, open
       batch.forEach((r, i) => (r.vector = vectors[i]!));
     }
     await context.index.upsert({ records: batch, embedder, newIds: true });
+    memoriesWritten += batch.length;
+    onProgress?.({ agentId, memories: memoriesWritten, totalMemories: checked.counts.memory });
   };
 
   try {
@@ -150,6 +220,7 @@ export async function importAgent(context: ImportContext, { organizationId, open
     for await (const text of open()) {
       number++;
       if (number === 1) continue;
+      if (leaseLost) throw leaseLostError();
       const record = JSON.parse(text) as Record<string, unknown> & { type: string };
       if (record.type !== 'turn') await flushJob();
       if (record.type !== 'memory') await flushMemories();
@@ -158,8 +229,10 @@ export async function importAgent(context: ImportContext, { organizationId, open
         case 'agent': {
           const agent = record.agent as AgentRecord;
           const now = context.nowIso();
+          finalStatus = agent.status === 'initializing' || agent.status === 'failed' ? agent.status : 'ready';
+          // Hidden until the last line is written (see above).
           const inserted = await context.store.agents.insert({
-            agent: { ...agent, id: agentId, organizationId, status: agent.status === 'initializing' || agent.status === 'failed' ? agent.status : 'ready', restoreFrom: null, updatedAt: now },
+            agent: { ...agent, id: agentId, organizationId, status: 'importing', restoreFrom: null, updatedAt: now },
             maxLive: resolveLimits(organization.limits, context.defaultLimits).maxAgents,
           });
           if (!inserted) throw new ServiceError('agent_quota_exceeded', `The organization already owns its maximum of agents; delete one before importing.`);
@@ -245,6 +318,9 @@ export async function importAgent(context: ImportContext, { organizationId, open
     await flushJob();
     await flushMemories();
     await flushMessages();
+    if (leaseLost) throw leaseLostError();
+    // Every line is written: the agent appears (unless another process removed it as abandoned).
+    if (agentInserted && !(await context.store.agents.update({ organizationId, agentId, patch: { status: finalStatus }, updatedAt: context.nowIso() }))) throw leaseLostError();
   } catch (error) {
     // Undo: the new agent (its threads, messages, jobs, turns, reports and uploads go with it), its
     // memories and the blobs this import added.
@@ -254,6 +330,9 @@ export async function importAgent(context: ImportContext, { organizationId, open
     if (agentInserted) await undo('the agent', () => context.store.agents.delete({ organizationId, agentId }));
     for (const key of addedBlobs) await undo(`blob ${key}`, () => context.blobs.delete({ key }));
     throw error;
+  } finally {
+    clearInterval(renewal);
+    await context.store.leases.release(lease).catch(() => undefined);
   }
   return {
     agentId,

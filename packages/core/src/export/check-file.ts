@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { EXPORT_FORMAT, EXPORT_RECORD_TYPES, EXPORT_VERSION, ExportFormatError, LATER_RECORD_TYPES, emptyCounts, type ExportHeader, type ExportRecordType } from './format.js';
+import { EXPORT_FORMAT, EXPORT_RECORD_TYPES, EXPORT_VERSION, ExportFormatError, LATER_RECORD_TYPES, decodeVector, emptyCounts, type ExportHeader, type ExportRecordType } from './format.js';
 
 /** What the check found: the header, the counts, the target organization's source ids, the job and memory ids. */
 export type Checked = { header: ExportHeader; counts: Record<ExportRecordType, number>; sourceIds: Map<string, string>; jobIds: string[]; memoryIds: string[] };
@@ -14,6 +14,22 @@ const jobLearningShape = z.object({
 });
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** Why a memory's `vector` cannot be stored as the header's embedder's vector, or null when it can. */
+function vectorProblem(vector: string, embedder: ExportHeader['embedder']): string | null {
+  if (!BASE64.test(vector)) return 'its vector is not base64 text.';
+  const bytes = (vector.length / 4) * 3 - (vector.endsWith('==') ? 2 : vector.endsWith('=') ? 1 : 0);
+  if (bytes % 4 !== 0) return `its vector is ${bytes} bytes, not a whole number of 4-byte floats.`;
+  if (embedder === null) return 'it has a vector but the header names no embedder (embedder: null).';
+  if (bytes / 4 !== embedder.dimensions) return `its vector has ${bytes / 4} dimensions, but the header's embedder ${embedder.id} makes ${embedder.dimensions}.`;
+  const floats = decodeVector(vector);
+  for (let i = 0; i < floats.length; i++) {
+    if (!Number.isFinite(floats[i]!)) return `its vector holds a value that is not a finite number (at dimension ${i}).`;
+  }
+  return null;
+}
 
 /**
  * Reads the whole file once and refuses it (`ExportFormatError`, with the line) when it is not a
@@ -28,7 +44,9 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
   const counts = emptyCounts();
   const threads = new Set<string>();
   const jobs = new Set<string>();
-  const sources = new Map<string, { chunks: number; next: number; bytes: number; size: number; hash: ReturnType<typeof createHash> }>();
+  // `hash` makes the content id in the target organization; `sha256` and `plain` check the bytes (files
+  // written before the checksum existed have no `sha256`: their bytes are taken as they are).
+  const sources = new Map<string, { line: number; chunks: number; next: number; bytes: number; size: number; hash: ReturnType<typeof createHash>; sha256: string | null; plain: ReturnType<typeof createHash> }>();
   const sourceIds = new Map<string, string>();
   const memoryIds: string[] = [];
   for await (const text of lines) {
@@ -97,20 +115,32 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
         if (typeof record.sourceId !== 'string' || typeof record.chunks !== 'number' || typeof record.bytes !== 'number' || typeof record.mediaType !== 'string') {
           throw new ExportFormatError(number, 'a source line needs sourceId, mediaType, bytes and chunks.');
         }
+        if (record.sha256 !== undefined && (typeof record.sha256 !== 'string' || !SHA256_HEX.test(record.sha256))) {
+          throw new ExportFormatError(number, `the sha256 of source ${record.sourceId} is not 64 lower-case hex digits.`);
+        }
         const hash = createHash('sha256').update(organizationId).update('\0');
-        sources.set(record.sourceId, { chunks: record.chunks, next: 0, bytes: record.bytes, size: 0, hash });
-        if (record.chunks === 0) sourceIds.set(record.sourceId, `src_${hash.digest('hex').slice(0, 32)}`);
+        const source = { line: number, chunks: record.chunks, next: 0, bytes: record.bytes, size: 0, hash, sha256: record.sha256 ?? null, plain: createHash('sha256') };
+        sources.set(record.sourceId, source);
+        if (record.chunks === 0) {
+          checkSum(record.sourceId, source);
+          sourceIds.set(record.sourceId, `src_${hash.digest('hex').slice(0, 32)}`);
+        }
         break;
       }
       case 'source_chunk': {
         const source = typeof record.sourceId === 'string' ? sources.get(record.sourceId) : undefined;
         if (!source) throw new ExportFormatError(number, `a chunk of source ${JSON.stringify(record.sourceId)}, which the file did not declare before.`);
         if (record.index !== source.next || typeof record.data !== 'string') throw new ExportFormatError(number, `chunk ${String(record.index)} of ${String(record.sourceId)} is out of order (expected ${source.next}).`);
+        if (!BASE64.test(record.data)) throw new ExportFormatError(number, `chunk ${record.index} of source ${String(record.sourceId)} is not base64 text.`);
         const data = Buffer.from(record.data, 'base64');
         source.hash.update(data);
+        source.plain.update(data);
         source.size += data.length;
         source.next++;
-        if (source.next === source.chunks) sourceIds.set(String(record.sourceId), `src_${source.hash.digest('hex').slice(0, 32)}`);
+        if (source.next === source.chunks) {
+          checkSum(String(record.sourceId), source);
+          sourceIds.set(String(record.sourceId), `src_${source.hash.digest('hex').slice(0, 32)}`);
+        }
         break;
       }
       case 'job': {
@@ -147,7 +177,11 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
         const memory = ownedBy(record.memory as Record<string, unknown>, 'memory', ['organizationId', 'agentId']);
         if (typeof memory.id !== 'string' || typeof memory.text !== 'string' || !isObject(memory.source)) throw new ExportFormatError(number, 'a memory needs id, text and source.');
         memoryIds.push(memory.id);
-        if (h.vectors && memory.vector !== undefined && typeof memory.vector !== 'string') throw new ExportFormatError(number, 'a memory vector is base64 text.');
+        if (h.vectors && memory.vector !== undefined) {
+          if (typeof memory.vector !== 'string') throw new ExportFormatError(number, 'a memory vector is base64 text.');
+          const problem = vectorProblem(memory.vector, h.embedder);
+          if (problem !== null) throw new ExportFormatError(number, `memory ${memory.id}: ${problem}`);
+        }
         // Added within version 1 (issue 42): absent or null never expires.
         if (memory.expiresAt !== undefined && memory.expiresAt !== null && (typeof memory.expiresAt !== 'string' || Number.isNaN(Date.parse(memory.expiresAt)))) {
           throw new ExportFormatError(number, 'a memory expiresAt is an ISO date-time or null.');
@@ -163,6 +197,16 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
         continue;
     }
     counts[type]++;
+  }
+
+  /** At a source's last chunk: its bytes against the `sha256` of its source line, when it has one. */
+  function checkSum(id: string, source: { line: number; chunks: number; sha256: string | null; plain: ReturnType<typeof createHash> }) {
+    if (source.sha256 === null) return;
+    const actual = source.plain.digest('hex');
+    if (actual !== source.sha256) {
+      const where = source.chunks === 0 ? 'it has no chunks' : `its chunks on lines ${source.line + 1}-${number} give ${actual}`;
+      throw new ExportFormatError(number, `the stored original ${id} does not match its checksum: its source line (line ${source.line}) says sha256 ${source.sha256}, but ${where}; the file was changed or damaged, and nothing was imported.`);
+    }
   }
   if (header === null) throw new ExportFormatError(1, 'the file is empty; an export starts with its header line.');
   if (!ended) throw new ExportFormatError(number + 1, `the file ends after line ${number} without its end line; it was cut short (truncated), and nothing was imported.`);

@@ -1,4 +1,4 @@
-import { copy, deleteIngests, deleteJobs, isLive, newestFirst, type State } from './state.js';
+import { copy, deleteIngests, deleteJobs, isListed, isLive, newestFirst, type State } from './state.js';
 import type { AgentStore } from '../../ports/store/index.js';
 
 /** Agents in process memory; deleting one removes everything under it. */
@@ -17,7 +17,7 @@ export function inMemoryAgents(get: () => State): AgentStore {
     },
     async list({ organizationId }) {
       return [...get().agents.values()]
-        .filter((a) => a.organizationId === organizationId && isLive(a.status))
+        .filter((a) => a.organizationId === organizationId && isListed(a.status))
         .sort(newestFirst)
         .map(copy);
     },

@@ -83,7 +83,10 @@ export function emptyState(): State {
 }
 
 export const copy = <T>(value: T): T => structuredClone(value);
+/** Counts against the organization's agents (an agent being imported does). */
 export const isLive = (status: string) => status !== 'deleting' && status !== 'deleted';
+/** Listed: live and not being imported. */
+export const isListed = (status: string) => isLive(status) && status !== 'importing';
 export const newestFirst = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
   a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
 

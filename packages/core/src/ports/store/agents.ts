@@ -4,7 +4,13 @@
  * records are copies, backend failures reject).
  */
 
-export type AgentStatus = 'initializing' | 'ready' | 'failed' | 'deleting' | 'deleted';
+/**
+ * `importing` (never on the wire): an agent an import is still writing (`memory-agents import`,
+ * `admin.importAgent`). It is hidden like a deleted one (not listed, 404) but counts against the
+ * organization's agents; the import flips it to its final status when every line is written, and a
+ * start removes one that no import is writing any more (a killed import).
+ */
+export type AgentStatus = 'initializing' | 'ready' | 'failed' | 'importing' | 'deleting' | 'deleted';
 
 export type AgentConfig = {
   role: string;
@@ -34,12 +40,12 @@ export type AgentRecord = {
 export type AgentStore = {
   /**
    * Inserts the agent only if the organization owns fewer than `maxLive` agents whose status is
-   * not `deleting`/`deleted`. Concurrent inserts at the ceiling MUST NOT exceed it. Resolves false
+   * not `deleting`/`deleted` (`importing` agents count). Concurrent inserts at the ceiling MUST NOT exceed it. Resolves false
    * when the ceiling is reached.
    */
   insert(request: { agent: AgentRecord; maxLive: number }): Promise<boolean>;
   get(request: { organizationId: string; agentId: string }): Promise<AgentRecord | null>;
-  /** Agents not `deleting`/`deleted`, newest first (by `createdAt`, then id descending). */
+  /** Agents not `importing`/`deleting`/`deleted`, newest first (by `createdAt`, then id descending). */
   list(request: { organizationId: string }): Promise<AgentRecord[]>;
   /** Agents in any of `statuses`, across organizations (used on start to resume work). */
   listByStatus(request: { statuses: AgentStatus[] }): Promise<AgentRecord[]>;

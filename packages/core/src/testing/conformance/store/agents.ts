@@ -36,6 +36,19 @@ export function agentCases(test: StoreCase) {
     expect((await store.agents.listByStatus({ statuses: ['deleting'] })).map((r) => r.id)).toContain(c.id);
   });
 
+  test('agents: an importing agent is not listed but counts against the quota; listByStatus finds it', async ({ store }) => {
+    const org = organization();
+    await store.organizations.insert({ organization: org });
+    const listed = agent(org.id, { createdAt: iso(T0) });
+    const importing = agent(org.id, { createdAt: iso(T0 + 10), status: 'importing' });
+    for (const record of [listed, importing]) expect(await store.agents.insert({ agent: record, maxLive: 2 })).toBe(true);
+    expect((await store.agents.list({ organizationId: org.id })).map((r) => r.id)).toEqual([listed.id]);
+    expect(await store.agents.insert({ agent: agent(org.id), maxLive: 2 })).toBe(false);
+    expect((await store.agents.listByStatus({ statuses: ['importing'] })).map((r) => r.id)).toContain(importing.id);
+    await store.agents.update({ organizationId: org.id, agentId: importing.id, patch: { status: 'ready' }, updatedAt: iso(T0 + 20) });
+    expect((await store.agents.list({ organizationId: org.id })).map((r) => r.id)).toEqual([importing.id, listed.id]);
+  });
+
   test('agents: concurrent inserts at the quota never exceed it, and deleting agents do not count', async ({ store }) => {
     const org = organization();
     await store.organizations.insert({ organization: org });
