@@ -1,8 +1,8 @@
 // One memory; search as a chat turn would (at a moment in the past too); and the model's view: the
 // exact memory context and citations chat would get for a message (the recall route).
 import { api, ApiError, enc, KeyRefused, query } from './api.js';
-import { append, facts, h, table, when, type Child } from './dom.js';
-import { agentCrumb, agentHref, confirmed, counted, idWithCopy, link, memoryHref, say, sourceLink, turnHref, type Params } from './ui.js';
+import { append, facts, h, replace, table, when, type Child } from './dom.js';
+import { actionFailed, agentCrumb, agentHref, confirmed, counted, idWithCopy, link, memoryHref, say, sourceLink, threadHref, turnHref, type Params } from './ui.js';
 
 export async function memoryView({ agent: agentId, memory: memoryId }: Params): Promise<Child[]> {
   const memory = await api('GET', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}`);
@@ -12,7 +12,7 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params): 
     location.hash = agentHref(agentId!);
   });
   const source = memory.source ?? {};
-  const words = await sourceTurn(agentId!, source);
+  const [words, events] = await Promise.all([sourceTurn(agentId!, source), timeline(agentId!, memory)]);
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, 'Memory'),
@@ -36,8 +36,117 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params): 
     words ? h('blockquote', { class: 'source-words' }, ...marked(words.text, memory.span)) : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('h2', {}, 'Also learned from') : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('ul', {}, ...memory.also_from.map((other: any) => h('li', {}, sourceLink(agentId!, other)))) : null,
+    counted('Timeline', `${events.length} event${events.length === 1 ? '' : 's'}`),
+    h('p', { class: 'hint' }, 'Its versions in order, what replaced what, the turns merged into each and their expiry (from the supersession chain and the learning receipts).'),
+    timelineList(agentId!, memory.memory_id, events),
     remove,
   ];
+}
+
+/** How far the timeline follows the chain each way. */
+const CHAIN = 10;
+
+type TimelineEvent = { at: string | null; kind: 'learned' | 'merged' | 'superseded' | 'expires' | 'expired' | 'missing'; memory: any; other?: any; source?: any };
+
+/** A memory by id, history and expired ones too; null when it is gone (deleted or erased). */
+async function memoryOrNull(agentId: string, memoryId: string): Promise<any | null> {
+  try {
+    return await api('GET', `/v1/agents/${enc(agentId)}/memories/${enc(memoryId)}${query({ include_expired: true })}`);
+  } catch (error) {
+    if (error instanceof ApiError && !(error instanceof KeyRefused) && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** The memories the turn `memory` was learned from replaced with it (its learning receipt's `superseded`, narrowed to those whose successor it is). */
+async function replaced(agentId: string, memory: any): Promise<any[]> {
+  const observation = memory.job_id ?? memory.source?.observation_id;
+  if (!observation || !memory.source?.thread_id) return [];
+  let receipt: any;
+  try {
+    receipt = await api('GET', `/v1/agents/${enc(agentId)}/threads/${enc(memory.source.thread_id)}/observe/${enc(observation)}/receipt`);
+  } catch (error) {
+    // An erased thread or a job not final: no older versions can be read.
+    if (error instanceof ApiError && !(error instanceof KeyRefused) && (error.status === 404 || error.status === 409)) return [];
+    throw error;
+  }
+  const ids: string[] = receipt.turns.find((turn: any) => turn.turn_index === memory.source.turn_index)?.superseded ?? [];
+  const older = await Promise.all(ids.map((id) => memoryOrNull(agentId, id)));
+  return older.filter((other) => other?.superseded_by === memory.memory_id);
+}
+
+/** When a turn was said (its timestamp in the thread turns API), or null. */
+async function saidAt(agentId: string, source: any): Promise<string | null> {
+  try {
+    const turns = await api('GET', `/v1/agents/${enc(agentId)}/threads/${enc(source.thread_id)}/turns${query({ observation_id: source.observation_id, limit: 200 })}`);
+    return turns.turns.find((turn: any) => turn.turn_index === source.turn_index)?.timestamp ?? null;
+  } catch (error) {
+    if (error instanceof ApiError && !(error instanceof KeyRefused) && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/**
+ * A memory's timeline: its versions (back through the learning receipts' `superseded`, forward
+ * through `superseded_by`, {@link CHAIN} steps each way), when each was learned and replaced, the
+ * turns merged into each (`also_from`, at the time they were said) and its expiry, oldest first.
+ */
+async function timeline(agentId: string, memory: any): Promise<TimelineEvent[]> {
+  const versions = [memory];
+  for (let step = 0, current = memory; step < CHAIN; step++) {
+    const [older] = await replaced(agentId, current);
+    if (!older) break;
+    versions.unshift(older);
+    current = older;
+  }
+  let gone: TimelineEvent | null = null;
+  for (let step = 0, current = memory; step < CHAIN && current.superseded_by; step++) {
+    const newer = await memoryOrNull(agentId, current.superseded_by);
+    if (!newer) {
+      gone = { at: current.valid_to, kind: 'missing', memory: current };
+      break;
+    }
+    versions.push(newer);
+    current = newer;
+  }
+  const events: TimelineEvent[] = [];
+  for (let i = 0; i < versions.length; i++) {
+    const version = versions[i];
+    events.push({ at: version.learned_at, kind: 'learned', memory: version, source: version.source });
+    const merged = await Promise.all((version.also_from ?? []).map(async (source: any) => ({ source, at: await saidAt(agentId, source) })));
+    merged.sort((a, b) => (Date.parse(a.at ?? '') || 0) - (Date.parse(b.at ?? '') || 0));
+    for (const { source, at } of merged) events.push({ at, kind: 'merged', memory: version, source });
+    if (version.superseded_by && versions[i + 1]) events.push({ at: version.valid_to ?? versions[i + 1].learned_at, kind: 'superseded', memory: version, other: versions[i + 1] });
+    if (version.expires_at) events.push({ at: version.expires_at, kind: Date.parse(version.expires_at) <= Date.now() ? 'expired' : 'expires', memory: version });
+  }
+  if (gone) events.push(gone);
+  // In the chain's order (a version's learning, its merges, its replacement, then the next version):
+  // moments alone would mislead, as a replacement is dated when the new fact became true, often
+  // before either version was learned.
+  return events;
+}
+
+function timelineList(agentId: string, current: string, events: TimelineEvent[]): Child {
+  const name = (memory: any) => (memory.memory_id === current ? h('strong', {}, `"${memory.text}" (this memory)`) : link(memoryHref(agentId, memory.memory_id), `"${memory.text}"`));
+  const what = (event: TimelineEvent): Child[] => {
+    switch (event.kind) {
+      case 'learned':
+        // This memory's own source is linked above (From); the other versions' here.
+        return ['Learned ', name(event.memory), ...(event.memory.memory_id === current ? [' from the words above'] : [' from ', sourceLink(agentId, event.source)])];
+      case 'merged':
+        return ['The same words said again in ', sourceLink(agentId, event.source), ' were merged into ', name(event.memory)];
+      case 'superseded':
+        return ['', name(event.memory), ' was replaced by ', name(event.other)];
+      case 'missing':
+        return ['', name(event.memory), ` was replaced by a memory that is gone (deleted or erased)`];
+      case 'expires':
+      case 'expired':
+        return ['', name(event.memory), event.kind === 'expired' ? ' expired' : ' expires', ' (set by an edit; the API keeps no date of the edit)'];
+    }
+  };
+  // The moment each event is dated by: a replacement by when the old fact stopped being true.
+  const moment = (event: TimelineEvent) => (event.at ? `${event.kind === 'superseded' || event.kind === 'missing' ? 'true until ' : event.kind === 'merged' ? 'said ' : ''}${when(event.at)}` : 'unknown time');
+  return h('ol', { class: 'timeline' }, ...events.map((event) => h('li', { 'data-kind': event.kind }, h('span', { class: 'time' }, `${moment(event)}: `), ...what(event))));
 }
 
 /** The observed turn a memory came from (its observation's first 200 turns are read), or null. */
@@ -122,21 +231,93 @@ function citationTarget(agentId: string, citation: { href: string; label: string
 export async function contextView({ agent: agentId }: Params, search: URLSearchParams): Promise<Child[]> {
   const q = search.get('q') ?? '';
   const asOf = search.get('as_of') ?? '';
-  const recall = await api('POST', `/v1/agents/${enc(agentId!)}/recall`, { query: q, ...(asOf ? { as_of: asOf } : {}) });
+  const [recall, agent] = await Promise.all([api('POST', `/v1/agents/${enc(agentId!)}/recall`, { query: q, ...(asOf ? { as_of: asOf } : {}) }), api('GET', `/v1/agents/${enc(agentId!)}`)]);
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, "The model's view"),
     contextForm(agentId!, q, asOf),
-    h('p', {}, 'What chat would put before the model for ', h('q', {}, q), asOf ? ` as of ${when(asOf)}` : '', ': the memory context, word for word, and the citations it would give.'),
-    h('h2', {}, 'Memory context'),
-    recall.memory_context === '' ? h('p', {}, 'No memory context: nothing was retrieved.') : h('pre', { class: 'context' }, recall.memory_context),
-    counted('Citations', recall.citations.length),
-    recall.citations.length === 0
-      ? h('p', {}, 'No citations.')
-      : table(
-          ['Citation', 'Kind', 'Verified'],
-          recall.citations.map((citation: any) => [link(citationTarget(agentId!, citation), citation.label), citation.media_type, citation.verified ? 'yes' : 'no']),
-        ),
+    h(
+      'div',
+      { class: 'workbench' },
+      h(
+        'section',
+        { class: 'model-view', 'aria-label': "The model's view" },
+        h('p', {}, 'What chat would put before the model for ', h('q', {}, q), asOf ? ` as of ${when(asOf)}` : '', ': the memory context, word for word, and the citations it would give.'),
+        h('h2', {}, 'Memory context'),
+        recall.memory_context === '' ? h('p', {}, 'No memory context: nothing was retrieved.') : h('pre', { class: 'context' }, recall.memory_context),
+        counted('Citations', recall.citations.length),
+        citationTable(agentId!, recall.citations),
+      ),
+      chatPane(agentId!, agent.threads, q, asOf),
+    ),
   ];
+}
+
+function citationTable(agentId: string, citations: any[]): Child {
+  return citations.length === 0
+    ? h('p', {}, 'No citations.')
+    : table(
+        ['Citation', 'Kind', 'Verified'],
+        citations.map((citation: any) => [link(citationTarget(agentId, citation), citation.label), citation.media_type, citation.verified ? 'yes' : 'no']),
+      );
+}
+
+/**
+ * The try-out pane: the message sent to chat in a thread the person picks (or a new one), and the
+ * agent's answer with its citations beside the model's view. A real chat turn: it is stored in the
+ * thread, learned from and charged like any other, so it is sent only on a click.
+ */
+function chatPane(agentId: string, threads: any[], q: string, asOf: string): HTMLElement {
+  const message = h('textarea', { id: 'chat-message', name: 'message', rows: 3, required: true, maxlength: 2000 });
+  message.value = q;
+  const thread = h('select', { id: 'chat-thread', name: 'thread' }, h('option', { value: '' }, 'A new thread ("Try-out")'), ...threads.map((t: any) => h('option', { value: t.thread_id }, t.title)));
+  const answer = h('div', { class: 'chat-answer', 'aria-live': 'polite' });
+  const send = h('button', { type: 'submit' }, 'Ask the agent');
+  const form = h(
+    'form',
+    {
+      class: 'chat-form',
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        send.disabled = true;
+        replace(answer, h('p', { class: 'loading' }, 'Asking…'));
+        try {
+          const threadId = thread.value || (await api('POST', `/v1/agents/${enc(agentId)}/threads`, { title: 'Try-out' })).thread_id;
+          if (!thread.value) thread.append(h('option', { value: threadId, selected: true }, 'Try-out'));
+          const reply = await api('POST', `/v1/agents/${enc(agentId)}/threads/${enc(threadId)}/chat`, { turn_id: `inspector-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, message: message.value, ...(asOf ? { as_of: asOf } : {}) });
+          replace(
+            answer,
+            h('h3', {}, 'The answer'),
+            h('blockquote', { class: 'chat-reply' }, reply.message),
+            facts([
+              ['Thread', link(threadHref(agentId, threadId), thread.selectedOptions[0]?.textContent ?? 'Try-out')],
+              ['Model', reply.model],
+              ['Took', `${reply.duration_ms} ms`],
+            ]),
+            h('h3', {}, 'Citations ', h('span', { class: 'count' }, `(${reply.citations.length})`)),
+            citationTable(agentId, reply.citations),
+          );
+        } catch (error) {
+          replace(answer);
+          actionFailed(error);
+        } finally {
+          send.disabled = false;
+        }
+      },
+    },
+    h('label', { for: 'chat-message' }, 'Message to the agent'),
+    message,
+    h('label', { for: 'chat-thread' }, 'In thread'),
+    thread,
+    send,
+  );
+  return h(
+    'section',
+    { class: 'chat-pane', 'aria-label': 'Try it in chat' },
+    h('h2', {}, 'Try it in chat'),
+    h('p', { class: 'hint' }, 'Sends the message to chat: the agent answers from memory with citations. It is a real turn: stored in the thread, learned from and charged.'),
+    form,
+    answer,
+  );
 }
 
