@@ -124,6 +124,15 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench: documents, timeline
     await page.goto(`${server.url}/inspect#/agents/${agentId}/threads/${docThread}/documents/${docObservation}?page=9`);
     await page.getByText('The document has no page 9').waitFor();
     expect(await page.locator('li.piece > p').allInnerTexts()).toEqual(onPage(1));
+    // A citation of the document in the model's view opens it at the page the citation names.
+    const question = 'Do lifeguards watch the pool?';
+    const recall = (await api.post(`${agentPath()}/recall`, { query: question })).body;
+    const cited = recall.citations.find((citation: any) => /^house-rules\.pdf, page \d+$/.test(citation.label));
+    expect(cited.href).toBe(`/v1/agents/${agentId}/sources/${sourceId}`);
+    await page.goto(`${server.url}/inspect#/agents/${agentId}/context?q=${encodeURIComponent(question)}`);
+    await page.getByRole('region', { name: "The model's view" }).getByRole('link', { name: cited.label }).first().click();
+    await page.getByRole('heading', { name: cited.label, level: 1 }).waitFor();
+    expect(await page.locator('li.piece > p').allInnerTexts()).toEqual(onPage(Number(/page (\d+)$/.exec(cited.label)![1])));
     // The thread's documents table opens the document too.
     await page.goto(`${server.url}/inspect#/agents/${agentId}/threads/${docThread}`);
     await page.getByRole('heading', { name: /^Documents/ }).waitFor();
@@ -241,6 +250,10 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench: documents, timeline
     const personId = (await api.get(`${agentPath()}/logs?limit=100`)).body.entries.find((entry: any) => entry.thread_id === aliceThread).user_id;
     expect((await api.get(`${agentPath()}/memories?end_user_id=${personId}`)).body.memories.length).toBeGreaterThan(0);
     const othersBefore = (await api.get(`${agentPath()}/memories?thread_id=${phoneThread}&limit=100`)).body.memories.length;
+    // Over HTTP: person_id is an eu_ id; anything else is the spec's error with a sentence naming the field.
+    const bad = await api.post(`${agentPath()}/memories/erase`, { person_id: 'alice@example.com' });
+    expect([bad.status, bad.body.code]).toEqual([422, 'invalid_request']);
+    expect(bad.body.error).toContain('person_id');
     const { page, problems } = await signedIn(`/agents/${agentId}/people/${personId}`);
     await page.getByRole('heading', { name: 'Erase this person' }).waitFor();
     await page.getByRole('button', { name: 'Erase…' }).click();

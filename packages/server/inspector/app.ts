@@ -5,7 +5,7 @@
 import { api, ApiError, enc, KeyRefused, query, session } from './api.js';
 import { append, facts, h, replace, table, when, type Child } from './dom.js';
 import { chartsView, creditsChart, ledger } from './charts.js';
-import { documentView } from './document.js';
+import { documentView, sourceView } from './document.js';
 import { eraseForm, erasureView } from './erase.js';
 import { contextForm, contextView, memoryView, searchForm, searchView } from './memory.js';
 import { peopleView, personView } from './people.js';
@@ -23,6 +23,7 @@ const ROUTES: [RegExp, View][] = [
   [/^\/agents\/(?<agent>[^/]+)\/memories\/(?<memory>[^/]+)$/, memoryView],
   [/^\/agents\/(?<agent>[^/]+)\/search$/, searchView],
   [/^\/agents\/(?<agent>[^/]+)\/charts$/, chartsView],
+  [/^\/agents\/(?<agent>[^/]+)\/sources\/(?<source>[^/]+)$/, sourceView],
   [/^\/agents\/(?<agent>[^/]+)\/context$/, contextView],
   [/^\/agents\/(?<agent>[^/]+)\/people$/, peopleView],
   [/^\/agents\/(?<agent>[^/]+)\/people\/(?<person>[^/]+)$/, personView],

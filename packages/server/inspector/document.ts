@@ -82,3 +82,16 @@ export async function documentView({ agent: agentId, thread: threadId, observati
 }
 
 const range = (from: number, to: number): number[] => Array.from({ length: Math.max(1, to - from + 1) }, (_, i) => from + i);
+
+/**
+ * A document by its `src_` id (what a citation of a document names), at `?page=`: the upload a
+ * memory of it was learned from, opened as {@link documentView} does.
+ */
+export async function sourceView({ agent: agentId, source: sourceId }: Params, search: URLSearchParams): Promise<Child[]> {
+  const list = await api('GET', `/v1/agents/${enc(agentId!)}/memories${query({ source_id: sourceId, include_history: true, limit: 1 })}`);
+  const from = list.memories[0]?.source;
+  if (!from?.observation_id) {
+    return [h('p', { class: 'crumbs' }, agentCrumb(agentId!)), h('h1', { tabindex: '-1' }, 'Document'), h('p', {}, 'Nothing learned from this document is left (it was erased, or no memory came from it).')];
+  }
+  return documentView({ agent: agentId!, thread: from.thread_id, observation: from.observation_id }, search);
+}

@@ -219,8 +219,10 @@ export async function searchView({ agent: agentId }: Params, search: URLSearchPa
 
 const score = (value: unknown): string => (typeof value === 'number' ? value.toFixed(3) : '0');
 
-/** Where a citation's `href` points, as a page of the inspector (the turn, or the agent for a document). */
+/** Where a citation's `href` points, as a page of the inspector: the turn, or the document at the page its label names. */
 function citationTarget(agentId: string, citation: { href: string; label: string }): string {
+  const stored = /\/sources\/(src_[0-9A-Za-z_-]+)$/.exec(citation.href);
+  if (stored) return `${agentHref(agentId)}/sources/${enc(stored[1]!)}${query({ page: /, page (\d+)$/.exec(citation.label)?.[1] })}`;
   const turn = /\/threads\/(thread_[0-9A-Z]+)\/observe\/(obs_[0-9A-Z]+)\//.exec(citation.href);
   // A turn's label ends "(turn N)" (1-based).
   const index = Number(/\(turn (\d+)\)$/.exec(citation.label)?.[1] ?? 1) - 1;
