@@ -182,6 +182,34 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench: documents, timeline
     await page.context().close();
   });
 
+  it("sets, passes and clears a memory's expiry from its page, as the API then has it", async () => {
+    const memory = (await api.get(`${agentPath()}/memories?text_contains=Captain%20Mango`)).body.memories[0];
+    expect(memory.expires_at).toBeNull();
+    const listed = async () => (await api.get(`${agentPath()}/memories?text_contains=Captain%20Mango`)).body.memories.length;
+    const { page, problems } = await signedIn(`/agents/${agentId}/memories/${memory.memory_id}`);
+    await page.getByRole('heading', { name: 'Expiry' }).waitFor();
+    await page.getByLabel('Expires at').fill('2030-05-01T10:00');
+    await page.getByRole('button', { name: 'Set expiry' }).click();
+    await page.getByRole('button', { name: 'Never expire' }).waitFor();
+    const expected = await page.evaluate<string>("new Date('2030-05-01T10:00').toISOString()");
+    expect((await api.get(`${agentPath()}/memories/${memory.memory_id}`)).body.expires_at).toBe(expected);
+    expect(await page.locator('.timeline li').evaluateAll((items) => items.map((item) => item.getAttribute('data-kind')))).toEqual(['learned', 'expires']);
+    expect(await page.locator('#notice').innerText()).toContain('The memory now expires at');
+    // A moment past: gone from the list at once, still shown here for audit.
+    await page.getByLabel('Expires at').fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Set expiry' }).click();
+    await page.getByText('expired: gone from lists, search and chat').waitFor();
+    expect(await listed()).toBe(0);
+    expect(await page.locator('.timeline li').evaluateAll((items) => items.map((item) => item.getAttribute('data-kind')))).toEqual(['learned', 'expired']);
+    await page.screenshot({ path: `${ARTIFACTS}expiry.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Never expire' }).click();
+    await page.getByRole('button', { name: 'Never expire' }).waitFor({ state: 'detached' });
+    expect((await api.get(`${agentPath()}/memories/${memory.memory_id}`)).body.expires_at).toBeNull();
+    expect(await listed()).toBe(1);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("answers a try-out chat message beside the model's view, with the citations the model's view predicted", async () => {
     const question = 'Which pet does the guest in room 412 keep?';
     const { page, problems } = await signedIn(`/agents/${agentId}/context?q=${encodeURIComponent(question)}`);

@@ -4,8 +4,10 @@ import { api, ApiError, enc, KeyRefused, query } from './api.js';
 import { append, facts, h, replace, table, when, type Child } from './dom.js';
 import { actionFailed, agentCrumb, agentHref, confirmed, counted, idWithCopy, link, memoryHref, say, sourceLink, threadHref, turnHref, type Params } from './ui.js';
 
-export async function memoryView({ agent: agentId, memory: memoryId }: Params): Promise<Child[]> {
-  const memory = await api('GET', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}`);
+export async function memoryView({ agent: agentId, memory: memoryId }: Params, _: URLSearchParams, rerender: () => void): Promise<Child[]> {
+  // Expired memories too (for audit): an expiry set here in the past must not lose the page.
+  const memory = await api('GET', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}${query({ include_expired: true })}`);
+  const expired = memory.expires_at !== null && Date.parse(memory.expires_at) <= Date.now();
   const remove = confirmed('Delete this memory…', 'Delete this memory? It is no longer listed, retrieved or cited. This cannot be undone.', 'Delete for good', async () => {
     await api('DELETE', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}`);
     say(`The memory "${memory.text.slice(0, 60)}${memory.text.length > 60 ? '…' : ''}" was deleted.`, 'info', true);
@@ -31,6 +33,7 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params): 
       ['Learned by', memory.writer],
       ['Learning job', memory.job_id ? idWithCopy(memory.job_id) : null],
       ['Learning credits', memory.learning_credits],
+      ['Expires', memory.expires_at ? `${when(memory.expires_at)}${expired ? ' (expired: gone from lists, search and chat; shown here for audit)' : ''}` : 'never'],
     ]),
     words ? h('h2', {}, 'The words it came from') : null,
     words ? h('blockquote', { class: 'source-words' }, ...marked(words.text, memory.span)) : null,
@@ -39,8 +42,41 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params): 
     counted('Timeline', `${events.length} event${events.length === 1 ? '' : 's'}`),
     h('p', { class: 'hint' }, 'Its versions in order, what replaced what, the turns merged into each and their expiry (from the supersession chain and the learning receipts).'),
     timelineList(agentId!, memory.memory_id, events),
+    h('h2', {}, 'Expiry'),
+    expiryForm(agentId!, memory, rerender),
     remove,
   ];
+}
+
+/**
+ * When the memory expires (`PATCH .../memories/{id}` `expires_at`): a moment, or never. Undoable
+ * (clearing the expiry brings an expired memory back), so it asks no confirmation.
+ */
+function expiryForm(agentId: string, memory: any, rerender: () => void): HTMLElement {
+  const input = h('input', { id: 'expires-at', name: 'expires_at', type: 'datetime-local', required: true, value: localValue(memory.expires_at ?? '') });
+  const save = async (expiresAt: string | null) => {
+    try {
+      await api('PATCH', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}`, { expires_at: expiresAt });
+      say(expiresAt ? `The memory now expires at ${when(expiresAt)}.` : 'The memory no longer expires.');
+      rerender();
+    } catch (error) {
+      actionFailed(error);
+    }
+  };
+  const form = h('form', {
+    class: 'inline',
+    onsubmit: (event: Event) => {
+      event.preventDefault();
+      void save(isoFromLocal(input.value));
+    },
+  });
+  append(form, [
+    h('label', { for: 'expires-at' }, 'Expires at'),
+    input,
+    h('button', { type: 'submit' }, 'Set expiry'),
+    memory.expires_at ? h('button', { type: 'button', onclick: () => void save(null) }, 'Never expire') : null,
+  ]);
+  return h('div', {}, h('p', { class: 'hint' }, 'From that moment the memory is gone from lists, search and chat (a moment past expires it now); "Never expire" brings it back.'), form);
 }
 
 /** How far the timeline follows the chain each way. */
