@@ -299,4 +299,40 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench: documents, timeline
     expect(problems).toEqual([]);
     await page.context().close();
   });
+  it('fits a phone-width screen (the chat pane under the model\'s view, charts and pages scaled) and asks chat with the keyboard alone', async () => {
+    const { page, problems } = await signedIn();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const fits = () => page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth');
+    await page.goto(`${server.url}/inspect#/agents/${agentId}/context?q=${encodeURIComponent('Is the rooftop pool heated?')}`);
+    await page.getByRole('heading', { name: "The model's view", level: 1 }).waitFor();
+    const [view, pane] = await Promise.all([page.getByRole('region', { name: "The model's view" }).boundingBox(), page.getByRole('region', { name: 'Try it in chat' }).boundingBox()]);
+    expect(pane!.y).toBeGreaterThanOrEqual(view!.y + view!.height - 1);
+    expect(await fits()).toBe(true);
+    // The keyboard alone: Tab to the message, change it, Tab on to the button, Enter.
+    for (let i = 0; i < 60 && (await page.evaluate<string>('document.activeElement?.id ?? ""')) !== 'chat-message'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement?.id ?? ""')).toBe('chat-message');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Do lifeguards watch the pool?');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement?.textContent ?? ""')).toBe('Ask the agent');
+    await page.keyboard.press('Enter');
+    await page.locator('.chat-reply').waitFor();
+    const tryOuts = (await api.get(agentPath())).body.threads.filter((thread: any) => thread.title === 'Try-out');
+    const messages = (await Promise.all(tryOuts.map(async (thread: any) => (await api.get(`${agentPath()}/threads/${thread.thread_id}`)).body.messages))).flat().map((message: any) => message.text);
+    expect(messages).toContain('Do lifeguards watch the pool?');
+    expect(messages).toContain(await page.locator('.chat-reply').innerText());
+    await page.screenshot({ path: `${ARTIFACTS}chat-phone.png`, fullPage: true });
+    for (const hash of [`/agents/${agentId}/charts`, `/agents/${agentId}/threads/${docThread}/documents/${docObservation}?page=2`, '/billing']) {
+      await page.goto(`${server.url}/inspect#${hash}`);
+      await page.locator('main h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(await fits(), hash).toBe(true);
+    }
+    await page.goto(`${server.url}/inspect#/agents/${agentId}/charts`);
+    await page.locator('svg.chart').waitFor();
+    expect((await page.locator('svg.chart').boundingBox())!.width).toBeLessThanOrEqual(390);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });
