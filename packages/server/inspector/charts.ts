@@ -33,7 +33,7 @@ export function barChart(title: string, unit: string, bars: Bar[]): HTMLElement 
       const barHeight = max === 0 ? 0 : ((height - top - bottom) * bar.value) / max;
       return s(
         'rect',
-        { x: i * step + step * 0.1, y: height - bottom - barHeight, width: Math.min(48, Math.max(1, step * 0.8)), height: barHeight, class: 'bar', 'data-label': bar.label, 'data-value': bar.value },
+        { x: i * step + Math.min(step * 0.1, 4), y: height - bottom - barHeight, width: Math.min(48, Math.max(1, step * 0.8)), height: barHeight, class: 'bar', 'data-label': bar.label, 'data-value': bar.value },
         s('title', {}, `${bar.label}: ${bar.value} ${unit}`),
       );
     }),
