@@ -98,6 +98,9 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     get webhooks() {
       return open().webhooks;
     },
+    get memoryMarks() {
+      return open().memoryMarks;
+    },
     transaction(fn) {
       open();
       return client!.transaction((tx) => fn(areas(tx)));

@@ -346,9 +346,19 @@ export function createClient(options: ClientOptions) {
       const { query = {}, ...rest } = request;
       return json<ResponseBody<'getMemory'>>('GET', memoryPath(agentId, memoryId), { ...rest, query });
     },
-    /** `PATCH …/memories/{memory_id}` (extension, issue 42): `{ expires_at }` sets (ISO date-time) or clears (null) when it expires. */
+    /**
+     * `PATCH …/memories/{memory_id}` (extension, issue 42): `{ text?, pinned?, expires_at? }`: edit it
+     * (the answer is the new memory; the old stays as superseded history), pin or unpin it, set
+     * (ISO date-time) or clear (null) when it expires.
+     */
     update: (agentId: string, memoryId: string, body: RequestBody<'updateMemory'>, request?: RequestOptions) =>
       json<ResponseBody<'updateMemory'>>('PATCH', memoryPath(agentId, memoryId), { ...request, json: body }),
+    /** `POST …/memories/{memory_id}/forget` (extension, issue 42): hidden everywhere at once, restorable for a window, then erased. */
+    forget: (agentId: string, memoryId: string, body: RequestBody<'forgetMemory'>, request?: RequestOptions) =>
+      json<ResponseBody<'forgetMemory'>>('POST', `${memoryPath(agentId, memoryId)}/forget`, { ...request, json: body }),
+    /** `POST …/memories/{memory_id}/restore` (extension, issue 42): undoes `forget` within its window (else 409 `conflict`). */
+    restore: (agentId: string, memoryId: string, request?: RequestOptions) =>
+      json<ResponseBody<'restoreMemory'>>('POST', `${memoryPath(agentId, memoryId)}/restore`, { ...request }),
     /** `POST …/memories/search`: chat's retrieval for a query, each hit with its rank and every signal's share of its score. */
     search: (agentId: string, body: RequestBody<'searchMemories'>, request?: RequestOptions) =>
       json<ResponseBody<'searchMemories'>>('POST', `${agentPath(agentId)}/memories/search`, { ...request, json: body }),

@@ -35,6 +35,8 @@ import { checkRedactionOptions, type RedactionOptions } from './policy/redaction
 import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
 import { createMemories } from './memories/memories.js';
+import { describeError } from './service/logger.js';
+import { DEFAULT_RESTORE_WINDOW_DAYS, sweepForgotten, type MemoryLifecycleOptions } from './memories/lifecycle.js';
 import { createErasures } from './erasures/erasures.js';
 import { createReclaimer } from './erasures/erase-work.js';
 import { createImages } from './images/images.js';
@@ -110,6 +112,12 @@ export type MemoryServiceOptions = {
    */
   redaction?: RedactionOptions;
   /**
+   * Memory lifecycle (issue 42): `restoreWindowDays` a forgotten memory can be restored before it is
+   * erased (> 0, default 7); `sweepIntervalMs` between sweeps that erase memories whose window ended
+   * (default 10 minutes; only with background work on). A value out of range throws here.
+   */
+  memoryLifecycle?: MemoryLifecycleOptions;
+  /**
    * Whether `start()` starts background work: the learning workers (this instance's and, through
    * the ingestion leases, other processes' unfinished jobs), agents left initializing or deleting,
    * deferred document conversions. `false` for a short-lived process that only administers a store
@@ -175,6 +183,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   // writes the store (exact invalidation: every write goes through this wrapper).
   const store = (options.cacheRecords ?? (options.store.capabilities.persistent && !options.store.capabilities.shared)) ? cachingStore(available) : available;
   const telemetry = options.telemetry ?? noTelemetry;
+  const lifecycleOptions = checkLifecycleOptions(options.memoryLifecycle);
   const baseContext: Omit<ServiceContext, 'webhooks'> = {
     store,
     index: options.index ?? inMemoryMemoryIndex(),
@@ -184,6 +193,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     writer: options.writer ?? defaultMemoryWriter(),
     retrieval: checkRetrievalOptions(options.retrieval ?? {}),
     redactionPatterns: checkRedactionOptions(options.redaction),
+    lifecycle: { restoreWindowMs: lifecycleOptions.restoreWindowDays * DAY_MS },
     ocr: options.ocr ?? null,
     converter: options.documentConverter ?? textDocumentConverter(),
     instanceId,
@@ -212,6 +222,13 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   const erasures = createErasures(context, reclaimer);
   const sources = createSources(context, (agentId) => scheduler.kick(agentId), options.documents);
   let started = false;
+  let sweepTimer: ReturnType<typeof setInterval> | null = null;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweepMemories = () => {
+    const run = sweeping.then(() => sweepForgotten(context));
+    sweeping = run.catch(() => undefined);
+    return run;
+  };
 
   // Each member is documented on `MemoryService` (memory-service.ts); each area returns its part.
   return {
@@ -248,9 +265,16 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       await scheduler.start();
       await sources.resumeConversions();
       webhooks.start();
+      sweepTimer = setInterval(() => {
+        sweepMemories().catch((error: unknown) => context.logger.warn('forgotten memories could not be erased; the next sweep tries again', { error: describeError(error) }));
+      }, lifecycleOptions.sweepIntervalMs);
+      sweepTimer.unref();
     },
 
     async stop(): Promise<void> {
+      if (sweepTimer) clearInterval(sweepTimer);
+      sweepTimer = null;
+      await sweeping;
       await reembedding.stop();
       await scheduler.stop();
       await webhooks.stop();
@@ -263,6 +287,8 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       }
       started = false;
     },
+
+    sweepMemories,
 
     async idle(): Promise<void> {
       await context.background.drain();
@@ -283,6 +309,21 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   };
 }
 
+
+const DAY_MS = 86_400_000;
+
+/** The lifecycle options with their defaults; a value out of range throws (a programming error). */
+function checkLifecycleOptions(options: MemoryLifecycleOptions = {}) {
+  const restoreWindowDays = options.restoreWindowDays ?? DEFAULT_RESTORE_WINDOW_DAYS;
+  const sweepIntervalMs = options.sweepIntervalMs ?? 600_000;
+  if (!(Number.isFinite(restoreWindowDays) && restoreWindowDays > 0 && restoreWindowDays <= 3650)) {
+    throw new TypeError(`memoryLifecycle.restoreWindowDays must be a number of days above 0 and at most 3650, got ${String(options.restoreWindowDays)}`);
+  }
+  if (!(Number.isInteger(sweepIntervalMs) && sweepIntervalMs >= 1000 && sweepIntervalMs <= 2_147_483_647)) {
+    throw new TypeError(`memoryLifecycle.sweepIntervalMs must be a whole number of milliseconds from 1000, got ${String(options.sweepIntervalMs)}`);
+  }
+  return { restoreWindowDays, sweepIntervalMs };
+}
 
 /** Runs one readiness probe under a timeout: `{ ok: true }`, or `{ ok: false, error }` with a sentence. */
 async function probe(check: () => Promise<unknown>, timeoutMs: number, fallback: string): Promise<{ ok: boolean; error?: string }> {

@@ -63,6 +63,7 @@ export { RATE_LIMITED_OPERATIONS, type RateLimitedOperation, type RateLimitOverr
 // Webhooks (an opt-in extension): the service option, event types, and verifying a delivery's signature
 export type { WebhookOptions } from './webhooks/options.js';
 export type { RedactionOptions } from './policy/redaction.js';
+export type { MemoryLifecycleOptions } from './memories/lifecycle.js';
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './ports/store/webhooks.js';
 export { WEBHOOK_SIGNATURE_HEADER, signWebhook, verifyWebhookSignature, type VerifyWebhookSignatureOptions } from './webhooks/signature.js';
 export type {
@@ -91,6 +92,7 @@ export type {
   MemoryGetQuery,
   MemoryListQuery,
   MemoryPatchInput,
+  MemoryForgetInput,
   MemorySearchInput,
   ObservationsQuery,
   ObserveAndEnrichInput,

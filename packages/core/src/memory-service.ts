@@ -56,6 +56,7 @@ import type {
   ListMemoriesRequest,
   MemoryRequest,
   PatchMemoryRequest,
+  ForgetMemoryRequest,
   SearchMemoriesRequest,
   ObservationStatusRequest,
   ObservationListRequest,
@@ -182,11 +183,22 @@ export interface MemoryService {
     /** `DELETE .../memories/{memory_id}` (204); 404 `not_found`. Its words leave its neighbours' keywords; exports made before are removed. */
     delete(request: MemoryRequest): Promise<void>;
     /**
-     * `PATCH .../memories/{memory_id}` (extension, issue 42): `{ expires_at }` sets (ISO date-time)
-     * or clears (null) when the memory expires; the memory as it is then. 404 `not_found` as `delete`
-     * (a person patches the memories of their own threads); a bad body is 422 `invalid_request`.
+     * `PATCH .../memories/{memory_id}` (extension, issue 42), at least one of: `expires_at` sets
+     * (ISO date-time) or clears (null) when it expires; `pinned` pins (never decays; clears an expiry
+     * unless `expires_at` is given too) or unpins; `text` edits it: the new text is a new memory
+     * (returned, `edited` naming the old one and who edited), the old stays as superseded history.
+     * 404 `not_found` as `delete` (a person changes the memories of their own threads); a forgotten
+     * memory, or an edit of a superseded one, is 409 `conflict`; a bad body is 422 `invalid_request`.
      */
-    setExpiry(request: PatchMemoryRequest): Promise<MemoryDetailOutput>;
+    update(request: PatchMemoryRequest): Promise<MemoryDetailOutput>;
+    /**
+     * `POST .../memories/{memory_id}/forget` (extension, issue 42) `{ reason }`: hidden from every read
+     * path at once (kept for audit with `include_expired`), restorable for the restore window, then
+     * erased for good. Already forgotten: 409 `conflict`.
+     */
+    forget(request: ForgetMemoryRequest): Promise<MemoryDetailOutput>;
+    /** `POST .../memories/{memory_id}/restore` (extension, issue 42): undoes `forget` within the window; else 409 `conflict`. */
+    restore(request: MemoryRequest): Promise<MemoryDetailOutput>;
   };
 
   /** `POST .../observe` (202): stores up to 100 observations as one job and learns them in the background. */
@@ -342,6 +354,12 @@ export interface MemoryService {
   };
   /** Resolves when background work and learning started so far have settled (tests). */
   idle(): Promise<void>;
+  /**
+   * Erases, for good, every forgotten memory whose restore window has ended (issue 42); resolves how
+   * many. `start()` runs it every `memoryLifecycle.sweepIntervalMs` when background work is on; call
+   * it yourself with background work off (a cron job of the CLI, a test).
+   */
+  sweepMemories(): Promise<{ erased: number }>;
   /**
    * Readiness for a load balancer (`GET /readyz`): whether the store and the memory index answer
    * a cheap probe within `timeoutMs` (default 5000). Never rejects; a part that failed carries the

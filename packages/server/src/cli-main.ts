@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { isServiceError, silentLogger } from '@memory-agents/core';
 import { isUnavailableError } from '@memory-agents/core/adapter';
 import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.js';
-import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, inspectorFlag, metricsOption, redactionSettings, stateLocation, webhookSettings, type CliValues, type OptionName, type ServeExtras } from './cli-options.js';
+import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, inspectorFlag, lifecycleSettings, metricsOption, redactionSettings, stateLocation, webhookSettings, type CliValues, type OptionName, type ServeExtras } from './cli-options.js';
 import { baselineWasmOnly, CliError, print, runningServerPid, type CliIo } from './cli-support.js';
 import { exportCommand, importCommand, migrateCommand } from './cli-data-commands.js';
 import { modelsListCommand, modelsPullCommand } from './cli-models-commands.js';
@@ -76,9 +76,11 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   --webhooks-allow-private (any address) or --webhooks-allow-hosts LIST (comma-separated host
   names, IPs or CIDR ranges, like 10.0.0.0/8,hooks.internal) allow them; either implies --webhooks.
   --redact-pattern NAME=REGEX (repeatable) adds a kind of personal data an agent's
-  extraction_policy.redact may name beside card_number, email, iban and phone.`,
-    options: ['port', 'host', 'inspector', 'no-inspector', 'metrics', 'metrics-listen', 'metrics-token', ...STATE_OPTIONS, 'webhooks', 'webhooks-allow-private', 'webhooks-allow-hosts', 'redact-pattern', ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
-    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, { metrics: metricsOption(values, io.env), inspector: inspectorFlag(values), webhooks: webhookSettings(values), redaction: redactionSettings(values) }),
+  extraction_policy.redact may name beside card_number, email, iban and phone.
+  --restore-window-days N: how long a forgotten memory can be restored before it is erased
+  (default 7; a number of days above 0, at most 3650).`,
+    options: ['port', 'host', 'inspector', 'no-inspector', 'metrics', 'metrics-listen', 'metrics-token', ...STATE_OPTIONS, 'webhooks', 'webhooks-allow-private', 'webhooks-allow-hosts', 'redact-pattern', 'restore-window-days', ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, { metrics: metricsOption(values, io.env), inspector: inspectorFlag(values), webhooks: webhookSettings(values), redaction: redactionSettings(values), memoryLifecycle: lifecycleSettings(values) }),
   },
   mcp: {
     usage: `memory-agents mcp --url URL --agent AGENT_ID [--end-user NAME] [--thread THREAD_ID]
@@ -277,7 +279,7 @@ async function runCommandLine({ values, positionals }: { values: CliValues; posi
   return command.run(values, io, args);
 }
 
-async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, { metrics, inspector, webhooks, redaction }: ServeExtras = {}): Promise<number> {
+async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, { metrics, inspector, webhooks, redaction, memoryLifecycle }: ServeExtras = {}): Promise<number> {
   const portNumber = port === undefined ? 8787 : Number(port);
   if (!/^\d+$/.test(port ?? '8787') || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`, 'serve');
   if (location.databaseUrl === undefined) {
@@ -306,6 +308,7 @@ async function serve(location: StateLocation, port: string | undefined, host: st
     ...(inspector === undefined ? {} : { inspector }),
     ...(webhooks ? { webhooks } : {}),
     ...(redaction ? { redaction } : {}),
+    ...(memoryLifecycle ? { memoryLifecycle } : {}),
   });
   if (server.firstKey) {
     io.stdout(`Created organization ${server.firstKey.organizationId} and its first API key. It is shown once; store it now:\n`);

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { RedactionOptions, WebhookOptions } from '@memory-agents/core';
+import type { MemoryLifecycleOptions, RedactionOptions, WebhookOptions } from '@memory-agents/core';
 import { MODEL_CLI_OPTIONS } from './model-options.js';
 import { DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
 
@@ -32,6 +32,7 @@ export const CLI_OPTIONS = {
   'webhooks-allow-private': { type: 'boolean' },
   'webhooks-allow-hosts': { type: 'string' },
   'redact-pattern': { type: 'string', multiple: true },
+  'restore-window-days': { type: 'string' },
   file: { type: 'string' },
   to: { type: 'string' },
   blobs: { type: 'string' },
@@ -160,10 +161,20 @@ export function redactionSettings(values: CliValues): RedactionOptions | undefin
   return { patterns };
 }
 
+/** `--restore-window-days N`, as `createMemoryService`'s `memoryLifecycle.restoreWindowDays` (issue 42). */
+export function lifecycleSettings(values: CliValues): MemoryLifecycleOptions | undefined {
+  const given = values['restore-window-days'];
+  if (given === undefined) return undefined;
+  const days = Number(given);
+  if (!/^\d+(\.\d+)?$/.test(given) || !(days > 0 && days <= 3650)) throw new UsageError(`--restore-window-days takes a number of days above 0 and at most 3650, not "${given}"`, 'serve');
+  return { restoreWindowDays: days };
+}
+
 /** What `serve` was asked for beyond the state, the port and the models. */
 export type ServeExtras = {
   metrics?: { listen?: { host: string; port: number }; token?: string } | undefined;
   inspector?: boolean | undefined;
   webhooks?: WebhookOptions | undefined;
   redaction?: RedactionOptions | undefined;
+  memoryLifecycle?: MemoryLifecycleOptions | undefined;
 };

@@ -10,6 +10,7 @@ import { storeMigration0009 } from './0009-job-supersessions.js';
 import { storeMigration0010 } from './0010-job-merges.js';
 import { storeMigration0011 } from './0011-job-model-usage.js';
 import { storeMigration0012 } from './0012-job-repoints.js';
+import { storeMigration0013 } from './0013-memory-marks.js';
 
 /**
  * The store's versioned migrations, applied in order by `migrate()`. Never edit a released one;
@@ -28,4 +29,5 @@ export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: st
   { version: 10, name: 'job-merges', sql: storeMigration0010 },
   { version: 11, name: 'job-model-usage', sql: storeMigration0011 },
   { version: 12, name: 'job-repoints', sql: storeMigration0012 },
+  { version: 13, name: 'memory-marks', sql: storeMigration0013 },
 ];

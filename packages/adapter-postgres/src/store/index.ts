@@ -16,6 +16,7 @@ import { postgresRateLimits } from './rate-limits.js';
 import { postgresThreads } from './threads.js';
 import { postgresErasures } from './erasures.js';
 import { postgresWebhooks } from './webhooks.js';
+import { postgresMemoryMarks } from './memory-marks.js';
 
 /**
  * The store areas over one client (the pool, or one transaction's connection): one file per area,
@@ -39,5 +40,6 @@ export function postgresStoreAreas(db: SqlClient): StoreAreas {
     images: postgresImages(db),
     erasures: postgresErasures(db),
     webhooks: postgresWebhooks(db),
+    memoryMarks: postgresMemoryMarks(db),
   };
 }

@@ -171,5 +171,7 @@ export type Agents = ReturnType<typeof createAgents>;
  * that does not know the extension changed the role. Widening takes `"memory_scope": "agent"`.
  */
 function keepMemoryScope(config: AgentConfig, stored: AgentConfig): AgentConfig {
-  return config.memory_scope === undefined && stored.memory_scope !== undefined ? { ...config, memory_scope: stored.memory_scope } : config;
+  const scoped = config.memory_scope === undefined && stored.memory_scope !== undefined ? { ...config, memory_scope: stored.memory_scope } : config;
+  // Likewise decay (issue 42); `"memory_decay": {}` switches it off.
+  return scoped.memory_decay === undefined && stored.memory_decay !== undefined ? { ...scoped, memory_decay: stored.memory_decay } : scoped;
 }

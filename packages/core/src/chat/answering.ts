@@ -18,6 +18,7 @@ import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer
 import { citationsOf } from './citations.js';
 import { queryEmbedder } from './query-embedder.js';
 import { timed, type Stage } from './stages.js';
+import { decayFor, reinforce, withDecay } from '../memories/decay.js';
 
 /** The routes that write an answer (activity log and credit entries name them). */
 export type AnswerRoute = 'chat' | 'chat_stream' | 'observe_and_respond';
@@ -96,6 +97,8 @@ export function createAnswering(context: ServiceContext) {
       ...(threadIds === undefined ? {} : { threadIds }),
       // Expired memories (issue 42) are gone from every answer at the service clock's instant.
       unexpiredAt: context.nowIso(),
+      // Old memories rank lower when the agent says so (issue 42); what was true then has no age.
+      ...(at ? {} : withDecay(decayFor(context, agent))),
     });
   }
 
@@ -129,7 +132,7 @@ export function createAnswering(context: ServiceContext) {
    * for its context event), so no store call is repeated.
    */
   async function citationsFor(retrieval: RetrievalResult, citedItems: number[] | undefined, known?: Citation[]): Promise<Citation[]> {
-    const chosen = citedItems === undefined ? retrieval.packed.map((_, i) => i) : citedItems.map((n) => n - 1).filter((i) => retrieval.packed[i] !== undefined);
+    const chosen = chosenItems(retrieval, citedItems);
     const made = known ? chosen.map((i) => known[i]!) : await citationsOf(context, chosen.map((i) => retrieval.packed[i]!.record));
     const citations: Citation[] = [];
     const seen = new Set<string>();
@@ -211,6 +214,8 @@ export function createAnswering(context: ServiceContext) {
     // Exactly the items the answer cites: as the model reports them, else its [n] markers.
     const citations = await citationsFor(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length), packedCitations);
     const learning = await timed(stages, 'record', () => record({ caller, agent, thread, message: input.message, answer: generated.text, citations, route }));
+    // A memory an answer cites is reinforced against decay (only agents with decay record it).
+    await reinforce(context, agent, citedRecords(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length)));
     return {
       agent_id: agent.id,
       thread_id: thread.id,
@@ -229,5 +234,15 @@ export function createAnswering(context: ServiceContext) {
 }
 
 export type Answering = ReturnType<typeof createAnswering>;
+
+/** The packed items an answer relies on (0-based): those it cites, or all when it names none. */
+function chosenItems(retrieval: RetrievalResult, citedItems: number[] | undefined): number[] {
+  return citedItems === undefined ? retrieval.packed.map((_, i) => i) : citedItems.map((n) => n - 1).filter((i) => retrieval.packed[i] !== undefined);
+}
+
+/** The memories behind {@link chosenItems}. */
+function citedRecords(retrieval: RetrievalResult, citedItems: number[] | undefined) {
+  return chosenItems(retrieval, citedItems).map((i) => retrieval.packed[i]!.record);
+}
 /** A validated answering request with its agent, thread and images (`Answering.open`). */
 export type OpenedAnswer = Awaited<ReturnType<Answering['open']>>;

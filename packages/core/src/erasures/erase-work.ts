@@ -31,6 +31,7 @@ export async function eraseThread(context: ServiceContext, thread: ThreadRecord)
   const jobs = await context.store.jobs.allForThread({ threadId: thread.id });
   await detachMerged(context, thread.agentId, jobs.map((job) => job.id));
   await context.index.deleteBy({ agentId: thread.agentId, threadId: thread.id });
+  await context.store.memoryMarks.deleteBy({ agentId: thread.agentId, threadId: thread.id });
   await context.store.threads.delete({ agentId: thread.agentId, threadId: thread.id });
   return uploads;
 }
@@ -46,7 +47,10 @@ export async function eraseJobs(context: ServiceContext, agentId: string, jobIds
     await context.store.jobs.update({ jobId, patch: { status: 'cancelled', updatedAt: context.nowIso() }, ifStatus: ['queued', 'converting', 'processing', 'interrupted'] });
   }
   await detachMerged(context, agentId, jobIds);
-  for (const jobId of jobIds) await context.index.deleteBy({ agentId, observationId: jobId });
+  for (const jobId of jobIds) {
+    await context.index.deleteBy({ agentId, observationId: jobId });
+    await context.store.memoryMarks.deleteBy({ agentId, observationId: jobId });
+  }
   return context.store.jobs.delete({ agentId, jobIds });
 }
 

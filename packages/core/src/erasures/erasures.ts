@@ -103,6 +103,7 @@ export function createErasures(context: ServiceContext, reclaimer: Reclaimer) {
             }
             for (const threadId of new Set(uploads.map((upload) => upload.threadId))) {
               await context.index.deleteBy({ agentId, threadId, sourceId: id });
+              await context.store.memoryMarks.deleteBy({ agentId, threadId, sourceId: id });
             }
             counts.observations += await eraseJobs(context, agentId, uploads.map((upload) => upload.jobId));
             mentioned.push(id, ...uploads.map((upload) => upload.jobId));

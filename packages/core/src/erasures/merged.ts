@@ -68,7 +68,17 @@ export async function detachMerged(context: ServiceContext, agentId: string, job
 async function rewrite(context: ServiceContext, jobId: string, intent: JobRepoint, rewritten: MemoryRecord | null): Promise<void> {
   await context.index.deleteBy({ agentId: intent.agentId, ids: [intent.memoryId] });
   if (rewritten) await context.index.upsert({ records: [rewritten], embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions } });
+  await repointMark(context, intent.agentId, intent.memoryId, rewritten);
   await context.store.jobs.clearRepoint({ jobId, memoryId: intent.memoryId });
+}
+
+/** The memory's mark (issue 42) follows it: gone with it, or moved to the source it now has. */
+async function repointMark(context: ServiceContext, agentId: string, memoryId: string, rewritten: MemoryRecord | null): Promise<void> {
+  const [mark] = await context.store.memoryMarks.get({ agentId, memoryIds: [memoryId] });
+  if (!mark) return;
+  if (rewritten === null) return context.store.memoryMarks.delete({ agentId, memoryIds: [memoryId] });
+  const { source } = rewritten;
+  await context.store.memoryMarks.put({ record: { ...mark, threadId: source.threadId, observationId: source.observationId, sourceId: source.kind === 'document' ? source.sourceId : null } });
 }
 
 /** The job's memories that other turns were merged into. */

@@ -28,7 +28,7 @@ describe('memory expiry', () => {
   it('an expired memory leaves recall, list, get and search at that instant; include_expired shows it; clearing brings it back', async () => {
     const { service, owner, agentId, idOf, at } = await world();
     const locker = idOf('locker');
-    const patched = await service.memories.setExpiry({ caller: owner, agentId, memoryId: locker, body: { expires_at: '2026-01-01T00:01:00+00:00' } });
+    const patched = await service.memories.update({ caller: owner, agentId, memoryId: locker, body: { expires_at: '2026-01-01T00:01:00+00:00' } });
     expect(patched.expires_at).toBe('2026-01-01T00:01:00.000Z');
     const recallText = async () => (await service.recall({ caller: owner, agentId, body: { query: 'What is my gym locker code?' } })).memory_context;
     const listed = async (query: Record<string, string> = {}) => (await service.memories.list({ caller: owner, agentId, query: { limit: '100', ...query } })).memories.map((memory) => memory.memory_id);
@@ -50,7 +50,7 @@ describe('memory expiry', () => {
     expect(await searched(true)).toContain(locker);
     expect((await service.memories.get({ caller: owner, agentId, memoryId: locker, query: { include_expired: 'true' } })).expires_at).toBe('2026-01-01T00:01:00.000Z');
 
-    await service.memories.setExpiry({ caller: owner, agentId, memoryId: locker, body: { expires_at: null } });
+    await service.memories.update({ caller: owner, agentId, memoryId: locker, body: { expires_at: null } });
     expect(await recallText()).toContain('4821');
     expect((await service.memories.get({ caller: owner, agentId, memoryId: locker })).expires_at).toBeNull();
   });
@@ -58,12 +58,12 @@ describe('memory expiry', () => {
   it('refuses a bad PATCH body with invalid_request and a sentence naming expires_at; an unknown memory is 404', async () => {
     const { service, owner, agentId, idOf } = await world();
     const memoryId = idOf('Pixel');
-    for (const body of [{ expires_at: 'next Friday' }, { expires_at: 12 }, {}, { expires_at: null, text: 'x' }]) {
-      const refused = await refusal(service.memories.setExpiry({ caller: owner, agentId, memoryId, body: body as never }));
+    for (const body of [{ expires_at: 'next Friday' }, { expires_at: 12 }, {}, { expires_at: null, colour: 'x' }]) {
+      const refused = await refusal(service.memories.update({ caller: owner, agentId, memoryId, body: body as never }));
       expect(refused).toMatchObject({ status: 422, code: 'invalid_request' });
     }
-    expect((await refusal(service.memories.setExpiry({ caller: owner, agentId, memoryId, body: { expires_at: 'next Friday' } }))).message).toContain('expires_at');
-    expect(await refusal(service.memories.setExpiry({ caller: owner, agentId, memoryId: 'mem_00000000000000000000000000', body: { expires_at: null } }))).toMatchObject({ status: 404, code: 'not_found' });
+    expect((await refusal(service.memories.update({ caller: owner, agentId, memoryId, body: { expires_at: 'next Friday' } }))).message).toContain('expires_at');
+    expect(await refusal(service.memories.update({ caller: owner, agentId, memoryId: 'mem_00000000000000000000000000', body: { expires_at: null } }))).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('stale-hit@5 is 0 on a fixture of expired memories, and would not be without expiry', async () => {
@@ -74,7 +74,7 @@ describe('memory expiry', () => {
       { question: 'Which editor am I trialling?', word: 'Zephyr' },
       { question: 'Where do I park my car?', word: 'Orchard' },
     ];
-    for (const { word } of fixture) await service.memories.setExpiry({ caller: owner, agentId, memoryId: idOf(word), body: { expires_at: '2026-01-08T00:00:00Z' } });
+    for (const { word } of fixture) await service.memories.update({ caller: owner, agentId, memoryId: idOf(word), body: { expires_at: '2026-01-08T00:00:00Z' } });
     const expired = new Set(fixture.map(({ word }) => idOf(word)));
     const staleHitAt5 = async () => {
       let stale = 0;

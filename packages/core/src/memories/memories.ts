@@ -1,22 +1,21 @@
 import { createHash } from 'node:crypto';
 import { findAgent, findReadyAgent, findThread } from '../agents/lookup.js';
-import { ownThreadIds, readableThreadIds } from '../agents/memory-scope.js';
 import type { Caller } from '../auth/caller.js';
-import { sumOf } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
 import { scrubNeighbourKeywords } from '../erasures/neighbour-keywords.js';
 import { dropExports } from '../export/erased-exports.js';
 import { queryEmbedder } from '../chat/query-embedder.js';
-import type { MemoryHitRecord, MemoryListRequest as IndexListRequest } from '../ports/memory-index.js';
-import type { AgentRecord } from '../ports/store/index.js';
+import type { MemoryListRequest as IndexListRequest } from '../ports/memory-index.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve } from '../retrieval/retrieve.js';
-import { isUnexpiredAt } from '../memory-index/memory-index-helpers.js';
-import { memoryGetQuery, memoryId as memoryIdSchema, memoryListQuery, memoryPatchBody, memorySearchBody } from '../schemas/memories.js';
+import { memoryGetQuery, memoryListQuery, memorySearchBody } from '../schemas/memories.js';
 import type { MemoryDetailOutput, MemoryListOutput, MemorySearchOutput } from '../schemas/outputs.js';
 import type { MemoryService } from '../memory-service.js';
 import type { ServiceContext } from '../service/context.js';
-import type { ListMemoriesRequest, MemoryRequest, PatchMemoryRequest, SearchMemoriesRequest } from '../service/requests.js';
+import type { ListMemoriesRequest, MemoryRequest, SearchMemoriesRequest } from '../service/requests.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
+import { findMemory, learningCredits, marksOf, reachableThreads } from './find.js';
+import { createMemoryLifecycle } from './lifecycle.js';
+import { decayFor, withDecay } from './decay.js';
 import { presentMemory, presentSignals } from './present.js';
 
 /** Hits a memories search returns when the body names no `limit`. */
@@ -30,47 +29,12 @@ export const DEFAULT_MEMORY_SEARCH_LIMIT = 10;
  * else is 404 `not_found`, exactly as an unknown id).
  */
 export function createMemories(context: ServiceContext) {
-  /**
-   * The thread ids whose memories the caller reads here, or undefined for every memory: a person's
-   * own threads, and with `memory_scope: "end_user"` the threads of no person too (memory-scope.ts).
-   */
-  async function reachableThreads(caller: Caller, agent: AgentRecord): Promise<string[] | undefined> {
-    return readableThreadIds(context, caller, agent, 'inspect');
-  }
-
-  /**
-   * The memory if it exists for the caller, else 404 `not_found` (the same for every reason).
-   * `delete` finds only the memories of the caller's own threads: a person reads the shared
-   * memories of an `end_user` agent but does not delete them. An expired memory (issue 42) is found
-   * for `delete` and `patch`, and for `read` only with `includeExpired` (audit).
-   */
-  async function findMemory(caller: Caller, agent: AgentRecord, memoryId: string, purpose: 'read' | 'delete' = 'read', includeExpired = false): Promise<MemoryHitRecord> {
-    const notFound = new ServiceError('not_found', `Memory ${memoryId} was not found.`);
-    if (!memoryIdSchema.safeParse(memoryId).success) throw notFound;
-    const [record] = await context.index.get({ agentId: agent.id, ids: [memoryId] });
-    if (!record || record.organizationId !== caller.organizationId) throw notFound;
-    if (purpose === 'read' && !includeExpired && !isUnexpiredAt(record, context.nowIso())) throw notFound;
-    const reachable = purpose === 'read' ? await reachableThreads(caller, agent) : await ownThreadIds(context, caller, agent);
-    if (reachable !== undefined && !reachable.includes(record.source.threadId)) throw notFound;
-    const { vector: _vector, ...hit } = record;
-    return hit;
-  }
-
-  /** Credits charged for the turn a memory came from: the charges of its job for that turn index. */
-  async function learningCredits(caller: Caller, record: MemoryHitRecord): Promise<string> {
-    const jobId = record.provenance.jobId ?? record.source.observationId;
-    const entries = await context.store.ledger.listForJob({ organizationId: caller.organizationId, jobId });
-    const turn = String(record.source.turnIndex);
-    const costs = entries.filter((entry) => entry.kind === 'charge').flatMap((entry) => (entry.turnCosts[turn] === undefined ? [] : [entry.turnCosts[turn]]));
-    return costs.length === 0 ? '0' : sumOf(costs);
-  }
-
   const memories = {
     /** `GET /v1/agents/{agent_id}/memories`: newest first, filtered, one page at a time. */
     async list({ caller, agentId, query = {} }: ListMemoriesRequest): Promise<MemoryListOutput> {
       const input = parseListQuery(query);
       const agent = await findAgent(context, caller, agentId);
-      let threadIds = await reachableThreads(caller, agent);
+      let threadIds = await reachableThreads(context, caller, agent);
       if (input.thread_id !== undefined) {
         // Another person's thread is 404 exactly as an unknown one (findThread).
         const thread = await findThread(context, caller, agent, input.thread_id);
@@ -105,9 +69,10 @@ export function createMemories(context: ServiceContext) {
         if (cursor !== null && error instanceof RangeError) throw invalidCursor();
         throw error;
       }
+      const marks = await marksOf(context, agent.id, page.records);
       return {
         agent_id: agent.id,
-        memories: page.records.map(presentMemory),
+        memories: page.records.map((record) => presentMemory(record, marks.get(record.id))),
         next_cursor: page.nextCursor === null ? null : sealCursor(page.nextCursor, agent.id, fingerprint),
       };
     },
@@ -116,8 +81,9 @@ export function createMemories(context: ServiceContext) {
     async get({ caller, agentId, memoryId, query = {} }: MemoryRequest): Promise<MemoryDetailOutput> {
       const input = parseQuery(memoryGetQuery, query);
       const agent = await findAgent(context, caller, agentId);
-      const record = await findMemory(caller, agent, memoryId, 'read', input.include_expired === true);
-      return { ...presentMemory(record), learning_credits: await learningCredits(caller, record) };
+      const record = await findMemory(context, caller, agent, memoryId, 'read', input.include_expired === true);
+      const marks = await marksOf(context, agent.id, [record]);
+      return { ...presentMemory(record, marks.get(record.id)), learning_credits: await learningCredits(context, caller, record) };
     },
 
     /**
@@ -127,7 +93,7 @@ export function createMemories(context: ServiceContext) {
     async search({ caller, agentId, body }: SearchMemoriesRequest): Promise<MemorySearchOutput> {
       const input = parseBody(memorySearchBody, body);
       const agent = await findReadyAgent(context, caller, agentId);
-      const threadIds = await reachableThreads(caller, agent);
+      const threadIds = await reachableThreads(context, caller, agent);
       if (threadIds !== undefined && threadIds.length === 0) return { agent_id: agent.id, memory_context: '', hits: [] };
       const embedder = await queryEmbedder(context.index, context.embedder);
       const result = await retrieve(context.index, embedder, {
@@ -139,8 +105,10 @@ export function createMemories(context: ServiceContext) {
         ...(input.as_of === undefined ? {} : { asOf: input.as_of }),
         ...(threadIds === undefined ? {} : { threadIds }),
         unexpiredAt: input.include_expired === true ? null : context.nowIso(),
+        ...(input.as_of === undefined ? withDecay(decayFor(context, agent)) : {}),
       });
       const limit = input.limit ?? DEFAULT_MEMORY_SEARCH_LIMIT;
+      const marks = await marksOf(context, agent.id, result.ranked.slice(0, limit).map((item) => item.record));
       return {
         agent_id: agent.id,
         memory_context: result.memoryContext,
@@ -149,7 +117,7 @@ export function createMemories(context: ServiceContext) {
           score: item.score,
           signals: presentSignals(item.contributions),
           in_memory_context: i < result.packed.length,
-          memory: presentMemory(item.record),
+          memory: presentMemory(item.record, marks.get(item.record.id)),
         })),
       };
     },
@@ -157,23 +125,16 @@ export function createMemories(context: ServiceContext) {
     /** `DELETE .../memories/{memory_id}` (204): the memory is no longer found, listed or retrieved. */
     async delete({ caller, agentId, memoryId }: MemoryRequest): Promise<void> {
       const agent = await findAgent(context, caller, agentId);
-      const record = await findMemory(caller, agent, memoryId, 'delete');
+      const record = await findMemory(context, caller, agent, memoryId, 'change');
       // Its words leave the neighbours' keywords first (a failure here leaves it deletable again),
       // then the memory, then the exports that could hold it (issue 41).
       await scrubNeighbourKeywords(context, agent.id, [record]);
       await context.index.deleteBy({ agentId: agent.id, ids: [record.id] });
       await dropExports(context, caller.organizationId, agent.id);
+      await context.store.memoryMarks.delete({ agentId: agent.id, memoryIds: [record.id] });
     },
 
-    /** `PATCH .../memories/{memory_id}` (issue 42): sets or clears when it expires; found as `delete` finds (expired ones too). */
-    async setExpiry({ caller, agentId, memoryId, body }: PatchMemoryRequest): Promise<MemoryDetailOutput> {
-      const input = parseBody(memoryPatchBody, body);
-      const agent = await findAgent(context, caller, agentId);
-      const record = await findMemory(caller, agent, memoryId, 'delete');
-      const expiresAt = input.expires_at === null ? null : new Date(input.expires_at).toISOString();
-      await context.index.update({ agentId: agent.id, patches: [{ id: record.id, expiresAt }] });
-      return { ...presentMemory({ ...record, expiresAt }), learning_credits: await learningCredits(caller, record) };
-    },
+    ...createMemoryLifecycle(context),
   } satisfies MemoryService['memories'];
 
   return { memories };

@@ -1,4 +1,5 @@
 import type { MemoryHitRecord, MemorySourceRef } from '../ports/memory-index.js';
+import type { MemoryMarkRecord } from '../ports/store/index.js';
 import type { RetrievalContributions } from '../retrieval/retrieve.js';
 import type { MemoryOutput, MemorySignalsOutput, MemorySourceOutput } from '../schemas/outputs.js';
 
@@ -19,8 +20,10 @@ export function presentSource(source: MemorySourceRef): MemorySourceOutput {
   return { kind: 'turn', thread_id: source.threadId, observation_id: source.observationId, turn_index: source.turnIndex };
 }
 
-/** A memory record as `GET .../memories` and search show it. */
-export function presentMemory(record: MemoryHitRecord): MemoryOutput {
+/** A memory record as `GET .../memories` and search show it, with its mark (issue 42) when it has one. */
+export function presentMemory(record: MemoryHitRecord, mark?: MemoryMarkRecord | null): MemoryOutput {
+  const forgotten = mark?.forgotten ?? null;
+  const edited = mark?.edited ?? null;
   return {
     memory_id: record.id,
     agent_id: record.agentId,
@@ -38,11 +41,14 @@ export function presentMemory(record: MemoryHitRecord): MemoryOutput {
     job_id: record.provenance.jobId,
     writer: record.provenance.writer,
     expires_at: record.expiresAt,
+    pinned: mark?.pinned ?? false,
+    forgotten: forgotten === null ? null : { at: forgotten.at, reason: forgotten.reason, by: forgotten.by, restore_until: forgotten.restoreUntil },
+    edited: edited === null ? null : { at: edited.at, by: edited.by, from_memory_id: edited.fromMemoryId },
   };
 }
 
 /** Retrieval's contributions under the wire's signal names. */
 export function presentSignals(contributions: RetrievalContributions | undefined): MemorySignalsOutput {
-  const c = contributions ?? { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0, suspicious: 0 };
-  return { full_text: c.lexical, vector: c.semantic, speaker: c.speaker, self: c.self, time: c.time, episode: c.episode, hyponyms: c.hyponyms, suspicious: c.suspicious };
+  const c = contributions ?? { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0, suspicious: 0, decay: 0 };
+  return { full_text: c.lexical, vector: c.semantic, speaker: c.speaker, self: c.self, time: c.time, episode: c.episode, hyponyms: c.hyponyms, suspicious: c.suspicious, decay: c.decay };
 }

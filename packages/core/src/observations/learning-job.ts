@@ -157,6 +157,7 @@ async function forgetCancelled(context: ServiceContext, job: JobRecord): Promise
   try {
     await detachMerged(context, job.agentId, [job.id]);
     await context.index.deleteBy({ agentId: job.agentId, observationId: job.id });
+    await context.store.memoryMarks.deleteBy({ agentId: job.agentId, observationId: job.id });
   } catch (error) {
     context.logger.warn('forgetting a cancelled job failed', { jobId: job.id, error: describeError(error) });
   }

@@ -1,7 +1,7 @@
 import { analyze, stem, tokenize } from '../embedding/text-analysis.js';
 import type { Embedder } from '../ports/embedder.js';
 import { asksForInstructions } from '../boundary/instruction-like.js';
-import type { MemoryHit, MemoryIndex, MemorySearchRequest } from '../ports/memory-index.js';
+import type { MemoryHit, MemoryHitRecord, MemoryIndex, MemorySearchRequest } from '../ports/memory-index.js';
 import { isWithin, queryTimeRanges, searchableQuery } from './query-time.js';
 import { inSpan } from '../service/telemetry.js';
 import { wordNet } from './wordnet.js';
@@ -72,6 +72,11 @@ export type RetrieveRequest = {
    * @default the system clock's now (never expired memories by accident)
    */
   unexpiredAt?: string | null;
+  /**
+   * Memory decay (issue 42): the rank multiplier in (0, 1] of each candidate (absent: 1), applied to
+   * its positive fused score before ranking. Text and vectors never change. @default no decay
+   */
+  decay?: (records: readonly MemoryHitRecord[]) => Promise<ReadonlyMap<string, number>>;
 };
 
 /** The narrowing of a request the index applies to every channel. */
@@ -215,6 +220,17 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
     credit(item, 'episode', amount);
   }
 
+  if (request.decay && fused.size > 0) {
+    const multipliers = await request.decay([...fused.values()].map((item) => item.record));
+    for (const item of fused.values()) {
+      const multiplier = multipliers.get(item.record.id) ?? 1;
+      if (multiplier >= 1 || item.score <= 0) continue;
+      const amount = item.score * multiplier - item.score;
+      item.score += amount;
+      credit(item, 'decay', amount);
+    }
+  }
+
   // Only a question about the present ("Who is my boss?") prefers the newer answer by meaning; one
   // in the past tense ("What did Caroline research?") asks about what was said then.
   const meaning = embedder.meaning === true && semantic.length > 0 && !ASKS_ABOUT_THE_PAST.test(request.query) ? new Map(semantic.map((hit) => [hit.record.id, hit.score])) : null;
@@ -228,7 +244,7 @@ export async function retrieve(index: MemoryIndex, embedder: Embedder, request: 
 }
 
 function noContributions(): RetrievalContributions {
-  return { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0, suspicious: 0 };
+  return { lexical: 0, semantic: 0, speaker: 0, self: 0, time: 0, episode: 0, hyponyms: 0, suspicious: 0, decay: 0 };
 }
 
 /**

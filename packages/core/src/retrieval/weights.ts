@@ -118,7 +118,8 @@ export type RetrievedItem = {
  * What each signal added to an item's fused score: `lexical` (the full-text channel, weight 1) and
  * each of {@link RETRIEVAL_WEIGHTS}; 0 for a signal that did not fire.
  */
-export type RetrievalContributions = Record<'lexical' | RetrievalSignal, number>;
+/** What each signal added to an item's score; `decay` (issue 42) is what an agent's memory decay took off (<= 0). */
+export type RetrievalContributions = Record<'lexical' | RetrievalSignal | 'decay', number>;
 
 
 export type RetrievalResult = {

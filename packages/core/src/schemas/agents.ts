@@ -34,6 +34,19 @@ export const extractionPolicy = z
   .strict()
   .meta({ id: 'ExtractionPolicy' });
 
+/**
+ * Memory decay (an extension, issue 42): a half-life per kind of memory (learned from a turn, or
+ * from a document), applied at read time as a rank multiplier (0.5 per half-life since it was
+ * learned or last cited in an answer); pinned memories never decay. A kind absent does not decay.
+ */
+export const memoryDecay = z
+  .object({
+    turn_half_life_days: z.number().min(1).max(36500).optional().describe('Half-life of memories learned from conversation turns, in days (1 to 36500).'),
+    document_half_life_days: z.number().min(1).max(36500).optional().describe('Half-life of memories learned from documents, in days (1 to 36500).'),
+  })
+  .strict()
+  .meta({ id: 'MemoryDecay' });
+
 export const agentConfig = z
   .object({
     role: text().min(1).max(200),
@@ -46,6 +59,9 @@ export const agentConfig = z
           '"end_user": a request with X-SP-End-User reads only memories learned in that person\'s threads and in threads of no person. Kept by a PATCH whose agent_config omits it.',
       ),
     extraction_policy: extractionPolicy.optional().describe('An extension (issue 44): what is redacted from every turn before it is stored.'),
+    memory_decay: memoryDecay
+      .optional()
+      .describe('An extension (issue 42): old memories rank lower (a half-life per kind, reset when an answer cites one; pinned ones never decay). Kept by a PATCH whose agent_config omits it.'),
   })
   .strict()
   .meta({ id: 'AgentConfig' });

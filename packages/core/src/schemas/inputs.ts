@@ -3,7 +3,7 @@ import type { createAgentBody, patchAgentBody } from './agents.js';
 import type { billingQuery } from './billing.js';
 import type { finishLearningBody } from './documents.js';
 import type { chatBody, learningQuery, observationsQuery, observeAndEnrichBody, observeBody, recallBody } from './observations.js';
-import type { memoryGetQuery, memoryListQuery, memoryPatchBody, memorySearchBody } from './memories.js';
+import type { memoryForgetBody, memoryGetQuery, memoryListQuery, memoryPatchBody, memorySearchBody } from './memories.js';
 import type { logsQuery } from './session.js';
 import type { createThreadBody } from './threads.js';
 import type { threadTurnsQuery } from './turns.js';
@@ -44,5 +44,6 @@ export type MemoryListQuery = z.input<typeof memoryListQuery>;
 export type MemoryGetQuery = z.input<typeof memoryGetQuery>;
 /** `service.memories.setExpiry` (extension, issue 42). */
 export type MemoryPatchInput = z.input<typeof memoryPatchBody>;
+export type MemoryForgetInput = z.input<typeof memoryForgetBody>;
 /** `service.memories.search`. */
 export type MemorySearchInput = z.input<typeof memorySearchBody>;

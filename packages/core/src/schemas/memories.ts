@@ -69,6 +69,12 @@ export const memory = z
     writer: z.string(),
     /** Extension (issue 42): when it expires (gone from every read path from then on); null: never. */
     expires_at: dateTime.nullable(),
+    /** Extension (issue 42): pinned memories never decay, and pinning cleared any expiry. */
+    pinned: z.boolean(),
+    /** Extension (issue 42): forgotten with a reason (hidden everywhere), restorable until `restore_until`, then erased; else null. */
+    forgotten: z.object({ at: dateTime, reason: z.string(), by: z.string(), restore_until: dateTime }).strict().nullable(),
+    /** Extension (issue 42): written by an edit of `from_memory_id` (now superseded history), by whom, when; else null. */
+    edited: z.object({ at: dateTime, by: z.string(), from_memory_id: memoryId }).strict().nullable(),
   })
   .strict()
   .meta({ id: 'Memory' });
@@ -116,11 +122,39 @@ export const memoryListQuery = z
 /** `GET .../memories/{memory_id}` query (extension, issue 42): `include_expired` shows an expired memory for audit. */
 export const memoryGetQuery = z.object({ include_expired: z.union([z.boolean(), booleanString]).optional() }).strict();
 
-/** `PATCH .../memories/{memory_id}` (extension, issue 42): set (ISO date-time) or clear (null) its expiry. */
+/** Longest text an edit may give a memory (characters). */
+export const MAX_EDITED_MEMORY_CHARS = 4000;
+
+/**
+ * `PATCH .../memories/{memory_id}` (extension, issue 42), at least one field: `expires_at` sets
+ * (ISO date-time) or clears (null) its expiry; `pinned` pins or unpins it; `text` edits it (the old
+ * text stays as superseded history, the new memory is embedded and answers cite it as edited).
+ */
 export const memoryPatchBody = z
-  .object({ expires_at: dateTime.nullable() })
+  .object({
+    expires_at: dateTime.nullable().optional(),
+    pinned: z.boolean().optional(),
+    text: text()
+      .refine((value) => value.trim().length > 0, { message: 'text must not be empty or only spaces' })
+      .refine((value) => value.length <= MAX_EDITED_MEMORY_CHARS, { message: `text is at most ${MAX_EDITED_MEMORY_CHARS} characters` })
+      .optional(),
+  })
   .strict()
+  .refine((body) => body.expires_at !== undefined || body.pinned !== undefined || body.text !== undefined, { message: 'give at least one of expires_at, pinned, text' })
   .meta({ id: 'MemoryPatchRequest' });
+
+/** Longest reason a forget may give (characters). */
+export const MAX_FORGET_REASON_CHARS = 500;
+
+/** `POST .../memories/{memory_id}/forget` (extension, issue 42): why (kept with the memory until it is erased). */
+export const memoryForgetBody = z
+  .object({
+    reason: text()
+      .refine((value) => value.trim().length > 0, { message: 'reason must not be empty or only spaces' })
+      .refine((value) => value.length <= MAX_FORGET_REASON_CHARS, { message: `reason is at most ${MAX_FORGET_REASON_CHARS} characters` }),
+  })
+  .strict()
+  .meta({ id: 'MemoryForgetRequest' });
 
 /** `POST .../memories/search`. */
 export const memorySearchBody = z
@@ -151,6 +185,8 @@ export const memorySignals = z
     hyponyms: z.number(),
     /** Negative: the penalty of a memory flagged instruction-like, when the query asks for instructions or rules. */
     suspicious: z.number(),
+    /** Extension (issue 42), 0 or negative: what the agent's `memory_decay` took off an old, uncited memory. */
+    decay: z.number(),
   })
   .strict()
   .meta({ id: 'MemorySignals' });

@@ -29,6 +29,8 @@ export type ServiceContext = {
   readonly retrieval: RetrievalOptions;
   /** The operator's own kinds of personal data (service option `redaction`), checked. */
   readonly redactionPatterns: ReadonlyMap<string, RegExp>;
+  /** Memory lifecycle (issue 42): how long a forgotten memory can be restored before it is erased. */
+  readonly lifecycle: { readonly restoreWindowMs: number };
   readonly ocr: Ocr | null;
   /** Reads uploaded files into blocks (`observe-file`). */
   readonly converter: DocumentConverter;

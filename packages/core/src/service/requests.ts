@@ -13,6 +13,7 @@ import type {
   MemoryGetQuery,
   MemoryListQuery,
   MemoryPatchInput,
+  MemoryForgetInput,
   MemorySearchInput,
   ObservationsQuery,
   ObserveAndEnrichInput,
@@ -89,6 +90,8 @@ export type RateLimitRequest = CallerRequest & { operation: RateLimitedOperation
 export type MemoryRequest = AgentRequest & { memoryId: string; query?: MemoryGetQuery | undefined };
 /** `PATCH .../memories/{memory_id}` (extension, issue 42). */
 export type PatchMemoryRequest = AgentRequest & { memoryId: string; body: MemoryPatchInput };
+/** `POST .../memories/{memory_id}/forget` (extension, issue 42). */
+export type ForgetMemoryRequest = AgentRequest & { memoryId: string; body: MemoryForgetInput };
 export type ListMemoriesRequest = AgentRequest & { query?: MemoryListQuery | undefined };
 export type SearchMemoriesRequest = AgentRequest & { body: MemorySearchInput };
 

@@ -44,6 +44,7 @@ export function inMemoryAgents(get: () => State): AgentStore {
       deleteJobs(state, (job) => job.agentId === agentId);
       state.notLearned = state.notLearned.filter((record) => record.agentId !== agentId);
       deleteIngests(state, (record) => record.agentId === agentId);
+      state.memoryMarks.delete(agentId);
     },
   };
 }

@@ -16,6 +16,7 @@ import { inMemoryRateLimits } from './rate-limits.js';
 import { emptyState, type State } from './state.js';
 import { inMemoryThreads } from './threads.js';
 import { inMemoryWebhooks } from './webhooks.js';
+import { inMemoryMemoryMarks } from './memory-marks.js';
 
 /** Serializes transactions with every other operation, FIFO. */
 class Mutex {
@@ -49,6 +50,7 @@ function areas(get: () => State): StoreAreas {
     images: inMemoryImages(get),
     erasures: inMemoryErasures(get),
     webhooks: inMemoryWebhooks(get),
+    memoryMarks: inMemoryMemoryMarks(get),
   };
 }
 

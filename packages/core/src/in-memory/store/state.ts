@@ -14,6 +14,7 @@ import type {
   LeaseRecord,
   LedgerEntryRecord,
   LogRecord,
+  MemoryMarkRecord,
   MessageRecord,
   OrganizationRecord,
   ThreadRecord,
@@ -49,6 +50,8 @@ export type State = {
   idempotency: Map<string, IdempotencyRecord>;
   images: Map<string, ImageRecord>;
   erasures: Map<string, ErasureRecord>;
+  /** Per agent id then memory id, the memory's mark (issue 42). */
+  memoryMarks: Map<string, Map<string, MemoryMarkRecord>>;
   webhooks: { endpoints: Map<string, WebhookEndpointRecord>; deliveries: Map<string, WebhookDeliveryRecord & { claimedBy: string | null; claimExpiresAt: number }>; sequence: number };
 };
 
@@ -74,6 +77,7 @@ export function emptyState(): State {
     idempotency: new Map(),
     images: new Map(),
     erasures: new Map(),
+    memoryMarks: new Map(),
     webhooks: { endpoints: new Map(), deliveries: new Map(), sequence: 0 },
   };
 }

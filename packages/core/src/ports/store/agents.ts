@@ -14,6 +14,8 @@ export type AgentConfig = {
   memory_scope?: 'agent' | 'end_user';
   /** What every turn has redacted before it is stored (an extension, issue 44); absent redacts nothing. */
   extraction_policy?: { redact?: string[]; phone_region?: string };
+  /** Rank decay by age per kind of memory (an extension, issue 42); absent decays nothing. */
+  memory_decay?: { turn_half_life_days?: number; document_half_life_days?: number };
 };
 
 export type AgentRecord = {

@@ -20,6 +20,7 @@ import type { IdempotencyStore } from './idempotency.js';
 import type { ImageStore } from './images.js';
 import type { ErasureStore } from './erasures.js';
 import type { WebhookStore } from './webhooks.js';
+import type { MemoryMarkStore } from './memory-marks.js';
 
 export type * from './organizations.js';
 export type * from './keys.js';
@@ -37,6 +38,7 @@ export type * from './idempotency.js';
 export type * from './images.js';
 export type * from './erasures.js';
 export type * from './webhooks.js';
+export type * from './memory-marks.js';
 export { FINAL_JOB_STATUSES, readJobDetails, readTurnDetails } from './jobs.js';
 export { CHUNK_STRATEGIES } from './uploads.js';
 export { LEARNING_REASONS } from './not-learned.js';
@@ -88,4 +90,5 @@ export type StoreAreas = {
   readonly images: ImageStore;
   readonly erasures: ErasureStore;
   readonly webhooks: WebhookStore;
+  readonly memoryMarks: MemoryMarkStore;
 };

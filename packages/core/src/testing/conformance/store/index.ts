@@ -16,6 +16,7 @@ import { erasureCases } from './erasures.js';
 import { ledgerCases } from './ledger.js';
 import { rateLimitCases } from './rate-limits.js';
 import { webhookCases } from './webhooks.js';
+import { memoryMarkCases } from './memory-marks.js';
 import { storeCase, T0, type StoreCase } from './harness.js';
 import { agent, organization } from './records.js';
 import type { StoreConformanceOptions } from './types.js';
@@ -50,6 +51,7 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     ledgerCases(test);
     rateLimitCases(test);
     webhookCases(test);
+    memoryMarkCases(test);
   });
 }
 

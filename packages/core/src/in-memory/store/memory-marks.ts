@@ -1,0 +1,51 @@
+import { copy, type State } from './state.js';
+import type { MemoryMarkStore } from '../../ports/store/index.js';
+
+/** Memory marks (issue 42), per agent then memory id. */
+export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
+  const ofAgent = (agentId: string) => {
+    const marks = get().memoryMarks;
+    let agent = marks.get(agentId);
+    if (!agent) marks.set(agentId, (agent = new Map()));
+    return agent;
+  };
+  return {
+    async get({ agentId, memoryIds }) {
+      const agent = get().memoryMarks.get(agentId);
+      if (!agent) return [];
+      return memoryIds.flatMap((id) => {
+        const mark = agent.get(id);
+        return mark ? [copy(mark)] : [];
+      });
+    },
+    async put({ record }) {
+      ofAgent(record.agentId).set(record.memoryId, copy(record));
+    },
+    async cite({ organizationId, agentId, memories, at }) {
+      const agent = ofAgent(agentId);
+      for (const source of new Map(memories.map((memory) => [memory.memoryId, memory])).values()) {
+        const mark = agent.get(source.memoryId) ?? { organizationId, agentId, ...copy(source), pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: at };
+        agent.set(source.memoryId, { ...mark, citedAt: at, citedCount: mark.citedCount + 1, updatedAt: at });
+      }
+    },
+    async deleteBy({ agentId, threadId, observationId, sourceId }) {
+      const agent = get().memoryMarks.get(agentId);
+      for (const [id, mark] of agent ?? []) {
+        if ((threadId === undefined || mark.threadId === threadId) && (observationId === undefined || mark.observationId === observationId) && (sourceId === undefined || mark.sourceId === sourceId)) agent!.delete(id);
+      }
+    },
+    async delete({ agentId, memoryIds }) {
+      const agent = get().memoryMarks.get(agentId);
+      for (const id of memoryIds) agent?.delete(id);
+    },
+    async listForgottenDue({ before, limit }) {
+      const due = Date.parse(before);
+      return [...get().memoryMarks.values()]
+        .flatMap((agent) => [...agent.values()])
+        .filter((mark) => mark.forgotten !== null && Date.parse(mark.forgotten.restoreUntil) <= due)
+        .sort((a, b) => Date.parse(a.forgotten!.restoreUntil) - Date.parse(b.forgotten!.restoreUntil) || (a.memoryId < b.memoryId ? -1 : 1))
+        .slice(0, limit)
+        .map(copy);
+    },
+  };
+}

@@ -1,0 +1,205 @@
+import { findAgent } from '../agents/lookup.js';
+import type { Caller } from '../auth/caller.js';
+import { ServiceError } from '../errors/index.js';
+import { scrubNeighbourKeywords } from '../erasures/neighbour-keywords.js';
+import { dropExports } from '../export/erased-exports.js';
+import type { MemoryHitRecord, MemoryRecord } from '../ports/memory-index.js';
+import type { MemoryMarkRecord } from '../ports/store/index.js';
+import { memoryForgetBody, memoryPatchBody } from '../schemas/memories.js';
+import type { MemoryDetailOutput } from '../schemas/outputs.js';
+import type { ServiceContext } from '../service/context.js';
+import type { ForgetMemoryRequest, MemoryRequest, PatchMemoryRequest } from '../service/requests.js';
+import { parseBody } from '../validation/parse.js';
+import { findMemory, learningCredits, marksOf } from './find.js';
+import { presentMemory } from './present.js';
+
+/**
+ * `createMemoryService`'s `memoryLifecycle` (issue 42): `restoreWindowDays` a forgotten memory can be
+ * restored before it is erased (> 0, at most 3650; default 7); `sweepIntervalMs` between the sweeps
+ * that erase them (>= 1000; default 10 minutes; only with background work on).
+ */
+export type MemoryLifecycleOptions = { restoreWindowDays?: number; sweepIntervalMs?: number };
+
+/** How long a forgotten memory can be restored before it is erased, unless the operator sets another. */
+export const DEFAULT_RESTORE_WINDOW_DAYS = 7;
+
+/** The writer named on a memory an edit wrote (its `writer`). */
+export const EDIT_WRITER = 'edit';
+
+/** Who did it, as marks record it: the API key id, and the person when the request carried one. */
+const actor = (caller: Caller) => (caller.endUserId === null ? caller.keyId : `${caller.keyId} for ${caller.endUserId}`);
+
+/** A mark for a memory that has none yet. */
+function blankMark(record: MemoryHitRecord, now: string): MemoryMarkRecord {
+  return {
+    organizationId: record.organizationId,
+    agentId: record.agentId,
+    memoryId: record.id,
+    threadId: record.source.threadId,
+    observationId: record.source.observationId,
+    sourceId: record.source.kind === 'document' ? record.source.sourceId : null,
+    pinned: false,
+    forgotten: null,
+    edited: null,
+    citedAt: null,
+    citedCount: 0,
+    updatedAt: now,
+  };
+}
+
+/** A mark that says nothing any more is removed rather than kept empty. */
+async function saveMark(context: ServiceContext, mark: MemoryMarkRecord): Promise<void> {
+  if (!mark.pinned && mark.forgotten === null && mark.edited === null && mark.citedCount === 0) {
+    await context.store.memoryMarks.delete({ agentId: mark.agentId, memoryIds: [mark.memoryId] });
+  } else {
+    await context.store.memoryMarks.put({ record: mark });
+  }
+}
+
+/**
+ * Pin, edit, expire, forget and restore one memory (issue 42), and the sweep that erases forgotten
+ * memories once their restore window ends. A forgotten memory is hidden by expiring it at the
+ * instant it is forgotten (every read path already obeys expiry, on every index), its previous
+ * expiry kept in its mark for `restore`.
+ */
+export function createMemoryLifecycle(context: ServiceContext) {
+  async function detail(caller: Caller, record: MemoryHitRecord, mark: MemoryMarkRecord | null): Promise<MemoryDetailOutput> {
+    return { ...presentMemory(record, mark), learning_credits: await learningCredits(context, caller, record) };
+  }
+
+  async function markOf(record: MemoryHitRecord): Promise<MemoryMarkRecord> {
+    return (await marksOf(context, record.agentId, [record])).get(record.id) ?? blankMark(record, context.nowIso());
+  }
+
+  /** Writes the edited text as a new memory and makes the old one its superseded history. */
+  async function edit(caller: Caller, record: MemoryHitRecord, text: string, expiresAt: string | null, now: string): Promise<MemoryRecord> {
+    const recorded = await context.index.embedder();
+    if (recorded !== null && (recorded.id !== context.embedder.id || recorded.dimensions !== context.embedder.dimensions)) {
+      throw new ServiceError('service_unavailable', 'The memory index is being re-embedded for a new embedding model; edit the memory again when that finishes.');
+    }
+    const { vectors } = await context.embedder.embed({ texts: [text] });
+    const edited: MemoryRecord = {
+      id: context.ids('mem_'),
+      organizationId: record.organizationId,
+      agentId: record.agentId,
+      text,
+      keywords: record.speaker ?? '',
+      vector: vectors[0]!,
+      speaker: record.speaker,
+      occurredAt: record.occurredAt,
+      source: record.source,
+      createdAt: now,
+      provenance: { writer: EDIT_WRITER, jobId: record.provenance.jobId, span: null },
+      alsoFrom: record.alsoFrom,
+      validFrom: now,
+      validTo: null,
+      supersededBy: null,
+      suspicious: false,
+      expiresAt,
+    };
+    await context.index.upsert({ records: [edited], embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions }, newIds: true });
+    await context.index.update({ agentId: record.agentId, patches: [{ id: record.id, validTo: now, supersededBy: edited.id }] });
+    return edited;
+  }
+
+  return {
+    /**
+     * `PATCH .../memories/{memory_id}`: `expires_at`, `pinned`, `text`. A forgotten memory is 409
+     * `conflict` (restore it first); editing a superseded one is 409 too (edit the current one).
+     */
+    async update({ caller, agentId, memoryId, body }: PatchMemoryRequest): Promise<MemoryDetailOutput> {
+      const input = parseBody(memoryPatchBody, body);
+      const agent = await findAgent(context, caller, agentId);
+      const record = await findMemory(context, caller, agent, memoryId, 'change');
+      const mark = await markOf(record);
+      if (mark.forgotten !== null) throw new ServiceError('conflict', `Memory ${memoryId} is forgotten; restore it (POST .../memories/${memoryId}/restore) before changing it.`);
+      const now = context.nowIso();
+      const pinned = input.pinned ?? mark.pinned;
+      // Pinning clears an expiry; an expiry given in the same request (or later) still applies.
+      const expiresAt = input.expires_at !== undefined ? (input.expires_at === null ? null : new Date(input.expires_at).toISOString()) : input.pinned === true ? null : record.expiresAt;
+      if (input.text !== undefined && input.text !== record.text) {
+        if (record.supersededBy !== null || record.validTo !== null) {
+          throw new ServiceError('conflict', `Memory ${memoryId} is history (superseded${record.supersededBy === null ? '' : ` by ${record.supersededBy}`}); edit the current memory instead.`);
+        }
+        const edited = await edit(caller, record, input.text, expiresAt, now);
+        const editedMark: MemoryMarkRecord = { ...blankMark(edited, now), pinned, edited: { at: now, by: actor(caller), fromMemoryId: record.id } };
+        await saveMark(context, editedMark);
+        const { vector: _vector, ...hit } = edited;
+        return detail(caller, hit, editedMark);
+      }
+      if (expiresAt !== record.expiresAt) await context.index.update({ agentId: agent.id, patches: [{ id: record.id, expiresAt }] });
+      const next = { ...mark, pinned, updatedAt: now };
+      if (next.pinned !== mark.pinned) await saveMark(context, next);
+      return detail(caller, { ...record, expiresAt }, next);
+    },
+
+    /**
+     * `POST .../memories/{memory_id}/forget` `{ reason }`: hidden from every read path at once,
+     * restorable until the window ends, then erased by the sweep. Already forgotten: 409 `conflict`.
+     */
+    async forget({ caller, agentId, memoryId, body }: ForgetMemoryRequest): Promise<MemoryDetailOutput> {
+      const input = parseBody(memoryForgetBody, body);
+      const agent = await findAgent(context, caller, agentId);
+      const record = await findMemory(context, caller, agent, memoryId, 'change');
+      const mark = await markOf(record);
+      if (mark.forgotten !== null) throw new ServiceError('conflict', `Memory ${memoryId} was already forgotten at ${mark.forgotten.at}; it can be restored until ${mark.forgotten.restoreUntil}.`);
+      const now = context.nowIso();
+      const forgotten = { at: now, reason: input.reason, by: actor(caller), restoreUntil: new Date(Date.parse(now) + context.lifecycle.restoreWindowMs).toISOString(), expiresAtBefore: record.expiresAt };
+      // The mark first: a failure between the two leaves a mark to restore, never a hidden memory without one.
+      const next = { ...mark, forgotten, updatedAt: now };
+      await saveMark(context, next);
+      await context.index.update({ agentId: agent.id, patches: [{ id: record.id, expiresAt: now }] });
+      return detail(caller, { ...record, expiresAt: now }, next);
+    },
+
+    /**
+     * `POST .../memories/{memory_id}/restore`: a forgotten memory comes back with the expiry it had.
+     * Not forgotten, or its restore window over: 409 `conflict`; erased by the sweep: 404.
+     */
+    async restore({ caller, agentId, memoryId }: MemoryRequest): Promise<MemoryDetailOutput> {
+      const agent = await findAgent(context, caller, agentId);
+      const record = await findMemory(context, caller, agent, memoryId, 'change');
+      const mark = await markOf(record);
+      if (mark.forgotten === null) throw new ServiceError('conflict', `Memory ${memoryId} is not forgotten; there is nothing to restore.`);
+      const now = context.nowIso();
+      if (Date.parse(mark.forgotten.restoreUntil) <= Date.parse(now)) {
+        throw new ServiceError('conflict', `The restore window of memory ${memoryId} ended at ${mark.forgotten.restoreUntil}; it is being erased.`);
+      }
+      const expiresAt = mark.forgotten.expiresAtBefore;
+      await context.index.update({ agentId: agent.id, patches: [{ id: record.id, expiresAt }] });
+      const next = { ...mark, forgotten: null, updatedAt: now };
+      await saveMark(context, next);
+      return detail(caller, { ...record, expiresAt }, next);
+    },
+  };
+}
+
+/**
+ * Erases, for good, every forgotten memory whose restore window has ended (as a memory delete does:
+ * its words leave its neighbours' keywords, the agent's earlier exports are removed), then its mark.
+ * Resolves the number of memories erased. Safe to run from several processes at once.
+ */
+export async function sweepForgotten(context: ServiceContext, batch = 100): Promise<{ erased: number }> {
+  let erased = 0;
+  for (;;) {
+    const due = await context.store.memoryMarks.listForgottenDue({ before: context.nowIso(), limit: batch });
+    const agents = new Map<string, { organizationId: string; marks: MemoryMarkRecord[] }>();
+    for (const mark of due) {
+      const entry = agents.get(mark.agentId) ?? { organizationId: mark.organizationId, marks: [] };
+      entry.marks.push(mark);
+      agents.set(mark.agentId, entry);
+    }
+    for (const [agentId, { organizationId, marks }] of agents) {
+      const ids = marks.map((mark) => mark.memoryId);
+      const records = (await context.index.get({ agentId, ids })).map(({ vector: _vector, ...hit }) => hit);
+      if (records.length > 0) {
+        await scrubNeighbourKeywords(context, agentId, records);
+        await context.index.deleteBy({ agentId, ids: records.map((record) => record.id) });
+        await dropExports(context, organizationId, agentId);
+        erased += records.length;
+      }
+      await context.store.memoryMarks.delete({ agentId, memoryIds: ids });
+    }
+    if (due.length < batch) return { erased };
+  }
+}
