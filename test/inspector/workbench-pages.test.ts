@@ -349,4 +349,31 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench: documents, timeline
     expect(problems).toEqual([]);
     await page.context().close();
   });
+  it("shows an edit and a forgetting on a memory's timeline, dated as the API has them, from either version", async () => {
+    const memory = (await api.get(`${agentPath()}/memories?text_contains=Captain%20Mango`)).body.memories[0];
+    const edited = await api.patch(`${agentPath()}/memories/${memory.memory_id}`, { text: 'The guest in room 412 keeps a parrot named Captain Mango and a grey cat.' });
+    expect(edited.status, edited.text).toBe(200);
+    const newer = edited.body;
+    expect(newer.edited.from_memory_id).toBe(memory.memory_id);
+    const forgot = await api.post(`${agentPath()}/memories/${newer.memory_id}/forget`, { reason: 'The guest asked us to.' });
+    expect(forgot.status, forgot.text).toBe(200);
+    const { page, problems } = await signedIn(`/agents/${agentId}/memories/${newer.memory_id}`);
+    await page.getByRole('heading', { name: /^Timeline/ }).waitFor();
+    const kinds = () => page.locator('.timeline li').evaluateAll((items) => items.map((item) => item.getAttribute('data-kind')));
+    expect(await kinds()).toEqual(['learned', 'edited', 'forgotten']);
+    const edit = await page.locator('.timeline li[data-kind="edited"]').innerText();
+    expect(edit).toContain(`"${memory.text}" was edited into "${newer.text}" (this memory) (by ${newer.edited.by})`);
+    expect(edit.startsWith(`${await page.evaluate<string>(`new Date(${JSON.stringify(newer.edited.at)}).toLocaleString()`)}:`)).toBe(true);
+    expect(await page.locator('.timeline li[data-kind="forgotten"]').innerText()).toContain('was forgotten: "The guest asked us to."');
+    // Forgotten, it takes no expiry until restored.
+    expect(await page.getByRole('heading', { name: 'Expiry' }).count()).toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}timeline-edit.png`, fullPage: true });
+    // From the older version: the same chain, walked forward.
+    await page.locator('.timeline li[data-kind="edited"]').getByRole('link', { name: `"${memory.text}"` }).click();
+    await page.waitForURL(new RegExp(memory.memory_id));
+    await page.getByRole('heading', { name: /^Timeline/ }).waitFor();
+    expect(await kinds()).toEqual(['learned', 'edited', 'forgotten']);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -33,17 +33,19 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params, _
       ['Learned by', memory.writer],
       ['Learning job', memory.job_id ? idWithCopy(memory.job_id) : null],
       ['Learning credits', memory.learning_credits],
-      ['Expires', memory.expires_at ? `${when(memory.expires_at)}${expired ? ' (expired: gone from lists, search and chat; shown here for audit)' : ''}` : 'never'],
+      ['Forgotten', memory.forgotten ? `${when(memory.forgotten.at)}: "${memory.forgotten.reason}" (gone from lists, search and chat; restorable until ${when(memory.forgotten.restore_until)}; shown here for audit)` : null],
+      ['Expires', memory.forgotten ? null : memory.expires_at ? `${when(memory.expires_at)}${expired ? ' (expired: gone from lists, search and chat; shown here for audit)' : ''}` : 'never'],
     ]),
     words ? h('h2', {}, 'The words it came from') : null,
     words ? h('blockquote', { class: 'source-words' }, ...marked(words.text, memory.span)) : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('h2', {}, 'Also learned from') : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('ul', {}, ...memory.also_from.map((other: any) => h('li', {}, sourceLink(agentId!, other)))) : null,
     counted('Timeline', `${events.length} event${events.length === 1 ? '' : 's'}`),
-    h('p', { class: 'hint' }, 'Its versions in order, what replaced what, the turns merged into each and their expiry (from the supersession chain and the learning receipts).'),
+    h('p', { class: 'hint' }, 'Its versions in order: what replaced or edited what, the turns merged into each, their forgetting and expiry (from the supersession chain, the edits and the learning receipts).'),
     timelineList(agentId!, memory.memory_id, events),
-    h('h2', {}, 'Expiry'),
-    expiryForm(agentId!, memory, rerender),
+    // A forgotten memory takes no change (409) until it is restored.
+    memory.forgotten ? null : h('h2', {}, 'Expiry'),
+    memory.forgotten ? null : expiryForm(agentId!, memory, rerender),
     remove,
   ];
 }
@@ -82,7 +84,7 @@ function expiryForm(agentId: string, memory: any, rerender: () => void): HTMLEle
 /** How far the timeline follows the chain each way. */
 const CHAIN = 10;
 
-type TimelineEvent = { at: string | null; kind: 'learned' | 'merged' | 'superseded' | 'expires' | 'expired' | 'missing'; memory: any; other?: any; source?: any };
+type TimelineEvent = { at: string | null; kind: 'learned' | 'merged' | 'superseded' | 'edited' | 'forgotten' | 'expires' | 'expired' | 'missing'; memory: any; other?: any; source?: any };
 
 /** A memory by id, history and expired ones too; null when it is gone (deleted or erased). */
 async function memoryOrNull(agentId: string, memoryId: string): Promise<any | null> {
@@ -94,8 +96,15 @@ async function memoryOrNull(agentId: string, memoryId: string): Promise<any | nu
   }
 }
 
-/** The memories the turn `memory` was learned from replaced with it (its learning receipt's `superseded`, narrowed to those whose successor it is). */
+/**
+ * The memories `memory` replaced: the one an edit wrote it from (`edited.from_memory_id`), or those
+ * its learning receipt's turn `superseded`, narrowed to those whose successor it is.
+ */
 async function replaced(agentId: string, memory: any): Promise<any[]> {
+  if (memory.edited?.from_memory_id) {
+    const older = await memoryOrNull(agentId, memory.edited.from_memory_id);
+    return older?.superseded_by === memory.memory_id ? [older] : [];
+  }
   const observation = memory.job_id ?? memory.source?.observation_id;
   if (!observation || !memory.source?.thread_id) return [];
   let receipt: any;
@@ -148,12 +157,19 @@ async function timeline(agentId: string, memory: any): Promise<TimelineEvent[]> 
   const events: TimelineEvent[] = [];
   for (let i = 0; i < versions.length; i++) {
     const version = versions[i];
-    events.push({ at: version.learned_at, kind: 'learned', memory: version, source: version.source });
+    // A version an edit wrote is dated by the edit (below, on the version before it), not learned.
+    if (!(version.edited && i > 0 && versions[i - 1].memory_id === version.edited.from_memory_id)) events.push({ at: version.learned_at, kind: 'learned', memory: version, source: version.source });
     const merged = await Promise.all((version.also_from ?? []).map(async (source: any) => ({ source, at: await saidAt(agentId, source) })));
     merged.sort((a, b) => (Date.parse(a.at ?? '') || 0) - (Date.parse(b.at ?? '') || 0));
     for (const { source, at } of merged) events.push({ at, kind: 'merged', memory: version, source });
-    if (version.superseded_by && versions[i + 1]) events.push({ at: version.valid_to ?? versions[i + 1].learned_at, kind: 'superseded', memory: version, other: versions[i + 1] });
-    if (version.expires_at) events.push({ at: version.expires_at, kind: Date.parse(version.expires_at) <= Date.now() ? 'expired' : 'expires', memory: version });
+    const next = versions[i + 1];
+    if (version.superseded_by && next) {
+      const edit = next.edited?.from_memory_id === version.memory_id ? next.edited : null;
+      events.push(edit ? { at: edit.at, kind: 'edited', memory: version, other: next } : { at: version.valid_to ?? next.learned_at, kind: 'superseded', memory: version, other: next });
+    }
+    // Forgetting expires a memory at that instant: one event, the forgetting.
+    if (version.forgotten) events.push({ at: version.forgotten.at, kind: 'forgotten', memory: version });
+    else if (version.expires_at) events.push({ at: version.expires_at, kind: Date.parse(version.expires_at) <= Date.now() ? 'expired' : 'expires', memory: version });
   }
   if (gone) events.push(gone);
   // In the chain's order (a version's learning, its merges, its replacement, then the next version):
@@ -173,6 +189,10 @@ function timelineList(agentId: string, current: string, events: TimelineEvent[])
         return ['The same words said again in ', sourceLink(agentId, event.source), ' were merged into ', name(event.memory)];
       case 'superseded':
         return ['', name(event.memory), ' was replaced by ', name(event.other)];
+      case 'edited':
+        return ['', name(event.memory), ' was edited into ', name(event.other), ` (by ${event.other.edited.by})`];
+      case 'forgotten':
+        return ['', name(event.memory), ` was forgotten: "${event.memory.forgotten.reason}" (by ${event.memory.forgotten.by}; restorable until ${when(event.memory.forgotten.restore_until)})`];
       case 'missing':
         return ['', name(event.memory), ` was replaced by a memory that is gone (deleted or erased)`];
       case 'expires':
