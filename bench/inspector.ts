@@ -7,8 +7,9 @@
  * one memory per short turn) in jobs of 100, then drives Debian's chromium (playwright-core) and
  * reports, as medians over `--runs` fresh tabs: the sign-in page (navigation to its form), and an
  * agent's page (navigation to its memory table: the agent, its threads and the newest 20 memories
- * through the inspector's API). As a baseline from the same minutes: the time of the same three API
- * reads by Node's fetch, so the page's own cost is the difference. Page weight: the bytes of the
+ * through the inspector's API), and the agent's "Over time" page (navigation to its chart of every
+ * memory's learned_at, read 100 at a time). As a baseline from the same minutes: the time of the
+ * agent page's API reads by Node's fetch, so the page's own cost is the difference. Page weight: the bytes of the
  * page, script, stylesheet and icon as served, and gzip-compressed.
  */
 import { existsSync } from 'node:fs';
@@ -67,6 +68,7 @@ try {
   const signIn: number[] = [];
   const agentPage: number[] = [];
   const apiOnly: number[] = [];
+  const chartPage: number[] = [];
   for (let run = 0; run <= runs; run++) {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -82,6 +84,11 @@ try {
     await page.reload();
     await page.locator('a[href*="/memories/"]').first().waitFor();
     const agentMs = performance.now() - t;
+    // The "Over time" page: every memory's learned_at (pages of 100), charted (issue 45).
+    t = performance.now();
+    await page.goto(`${server.url}/inspect#/agents/${agent.agent_id}/charts`);
+    await page.locator('svg.chart').waitFor({ timeout: 120_000 });
+    const chartMs = performance.now() - t;
     await context.close();
     t = performance.now();
     await Promise.all([call('GET', `/v1/agents/${agent.agent_id}`), call('GET', `/v1/agents/${agent.agent_id}/memories?limit=20`)]);
@@ -90,11 +97,13 @@ try {
     signIn.push(signInMs);
     agentPage.push(agentMs);
     apiOnly.push(apiMs);
+    chartPage.push(chartMs);
   }
   await browser.close();
   console.log(`sign-in page, navigation to form: median ${median(signIn).toFixed(0)} ms`);
   console.log(`agent page with ${memories} memories, navigation to memory table: median ${median(agentPage).toFixed(0)} ms`);
   console.log(`baseline, the same API reads by fetch: median ${median(apiOnly).toFixed(0)} ms`);
+  console.log(`"Over time" page, ${memories} memories charted, navigation to its chart: median ${median(chartPage).toFixed(0)} ms`);
 } finally {
   await stopBuiltServer(server);
 }

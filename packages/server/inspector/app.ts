@@ -4,6 +4,8 @@
 // text (dom.ts). The views live in thread.ts, memory.ts and erase.ts; what they share in ui.ts.
 import { api, ApiError, enc, KeyRefused, query, session } from './api.js';
 import { append, facts, h, replace, table, when, type Child } from './dom.js';
+import { chartsView, creditsChart, ledger } from './charts.js';
+import { documentView, sourceView } from './document.js';
 import { eraseForm, erasureView } from './erase.js';
 import { contextForm, contextView, memoryView, searchForm, searchView } from './memory.js';
 import { peopleView, personView } from './people.js';
@@ -17,8 +19,11 @@ const ROUTES: [RegExp, View][] = [
   [/^\/agents\/(?<agent>[^/]+)$/, agentView],
   [/^\/agents\/(?<agent>[^/]+)\/threads\/(?<thread>[^/]+)$/, threadView],
   [/^\/agents\/(?<agent>[^/]+)\/threads\/(?<thread>[^/]+)\/observations\/(?<observation>[^/]+)\/receipt$/, receiptView],
+  [/^\/agents\/(?<agent>[^/]+)\/threads\/(?<thread>[^/]+)\/documents\/(?<observation>[^/]+)$/, documentView],
   [/^\/agents\/(?<agent>[^/]+)\/memories\/(?<memory>[^/]+)$/, memoryView],
   [/^\/agents\/(?<agent>[^/]+)\/search$/, searchView],
+  [/^\/agents\/(?<agent>[^/]+)\/charts$/, chartsView],
+  [/^\/agents\/(?<agent>[^/]+)\/sources\/(?<source>[^/]+)$/, sourceView],
   [/^\/agents\/(?<agent>[^/]+)\/context$/, contextView],
   [/^\/agents\/(?<agent>[^/]+)\/people$/, peopleView],
   [/^\/agents\/(?<agent>[^/]+)\/people\/(?<person>[^/]+)$/, personView],
@@ -196,6 +201,7 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
       ['Created', when(agent.created_at)],
     ]),
     h('p', {}, link(`${agentHref(agentId!)}/people`, 'People: who used this agent, and what it knows about each →')),
+    h('p', {}, link(`${agentHref(agentId!)}/charts`, 'Over time: memories learned per day →')),
     counted('Threads', agent.threads.length),
     agent.threads.length === 0
       ? h('p', {}, 'No threads.')
@@ -221,7 +227,7 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
 
 async function billingView(_: Params, search: URLSearchParams): Promise<Child[]> {
   const cursor = search.get('cursor') ?? '';
-  const billing = await api('GET', `/v1/billing${query({ limit: 50, cursor })}`);
+  const [billing, all] = await Promise.all([api('GET', `/v1/billing${query({ limit: 50, cursor })}`), ledger()]);
   return [
     h('h1', { tabindex: '-1' }, 'Billing'),
     facts([
@@ -230,6 +236,7 @@ async function billingView(_: Params, search: URLSearchParams): Promise<Child[]>
       ['Balance', billing.balance ?? 'none'],
       ['Low-credit threshold', billing.low_credit_threshold],
     ]),
+    ...creditsChart(all.entries, all.complete),
     h('h2', {}, 'Ledger'),
     billing.entries.length === 0
       ? h('p', {}, 'No entries.')

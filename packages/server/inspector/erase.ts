@@ -4,7 +4,7 @@ import { facts, h, when, type Child } from './dom.js';
 import { agentCrumb, agentHref, confirmed, idWithCopy, type Params } from './ui.js';
 
 /** The erasure form: a confirmation first, then the job's page. */
-export function eraseForm(agentId: string, target: 'thread_id' | 'source_id' | 'end_user_id', what: string, value?: string): HTMLElement {
+export function eraseForm(agentId: string, target: 'thread_id' | 'source_id' | 'end_user_id' | 'person_id', what: string, value?: string): HTMLElement {
   const input = value === undefined ? h('input', { type: 'text', name: target, required: true, 'aria-label': 'Person id (X-SP-End-User)' }) : null;
   const start = async () => {
     const id = value ?? input!.value.trim();

@@ -1,18 +1,20 @@
 // One memory; search as a chat turn would (at a moment in the past too); and the model's view: the
 // exact memory context and citations chat would get for a message (the recall route).
 import { api, ApiError, enc, KeyRefused, query } from './api.js';
-import { append, facts, h, table, when, type Child } from './dom.js';
-import { agentCrumb, agentHref, confirmed, counted, idWithCopy, link, memoryHref, say, sourceLink, turnHref, type Params } from './ui.js';
+import { append, facts, h, replace, table, when, type Child } from './dom.js';
+import { actionFailed, agentCrumb, agentHref, confirmed, counted, idWithCopy, link, memoryHref, say, sourceLink, threadHref, turnHref, type Params } from './ui.js';
 
-export async function memoryView({ agent: agentId, memory: memoryId }: Params): Promise<Child[]> {
-  const memory = await api('GET', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}`);
+export async function memoryView({ agent: agentId, memory: memoryId }: Params, _: URLSearchParams, rerender: () => void): Promise<Child[]> {
+  // Expired memories too (for audit): an expiry set here in the past must not lose the page.
+  const memory = await api('GET', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}${query({ include_expired: true })}`);
+  const expired = memory.expires_at !== null && Date.parse(memory.expires_at) <= Date.now();
   const remove = confirmed('Delete this memory…', 'Delete this memory? It is no longer listed, retrieved or cited. This cannot be undone.', 'Delete for good', async () => {
     await api('DELETE', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}`);
     say(`The memory "${memory.text.slice(0, 60)}${memory.text.length > 60 ? '…' : ''}" was deleted.`, 'info', true);
     location.hash = agentHref(agentId!);
   });
   const source = memory.source ?? {};
-  const words = await sourceTurn(agentId!, source);
+  const [words, events] = await Promise.all([sourceTurn(agentId!, source), timeline(agentId!, memory)]);
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, 'Memory'),
@@ -31,13 +33,176 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params): 
       ['Learned by', memory.writer],
       ['Learning job', memory.job_id ? idWithCopy(memory.job_id) : null],
       ['Learning credits', memory.learning_credits],
+      ['Forgotten', memory.forgotten ? `${when(memory.forgotten.at)}: "${memory.forgotten.reason}" (gone from lists, search and chat; restorable until ${when(memory.forgotten.restore_until)}; shown here for audit)` : null],
+      ['Expires', memory.forgotten ? null : memory.expires_at ? `${when(memory.expires_at)}${expired ? ' (expired: gone from lists, search and chat; shown here for audit)' : ''}` : 'never'],
     ]),
     words ? h('h2', {}, 'The words it came from') : null,
     words ? h('blockquote', { class: 'source-words' }, ...marked(words.text, memory.span)) : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('h2', {}, 'Also learned from') : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('ul', {}, ...memory.also_from.map((other: any) => h('li', {}, sourceLink(agentId!, other)))) : null,
+    counted('Timeline', `${events.length} event${events.length === 1 ? '' : 's'}`),
+    h('p', { class: 'hint' }, 'Its versions in order: what replaced or edited what, the turns merged into each, their forgetting and expiry (from the supersession chain, the edits and the learning receipts).'),
+    timelineList(agentId!, memory.memory_id, events),
+    // A forgotten memory takes no change (409) until it is restored.
+    memory.forgotten ? null : h('h2', {}, 'Expiry'),
+    memory.forgotten ? null : expiryForm(agentId!, memory, rerender),
     remove,
   ];
+}
+
+/**
+ * When the memory expires (`PATCH .../memories/{id}` `expires_at`): a moment, or never. Undoable
+ * (clearing the expiry brings an expired memory back), so it asks no confirmation.
+ */
+function expiryForm(agentId: string, memory: any, rerender: () => void): HTMLElement {
+  const input = h('input', { id: 'expires-at', name: 'expires_at', type: 'datetime-local', required: true, value: localValue(memory.expires_at ?? '') });
+  const save = async (expiresAt: string | null) => {
+    try {
+      await api('PATCH', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}`, { expires_at: expiresAt });
+      say(expiresAt ? `The memory now expires at ${when(expiresAt)}.` : 'The memory no longer expires.');
+      rerender();
+    } catch (error) {
+      actionFailed(error);
+    }
+  };
+  const form = h('form', {
+    class: 'inline',
+    onsubmit: (event: Event) => {
+      event.preventDefault();
+      void save(isoFromLocal(input.value));
+    },
+  });
+  append(form, [
+    h('label', { for: 'expires-at' }, 'Expires at'),
+    input,
+    h('button', { type: 'submit' }, 'Set expiry'),
+    memory.expires_at ? h('button', { type: 'button', onclick: () => void save(null) }, 'Never expire') : null,
+  ]);
+  return h('div', {}, h('p', { class: 'hint' }, 'From that moment the memory is gone from lists, search and chat (a moment past expires it now); "Never expire" brings it back.'), form);
+}
+
+/** How far the timeline follows the chain each way. */
+const CHAIN = 10;
+
+type TimelineEvent = { at: string | null; kind: 'learned' | 'merged' | 'superseded' | 'edited' | 'forgotten' | 'expires' | 'expired' | 'missing'; memory: any; other?: any; source?: any };
+
+/** A memory by id, history and expired ones too; null when it is gone (deleted or erased). */
+async function memoryOrNull(agentId: string, memoryId: string): Promise<any | null> {
+  try {
+    return await api('GET', `/v1/agents/${enc(agentId)}/memories/${enc(memoryId)}${query({ include_expired: true })}`);
+  } catch (error) {
+    if (error instanceof ApiError && !(error instanceof KeyRefused) && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/**
+ * The memories `memory` replaced: the one an edit wrote it from (`edited.from_memory_id`), or those
+ * its learning receipt's turn `superseded`, narrowed to those whose successor it is.
+ */
+async function replaced(agentId: string, memory: any): Promise<any[]> {
+  if (memory.edited?.from_memory_id) {
+    const older = await memoryOrNull(agentId, memory.edited.from_memory_id);
+    return older?.superseded_by === memory.memory_id ? [older] : [];
+  }
+  const observation = memory.job_id ?? memory.source?.observation_id;
+  if (!observation || !memory.source?.thread_id) return [];
+  let receipt: any;
+  try {
+    receipt = await api('GET', `/v1/agents/${enc(agentId)}/threads/${enc(memory.source.thread_id)}/observe/${enc(observation)}/receipt`);
+  } catch (error) {
+    // An erased thread or a job not final: no older versions can be read.
+    if (error instanceof ApiError && !(error instanceof KeyRefused) && (error.status === 404 || error.status === 409)) return [];
+    throw error;
+  }
+  const ids: string[] = receipt.turns.find((turn: any) => turn.turn_index === memory.source.turn_index)?.superseded ?? [];
+  const older = await Promise.all(ids.map((id) => memoryOrNull(agentId, id)));
+  return older.filter((other) => other?.superseded_by === memory.memory_id);
+}
+
+/** When a turn was said (its timestamp in the thread turns API), or null. */
+async function saidAt(agentId: string, source: any): Promise<string | null> {
+  try {
+    const turns = await api('GET', `/v1/agents/${enc(agentId)}/threads/${enc(source.thread_id)}/turns${query({ observation_id: source.observation_id, limit: 200 })}`);
+    return turns.turns.find((turn: any) => turn.turn_index === source.turn_index)?.timestamp ?? null;
+  } catch (error) {
+    if (error instanceof ApiError && !(error instanceof KeyRefused) && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/**
+ * A memory's timeline: its versions (back through the learning receipts' `superseded`, forward
+ * through `superseded_by`, {@link CHAIN} steps each way), when each was learned and replaced, the
+ * turns merged into each (`also_from`, at the time they were said) and its expiry, oldest first.
+ */
+async function timeline(agentId: string, memory: any): Promise<TimelineEvent[]> {
+  const versions = [memory];
+  for (let step = 0, current = memory; step < CHAIN; step++) {
+    const [older] = await replaced(agentId, current);
+    if (!older) break;
+    versions.unshift(older);
+    current = older;
+  }
+  let gone: TimelineEvent | null = null;
+  for (let step = 0, current = memory; step < CHAIN && current.superseded_by; step++) {
+    const newer = await memoryOrNull(agentId, current.superseded_by);
+    if (!newer) {
+      gone = { at: current.valid_to, kind: 'missing', memory: current };
+      break;
+    }
+    versions.push(newer);
+    current = newer;
+  }
+  const events: TimelineEvent[] = [];
+  for (let i = 0; i < versions.length; i++) {
+    const version = versions[i];
+    // A version an edit wrote is dated by the edit (below, on the version before it), not learned.
+    if (!(version.edited && i > 0 && versions[i - 1].memory_id === version.edited.from_memory_id)) events.push({ at: version.learned_at, kind: 'learned', memory: version, source: version.source });
+    const merged = await Promise.all((version.also_from ?? []).map(async (source: any) => ({ source, at: await saidAt(agentId, source) })));
+    merged.sort((a, b) => (Date.parse(a.at ?? '') || 0) - (Date.parse(b.at ?? '') || 0));
+    for (const { source, at } of merged) events.push({ at, kind: 'merged', memory: version, source });
+    const next = versions[i + 1];
+    if (version.superseded_by && next) {
+      const edit = next.edited?.from_memory_id === version.memory_id ? next.edited : null;
+      events.push(edit ? { at: edit.at, kind: 'edited', memory: version, other: next } : { at: version.valid_to ?? next.learned_at, kind: 'superseded', memory: version, other: next });
+    }
+    // Forgetting expires a memory at that instant: one event, the forgetting.
+    if (version.forgotten) events.push({ at: version.forgotten.at, kind: 'forgotten', memory: version });
+    else if (version.expires_at) events.push({ at: version.expires_at, kind: Date.parse(version.expires_at) <= Date.now() ? 'expired' : 'expires', memory: version });
+  }
+  if (gone) events.push(gone);
+  // In the chain's order (a version's learning, its merges, its replacement, then the next version):
+  // moments alone would mislead, as a replacement is dated when the new fact became true, often
+  // before either version was learned.
+  return events;
+}
+
+function timelineList(agentId: string, current: string, events: TimelineEvent[]): Child {
+  const name = (memory: any) => (memory.memory_id === current ? h('strong', {}, `"${memory.text}" (this memory)`) : link(memoryHref(agentId, memory.memory_id), `"${memory.text}"`));
+  const what = (event: TimelineEvent): Child[] => {
+    switch (event.kind) {
+      case 'learned':
+        // This memory's own source is linked above (From); the other versions' here.
+        return ['Learned ', name(event.memory), ...(event.memory.memory_id === current ? [' from the words above'] : [' from ', sourceLink(agentId, event.source)])];
+      case 'merged':
+        return ['The same words said again in ', sourceLink(agentId, event.source), ' were merged into ', name(event.memory)];
+      case 'superseded':
+        return ['', name(event.memory), ' was replaced by ', name(event.other)];
+      case 'edited':
+        return ['', name(event.memory), ' was edited into ', name(event.other), ` (by ${event.other.edited.by})`];
+      case 'forgotten':
+        return ['', name(event.memory), ` was forgotten: "${event.memory.forgotten.reason}" (by ${event.memory.forgotten.by}; restorable until ${when(event.memory.forgotten.restore_until)})`];
+      case 'missing':
+        return ['', name(event.memory), ` was replaced by a memory that is gone (deleted or erased)`];
+      case 'expires':
+      case 'expired':
+        return ['', name(event.memory), event.kind === 'expired' ? ' expired' : ' expires', ' (set by an edit; the API keeps no date of the edit)'];
+    }
+  };
+  // The moment each event is dated by: a replacement by when the old fact stopped being true.
+  const moment = (event: TimelineEvent) => (event.at ? `${event.kind === 'superseded' || event.kind === 'missing' ? 'true until ' : event.kind === 'merged' ? 'said ' : ''}${when(event.at)}` : 'unknown time');
+  return h('ol', { class: 'timeline' }, ...events.map((event) => h('li', { 'data-kind': event.kind }, h('span', { class: 'time' }, `${moment(event)}: `), ...what(event))));
 }
 
 /** The observed turn a memory came from (its observation's first 200 turns are read), or null. */
@@ -110,8 +275,10 @@ export async function searchView({ agent: agentId }: Params, search: URLSearchPa
 
 const score = (value: unknown): string => (typeof value === 'number' ? value.toFixed(3) : '0');
 
-/** Where a citation's `href` points, as a page of the inspector (the turn, or the agent for a document). */
+/** Where a citation's `href` points, as a page of the inspector: the turn, or the document at the page its label names. */
 function citationTarget(agentId: string, citation: { href: string; label: string }): string {
+  const stored = /\/sources\/(src_[0-9A-Za-z_-]+)$/.exec(citation.href);
+  if (stored) return `${agentHref(agentId)}/sources/${enc(stored[1]!)}${query({ page: /, page (\d+)$/.exec(citation.label)?.[1] })}`;
   const turn = /\/threads\/(thread_[0-9A-Z]+)\/observe\/(obs_[0-9A-Z]+)\//.exec(citation.href);
   // A turn's label ends "(turn N)" (1-based).
   const index = Number(/\(turn (\d+)\)$/.exec(citation.label)?.[1] ?? 1) - 1;
@@ -122,21 +289,93 @@ function citationTarget(agentId: string, citation: { href: string; label: string
 export async function contextView({ agent: agentId }: Params, search: URLSearchParams): Promise<Child[]> {
   const q = search.get('q') ?? '';
   const asOf = search.get('as_of') ?? '';
-  const recall = await api('POST', `/v1/agents/${enc(agentId!)}/recall`, { query: q, ...(asOf ? { as_of: asOf } : {}) });
+  const [recall, agent] = await Promise.all([api('POST', `/v1/agents/${enc(agentId!)}/recall`, { query: q, ...(asOf ? { as_of: asOf } : {}) }), api('GET', `/v1/agents/${enc(agentId!)}`)]);
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, "The model's view"),
     contextForm(agentId!, q, asOf),
-    h('p', {}, 'What chat would put before the model for ', h('q', {}, q), asOf ? ` as of ${when(asOf)}` : '', ': the memory context, word for word, and the citations it would give.'),
-    h('h2', {}, 'Memory context'),
-    recall.memory_context === '' ? h('p', {}, 'No memory context: nothing was retrieved.') : h('pre', { class: 'context' }, recall.memory_context),
-    counted('Citations', recall.citations.length),
-    recall.citations.length === 0
-      ? h('p', {}, 'No citations.')
-      : table(
-          ['Citation', 'Kind', 'Verified'],
-          recall.citations.map((citation: any) => [link(citationTarget(agentId!, citation), citation.label), citation.media_type, citation.verified ? 'yes' : 'no']),
-        ),
+    h(
+      'div',
+      { class: 'workbench' },
+      h(
+        'section',
+        { class: 'model-view', 'aria-label': "The model's view" },
+        h('p', {}, 'What chat would put before the model for ', h('q', {}, q), asOf ? ` as of ${when(asOf)}` : '', ': the memory context, word for word, and the citations it would give.'),
+        h('h2', {}, 'Memory context'),
+        recall.memory_context === '' ? h('p', {}, 'No memory context: nothing was retrieved.') : h('pre', { class: 'context' }, recall.memory_context),
+        counted('Citations', recall.citations.length),
+        citationTable(agentId!, recall.citations),
+      ),
+      chatPane(agentId!, agent.threads, q, asOf),
+    ),
   ];
+}
+
+function citationTable(agentId: string, citations: any[]): Child {
+  return citations.length === 0
+    ? h('p', {}, 'No citations.')
+    : table(
+        ['Citation', 'Kind', 'Verified'],
+        citations.map((citation: any) => [link(citationTarget(agentId, citation), citation.label), citation.media_type, citation.verified ? 'yes' : 'no']),
+      );
+}
+
+/**
+ * The try-out pane: the message sent to chat in a thread the person picks (or a new one), and the
+ * agent's answer with its citations beside the model's view. A real chat turn: it is stored in the
+ * thread, learned from and charged like any other, so it is sent only on a click.
+ */
+function chatPane(agentId: string, threads: any[], q: string, asOf: string): HTMLElement {
+  const message = h('textarea', { id: 'chat-message', name: 'message', rows: 3, required: true, maxlength: 2000 });
+  message.value = q;
+  const thread = h('select', { id: 'chat-thread', name: 'thread' }, h('option', { value: '' }, 'A new thread ("Try-out")'), ...threads.map((t: any) => h('option', { value: t.thread_id }, t.title)));
+  const answer = h('div', { class: 'chat-answer', 'aria-live': 'polite' });
+  const send = h('button', { type: 'submit' }, 'Ask the agent');
+  const form = h(
+    'form',
+    {
+      class: 'chat-form',
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        send.disabled = true;
+        replace(answer, h('p', { class: 'loading' }, 'Asking…'));
+        try {
+          const threadId = thread.value || (await api('POST', `/v1/agents/${enc(agentId)}/threads`, { title: 'Try-out' })).thread_id;
+          if (!thread.value) thread.append(h('option', { value: threadId, selected: true }, 'Try-out'));
+          const reply = await api('POST', `/v1/agents/${enc(agentId)}/threads/${enc(threadId)}/chat`, { turn_id: `inspector-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, message: message.value, ...(asOf ? { as_of: asOf } : {}) });
+          replace(
+            answer,
+            h('h3', {}, 'The answer'),
+            h('blockquote', { class: 'chat-reply' }, reply.message),
+            facts([
+              ['Thread', link(threadHref(agentId, threadId), thread.selectedOptions[0]?.textContent ?? 'Try-out')],
+              ['Model', reply.model],
+              ['Took', `${reply.duration_ms} ms`],
+            ]),
+            h('h3', {}, 'Citations ', h('span', { class: 'count' }, `(${reply.citations.length})`)),
+            citationTable(agentId, reply.citations),
+          );
+        } catch (error) {
+          replace(answer);
+          actionFailed(error);
+        } finally {
+          send.disabled = false;
+        }
+      },
+    },
+    h('label', { for: 'chat-message' }, 'Message to the agent'),
+    message,
+    h('label', { for: 'chat-thread' }, 'In thread'),
+    thread,
+    send,
+  );
+  return h(
+    'section',
+    { class: 'chat-pane', 'aria-label': 'Try it in chat' },
+    h('h2', {}, 'Try it in chat'),
+    h('p', { class: 'hint' }, 'Sends the message to chat: the agent answers from memory with citations. It is a real turn: stored in the thread, learned from and charged.'),
+    form,
+    answer,
+  );
 }
 

@@ -3,6 +3,7 @@
 // thread, when; never text): the latest LOG_PAGES pages of it, and the page says so.
 import { api, enc, query } from './api.js';
 import { facts, h, table, when, type Child } from './dom.js';
+import { eraseForm } from './erase.js';
 import { agentCrumb, agentHref, agentNames, counted, idWithCopy, link, memoryTable, short, threadHref, type Params } from './ui.js';
 
 const LOG_PAGES = 10;
@@ -97,5 +98,8 @@ export async function personView({ agent: agentId, person: personId }: Params, s
     h('p', { class: 'hint' }, "The memories learned in this person's threads."),
     memoryTable(agentId!, list),
     memories.next_cursor ? h('p', {}, link(`${personHref(agentId!, personId!)}${query({ cursor: memories.next_cursor })}`, 'Older memories →')) : null,
+    h('h2', {}, 'Erase this person'),
+    h('p', { class: 'hint' }, 'Every thread this person created, its messages, observations and stored originals, and every memory learned from them (the erasure route, by their eu_ id).'),
+    eraseForm(agentId!, 'person_id', `everything learned from the threads of person ${short(personId!)}`, personId!),
   ];
 }

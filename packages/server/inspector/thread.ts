@@ -3,7 +3,7 @@
 import { api, ApiError, enc, KeyRefused, query } from './api.js';
 import { facts, h, table, when, type Child } from './dom.js';
 import { eraseForm } from './erase.js';
-import { agentCrumb, agentHref, counted, idWithCopy, isHistory, link, memoryHref, short, threadHref, turnAnchor, type Params } from './ui.js';
+import { agentCrumb, agentHref, counted, documentHref, idWithCopy, isHistory, link, memoryHref, short, threadHref, turnAnchor, type Params } from './ui.js';
 
 const TURNS_PAGE = 100;
 /** Pages of an observation's memories read to put beside its turns (100 each). */
@@ -42,14 +42,21 @@ async function memoriesByTurn(agentId: string, threadId: string, observationIds:
   return byTurn;
 }
 
-function turnItem(agentId: string, turn: any, memories: any[], target: boolean): HTMLElement {
+function turnItem(agentId: string, threadId: string, turn: any, memories: any[], target: boolean): HTMLElement {
   const doc = turn.document;
   const where = doc ? `${doc.filename ?? 'document'}${doc.page ? `, page ${doc.page}${doc.page_end && doc.page_end !== doc.page ? `-${doc.page_end}` : ''}` : ''}, piece ${Number(doc.piece) + 1}` : null;
   const learning = turn.learning === 'not_learned' ? `not learned (${turn.not_learned_reason})` : turn.learning;
   return h(
     'li',
     { id: turnAnchor(turn.observation_id, turn.turn_index), class: target ? 'turn target' : 'turn', tabindex: '-1', 'data-turn': `${turn.observation_id}.${turn.turn_index}` },
-    h('div', { class: 'turn-head' }, h('span', { class: 'speaker' }, turn.speaker), ' ', h('span', { class: 'time' }, `turn ${turn.turn_index + 1} · ${when(turn.timestamp)} · ${learning}`), where ? h('span', { class: 'time' }, ` · ${where}`) : null),
+    h(
+      'div',
+      { class: 'turn-head' },
+      h('span', { class: 'speaker' }, turn.speaker),
+      ' ',
+      h('span', { class: 'time' }, `turn ${turn.turn_index + 1} · ${when(turn.timestamp)} · ${learning}`),
+      where ? h('span', { class: 'time' }, ' · ', link(documentHref(agentId, threadId, turn.observation_id, doc.page, doc.piece), where)) : null,
+    ),
     h('p', {}, turn.text),
     memories.length === 0
       ? null
@@ -83,7 +90,7 @@ function conversation(agentId: string, threadId: string, turns: any[], observati
       groups.push(list);
     }
     const key = `${turn.observation_id}.${turn.turn_index}`;
-    list!.append(turnItem(agentId, turn, byTurn.get(key) ?? [], key === target));
+    list!.append(turnItem(agentId, threadId, turn, byTurn.get(key) ?? [], key === target));
   }
   return groups;
 }
@@ -153,7 +160,7 @@ export async function threadView({ agent: agentId, thread: threadId }: Params, s
       ? h('p', {}, 'No documents.')
       : table(
           ['Document', 'State', 'Pieces learned', 'Erase'],
-          sources.sources.map((source: any) => [source.filename, source.document_state, `${source.turns_learned} / ${source.turns_total}`, source.source_id ? eraseForm(agentId!, 'source_id', `everything learned from ${source.filename}`, source.source_id) : '']),
+          sources.sources.map((source: any) => [link(documentHref(agentId!, threadId!, source.observation_id), source.filename), source.document_state, `${source.turns_learned} / ${source.turns_total}`, source.source_id ? eraseForm(agentId!, 'source_id', `everything learned from ${source.filename}`, source.source_id) : '']),
         ),
     h('h2', {}, 'Erase this thread'),
     eraseForm(agentId!, 'thread_id', 'every memory, message and stored original learned in this thread', threadId!),

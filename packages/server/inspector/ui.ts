@@ -21,6 +21,12 @@ export const agentCrumb = (agent: string) => h('a', { href: agentHref(agent) }, 
 /** The thread page opened at one observed turn (`turn-<obs>-<index>` there). */
 export const turnHref = (agent: string, thread: string, observation: string, turnIndex: number) => `${threadHref(agent, thread)}?turn=${enc(`${observation}.${turnIndex}`)}`;
 export const turnAnchor = (observation: string, turnIndex: number) => `turn-${observation}-${turnIndex}`;
+/** A document (its upload's observation) opened at a page (and one piece marked), `document.ts`. */
+export const documentHref = (agent: string, thread: string, observation: string, page?: number | null, piece?: number | null) => {
+  const base = `${threadHref(agent, thread)}/documents/${enc(observation)}`;
+  const params = [page != null ? `page=${page}` : '', piece != null ? `piece=${piece}` : ''].filter(Boolean).join('&');
+  return params ? `${base}?${params}` : base;
+};
 
 let keepNotice = false;
 
@@ -113,14 +119,14 @@ export function confirmed(label: string, question: string, confirmLabel: string,
   return box;
 }
 
-/** Where a memory came from: the observed turn (its anchor on the thread page) or a document's piece. */
+/** Where a memory came from: the observed turn (its anchor on the thread page), or a document opened at its page. */
 export function sourceLink(agentId: string, source: any): Child {
   if (!source?.thread_id) return '';
-  const where =
-    source.kind === 'document'
-      ? `${source.filename}${source.page ? `, page ${source.page}` : ''}, piece ${Number(source.piece) + 1}`
-      : `turn ${Number(source.turn_index) + 1} of observation ${short(source.observation_id)}`;
-  return link(turnHref(agentId, source.thread_id, source.observation_id, Number(source.turn_index)), where);
+  if (source.kind === 'document') {
+    const where = `${source.filename}${source.page ? `, page ${source.page}` : ''}, piece ${Number(source.piece) + 1}`;
+    return link(documentHref(agentId, source.thread_id, source.observation_id, source.page, Number(source.piece)), where);
+  }
+  return link(turnHref(agentId, source.thread_id, source.observation_id, Number(source.turn_index)), `turn ${Number(source.turn_index) + 1} of observation ${short(source.observation_id)}`);
 }
 
 /** The short form of an id as text (for link text that must stay readable). */

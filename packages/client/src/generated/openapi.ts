@@ -1307,6 +1307,7 @@ export interface components {
             thread_id?: string;
             observation_id?: string;
             end_user_id?: string;
+            person_id?: string;
         };
         WebhookWithSecret: {
             webhook_id: string;

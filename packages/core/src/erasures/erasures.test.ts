@@ -110,6 +110,41 @@ describe('service.erasures', () => {
   });
 });
 
+describe('service.erasures by a person\'s eu_ id (person_id, issue 45)', () => {
+  it('erases the person the activity log names, as the header value would; another person and bad ids are refused', async () => {
+    const { service, caller, owner, agentId } = await learningService();
+    const ana = await caller('ana');
+    const bob = await caller('bob');
+    const anaThread = (await service.threads.create({ caller: ana, agentId, body: {} })).thread_id;
+    const bobThread = (await service.threads.create({ caller: bob, agentId, body: {} })).thread_id;
+    await service.observe({ caller: ana, agentId, threadId: anaThread, body: { observations: say(`Ana says ${MARKER}.`) } });
+    await service.idle();
+    await service.observe({ caller: bob, agentId, threadId: bobThread, body: { observations: say('Bob likes the harbor.') } });
+    await service.idle();
+    await service.idle();
+    // The eu_ id as the organization sees it: in the agent's activity log (the header value is never stored).
+    const logged = (await service.logs({ caller: owner, agentId, query: { limit: 100 } })).entries.find((entry) => entry.thread_id === anaThread)!;
+    const anaId = logged.user_id;
+    expect(anaId).toMatch(/^eu_[0-9a-f]{32}$/);
+    // Bob may erase only himself.
+    expect((await refusal(service.erasures.erase({ caller: bob, agentId, body: { person_id: anaId } }))).status).toBe(404);
+
+    const erasure = await service.erasures.erase({ caller: owner, agentId, body: { person_id: anaId } });
+    expect(erasure.target).toEqual({ kind: 'end_user', id: anaId });
+    await service.idle();
+    expect(await service.erasures.get({ caller: owner, agentId, erasureId: erasure.erasure_id })).toMatchObject({ status: 'completed', counts: { threads: 1 } });
+    expect((await service.recall({ caller: owner, agentId, body: { query: MARKER } })).memory_context).not.toContain(MARKER);
+    expect((await service.threads.get({ caller: bob, agentId, threadId: bobThread })).thread_id).toBe(bobThread);
+
+    for (const body of [{ person_id: 'ana' }, { person_id: 'eu_XYZ' }, { person_id: anaId, end_user_id: 'ana' }]) {
+      const error = await refusal(service.erasures.erase({ caller: owner, agentId, body: body as never }));
+      expect([error.code, error.status]).toEqual(['invalid_request', 422]);
+    }
+    expect((await refusal(service.erasures.erase({ caller: owner, agentId, body: { person_id: 'eu_x' } }))).message).toContain('person_id');
+    await service.stop();
+  });
+});
+
 describe('stored originals shared within the organization', () => {
   it('an original another agent of the organization still uses stays when one thread is erased', async () => {
     const blobs = inMemoryBlobs();

@@ -60,7 +60,8 @@ export function createErasures(context: ServiceContext, reclaimer: Reclaimer) {
       if (!reached) throw notFound(`Source ${body.source_id}`);
       return { kind: 'source', id: body.source_id };
     }
-    const person = endUserId(caller.organizationId, body.end_user_id!.trim());
+    // `person_id` names the person by their `eu_` id (what the activity log shows); `end_user_id` by the header value.
+    const person = body.person_id ?? endUserId(caller.organizationId, body.end_user_id!.trim());
     // An end user may erase only themselves; any other value is the same 404 whether it exists or not.
     if (caller.endUserId !== null && caller.endUserId !== person) throw notFound('End user');
     return { kind: 'end_user', id: person };

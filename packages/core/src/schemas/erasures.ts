@@ -4,11 +4,13 @@ import { agentId, dateTime, observationId, sourceId, text, threadId } from './co
 /** An `era_` id (an extension: erasure jobs). */
 export const erasureId = z.string().regex(/^era_[0-9A-HJKMNP-TV-Z]{26}$/);
 
-const TARGET_FIELDS = ['source_id', 'thread_id', 'observation_id', 'end_user_id'] as const;
+const TARGET_FIELDS = ['source_id', 'thread_id', 'observation_id', 'end_user_id', 'person_id'] as const;
 
 /**
  * `POST /v1/agents/{agent_id}/memories/erase`: exactly one target. `end_user_id` is the value a
- * client sends as `X-SP-End-User` (every thread that person created).
+ * client sends as `X-SP-End-User` (every thread that person created); `person_id` (issue 45) is the
+ * same person by their `eu_` id, as the activity log, the memory list's `end_user_id` filter and an
+ * erasure's `target.id` name them (the header value itself is never stored).
  */
 export const eraseBody = z
   .object({
@@ -16,10 +18,11 @@ export const eraseBody = z
     thread_id: threadId.optional(),
     observation_id: observationId.optional(),
     end_user_id: text().min(1).max(256).optional(),
+    person_id: z.string().regex(/^eu_[0-9a-f]{32}$/, 'not an eu_ id (eu_ and 32 hexadecimal digits)').optional(),
   })
   .strict()
   .refine((body) => TARGET_FIELDS.filter((field) => body[field] !== undefined).length === 1, {
-    message: 'Give exactly one of source_id, thread_id, observation_id or end_user_id.',
+    message: 'Give exactly one of source_id, thread_id, observation_id, end_user_id or person_id.',
   })
   .meta({ id: 'EraseRequest' });
 
