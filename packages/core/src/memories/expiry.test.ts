@@ -55,6 +55,18 @@ describe('memory expiry', () => {
     expect((await service.memories.get({ caller: owner, agentId, memoryId: locker })).expires_at).toBeNull();
   });
 
+  it('the default writer gives a turn that bounds what it says an expiry, read against the turn time; the memory goes then', async () => {
+    let now = Date.parse('2026-03-02T12:00:00Z');
+    const setup = await learningService({ index: inMemoryMemoryIndex(), clock: { now: () => now } });
+    await setup.observeSettled([say('The office door code is 5521 and it is valid until Friday.', '2026-03-02T10:00:00Z'), say('We waited until Friday for the parcel.', '2026-03-02T10:01:00Z')]);
+    const { memories } = await setup.service.memories.list({ caller: setup.owner, agentId: setup.agentId });
+    expect(Object.fromEntries(memories.map((memory) => [memory.text.slice(0, 14), memory.expires_at]))).toEqual({ 'The office doo': '2026-03-07T00:00:00.000Z', 'We waited unti': null });
+    const recalled = async () => (await setup.service.recall({ caller: setup.owner, agentId: setup.agentId, body: { query: 'What is the office door code?' } })).memory_context;
+    expect(await recalled()).toContain('5521');
+    now = Date.parse('2026-03-07T00:00:00Z');
+    expect(await recalled()).not.toContain('5521');
+  });
+
   it('refuses a bad PATCH body with invalid_request and a sentence naming expires_at; an unknown memory is 404', async () => {
     const { service, owner, agentId, idOf } = await world();
     const memoryId = idOf('Pixel');

@@ -4,6 +4,7 @@ import { CHANGE_CUE, canSupersede, extractClaims, supersedesClaim, type FactClai
 import { resolveAbsoluteDates } from './absolute-dates.js';
 import { isInstructionLike } from '../boundary/instruction-like.js';
 import { dateKeywords, resolveRelativeDates } from './relative-dates.js';
+import { expiryOf } from './expiry-phrases.js';
 
 /** Longest memory a turn is cut into (at sentence boundaries); conversation turns are usually one. */
 export const DEFAULT_MEMORY_MAX_CHARS = 1_200;
@@ -137,6 +138,8 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
     if (span) searchFrom = span.end;
     const resolved = Number.isNaN(reference.getTime()) ? [] : resolveRelativeDates(piece, reference);
     const validFrom = Number.isNaN(reference.getTime()) ? null : changedSince(piece, reference, resolved);
+    // A conversation turn that bounds what it says ("the code is valid until Friday") expires then (issue 42).
+    const expiresAt = turn.source.kind === 'document' ? null : expiryOf(piece, reference);
     const keywords = [...baseKeywords, ...resolved.map((date) => dateKeywords(date.date, date.granularity)), ...entitiesOf(piece), piece, neighbours]
       .filter((word) => word !== '')
       .join(' ');
@@ -150,6 +153,7 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
       // Kept as evidence, flagged: ranked down when a query asks for instructions (issue 33).
       suspicious: isInstructionLike(piece),
       ...(validFrom ? { validFrom } : {}),
+      ...(expiresAt ? { expiresAt } : {}),
     };
   });
 }

@@ -128,7 +128,7 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
         validTo: null,
         supersededBy: null,
         suspicious: memory.suspicious ?? false,
-        expiresAt: null,
+        expiresAt: memory.expiresAt ?? null,
       });
     });
   }

@@ -67,6 +67,12 @@ export type MemoryDraft = {
    * @default occurredAt, else the time the memory was learned
    */
   validFrom?: string | null;
+  /**
+   * When what it says ends, where the text bounds it ("my trial ends on 3 March") (issue 42): the
+   * memory is gone from every read path from then on.
+   * @default null (never expires)
+   */
+  expiresAt?: string | null;
 };
 
 export type TurnOutcome =
