@@ -15,7 +15,7 @@ let api: Client;
 
 beforeAll(async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'ma-e2e-'));
-  server = await startServerProcess({ dataDir, args: ['--data', dataDir, '--restore-window-days', '30'] });
+  server = await startServerProcess({ dataDir, args: ['--data', dataDir, '--restore-window-days', '30', '--expired-retention-days', '0'] });
   api = client(server.url, server.key);
 }, 120_000);
 afterAll(async () => {
@@ -44,11 +44,11 @@ describe('forget and restore through serve', () => {
     expect((await api.post(`/v1/agents/${agentId}/recall`, { query: 'What is my gym locker number?' })).body.memory_context).toContain('4417');
   });
 
-  it('serve refuses a --restore-window-days that is no number of days above 0 (exit 2, one line)', async () => {
-    for (const bad of ['0', '-1', 'week', '3651']) {
-      const result = await runCli(['serve', '--port', '0', '--data', `${server.dataDir}-never`, '--restore-window-days', bad]);
-      expect({ bad, code: result.code }).toEqual({ bad, code: 2 });
-      expect(result.stderr).toContain('--restore-window-days');
+  it('serve refuses a --restore-window-days or --expired-retention-days out of range (exit 2, one line)', async () => {
+    for (const [option, bad] of [['--restore-window-days', '0'], ['--restore-window-days', '-1'], ['--restore-window-days', 'week'], ['--restore-window-days', '3651'], ['--expired-retention-days', '-1'], ['--expired-retention-days', '36501'], ['--expired-retention-days', 'never']] as const) {
+      const result = await runCli(['serve', '--port', '0', '--data', `${server.dataDir}-never`, option, bad]);
+      expect({ option, bad, code: result.code }).toEqual({ option, bad, code: 2 });
+      expect(result.stderr).toContain(option);
     }
   });
 });

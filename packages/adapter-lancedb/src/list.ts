@@ -75,11 +75,13 @@ function listFilter(request: MemoryListRequest): (entry: ListEntry) => boolean {
   const [learnedAfter, learnedBefore, occurredAfter, occurredBefore] = [request.learnedAfter, request.learnedBefore, request.occurredAfter, request.occurredBefore].map(bound);
   const threads = request.threadIds === undefined ? null : new Set(request.threadIds);
   const now = bound(request.now);
+  const expiredBefore = bound(request.expiredBefore);
   const { includeHistory, sourceId, observationId, speaker } = request;
   const occurredRange = occurredAfter !== undefined || occurredBefore !== undefined;
   return (entry) => {
     if (!includeHistory && !entry.current) return false;
     if (now !== undefined && entry.expires !== null && !(entry.expires > now)) return false;
+    if (expiredBefore !== undefined && (entry.expires === null || entry.expires > expiredBefore)) return false;
     if (threads !== null && !threads.has(entry.threadId)) return false;
     if (sourceId !== undefined && entry.sourceId !== sourceId) return false;
     if (observationId !== undefined && entry.observationId !== observationId) return false;
@@ -104,6 +106,7 @@ async function listByQuery(state: IndexState, current: Table, request: MemoryLis
   const clauses = [agentFilter(request.agentId)];
   if (!request.includeHistory) clauses.push('valid_to IS NULL');
   if (request.now !== undefined) clauses.push(`(expires_at IS NULL OR expires_at > ${sqlString(canonicalIso(request.now))})`);
+  if (request.expiredBefore !== undefined) clauses.push(`(expires_at IS NOT NULL AND expires_at <= ${sqlString(canonicalIso(request.expiredBefore))})`);
   if (request.threadIds !== undefined) clauses.push(inList('thread_id', request.threadIds));
   if (request.sourceId !== undefined) clauses.push(`source_id = ${sqlString(request.sourceId)}`);
   if (request.observationId !== undefined) clauses.push(`observation_id = ${sqlString(request.observationId)}`);

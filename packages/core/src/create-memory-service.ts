@@ -36,7 +36,7 @@ import { stderrLogger, type Logger } from './service/logger.js';
 import { createThreads } from './threads/threads.js';
 import { createMemories } from './memories/memories.js';
 import { describeError } from './service/logger.js';
-import { DEFAULT_RESTORE_WINDOW_DAYS, sweepForgotten, type MemoryLifecycleOptions } from './memories/lifecycle.js';
+import { DEFAULT_RESTORE_WINDOW_DAYS, sweepMemories as sweepMemoriesOf, type MemoryLifecycleOptions } from './memories/lifecycle.js';
 import { createErasures } from './erasures/erasures.js';
 import { createReclaimer } from './erasures/erase-work.js';
 import { createImages } from './images/images.js';
@@ -225,7 +225,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweepMemories = () => {
-    const run = sweeping.then(() => sweepForgotten(context));
+    const run = sweeping.then(() => sweepMemoriesOf(context, lifecycleOptions.expiredRetentionDays === null ? null : lifecycleOptions.expiredRetentionDays * DAY_MS));
     sweeping = run.catch(() => undefined);
     return run;
   };
@@ -322,7 +322,11 @@ function checkLifecycleOptions(options: MemoryLifecycleOptions = {}) {
   if (!(Number.isInteger(sweepIntervalMs) && sweepIntervalMs >= 1000 && sweepIntervalMs <= 2_147_483_647)) {
     throw new TypeError(`memoryLifecycle.sweepIntervalMs must be a whole number of milliseconds from 1000, got ${String(options.sweepIntervalMs)}`);
   }
-  return { restoreWindowDays, sweepIntervalMs };
+  const expiredRetentionDays = options.expiredRetentionDays ?? null;
+  if (expiredRetentionDays !== null && !(Number.isFinite(expiredRetentionDays) && expiredRetentionDays >= 0 && expiredRetentionDays <= 36500)) {
+    throw new TypeError(`memoryLifecycle.expiredRetentionDays must be a number of days from 0 to 36500, got ${String(options.expiredRetentionDays)}`);
+  }
+  return { restoreWindowDays, sweepIntervalMs, expiredRetentionDays };
 }
 
 /** Runs one readiness probe under a timeout: `{ ok: true }`, or `{ ok: false, error }` with a sentence. */

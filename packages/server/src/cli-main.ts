@@ -78,8 +78,9 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   --redact-pattern NAME=REGEX (repeatable) adds a kind of personal data an agent's
   extraction_policy.redact may name beside card_number, email, iban and phone.
   --restore-window-days N: how long a forgotten memory can be restored before it is erased
-  (default 7; a number of days above 0, at most 3650).`,
-    options: ['port', 'host', 'inspector', 'no-inspector', 'metrics', 'metrics-listen', 'metrics-token', ...STATE_OPTIONS, 'webhooks', 'webhooks-allow-private', 'webhooks-allow-hosts', 'redact-pattern', 'restore-window-days', ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+  (default 7; a number of days above 0, at most 3650). --expired-retention-days N: erase a memory
+  N days after it expired (default: expired memories are kept for audit until erased).`,
+    options: ['port', 'host', 'inspector', 'no-inspector', 'metrics', 'metrics-listen', 'metrics-token', ...STATE_OPTIONS, 'webhooks', 'webhooks-allow-private', 'webhooks-allow-hosts', 'redact-pattern', 'restore-window-days', 'expired-retention-days', ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
     run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, { metrics: metricsOption(values, io.env), inspector: inspectorFlag(values), webhooks: webhookSettings(values), redaction: redactionSettings(values), memoryLifecycle: lifecycleSettings(values) }),
   },
   mcp: {

@@ -33,6 +33,7 @@ export const CLI_OPTIONS = {
   'webhooks-allow-hosts': { type: 'string' },
   'redact-pattern': { type: 'string', multiple: true },
   'restore-window-days': { type: 'string' },
+  'expired-retention-days': { type: 'string' },
   file: { type: 'string' },
   to: { type: 'string' },
   blobs: { type: 'string' },
@@ -161,13 +162,24 @@ export function redactionSettings(values: CliValues): RedactionOptions | undefin
   return { patterns };
 }
 
-/** `--restore-window-days N`, as `createMemoryService`'s `memoryLifecycle.restoreWindowDays` (issue 42). */
+/**
+ * `--restore-window-days N` and `--expired-retention-days N`, as `createMemoryService`'s
+ * `memoryLifecycle` (issue 42).
+ */
 export function lifecycleSettings(values: CliValues): MemoryLifecycleOptions | undefined {
-  const given = values['restore-window-days'];
-  if (given === undefined) return undefined;
-  const days = Number(given);
-  if (!/^\d+(\.\d+)?$/.test(given) || !(days > 0 && days <= 3650)) throw new UsageError(`--restore-window-days takes a number of days above 0 and at most 3650, not "${given}"`, 'serve');
-  return { restoreWindowDays: days };
+  const days = (option: 'restore-window-days' | 'expired-retention-days', min: number, max: number): number | undefined => {
+    const given = values[option];
+    if (given === undefined) return undefined;
+    const value = Number(given);
+    if (!/^\d+(\.\d+)?$/.test(given) || !(value >= min && value <= max) || value === 0 && min > 0) {
+      throw new UsageError(`--${option} takes a number of days ${min > 0 ? 'above 0' : 'from 0'} and at most ${max}, not "${given}"`, 'serve');
+    }
+    return value;
+  };
+  const restoreWindowDays = days('restore-window-days', Number.MIN_VALUE, 3650);
+  const expiredRetentionDays = days('expired-retention-days', 0, 36500);
+  if (restoreWindowDays === undefined && expiredRetentionDays === undefined) return undefined;
+  return { ...(restoreWindowDays === undefined ? {} : { restoreWindowDays }), ...(expiredRetentionDays === undefined ? {} : { expiredRetentionDays }) };
 }
 
 /** What `serve` was asked for beyond the state, the port and the models. */

@@ -41,6 +41,7 @@ export async function listRecords(client: SqlClient, tables: IndexTables, reques
   };
   if (!request.includeHistory) clauses.push('valid_to IS NULL');
   if (request.now !== undefined) clauses.push(unexpiredSql('', params, canonicalIso(request.now)));
+  if (request.expiredBefore !== undefined) add((p) => `expires_at IS NOT NULL AND expires_at <= ${p}`, canonicalIso(request.expiredBefore));
   if (request.threadIds !== undefined) add((p) => `thread_id = ANY(${p}::text[])`, [...request.threadIds]);
   if (request.sourceId !== undefined) add((p) => `source_id = ${p}`, request.sourceId);
   if (request.observationId !== undefined) add((p) => `observation_id = ${p}`, request.observationId);

@@ -15,10 +15,17 @@ import { presentMemory } from './present.js';
 
 /**
  * `createMemoryService`'s `memoryLifecycle` (issue 42): `restoreWindowDays` a forgotten memory can be
- * restored before it is erased (> 0, at most 3650; default 7); `sweepIntervalMs` between the sweeps
- * that erase them (>= 1000; default 10 minutes; only with background work on).
+ * restored before it is erased (> 0, at most 3650; default 7); `expiredRetentionDays` an expired
+ * memory is kept for audit before it is erased (>= 0, at most 36500; default: kept);
+ * `sweepIntervalMs` between the sweeps that erase both (>= 1000; default 10 minutes; only with
+ * background work on).
  */
-export type MemoryLifecycleOptions = { restoreWindowDays?: number; sweepIntervalMs?: number };
+export type MemoryLifecycleOptions = {
+  restoreWindowDays?: number;
+  sweepIntervalMs?: number;
+  /** Days an expired memory is kept (for audit, `include_expired`) before it is erased; absent: kept until erased. */
+  expiredRetentionDays?: number;
+};
 
 /** How long a forgotten memory can be restored before it is erased, unless the operator sets another. */
 export const DEFAULT_RESTORE_WINDOW_DAYS = 7;
@@ -175,11 +182,47 @@ export function createMemoryLifecycle(context: ServiceContext) {
 }
 
 /**
- * Erases, for good, every forgotten memory whose restore window has ended (as a memory delete does:
- * its words leave its neighbours' keywords, the agent's earlier exports are removed), then its mark.
- * Resolves the number of memories erased. Safe to run from several processes at once.
+ * Erases, for good, every forgotten memory whose restore window has ended and, with a retention,
+ * every memory expired longer ago than it (as a memory delete does: its words leave its neighbours'
+ * keywords, the agent's earlier exports are removed), then their marks. Resolves the number of
+ * memories erased. Safe to run from several processes at once.
  */
-export async function sweepForgotten(context: ServiceContext, batch = 100): Promise<{ erased: number }> {
+export async function sweepMemories(context: ServiceContext, expiredRetentionMs: number | null, batch = 100): Promise<{ erased: number }> {
+  const forgotten = await sweepForgotten(context, batch);
+  return { erased: forgotten + (expiredRetentionMs === null ? 0 : await sweepExpired(context, expiredRetentionMs, batch)) };
+}
+
+/** Erases the given memories of one agent as `DELETE` does, then their marks; resolves how many existed. */
+async function erase(context: ServiceContext, organizationId: string, agentId: string, ids: readonly string[]): Promise<number> {
+  const records = (await context.index.get({ agentId, ids })).map(({ vector: _vector, ...hit }) => hit);
+  if (records.length > 0) {
+    await scrubNeighbourKeywords(context, agentId, records);
+    await context.index.deleteBy({ agentId, ids: records.map((record) => record.id) });
+    await dropExports(context, organizationId, agentId);
+  }
+  await context.store.memoryMarks.delete({ agentId, memoryIds: ids });
+  return records.length;
+}
+
+/** Memories of every agent that expired at least `retentionMs` ago (a forgotten one waits for its window). */
+async function sweepExpired(context: ServiceContext, retentionMs: number, batch: number): Promise<number> {
+  const before = new Date(context.clock.now() - retentionMs).toISOString();
+  let erased = 0;
+  for (const agent of await context.store.agents.listByStatus({ statuses: ['ready', 'failed'] })) {
+    // Keyset pages (newest first): erasing a page's rows does not move the cursor past others.
+    let cursor: string | null = null;
+    do {
+      const page = await context.index.list({ agentId: agent.id, limit: batch, cursor, includeHistory: true, expiredBefore: before });
+      const marks = await marksOf(context, agent.id, page.records);
+      const due = page.records.filter((record) => marks.get(record.id)?.forgotten == null).map((record) => record.id);
+      if (due.length > 0) erased += await erase(context, agent.organizationId, agent.id, due);
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+  }
+  return erased;
+}
+
+async function sweepForgotten(context: ServiceContext, batch: number): Promise<number> {
   let erased = 0;
   for (;;) {
     const due = await context.store.memoryMarks.listForgottenDue({ before: context.nowIso(), limit: batch });
@@ -189,17 +232,7 @@ export async function sweepForgotten(context: ServiceContext, batch = 100): Prom
       entry.marks.push(mark);
       agents.set(mark.agentId, entry);
     }
-    for (const [agentId, { organizationId, marks }] of agents) {
-      const ids = marks.map((mark) => mark.memoryId);
-      const records = (await context.index.get({ agentId, ids })).map(({ vector: _vector, ...hit }) => hit);
-      if (records.length > 0) {
-        await scrubNeighbourKeywords(context, agentId, records);
-        await context.index.deleteBy({ agentId, ids: records.map((record) => record.id) });
-        await dropExports(context, organizationId, agentId);
-        erased += records.length;
-      }
-      await context.store.memoryMarks.delete({ agentId, memoryIds: ids });
-    }
-    if (due.length < batch) return { erased };
+    for (const [agentId, { organizationId, marks }] of agents) erased += await erase(context, organizationId, agentId, marks.map((mark) => mark.memoryId));
+    if (due.length < batch) return erased;
   }
 }

@@ -220,6 +220,7 @@ export function matchesListFilter(record: MemoryHitRecord, request: MemoryListRe
   if (record.agentId !== request.agentId) return false;
   if (!request.includeHistory && record.validTo !== null) return false;
   if (!isUnexpiredAt(record, request.now)) return false;
+  if (request.expiredBefore !== undefined && (record.expiresAt === null || Date.parse(record.expiresAt) > Date.parse(request.expiredBefore))) return false;
   if (request.threadIds !== undefined && !request.threadIds.includes(record.source.threadId)) return false;
   if (request.sourceId !== undefined && (record.source.kind !== 'document' || record.source.sourceId !== request.sourceId)) return false;
   if (request.observationId !== undefined && record.source.observationId !== request.observationId) return false;

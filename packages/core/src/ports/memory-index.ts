@@ -210,6 +210,8 @@ export type MemoryListRequest = {
   includeHistory?: boolean;
   /** Expiry (issue 42): an ISO date-time => records with `expiresAt <= now` are left out; absent => all. */
   now?: string;
+  /** Retention (issue 42): an ISO date-time => only records that expired at or before it (`expiresAt <= expiredBefore`). */
+  expiredBefore?: string;
 };
 
 export type MemoryListResult = {

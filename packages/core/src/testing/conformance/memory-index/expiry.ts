@@ -59,6 +59,18 @@ export function expiryCases(test: MemoryIndexCase): void {
     expect(await listed(index, at(120))).toEqual([never.id]);
   });
 
+  test('expiry: list given expiredBefore returns only records expired at or before it (retention), with the other filters and text', async ({ index }) => {
+    const { never, later, earlier } = fixture();
+    await upsert(index, never, later, earlier);
+    const expired = async (before: string, extra: { textContains?: string } = {}) =>
+      (await index.list({ agentId: AGENT, limit: 1000, cursor: null, includeHistory: true, expiredBefore: before, ...extra })).records.map((record) => record.id).sort();
+    expect(await expired(at(29))).toEqual([]);
+    expect(await expired(at(30))).toEqual([earlier.id]);
+    expect(await expired(at(60))).toEqual([later.id, earlier.id].sort());
+    expect(await expired(at(600), { textContains: 'ended' })).toEqual([earlier.id]);
+    expect(await expired(at(600), { textContains: 'never' })).toEqual([]);
+  });
+
   test('expiry: update sets and clears expiresAt, and search and list follow it at once', async ({ index }) => {
     const { never, later } = fixture();
     await upsert(index, never, later);
