@@ -104,6 +104,28 @@ describe('export and import of an agent', () => {
     await service.stop();
   });
 
+  it('carries pins, forgetting and edits (issue 42) into the copy, re-keyed, and the copy restores and searches as the original', async () => {
+    const world = await populated();
+    const { service, owner, agentId } = world;
+    const id = async (caller: typeof owner, agent: string, words: string) =>
+      (await service.memories.list({ caller, agentId: agent, query: { include_expired: 'true', include_history: 'true', limit: '100' } })).memories.find((memory) => memory.text.includes(words))!;
+    await service.memories.update({ caller: owner, agentId, memoryId: (await id(owner, agentId, 'heron')).memory_id, body: { pinned: true } });
+    await service.memories.forget({ caller: owner, agentId, memoryId: (await id(owner, agentId, 'tea over')).memory_id, body: { reason: 'Bo asked' } });
+    const edited = await service.memories.update({ caller: owner, agentId, memoryId: (await id(owner, agentId, 'Invoices go')).memory_id, body: { text: 'Invoices go to ap@acme.test every Friday.' } });
+    const text = (await collect(service.admin.exportAgent({ agentId }))).join('');
+    const target = await otherOrganization(service);
+    const { agentId: copy } = await service.admin.importAgent({ organizationId: target.organizationId, open: opener(text) });
+    expect(await id(target.caller, copy, 'heron')).toMatchObject({ pinned: true, forgotten: null });
+    const forgotten = await id(target.caller, copy, 'tea over');
+    expect(forgotten.forgotten).toMatchObject({ reason: 'Bo asked' });
+    expect(await recallTexts(service, target.caller, copy, 'Does Bo prefer tea?')).not.toContain('tea over coffee');
+    const copiedEdit = await id(target.caller, copy, 'ap@acme.test');
+    expect(copiedEdit.memory_id).not.toBe(edited.memory_id);
+    expect(copiedEdit.edited?.from_memory_id).toBe(copiedEdit.edited && (await id(target.caller, copy, 'billing@acme.test')).memory_id);
+    await service.memories.restore({ caller: target.caller, agentId: copy, memoryId: forgotten.memory_id });
+    expect(await recallTexts(service, target.caller, copy, 'Does Bo prefer tea?')).toContain('tea over coffee');
+  });
+
   it('re-embeds memories exported without vectors, or made by another embedder', async () => {
     const world = await populated();
     const { service, agentId, owner } = world;
@@ -153,6 +175,7 @@ describe('export and import of an agent', () => {
         withLine(memoryLine, (r) => ({ ...r, memory: { ...(r.memory as object), vector: encodeVector(new Float32Array(dimensions - 1)) } })),
         new RegExp(`at line ${memoryLine + 1}: memory ${memoryId}: its vector has ${dimensions - 1} dimensions, but the header's embedder .* makes ${dimensions}\\.`),
       ],
+      ['a mark that is not one', withLine(memoryLine, (r) => ({ ...r, memory: { ...(r.memory as object), mark: { pinned: 'yes' } } })), new RegExp(`at line ${memoryLine + 1}: memory ${memoryId}: its mark needs pinned, true or false`)],
       ['a vector that is not base64', withLine(memoryLine, (r) => ({ ...r, memory: { ...(r.memory as object), vector: 'not base64!' } })), new RegExp(`at line ${memoryLine + 1}: memory ${memoryId}: its vector is not base64 text`)],
       [
         'a source chunk with one character changed',

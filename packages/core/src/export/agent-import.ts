@@ -8,9 +8,13 @@ import type {
   MessageRecord,
   NotLearnedRecord,
   ThreadRecord,
+  MemoryMarkRecord,
   TurnRecord,
   UploadRecord,
 } from '../ports/store/index.js';
+
+/** A memory's mark as an export line carries it (issue 42): without the ids the import gives it. */
+type ExportedMark = Pick<MemoryMarkRecord, 'pinned' | 'forgotten' | 'edited' | 'citedAt' | 'citedCount'>;
 import { sourceBlobKey } from '../sources/read-document.js';
 import { checkFile, type Checked } from './check-file.js';
 import { ExportFormatError, decodeVector, type ExportRecordType, type JobLearningLine } from './format.js';
@@ -185,6 +189,7 @@ export async function importAgent(context: ImportContext, { organizationId, open
   renewal.unref?.();
   let pendingJob: { job: JobRecord; turns: TurnRecord[] } | null = null;
   let memories: MemoryRecord[] = [];
+  let marks: MemoryMarkRecord[] = [];
   let messages: MessageRecord[] = [];
   let pendingSource: { id: string; mediaType: string; chunks: number; parts: Buffer[] } | null = null;
 
@@ -206,11 +211,14 @@ export async function importAgent(context: ImportContext, { organizationId, open
     if (memories.length === 0) return;
     const batch = memories;
     memories = [];
+    const batchMarks = marks;
+    marks = [];
     if (reembed) {
       const { vectors } = await context.embedder.embed({ texts: batch.map((r) => r.text) });
       batch.forEach((r, i) => (r.vector = vectors[i]!));
     }
     await context.index.upsert({ records: batch, embedder, newIds: true });
+    for (const record of batchMarks) await context.store.memoryMarks.put({ record });
     memoriesWritten += batch.length;
     onProgress?.({ agentId, memories: memoriesWritten, totalMemories: checked.counts.memory });
   };
@@ -294,7 +302,21 @@ export async function importAgent(context: ImportContext, { organizationId, open
           break;
         }
         case 'memory': {
-          const { vector, ...m } = record.memory as MemoryHitRecord & { vector?: string };
+          const { vector, mark, ...m } = record.memory as MemoryHitRecord & { vector?: string; mark?: ExportedMark };
+          if (mark) {
+            const source = ref(m.source);
+            marks.push({
+              ...mark,
+              organizationId,
+              agentId,
+              memoryId: memory(m.id),
+              threadId: source.threadId,
+              observationId: source.observationId,
+              sourceId: source.kind === 'document' ? source.sourceId : null,
+              edited: mark.edited === null ? null : { ...mark.edited, fromMemoryId: memory(mark.edited.fromMemoryId) },
+              updatedAt: context.nowIso(),
+            });
+          }
           memories.push({
             ...m,
             id: memory(m.id),

@@ -186,6 +186,11 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
         if (memory.expiresAt !== undefined && memory.expiresAt !== null && (typeof memory.expiresAt !== 'string' || Number.isNaN(Date.parse(memory.expiresAt)))) {
           throw new ExportFormatError(number, 'a memory expiresAt is an ISO date-time or null.');
         }
+        // Added within version 1 (issue 42): absent means no mark.
+        if (memory.mark !== undefined) {
+          const problem = markProblem(memory.mark);
+          if (problem !== null) throw new ExportFormatError(number, `memory ${memory.id}: its mark ${problem}`);
+        }
         break;
       }
       case 'ledger': {
@@ -213,3 +218,24 @@ export async function checkFile(lines: AsyncIterable<string>, organizationId: st
   return { header, counts, sourceIds, jobIds: [...jobs], memoryIds };
 }
 
+
+const isIso = (value: unknown): boolean => typeof value === 'string' && !Number.isNaN(Date.parse(value));
+
+/** What is wrong with a memory line's `mark` (issue 42), or null. */
+function markProblem(mark: unknown): string | null {
+  if (!isObject(mark)) return 'is not an object';
+  if (typeof mark.pinned !== 'boolean') return 'needs pinned, true or false';
+  if (!(mark.citedAt === null || isIso(mark.citedAt))) return 'has a citedAt that is no ISO date-time or null';
+  if (!(Number.isInteger(mark.citedCount) && (mark.citedCount as number) >= 0)) return 'has a citedCount that is no whole number from 0';
+  const forgotten = mark.forgotten;
+  if (forgotten !== null) {
+    if (!isObject(forgotten) || !isIso(forgotten.at) || !isIso(forgotten.restoreUntil) || typeof forgotten.reason !== 'string' || typeof forgotten.by !== 'string' || !(forgotten.expiresAtBefore === null || isIso(forgotten.expiresAtBefore))) {
+      return 'has a forgotten that is not null or { at, reason, by, restoreUntil, expiresAtBefore }';
+    }
+  }
+  const edited = mark.edited;
+  if (edited !== null && (!isObject(edited) || !isIso(edited.at) || typeof edited.by !== 'string' || typeof edited.fromMemoryId !== 'string')) {
+    return 'has an edited that is not null or { at, by, fromMemoryId }';
+  }
+  return null;
+}
