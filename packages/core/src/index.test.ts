@@ -27,7 +27,7 @@ const MAIN_VALUES = [
 /** The types of `@memory-agents/core` (the ports a `MemoryServiceOptions` field takes, wire inputs and outputs, options). */
 const MAIN_TYPES = [
   'InstructionSignal', 'MemoryFenceOptions',
-  'CreateExportRequest', 'ExportHeader', 'ExportJobOutput', 'ExportJobRequest', 'ExportTrailer', 'ImportAgentResult',
+  'CreateExportRequest', 'ExportHeader', 'ExportJobOutput', 'ExportJobRequest', 'ExportTrailer', 'ImportAgentResult', 'ImportProgress',
   'ActAsOptions', 'AgentDeleteOutput', 'AgentListOutput', 'AgentOutput', 'AuthenticateRequest', 'BillingOutput',
   'BillingQuery', 'BillingSummary', 'BlobStore', 'Caller', 'ChatInput', 'ChatOutput',
   'ChatStreamEventOutput', 'ChunkStrategy', 'Citation', 'CitationTarget', 'Clock', 'ConvertDocumentLimits',
