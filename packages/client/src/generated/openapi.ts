@@ -794,6 +794,8 @@ export interface components {
             timestamp?: string;
             tags?: string[];
             speaker?: string;
+            /** Format: date-time */
+            expires_at?: string;
         };
         ContentBlock: {
             /** @constant */

@@ -67,6 +67,29 @@ describe('memory expiry', () => {
     expect(await recalled()).not.toContain('5521');
   });
 
+  it('an observation with expires_at gives its memories that expiry (over one the writer reads); a bad one is 422', async () => {
+    let now = Date.parse('2026-03-02T12:00:00Z');
+    const setup = await learningService({ index: inMemoryMemoryIndex(), clock: { now: () => now } });
+    await setup.observeSettled([
+      { ...say('My hotel room is 512.', '2026-03-02T10:00:00Z'), expires_at: '2026-03-05T11:00:00+01:00' },
+      { ...say('The code is valid until Friday.', '2026-03-02T10:01:00Z'), expires_at: '2026-03-04T00:00:00Z' },
+      say('My sister lives in Lisbon.', '2026-03-02T10:02:00Z'),
+    ]);
+    const { memories } = await setup.service.memories.list({ caller: setup.owner, agentId: setup.agentId });
+    expect(Object.fromEntries(memories.map((memory) => [memory.text.slice(0, 9), memory.expires_at]))).toEqual({
+      'My hotel ': '2026-03-05T10:00:00.000Z',
+      'The code ': '2026-03-04T00:00:00.000Z',
+      'My sister': null,
+    });
+    now = Date.parse('2026-03-05T10:00:00Z');
+    const left = (await setup.service.memories.list({ caller: setup.owner, agentId: setup.agentId })).memories.map((memory) => memory.text);
+    expect(left).toEqual(['My sister lives in Lisbon.']);
+    for (const expires_at of ['Friday', '2026-03-05', 12]) {
+      const refused = await refusal(setup.service.observe({ caller: setup.owner, agentId: setup.agentId, threadId: setup.threadId, body: { observations: [{ ...say('x', '2026-03-02T10:00:00Z'), expires_at } as never] } }));
+      expect(refused, String(expires_at)).toMatchObject({ status: 422, code: 'invalid_request' });
+    }
+  });
+
   it('refuses a bad PATCH body with invalid_request and a sentence naming expires_at; an unknown memory is 404', async () => {
     const { service, owner, agentId, idOf } = await world();
     const memoryId = idOf('Pixel');

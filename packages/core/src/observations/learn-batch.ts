@@ -128,7 +128,8 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
         validTo: null,
         supersededBy: null,
         suspicious: memory.suspicious ?? false,
-        expiresAt: memory.expiresAt ?? null,
+        // The observe body's expiry wins over one the writer read from the words.
+        expiresAt: turn.details.expiresAt ?? memory.expiresAt ?? null,
       });
     });
   }

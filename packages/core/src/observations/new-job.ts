@@ -2,7 +2,8 @@ import type { Caller } from '../auth/caller.js';
 import type { DocumentJobDetails, JobDetails, JobStatus, NewJobRecord, ThreadRecord, TurnDetails, TurnRecord } from '../ports/store/index.js';
 
 /** A turn to learn, before it is stored. */
-export type NewTurn = { speaker: string; text: string; timestamp: string; tags: string[]; details?: TurnDetails };
+/** A turn to store; `expiresAt` (issue 42) when the observe body gave one. */
+export type NewTurn = { speaker: string; text: string; timestamp: string; tags: string[]; details?: TurnDetails; expiresAt?: string };
 
 /** A stored, not yet read turn of job `jobId` at `turnIndex`. */
 export function toTurnRecord(jobId: string, turnIndex: number, turn: NewTurn): TurnRecord {
@@ -15,7 +16,7 @@ export function toTurnRecord(jobId: string, turnIndex: number, turn: NewTurn): T
     tags: turn.tags,
     state: 'pending',
     failureReason: null,
-    details: turn.details ?? {},
+    details: turn.expiresAt === undefined ? (turn.details ?? {}) : { ...(turn.details ?? {}), expiresAt: turn.expiresAt },
   };
 }
 

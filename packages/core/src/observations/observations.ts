@@ -52,6 +52,7 @@ export function createObservations(context: ServiceContext, insertJob: InsertJob
           text: observation.content.map((block) => block.text).join('\n\n'),
           timestamp: observation.timestamp === undefined ? now : new Date(observation.timestamp).toISOString(),
           tags: observation.tags ?? [],
+          ...(observation.expires_at === undefined ? {} : { expiresAt: new Date(observation.expires_at).toISOString() }),
         }));
         // 402 before anything is stored when billing is on and the balance cannot cover the input words.
         await context.credits.requireFunds(caller.organizationId, turns.reduce((words, turn) => words + billedWords(turn.text), 0));

@@ -16,6 +16,8 @@ export const observation = z
     timestamp: dateTime.optional(),
     tags: z.array(text().max(200)).max(50).optional(),
     speaker: text().min(1).max(200).optional(),
+    /** An extension (issue 42): when the memories learned from this observation expire (gone from every read path from then on). */
+    expires_at: dateTime.optional(),
   })
   .strict()
   .meta({ id: 'Observation' });

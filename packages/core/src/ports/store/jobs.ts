@@ -90,8 +90,11 @@ export type DocumentTurnDetails = {
   piece: number | null;
 };
 
-/** The details of a turn: a document piece's origin, or none (`{}`) for a turn that was said. */
-export type TurnDetails = DocumentTurnDetails | { [K in keyof DocumentTurnDetails]?: undefined };
+/**
+ * The details of a turn: a document piece's origin, or none (`{}`) for a turn that was said; and
+ * when the observe body said so, when its memories expire (issue 42).
+ */
+export type TurnDetails = (DocumentTurnDetails | { [K in keyof DocumentTurnDetails]?: undefined }) & { expiresAt?: string };
 
 export type TurnRecord = {
   jobId: string;
@@ -270,8 +273,10 @@ export function readJobDetails(kind: unknown, raw: unknown): JobDetails {
 
 /** The typed details of a turn from what a store kept (see {@link readJobDetails}). */
 export function readTurnDetails(raw: unknown): TurnDetails {
-  if (!isRecord(raw) || typeof raw.sourceId !== 'string') return {};
+  const expiry = isRecord(raw) && typeof raw.expiresAt === 'string' ? { expiresAt: raw.expiresAt } : {};
+  if (!isRecord(raw) || typeof raw.sourceId !== 'string') return expiry;
   return {
+    ...expiry,
     sourceId: raw.sourceId,
     filename: typeof raw.filename === 'string' ? raw.filename : null,
     page: numberOrNull(raw.page),

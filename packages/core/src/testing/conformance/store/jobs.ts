@@ -20,6 +20,17 @@ export function jobCases(test: StoreCase) {
     if (reopen) expect(await (await reopen()).jobs.get({ agentId: a.id, jobId: first.id })).toEqual(stored);
   });
 
+  test('jobs: a said turn keeps the expiresAt of its details (issue 42), a document turn too', async ({ store, reopen }) => {
+    const { thread: t } = await world(store);
+    const said = job(t);
+    const [plain, expiring, piece] = turns(said.id, 3);
+    const until = iso(T0 + 86_400_000);
+    const written = [{ ...plain!, details: {} }, { ...expiring!, details: { expiresAt: until } }, { ...piece!, details: { ...piece!.details, expiresAt: until } }];
+    await store.jobs.insert({ job: said, turns: written, onlyIfIdle: false });
+    expect((await store.jobs.listTurns({ jobId: said.id, fromIndex: 0, limit: 10 })).map((turn) => turn.details)).toEqual(written.map((turn) => turn.details));
+    if (reopen) expect((await (await reopen()).jobs.getTurns({ refs: [{ jobId: said.id, turnIndex: 1 }] }))[0]?.details).toEqual({ expiresAt: iso(T0 + 86_400_000) });
+  });
+
   test('jobs: getTurns reads the named turns of several jobs in one call, each once, by job id then index', async ({ store }) => {
     const { thread: t } = await world(store);
     const a = job(t);
