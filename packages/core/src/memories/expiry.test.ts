@@ -101,16 +101,21 @@ describe('memory expiry', () => {
     expect(await refusal(service.memories.update({ caller: owner, agentId, memoryId: 'mem_00000000000000000000000000', body: { expires_at: null } }))).toMatchObject({ status: 404, code: 'not_found' });
   });
 
-  it('stale-hit@5 is 0 on a fixture of expired memories, and would not be without expiry', async () => {
+  it('stale-hit@5 is 0 on a fixture of expired and forgotten memories, and would not be without expiry and forgetting', async () => {
     const { service, owner, agentId, idOf, at } = await world();
-    // Each question is answered by a memory that expires; top 5 of the memories search is "top k".
-    const fixture = [
+    // Each question is answered by a memory that expires or is forgotten; top 5 of the memories search is "top k".
+    const expiring = [
       { question: 'What is my gym locker code?', word: 'locker' },
       { question: 'Which editor am I trialling?', word: 'Zephyr' },
       { question: 'Where do I park my car?', word: 'Orchard' },
     ];
-    for (const { word } of fixture) await service.memories.update({ caller: owner, agentId, memoryId: idOf(word), body: { expires_at: '2026-01-08T00:00:00Z' } });
-    const expired = new Set(fixture.map(({ word }) => idOf(word)));
+    const forgetting = [
+      { question: 'What is the name of my cat?', word: 'Pixel' },
+      { question: 'Where does my sister live?', word: 'Lisbon' },
+    ];
+    const fixture = [...expiring, ...forgetting];
+    for (const { word } of expiring) await service.memories.update({ caller: owner, agentId, memoryId: idOf(word), body: { expires_at: '2026-01-08T00:00:00Z' } });
+    const gone = new Set(fixture.map(({ word }) => idOf(word)));
     const staleHitAt5 = async () => {
       let stale = 0;
       for (const { question } of fixture) {
@@ -118,15 +123,16 @@ describe('memory expiry', () => {
         const recalled = await service.recall({ caller: owner, agentId, body: { query: question } });
         // The memory context recall gives (what chat would see) counts too.
         const inContext = fixture.some(({ word }) => recalled.memory_context.includes(word));
-        if (hits.some((hit) => expired.has(hit.memory.memory_id)) || inContext) stale++;
+        if (hits.some((hit) => gone.has(hit.memory.memory_id)) || inContext) stale++;
       }
       return stale / fixture.length;
     };
-    // Before they expire, the questions do find them: the measure can see a stale hit.
+    // Before they expire or are forgotten, the questions do find them: the measure can see a stale hit.
     expect(await staleHitAt5()).toBe(1);
     at(7 * 24 * 3600_000);
+    for (const { word } of forgetting) await service.memories.forget({ caller: owner, agentId, memoryId: idOf(word), body: { reason: 'asked to' } });
     const measured = await staleHitAt5();
-    console.info(`stale-hit@5 on ${fixture.length} questions after expiry: ${measured}`);
+    console.info(`stale-hit@5 on ${fixture.length} questions after expiry and forgetting: ${measured}`);
     expect(measured).toBe(0);
   });
 });
