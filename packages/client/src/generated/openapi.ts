@@ -703,8 +703,16 @@ export interface components {
         ExtractionPolicy: {
             /** @description Kinds of personal data replaced by [redacted:<kind>] in each turn before anything is stored, embedded or learned: card_number (Luhn-checked), iban (checksum-checked), phone (international form, or national with phone_region), email, and the operator's own kinds (service option redaction.patterns). Applies to turns observed after the change. */
             redact?: string[];
+            /** @description Turns never learned from: a said turn matching any rule is stored (it was observed) but the writer never sees it; its receipt names the rule. */
+            exclude?: components["schemas"]["TurnRule"][];
+            /** @description When given, only said turns matching at least one rule are learned from (exclude still wins). */
+            include?: components["schemas"]["TurnRule"][];
             /** @description Also find phone numbers written in this country's national form ("030 901820" for DE). */
             phone_region?: string;
+        };
+        TurnRule: {
+            speakers?: string[];
+            keywords?: string[];
         };
         MemoryDecay: {
             /** @description Half-life of memories learned from conversation turns, in days (1 to 36500). */
@@ -853,6 +861,7 @@ export interface components {
                 kind: string;
                 count: number;
             }[];
+            excluded_by: string | null;
             model_tokens: components["schemas"]["ObservationReceiptModelTokens"][];
             charged_credits: string;
             refunded_credits: string;

@@ -58,7 +58,11 @@ type Written = { ok: true; outcomes: TurnOutcome[]; supersedes: readonly Superse
 /** The memory writer's outcomes for the batch, or the reason every turn of it fails. */
 async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Promise<Written> {
   const { writer, embedder, index } = run.context;
-  const writerTurns: WriterTurn[] = turns.map((turn) => ({
+  // A turn the extraction policy excludes (issue 44) is learned as nothing: the writer never sees it.
+  const excluded = turns.filter((turn) => turn.details.excludedBy !== undefined);
+  const nothing: TurnOutcome[] = excluded.map((turn) => ({ turnIndex: turn.turnIndex, ok: true, memories: [] }));
+  if (excluded.length === turns.length) return { ok: true, outcomes: nothing, supersedes: [] };
+  const writerTurns: WriterTurn[] = turns.filter((turn) => turn.details.excludedBy === undefined).map((turn) => ({
     turnIndex: turn.turnIndex,
     speaker: turn.speaker,
     text: turn.text,
@@ -81,7 +85,7 @@ async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Pro
         return [...semantic, ...lexical].map((hit) => hit.record).slice(0, limit);
       },
     });
-    return { ok: true, outcomes: written.outcomes, supersedes: written.supersedes ?? [] };
+    return { ok: true, outcomes: [...written.outcomes, ...nothing], supersedes: written.supersedes ?? [] };
   } catch (error) {
     if (run.signal.aborted) throw new JobStopped();
     // The store or the index went away under the writer (its searchSimilar): the job stays resumable.

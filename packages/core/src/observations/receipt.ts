@@ -47,12 +47,14 @@ export async function buildReceipt(context: ServiceContext, job: JobRecord): Pro
       // The job's one refund entry returns the charges of its failed turns (credits.refundTurns).
       const refunded = refund && turn.state === 'failed' && charges.length > 0 ? charged : '0';
       const learned = turn.state === 'committed';
+      const excludedBy = turn.details.excludedBy;
       // A near-duplicate merged into an existing memory wrote none: its memory is that one.
       const merged = learned ? mergedInto.get(turn.turnIndex) : undefined;
       return {
         turn_index: turn.turnIndex,
-        outcome: merged !== undefined ? ('merged' as const) : learned ? ('learned' as const) : ('skipped' as const),
-        reason: learned ? null : (turn.failureReason ?? (job.status === 'cancelled' ? 'cancelled' : 'generation_failed')),
+        outcome: merged !== undefined ? ('merged' as const) : learned && excludedBy === undefined ? ('learned' as const) : ('skipped' as const),
+        reason: learned ? (excludedBy === undefined ? null : 'excluded_by_policy') : (turn.failureReason ?? (job.status === 'cancelled' ? 'cancelled' : 'generation_failed')),
+        excluded_by: excludedBy ?? null,
         memory_ids: merged !== undefined ? [merged] : (memoryIds.get(turn.turnIndex) ?? []),
         superseded: supersededBy.get(turn.turnIndex) ?? [],
         redacted: Object.entries(redactionsIn(turn.text)).map(([kind, count]) => ({ kind, count })),

@@ -1,6 +1,6 @@
 import { ServiceError } from '../errors/index.js';
 import type { NewTurn } from '../observations/new-job.js';
-import type { AgentConfig, AgentRecord } from '../ports/store/index.js';
+import type { AgentConfig, AgentRecord, TurnRule } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { BUILT_IN_REDACTIONS, redact, type RedactionPolicy } from './redaction.js';
 
@@ -47,13 +47,46 @@ export function redactForAgent(context: Pick<ServiceContext, 'redactionPatterns'
   return policy ? redact(text, policy, context.redactionPatterns).text : text;
 }
 
-/** The turns with the agent's redaction applied (the same array when the policy redacts nothing). */
+/**
+ * The turns with the agent's redaction applied, and the rule that excludes a turn from learning
+ * recorded in its details (issue 44); the same array when the policy does neither.
+ */
 export async function redactTurns<T extends NewTurn>(context: ServiceContext, where: { organizationId: string; agentId: string }, turns: T[]): Promise<T[]> {
   const agent: AgentRecord | null = await context.store.agents.get(where);
-  const policy = agent ? redactionPolicyOf(agent.config) : null;
-  if (!policy) return turns;
+  if (!agent) return turns;
+  const policy = redactionPolicyOf(agent.config);
+  const hasRules = agent.config.extraction_policy?.exclude !== undefined || agent.config.extraction_policy?.include !== undefined;
+  if (!policy && !hasRules) return turns;
   return turns.map((turn) => {
-    const { text } = redact(turn.text, policy, context.redactionPatterns);
-    return text === turn.text ? turn : { ...turn, text };
+    const text = policy ? redact(turn.text, policy, context.redactionPatterns).text : turn.text;
+    const excludedBy = hasRules ? exclusionOf(agent.config, { ...turn, text }) : null;
+    if (text === turn.text && excludedBy === null) return turn;
+    return { ...turn, text, ...(excludedBy === null ? {} : { details: { ...(turn.details ?? {}), excludedBy } }) };
   });
 }
+
+/**
+ * The rule of the agent's policy that keeps the writer from a said turn (issue 44), as the sentence
+ * its receipt shows, or null when the turn is learned: the first `exclude` rule it matches, else,
+ * when `include` rules exist and it matches none, that. A rule matches when each field it gives
+ * does (the speaker is one of `speakers`; the text holds one of `keywords` as a whole word or
+ * phrase, case-insensitive). Document pieces are never excluded.
+ */
+export function exclusionOf(config: AgentConfig, turn: Pick<NewTurn, 'speaker' | 'text' | 'details'>): string | null {
+  const policy = config.extraction_policy;
+  if (!policy || (policy.exclude === undefined && policy.include === undefined) || turn.details?.sourceId !== undefined) return null;
+  const text = turn.text.toLowerCase();
+  const matched = (rule: TurnRule) =>
+    (rule.speakers === undefined || rule.speakers.includes(turn.speaker)) &&
+    (rule.keywords === undefined || rule.keywords.some((keyword) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(keyword.toLowerCase())}(?![\\p{L}\\p{N}])`, 'u').test(text)));
+  const excluded = (policy.exclude ?? []).findIndex(matched);
+  if (excluded >= 0) return `extraction_policy.exclude[${excluded}] (${describeRule(policy.exclude![excluded]!)})`;
+  if (policy.include !== undefined && !policy.include.some(matched)) return `extraction_policy.include (the turn matches none of its ${policy.include.length} rules)`;
+  return null;
+}
+
+function describeRule(rule: TurnRule): string {
+  return [rule.speakers ? `speaker ${rule.speakers.join(' or ')}` : null, rule.keywords ? `keyword ${rule.keywords.map((k) => `"${k}"`).join(' or ')}` : null].filter(Boolean).join(', ');
+}
+
+const escapeRegExp = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -13,6 +13,16 @@ export const memoryScope = z.enum(['agent', 'end_user']).meta({ id: 'MemoryScope
  * What an agent keeps, by rule (an extension, issue 44): the kinds of personal data replaced by a
  * marker (`[redacted:email]`) in every turn before it is stored or embedded. See `policy/redaction.ts`.
  */
+/** A rule over a said turn (issue 44): every field given must match (speaker one of `speakers`; text holding one of `keywords` as a word or phrase, case-insensitive). */
+export const turnRule = z
+  .object({
+    speakers: z.array(text().min(1).max(200)).min(1).max(50).optional(),
+    keywords: z.array(text().min(1).max(100)).min(1).max(50).optional(),
+  })
+  .strict()
+  .refine((rule) => rule.speakers !== undefined || rule.keywords !== undefined, 'a rule names speakers, keywords or both')
+  .meta({ id: 'TurnRule' });
+
 export const extractionPolicy = z
   .object({
     redact: z
@@ -25,6 +35,16 @@ export const extractionPolicy = z
           'card_number (Luhn-checked), iban (checksum-checked), phone (international form, or national with phone_region), email, ' +
           "and the operator's own kinds (service option redaction.patterns). Applies to turns observed after the change.",
       ),
+    exclude: z
+      .array(turnRule)
+      .max(20)
+      .optional()
+      .describe('Turns never learned from: a said turn matching any rule is stored (it was observed) but the writer never sees it; its receipt names the rule.'),
+    include: z
+      .array(turnRule)
+      .max(20)
+      .optional()
+      .describe('When given, only said turns matching at least one rule are learned from (exclude still wins).'),
     phone_region: z
       .string()
       .regex(/^[A-Z]{2}$/, 'a two-letter ISO 3166 country code such as DE')

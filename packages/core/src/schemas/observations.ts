@@ -102,6 +102,8 @@ export const receiptTurn = z
      * issue 44): each kind (the policy's rule) and how many times; empty when nothing was.
      */
     redacted: z.array(z.object({ kind: z.string(), count: z.number().int().min(1) }).strict()),
+    /** The extraction policy rule that kept this turn from the writer (an extension, issue 44; reason `excluded_by_policy`), else null. */
+    excluded_by: z.string().nullable(),
     /**
      * Model tokens of the turn: its learning batch's tokens split over the batch's turns in
      * proportion to their text length (the remainder on the batch's last turn). Empty when no model

@@ -12,6 +12,9 @@
  */
 export type AgentStatus = 'initializing' | 'ready' | 'failed' | 'importing' | 'deleting' | 'deleted';
 
+/** A rule over a said turn of an extraction policy (issue 44). */
+export type TurnRule = { speakers?: string[]; keywords?: string[] };
+
 export type AgentConfig = {
   role: string;
   objective: string;
@@ -19,7 +22,7 @@ export type AgentConfig = {
   /** Whose memories a person's requests read (an extension, issue 42); absent is `agent`. */
   memory_scope?: 'agent' | 'end_user';
   /** What every turn has redacted before it is stored (an extension, issue 44); absent redacts nothing. */
-  extraction_policy?: { redact?: string[]; phone_region?: string };
+  extraction_policy?: { redact?: string[]; phone_region?: string; exclude?: TurnRule[]; include?: TurnRule[] };
   /** Rank decay by age per kind of memory (an extension, issue 42); absent decays nothing. */
   memory_decay?: { turn_half_life_days?: number; document_half_life_days?: number };
 };

@@ -94,7 +94,11 @@ export type DocumentTurnDetails = {
  * The details of a turn: a document piece's origin, or none (`{}`) for a turn that was said; and
  * when the observe body said so, when its memories expire (issue 42).
  */
-export type TurnDetails = (DocumentTurnDetails | { [K in keyof DocumentTurnDetails]?: undefined }) & { expiresAt?: string };
+export type TurnDetails = (DocumentTurnDetails | { [K in keyof DocumentTurnDetails]?: undefined }) & {
+  expiresAt?: string;
+  /** The extraction policy rule that kept the writer from this turn (issue 44), as a sentence. */
+  excludedBy?: string;
+};
 
 export type TurnRecord = {
   jobId: string;
@@ -273,7 +277,10 @@ export function readJobDetails(kind: unknown, raw: unknown): JobDetails {
 
 /** The typed details of a turn from what a store kept (see {@link readJobDetails}). */
 export function readTurnDetails(raw: unknown): TurnDetails {
-  const expiry = isRecord(raw) && typeof raw.expiresAt === 'string' ? { expiresAt: raw.expiresAt } : {};
+  const expiry = {
+    ...(isRecord(raw) && typeof raw.expiresAt === 'string' ? { expiresAt: raw.expiresAt } : {}),
+    ...(isRecord(raw) && typeof raw.excludedBy === 'string' ? { excludedBy: raw.excludedBy } : {}),
+  };
   if (!isRecord(raw) || typeof raw.sourceId !== 'string') return expiry;
   return {
     ...expiry,
