@@ -18,6 +18,7 @@ import { agentSystemPrompt, buildAnswerMessages, parseCitations } from './answer
 import { citationsOf } from './citations.js';
 import { queryEmbedder } from './query-embedder.js';
 import { timed, type Stage } from './stages.js';
+import { describeError } from '../service/logger.js';
 import { decayFor, reinforce, withDecay } from '../memories/decay.js';
 
 /** The routes that write an answer (activity log and credit entries name them). */
@@ -215,7 +216,10 @@ export function createAnswering(context: ServiceContext) {
     const citations = await citationsFor(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length), packedCitations);
     const learning = await timed(stages, 'record', () => record({ caller, agent, thread, message: input.message, answer: generated.text, citations, route }));
     // A memory an answer cites is reinforced against decay (only agents with decay record it).
-    await reinforce(context, agent, citedRecords(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length)));
+    // Best effort: the answer is given and recorded; a lost reinforcement only ages a memory sooner.
+    await reinforce(context, agent, citedRecords(retrieval, generated.citedItems ?? parseCitations(generated.text, retrieval.packed.length))).catch((error: unknown) =>
+      context.logger.warn('citations could not be recorded for decay', { agentId: agent.id, error: describeError(error) }),
+    );
     return {
       agent_id: agent.id,
       thread_id: thread.id,
