@@ -34,7 +34,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as lancedb from '@lancedb/lancedb';
 import { lancedbMemoryIndex, type LancedbMemoryIndex } from '@memory-agents/adapter-lancedb';
-import { openSqlClient, postgresMemoryIndex } from '@memory-agents/adapter-postgres';
+import { openSqlClient, postgresMemoryIndex, type SettleReport } from '@memory-agents/adapter-postgres';
 import { hashedNgramEmbedder, inMemoryMemoryIndex, type MemoryIndex } from '@memory-agents/core';
 import { CANDIDATES_PER_CHANNEL, type MemoryRecord } from '@memory-agents/core/adapter';
 import { seededRandom as random } from '@memory-agents/core/testing';
@@ -209,9 +209,13 @@ async function open(): Promise<Opened> {
       // --schema keeps the tables (and with --reuse searches them without loading): for profiling.
       const kept = argument('schema', '');
       const schema = kept || `bench_scale_${process.pid}`;
+      const started = performance.now();
+      const onSettle = (report: SettleReport) =>
+        console.log(`  settled (${report.trigger}): ${report.statement} after ${report.rows} rows, ${Math.round(report.ms)} ms, at ${Math.round((performance.now() - started) / 1000)} s of the run`);
       return {
-        index: postgresMemoryIndex({ client, schema, ...postgresTuning, onSettle: (report) => console.log(`  settled: ${report.statement} after ${report.rows} rows, ${Math.round(report.ms)} ms`) }),
-        reopen: () => postgresMemoryIndex({ client, schema, ...postgresTuning }),
+        index: postgresMemoryIndex({ client, schema, ...postgresTuning, onSettle }),
+        // The reopened index settles too when it finds tables no settle saw (an import, a killed load).
+        reopen: () => postgresMemoryIndex({ client, schema, ...postgresTuning, onSettle }),
         exact: () => postgresMemoryIndex({ client, schema, ...EXACT }),
         cleanup: async () => {
           if (!kept) await client.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

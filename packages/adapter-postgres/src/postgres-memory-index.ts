@@ -20,7 +20,7 @@ import { searchFilterOf } from './memory-index/filters.js';
 import { findDuplicateRecords, listRecords, updateRecords, vectorMeta } from './memory-index/list.js';
 import { copyRecords, deleteRecords } from './memory-index/copy-delete.js';
 import { rewriteKeywords } from './memory-index/keywords.js';
-import { openTables } from './memory-index/open.js';
+import { annIndexState, openTables } from './memory-index/open.js';
 import { beginReembed, finishReembed, lockedFingerprint, reembedPending, reembedProgress, writeReembedded } from './memory-index/reembed.js';
 import type { SqlClient } from './sql-client.js';
 import type { PostgresMemoryIndexOptions } from './memory-index/options.js';
@@ -124,6 +124,9 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
     const opened = await openTables(client, tables);
     Object.assign(state, { vectorKind: opened.vectorKind, fingerprint: opened.fingerprint, hasAnnIndex: opened.hasAnnIndex });
     annThreshold = state.vectorKind === 'pgvector' ? configuredAnnThreshold : null;
+    // Tables another process changed a lot without settling them (an import, a killed writer):
+    // settled in the background, as this process would have after writing them (issue 41).
+    settler.opened();
   }
 
   async function ready(): Promise<void> {
@@ -192,7 +195,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
         }
         // Fresh planner statistics, so a large agent's search is planned on the new index.
         await client.transaction((tx) => tx.exec(`ANALYZE ${records}`), { unbounded: true });
-        state.hasAnnIndex = true;
+        // IF NOT EXISTS also skips an invalid index (a killed concurrent build): searched as missing.
+        state.hasAnnIndex = (await annIndexState(client, tables)) === 'valid';
       } catch (error) {
         onBackgroundError(error, 'HNSW index build');
       }
@@ -220,8 +224,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
     },
 
     async close() {
-      // The client belongs to the caller; only wait for background work.
-      settler.close();
+      // The client belongs to the caller; only wait for background work, and a settle that was due.
+      await settler.close();
       await background;
     },
 

@@ -26,7 +26,7 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string; stde
 const DOCUMENT = '# Harbor\n\nThe harbor opens at dawn and closes at nine.\n';
 
 describe.skipIf(!databaseUrl)('memory-agents export and import (PostgreSQL, DATABASE_URL)', () => {
-  const databases = [`ma_exp_${randomBytes(4).toString('hex')}`, `ma_imp_${randomBytes(4).toString('hex')}`];
+  const databases = [`ma_exp_${randomBytes(4).toString('hex')}`, `ma_imp_${randomBytes(4).toString('hex')}`, `ma_bulk_${randomBytes(4).toString('hex')}`];
   const urls = databases.map((name) => {
     const url = new URL(databaseUrl ?? 'postgres://unset/');
     url.pathname = `/${name}`;
@@ -158,6 +158,67 @@ describe.skipIf(!databaseUrl)('memory-agents export and import (PostgreSQL, DATA
       process.chdir(cwd);
     }
   });
+
+  it('leaves the memory index analysed and vacuumed after importing more memories than settleAfterRows (issue 41)', async () => {
+    const [from, , to] = urls as [string, string, string];
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const source = await composeService({ databaseUrl: from }, silentLogger);
+      await source.service.start();
+      const org = await source.service.admin.createOrganization({ name: 'Bulk' });
+      const caller = await source.service.as(org.organizationId);
+      const agent = await source.service.agents.create({ caller, body: { agent_config: { role: 'r', objective: 'o' } } });
+      await source.service.idle();
+      const thread = await source.service.threads.create({ caller, agentId: agent.agent_id, body: {} });
+      await source.service.observe({ caller, agentId: agent.agent_id, threadId: thread.thread_id, body: { observations: [{ speaker: 'ana', content: [{ type: 'text', text: 'Invoices go to billing@acme.test every Friday.' }] }] } });
+      await source.service.idle();
+      await source.close();
+      const exported = await run(['export', '--agent', agent.agent_id, '--database-url', from]);
+      expect(exported.code).toBe(0);
+
+      // 10,200 memories (the adapter settles after 10,000 written rows): the file's memory lines
+      // repeated under other ids, and the end line's count to match.
+      const lines = exported.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; memory?: { id: string; text: string }; counts?: Record<string, number> });
+      const memories = lines.filter((line) => line.type === 'memory');
+      expect(memories.length).toBeGreaterThan(0);
+      const copies = Array.from({ length: 10_200 }, (_, i) => {
+        const line = memories[i % memories.length]!;
+        return { ...line, memory: { ...line.memory!, id: `mem_bulk${i}`, text: `${line.memory!.text} (${i})` } };
+      });
+      const end = lines.at(-1)!;
+      const bulk = [...lines.filter((line) => line.type !== 'memory' && line.type !== 'end'), ...copies, { ...end, counts: { ...end.counts, memory: copies.length } }];
+      const file = join(dir, 'bulk.jsonl');
+      await writeFile(file, `${bulk.map((line) => JSON.stringify(line)).join('\n')}\n`);
+
+      const created = await run(['orgs', 'create', '--name', 'Target', '--database-url', to, '--json']);
+      const target = (JSON.parse(created.stdout) as { organization_id: string }).organization_id;
+      const imported = await run(['import', '--org', target, '--file', file, '--database-url', to, '--json']);
+      expect(imported.code, imported.stderr).toBe(0); // stderr: progress every 1,000 memories
+      expect((JSON.parse(imported.stdout) as { memories: number }).memories).toBe(10_200);
+
+      // Before: the import closed the index right after its last write, which dropped the settle
+      // that was due, and with autovacuum off nothing ever analysed the tables.
+      const pg = (await import('pg')).default;
+      const check = new pg.Client({ connectionString: to });
+      await check.connect();
+      try {
+        const { rows } = await check.query<{ relname: string; last_analyze: Date | null; last_vacuum: Date | null }>(
+          `SELECT relname, last_analyze, last_vacuum FROM pg_stat_user_tables
+           WHERE schemaname = 'public' AND relname IN ('memory_index_records', 'memory_index_terms', 'memory_index_postings') ORDER BY relname`,
+        );
+        expect(rows.map((row) => row.relname)).toEqual(['memory_index_postings', 'memory_index_records', 'memory_index_terms']);
+        for (const row of rows) {
+          expect(row.last_analyze, row.relname).toBeInstanceOf(Date);
+          expect(row.last_vacuum, row.relname).toBeInstanceOf(Date);
+        }
+      } finally {
+        await check.end();
+      }
+    } finally {
+      process.chdir(cwd);
+    }
+  }, 240_000);
 
   it('refuses export without --agent and import without --org as usage errors', async () => {
     expect(await run(['export', '--database-url', urls[0]!])).toMatchObject({ code: 2 });

@@ -39,9 +39,20 @@ export async function openTables(client: SqlClient, tables: IndexTables): Promis
     );
   }
   const recorded = values.get('embedder');
-  const { rows: indexes } = await client.query(
-    `SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'memory_index_records_embedding_hnsw'`,
-    [tables.schema],
-  );
-  return { vectorKind, fingerprint: recorded ? (JSON.parse(recorded) as EmbedderFingerprint) : null, hasAnnIndex: indexes.length > 0 };
+  return { vectorKind, fingerprint: recorded ? (JSON.parse(recorded) as EmbedderFingerprint) : null, hasAnnIndex: (await annIndexState(client, tables)) === 'valid' };
+}
+
+/**
+ * Whether the HNSW index exists and the planner may use it (`indisvalid`: a concurrent build that
+ * failed leaves an invalid one behind). Looked up by its qualified name (`to_regclass`): the
+ * schema in `tables` is a quoted identifier, which `pg_indexes.schemaname` never equals (issue
+ * 41: a restarted process compared '"public"' with 'public', never saw the index, and searched
+ * every agent exactly, 5x slower at 100k memories).
+ */
+export async function annIndexState(client: SqlClient, tables: IndexTables): Promise<'valid' | 'invalid' | 'missing'> {
+  const { rows } = await client.query<{ valid: boolean | null }>(`SELECT (SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)) AS valid`, [
+    `${tables.schema}.memory_index_records_embedding_hnsw`,
+  ]);
+  const valid = rows[0]?.valid;
+  return valid === true ? 'valid' : valid === false ? 'invalid' : 'missing';
 }

@@ -83,7 +83,11 @@ export type PostgresMemoryIndexOptions = {
    * Settling after bulk writes (`memory-index/settle.ts`): once this many rows were written or
    * deleted since the last settle and no write came for `settleAfterIdleMs`, the tables' planner
    * statistics are refreshed in the background (`VACUUM (ANALYZE)` on PostgreSQL, `ANALYZE` on
-   * PGlite), after the HNSW build when one is queued. `null` leaves it to autovacuum.
+   * PGlite), after the HNSW build when one is queued. A settle that is due when the index closes
+   * runs before `close()` returns (an import closes right after its last write), and opening tables
+   * with at least this many rows, and a tenth of a table, changed since their last ANALYZE or
+   * VACUUM (`pg_stat_user_tables`: another process wrote them without settling) settles them in
+   * the background. `null` leaves it all to autovacuum.
    * @default 10000
    */
   settleAfterRows?: number | null;

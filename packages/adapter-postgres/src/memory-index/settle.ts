@@ -9,6 +9,12 @@ export type SettleReport = {
   statement: 'vacuum analyze' | 'analyze';
   /** Wall time of the statement, milliseconds. */
   ms: number;
+  /**
+   * What started it: `written` (the quiet period after `afterRows` writes), `requested`
+   * (`settle()`), `closing` (a settle was due when the index closed: an import that ends and exits),
+   * `opened` (the tables held many changes no settle had seen when this process opened them).
+   */
+  trigger: 'written' | 'requested' | 'closing' | 'opened';
 };
 
 export type SettlerOptions = {
@@ -31,9 +37,29 @@ export type Settler = {
   written(rows: number): void;
   /** Settles now (after the queued background work), whatever the count. */
   settle(): Promise<void>;
-  /** Stops the timer. */
-  close(): void;
+  /**
+   * Opening tables this process did not write: queues a settle when one of them has many changes
+   * since its last ANALYZE or VACUUM (`stale`). Returns at once; the check and the settle run in
+   * the background, after the queued work.
+   */
+  opened(): void;
+  /** Stops the timer; a settle that was due (enough rows, quiet period not over) runs first. */
+  close(): Promise<void>;
 };
+
+/** One table's counters, from pg_stat_user_tables and pg_class. */
+export type TableActivity = { modifiedSinceAnalyze: number; insertedSinceVacuum: number; dead: number; rows: number };
+
+/**
+ * Whether a table needs a settle: at least `afterRows` rows changed since its last ANALYZE, or
+ * inserted or deleted since its last VACUUM (index-only scans need the visibility map a VACUUM
+ * sets), and at least a tenth of its rows (the analyse half of autovacuum's default rule, which
+ * may be off: issue 41). `vacuums`: whether the settle vacuums (PostgreSQL) or only analyses (PGlite).
+ */
+export function stale(table: TableActivity, afterRows: number, vacuums: boolean): boolean {
+  const floor = Math.max(afterRows, Math.ceil(0.1 * table.rows), 1);
+  return table.modifiedSinceAnalyze >= floor || (vacuums && table.insertedSinceVacuum + table.dead >= floor);
+}
 
 /**
  * After a bulk write the tables' planner statistics are those of the empty or small tables
@@ -49,40 +75,67 @@ export type Settler = {
  *   sampled ANALYZE is bounded (30,000 rows per table) while VACUUM reads the whole tables.
  *
  * Queued behind the HNSW build (`enqueue`), so the statistics include the new index.
+ *
+ * Two more cases where the tables would otherwise stay unsettled (issue 41; autovacuum may be off):
+ * `close()` runs a settle that is due (an import closes the index right after its last write), and
+ * `opened()` settles tables that another process left with many changes no settle saw (a process
+ * killed before its quiet period ended, or a load made with `settleAfterRows: null`).
  */
 export function createSettler(options: SettlerOptions): Settler {
   const { client, tables, afterRows, afterIdleMs } = options;
   let rowsSince = 0;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
+  /** close() began: a settle queued by `opened` is skipped (a short-lived process does not pay for it). */
+  let closing = false;
+  let openCheck: Promise<void> = Promise.resolve();
   let pendingWrites = 0;
 
-  async function run(): Promise<void> {
+  const vacuums = client.dialect === 'postgres' && client.maintenance !== undefined;
+
+  /** The three tables' counters (the statistics of other connections arrive within about a second). */
+  async function activity(): Promise<TableActivity[]> {
+    const { rows } = await client.query<{ n_mod_since_analyze: string | number | null; n_ins_since_vacuum: string | number | null; n_dead_tup: string | number | null; n_live_tup: string | number | null; reltuples: number | null }>(
+      `SELECT s.n_mod_since_analyze, s.n_ins_since_vacuum, s.n_dead_tup, s.n_live_tup, c.reltuples
+       FROM unnest($1::text[]) AS t(name) JOIN pg_stat_user_tables s ON s.relid = to_regclass(t.name) JOIN pg_class c ON c.oid = s.relid`,
+      [[tables.records, tables.terms, tables.postings]],
+    );
+    return rows.map((row) => ({
+      modifiedSinceAnalyze: Number(row.n_mod_since_analyze ?? 0),
+      insertedSinceVacuum: Number(row.n_ins_since_vacuum ?? 0),
+      dead: Number(row.n_dead_tup ?? 0),
+      rows: Math.max(0, Number(row.reltuples ?? 0), Number(row.n_live_tup ?? 0)),
+    }));
+  }
+
+  async function run(trigger: SettleReport['trigger']): Promise<void> {
     const rows = rowsSince;
     rowsSince = 0;
     const list = `${tables.records}, ${tables.terms}, ${tables.postings}`;
     const started = performance.now();
     let statement: SettleReport['statement'];
-    if (client.dialect === 'postgres' && client.maintenance) {
+    if (vacuums) {
       statement = 'vacuum analyze';
-      await client.maintenance(`VACUUM (ANALYZE) ${list}`);
+      await client.maintenance!(`VACUUM (ANALYZE) ${list}`);
     } else {
       statement = 'analyze';
       await client.exec(`ANALYZE ${list}`);
     }
-    options.onSettle?.({ rows, statement, ms: performance.now() - started });
+    options.onSettle?.({ rows, statement, ms: performance.now() - started, trigger });
   }
 
-  function queue(): Promise<void> {
+  /** Queued behind the background work; `when` is checked when its turn comes. */
+  function queue(trigger: SettleReport['trigger'], when: () => Promise<boolean> | boolean = () => true): Promise<void> {
     return options.enqueue(async () => {
-      if (closed) return;
       try {
-        await run();
+        if (await when()) await run(trigger);
       } catch (error) {
         options.onBackgroundError(error, 'settle');
       }
     });
   }
+
+  const due = () => afterRows !== null && rowsSince >= afterRows;
 
   return {
     writing() {
@@ -98,19 +151,32 @@ export function createSettler(options: SettlerOptions): Settler {
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => {
         timer = null;
-        void queue();
+        void queue('written');
       }, afterIdleMs);
       timer.unref();
     },
     async settle() {
       if (timer) clearTimeout(timer);
       timer = null;
-      await queue();
+      await queue('requested');
     },
-    close() {
-      closed = true;
+    opened() {
+      if (afterRows === null || closed) return;
+      const threshold = afterRows;
+      // Checked first, queued only when stale: queueing also runs the HNSW check (`enqueue`).
+      openCheck = activity()
+        .then((tables) => (!closing && tables.some((table) => stale(table, threshold, vacuums)) ? queue('opened', () => !closing) : undefined))
+        .catch((error: unknown) => options.onBackgroundError(error, 'settle'));
+    },
+    async close() {
+      closing = true;
       if (timer) clearTimeout(timer);
       timer = null;
+      // An import (or any bulk write) that closes the index right after its last write: before,
+      // the due settle was dropped with the timer and the tables stayed unanalysed (issue 41).
+      await openCheck;
+      if (!closed && due()) await queue('closing', due);
+      closed = true;
     },
   };
 }
