@@ -205,6 +205,19 @@ describe.skipIf(!haveBrowser)('the inspector edits, pins, forgets and restores m
     await page.context().close();
   });
 
+  it('fits the memory controls on a phone-width screen (nothing wider than the screen)', async () => {
+    const [memory] = await find('allergic');
+    const { page, problems } = await signedIn(memoryPage(memory.memory_id));
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('heading', { name: 'Forget' }).waitFor();
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    const box = await page.getByLabel('Text', { exact: true }).boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: `${ARTIFACTS}memory-controls-phone.png`, fullPage: true });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("sets the agent's memory decay half-lives (empty = off), as the API then has them, and shows the API's 422", async () => {
     const { page, problems } = await signedIn(`/agents/${agentId}`);
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
