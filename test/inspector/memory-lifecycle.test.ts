@@ -205,6 +205,23 @@ describe.skipIf(!haveBrowser)('the inspector edits, pins, forgets and restores m
     await page.context().close();
   });
 
+  it('offers no Restore once restore_until has passed in the browser, and says it is erased at the next sweep', async () => {
+    const [memory] = await find('allergic');
+    const forgotten = (await api.post(`${memories()}/${memory.memory_id}/forget`, { reason: 'Wrong guest.' })).body.forgotten;
+    const { page, problems } = await signedIn('/');
+    // The browser's clock a minute past the window (the server's is untouched: the page alone decides what to offer).
+    await page.clock.setFixedTime(new Date(Date.parse(forgotten.restore_until) + 60_000));
+    await page.goto(`${server.url}/inspect#${memoryPage(memory.memory_id)}`);
+    const section = page.getByRole('region', { name: 'Forgotten' });
+    await section.waitFor();
+    const until = await page.evaluate<string, string>((iso) => new Date(iso).toLocaleString(), forgotten.restore_until);
+    expect(await section.innerText()).toContain(`The restore window ended ${until}: it is erased at the next sweep.`);
+    expect(await section.getByRole('button', { name: 'Restore' }).count()).toBe(0);
+    expect((await api.post(`${memories()}/${memory.memory_id}/restore`)).status).toBe(200);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('fits the memory controls on a phone-width screen (nothing wider than the screen)', async () => {
     const [memory] = await find('allergic');
     const { page, problems } = await signedIn(memoryPage(memory.memory_id));
