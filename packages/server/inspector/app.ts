@@ -9,7 +9,7 @@ import { documentView, sourceView } from './document.js';
 import { eraseForm, erasureView } from './erase.js';
 import { contextForm, contextView, memoryView, searchForm, searchView } from './memory.js';
 import { peopleView, personView } from './people.js';
-import { redactionSummary, settingsForm } from './settings.js';
+import { decaySummary, redactionSummary, settingsForm } from './settings.js';
 import { receiptView, threadView } from './thread.js';
 import { agentHref, agentNames, counted, idWithCopy, link, main, memoryTable, nav, navigated, onRerender, say, threadHref, type Params, type View } from './ui.js';
 
@@ -198,6 +198,8 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
       ['Memory scope', agent.agent_config?.memory_scope === 'end_user' ? "per person (end_user): each person reads their own threads' memories and shared ones" : 'shared (agent): every person reads every memory'],
       // Issue 44: what every turn has redacted before it is stored.
       ['Redacted before storing', redactionSummary(agent.agent_config)],
+      // Issue 42: how memories' scores fade with age.
+      ['Memory decay', decaySummary(agent.agent_config)],
       ['Created', when(agent.created_at)],
     ]),
     h('p', {}, link(`${agentHref(agentId!)}/people`, 'People: who used this agent, and what it knows about each →')),

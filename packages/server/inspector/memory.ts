@@ -17,7 +17,7 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params, _
   const [words, events] = await Promise.all([sourceTurn(agentId!, source), timeline(agentId!, memory)]);
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
-    h('h1', { tabindex: '-1' }, 'Memory'),
+    h('h1', { tabindex: '-1' }, 'Memory', memory.pinned ? h('span', { class: 'badge pinned' }, 'pinned') : null, memory.forgotten ? h('span', { class: 'badge forgotten' }, 'forgotten') : null),
     h('blockquote', { class: 'memory-text' }, memory.text),
     facts([
       ['Memory', idWithCopy(memory.memory_id)],
@@ -27,6 +27,8 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params, _
       ['Learned', when(memory.learned_at)],
       ['Valid from', when(memory.valid_from)],
       ['Valid until', when(memory.valid_to)],
+      ['Pinned', memory.pinned ? 'yes: it never expires unless told, and decay leaves its score alone' : null],
+      ['Edited from', memory.edited?.from_memory_id ? h('span', {}, link(memoryHref(agentId!, memory.edited.from_memory_id), 'the text before the edit'), ` (kept as history; edited ${when(memory.edited.at)} by ${memory.edited.by})`) : null],
       ['Superseded by', memory.superseded_by ? link(memoryHref(agentId!, memory.superseded_by), 'the memory that replaced it') : null],
       ['Suspicious', memory.suspicious ? 'yes: it reads like instructions; it is kept as evidence only' : null],
       ['Span in the turn', memory.span ? `characters ${memory.span.start}-${memory.span.end}` : null],
@@ -44,10 +46,116 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params, _
     h('p', { class: 'hint' }, 'Its versions in order: what replaced or edited what, the turns merged into each, their forgetting and expiry (from the supersession chain, the edits and the learning receipts).'),
     timelineList(agentId!, memory.memory_id, events),
     // A forgotten memory takes no change (409) until it is restored.
+    memory.forgotten ? restorePanel(agentId!, memory, rerender) : null,
+    memory.forgotten ? null : h('h2', {}, 'Pin'),
+    memory.forgotten ? null : pinPanel(agentId!, memory, rerender),
+    // History (superseded) takes no edit: the API's 409 names the current memory.
+    memory.forgotten || memory.superseded_by ? null : h('h2', {}, 'Edit the text'),
+    memory.forgotten || memory.superseded_by ? null : editForm(agentId!, memory),
     memory.forgotten ? null : h('h2', {}, 'Expiry'),
     memory.forgotten ? null : expiryForm(agentId!, memory, rerender),
+    memory.forgotten ? null : h('h2', {}, 'Forget'),
+    memory.forgotten ? null : forgetForm(agentId!, memory, rerender),
     remove,
   ];
+}
+
+/**
+ * Edit the text (`PATCH .../memories/{id}` `text`): the answer is a new memory (the old one stays as
+ * history), so the page goes to it and the notice links the old one.
+ */
+function editForm(agentId: string, memory: any): HTMLElement {
+  const text = h('textarea', { id: 'memory-text', name: 'text', rows: 3, required: true, maxlength: 4000 });
+  text.value = memory.text;
+  const save = h('button', { type: 'submit' }, 'Save the new text');
+  const form = h('form', {
+    class: 'edit',
+    onsubmit: async (event: Event) => {
+      event.preventDefault();
+      save.disabled = true;
+      try {
+        const edited = await api('PATCH', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}`, { text: text.value });
+        say(h('span', {}, 'Saved as a new memory. The old text is kept as history: ', link(memoryHref(agentId, memory.memory_id), `"${memory.text.slice(0, 60)}${memory.text.length > 60 ? '…' : ''}"`), '.'), 'info', true);
+        location.hash = memoryHref(agentId, edited.memory_id);
+      } catch (error) {
+        actionFailed(error);
+      } finally {
+        save.disabled = false;
+      }
+    },
+  });
+  append(form, [h('label', { for: 'memory-text' }, 'Text'), text, save]);
+  return h('div', {}, h('p', { class: 'hint' }, 'Saving writes a new memory with this text (same source); this one stays as history, replaced by it.'), form);
+}
+
+/** Pin or unpin (`PATCH .../memories/{id}` `pinned`). Pinning clears an expiry. */
+function pinPanel(agentId: string, memory: any, rerender: () => void): HTMLElement {
+  const toggle = h('button', {
+    type: 'button',
+    'aria-pressed': memory.pinned ? 'true' : 'false',
+    onclick: async () => {
+      toggle.disabled = true;
+      try {
+        await api('PATCH', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}`, { pinned: !memory.pinned });
+        say(memory.pinned ? 'The memory is no longer pinned.' : 'The memory is pinned.');
+        rerender();
+      } catch (error) {
+        toggle.disabled = false;
+        actionFailed(error);
+      }
+    },
+  }, memory.pinned ? 'Unpin' : 'Pin');
+  return h('div', {}, h('p', { class: 'hint' }, memory.pinned ? 'Pinned: it never expires unless told, and decay leaves its score alone.' : 'A pinned memory never expires unless told (pinning clears its expiry), and decay leaves its score alone.'), toggle);
+}
+
+/**
+ * Forget with a reason (`POST .../forget`): hidden at once, restorable for the server's window, then
+ * erased for good, so it asks first.
+ */
+function forgetForm(agentId: string, memory: any, rerender: () => void): HTMLElement {
+  const reason = h('input', { id: 'forget-reason', name: 'reason', type: 'text', required: true, maxlength: 500, size: 40 });
+  const forget = async () => {
+    const forgotten = await api('POST', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}/forget`, { reason: reason.value });
+    say(`The memory was forgotten. It can be restored until ${when(forgotten.forgotten?.restore_until)}; then it is erased for good.`);
+    rerender();
+  };
+  const ready = () => reason.value.trim() !== '' || (reason.focus(), false);
+  return confirmed(
+    'Forget…',
+    'Forget this memory? It is gone from lists, search and chat at once. It can be restored until the restore window ends (7 days unless the server says otherwise); after that it is erased for good.',
+    'Forget it',
+    forget,
+    [h('label', { for: 'forget-reason' }, 'Reason '), reason, ' '],
+    ready,
+  );
+}
+
+/** A forgotten memory: its reason, and Restore until its window ends. */
+function restorePanel(agentId: string, memory: any, rerender: () => void): HTMLElement {
+  const open = Date.parse(memory.forgotten.restore_until) > Date.now();
+  const restore = h('button', {
+    type: 'button',
+    onclick: async () => {
+      restore.disabled = true;
+      try {
+        await api('POST', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}/restore`);
+        say('The memory was restored: it is back in lists, search and chat.');
+        rerender();
+      } catch (error) {
+        restore.disabled = false;
+        actionFailed(error);
+      }
+    },
+  }, 'Restore');
+  return h(
+    'section',
+    { class: 'forgotten', 'aria-label': 'Forgotten' },
+    h('h2', {}, 'Forgotten'),
+    h('p', {}, 'Reason: ', h('q', { class: 'forgotten-reason' }, memory.forgotten.reason), ` (by ${memory.forgotten.by}, ${when(memory.forgotten.at)}).`),
+    open
+      ? h('p', {}, `It can be restored until ${when(memory.forgotten.restore_until)}; then it is erased for good. `, restore)
+      : h('p', {}, `The restore window ended ${when(memory.forgotten.restore_until)}: it is erased at the next sweep.`),
+  );
 }
 
 /**

@@ -20,6 +20,14 @@ export function redactionSummary(config: any): string {
   return `${kinds.join(', ')}${region ? ` (national phone numbers of ${region})` : ''}`;
 }
 
+/** The agent's memory decay, in words. */
+export function decaySummary(config: any): string {
+  const decay = config?.memory_decay ?? {};
+  const part = (days: unknown, kind: string) => (typeof days === 'number' ? `${kind} memories lose half their score every ${days} day${days === 1 ? '' : 's'}` : null);
+  const parts = [part(decay.turn_half_life_days, 'turn'), part(decay.document_half_life_days, 'document')].filter((p) => p !== null);
+  return parts.length === 0 ? 'off' : parts.join('; ');
+}
+
 /** The settings form; `saved` re-renders the page once the server took the change. */
 export function settingsForm(agent: any, saved: () => void): Child {
   const config = agent.agent_config ?? {};
@@ -32,6 +40,13 @@ export function settingsForm(agent: any, saved: () => void): Child {
   // The operator's own kinds (serve --redact-pattern) are typed by name.
   const others = h('input', { type: 'text', id: 'redact-other', name: 'redact_other', value: kinds.filter((kind) => !BUILT_IN.some(([name]) => name === kind)).join(', '), placeholder: 'e.g. national_id' });
   const region = h('input', { type: 'text', id: 'phone-region', name: 'phone_region', value: config.extraction_policy?.phone_region ?? '', maxlength: 2, size: 3, placeholder: 'DE' });
+  // Memory decay half-lives in days (issue 42): an empty field is no decay for that kind; the server
+  // checks the range (its 422 sentence is shown).
+  const decay = config.memory_decay ?? {};
+  const halfLife = (id: string, value: unknown) => h('input', { type: 'number', id, name: id, step: 'any', value: typeof value === 'number' ? String(value) : '', placeholder: 'off', size: 8 });
+  const turnDays = halfLife('decay-turn', decay.turn_half_life_days);
+  const documentDays = halfLife('decay-document', decay.document_half_life_days);
+  const days = (input: HTMLInputElement) => (input.value.trim() === '' ? undefined : Number(input.value));
   const form = h('form', {
     class: 'settings',
     onsubmit: (event: Event) => {
@@ -41,7 +56,8 @@ export function settingsForm(agent: any, saved: () => void): Child {
         ...others.value.split(',').map((kind) => kind.trim()).filter((kind) => kind !== ''),
       ];
       const policy = { ...(redact.length > 0 ? { redact } : {}), ...(region.value.trim() ? { phone_region: region.value.trim().toUpperCase() } : {}) };
-      const body = { agent_config: { ...config, memory_scope: scope.value, extraction_policy: policy } };
+      const memoryDecay = { ...(days(turnDays) !== undefined ? { turn_half_life_days: days(turnDays) } : {}), ...(days(documentDays) !== undefined ? { document_half_life_days: days(documentDays) } : {}) };
+      const body = { agent_config: { ...config, memory_scope: scope.value, extraction_policy: policy, ...(Object.keys(memoryDecay).length > 0 || config.memory_decay ? { memory_decay: memoryDecay } : {}) } };
       api('PATCH', `/v1/agents/${enc(agent.agent_id)}`, body).then(() => {
         say('Settings saved. Redaction applies to turns observed from now on.', 'info', true);
         saved();
@@ -55,6 +71,11 @@ export function settingsForm(agent: any, saved: () => void): Child {
       ...boxes.map(({ kind, box, label }) => h('label', { class: 'check-label', for: `redact-${kind}` }, box, ` ${label}`)),
       h('p', {}, h('label', { for: 'redact-other' }, "The server's own kinds, comma-separated "), others),
       h('p', {}, h('label', { for: 'phone-region' }, 'National phone numbers of (country code) '), region),
+    ),
+    h('fieldset', {},
+      h('legend', {}, 'Memory decay: half-life in days (empty = no decay; pinned memories never decay)'),
+      h('p', {}, h('label', { for: 'decay-turn' }, 'Memories from turns '), turnDays),
+      h('p', {}, h('label', { for: 'decay-document' }, 'Memories from documents '), documentDays),
     ),
     h('button', { type: 'submit' }, 'Save settings'),
   );

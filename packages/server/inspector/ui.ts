@@ -31,7 +31,7 @@ export const documentHref = (agent: string, thread: string, observation: string,
 let keepNotice = false;
 
 /** Says `message` in the notice line; `afterNavigation` keeps it through the next page change. */
-export function say(message: string, kind: 'info' | 'error' = 'info', afterNavigation = false): void {
+export function say(message: string | Node, kind: 'info' | 'error' = 'info', afterNavigation = false): void {
   replace(notice, message);
   notice.className = message === '' ? '' : `notice ${kind}`;
   keepNotice = afterNavigation;
@@ -140,7 +140,7 @@ export function memoryTable(agentId: string, memories: any[], caption?: string):
   return table(
     ['Memory', 'Speaker', 'Learned', 'From'],
     memories.map((memory) => [
-      h('span', {}, link(memoryHref(agentId, memory.memory_id), memory.text), isHistory(memory) ? h('span', { class: 'tag' }, ` history: until ${when(memory.valid_to)}`) : null),
+      h('span', {}, link(memoryHref(agentId, memory.memory_id), memory.text), memory.pinned ? h('span', { class: 'badge pinned' }, 'pinned') : null, isHistory(memory) ? h('span', { class: 'tag' }, ` history: until ${when(memory.valid_to)}`) : null),
       memory.speaker ?? '',
       when(memory.learned_at),
       sourceLink(agentId, memory.source),
