@@ -136,6 +136,10 @@ describe.each(BACKENDS)('memory lifecycle on %s', (_backend, open) => {
     const lines = (await recall('Who is my dentist?')).split('\n');
     expect(lines[0]).toContain('Dr Mensah on Harbour Road');
     expect(lines.find((line) => line.includes('Okafor'))).toMatch(/no longer current, replaced by \[1\]/);
+    // Answers cite it as edited, and not as verified against the turn (its words are the editor's).
+    const answer = await client.threads.chat(agentId, threadId, { turn_id: 'c2', message: 'Who is my dentist?' });
+    const cited = answer.citations.find((citation) => citation.label.endsWith('(edited)'));
+    expect(cited).toMatchObject({ source_id: dentist.source.observation_id, verified: false });
     const history = await client.memories.get(agentId, dentist.memory_id);
     expect(history).toMatchObject({ text: 'My dentist is Dr Okafor on Elm Street.', superseded_by: edited.memory_id, valid_to: new Date(now).toISOString() });
     // History is not edited again: the current memory is.

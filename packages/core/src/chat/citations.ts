@@ -1,4 +1,4 @@
-import type { MemoryHitRecord } from '../ports/memory-index.js';
+import { EDIT_WRITER, type MemoryHitRecord } from '../ports/memory-index.js';
 import type { TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { sourceLabel } from '../retrieval/retrieve.js';
@@ -39,10 +39,13 @@ async function sourceTurns(context: ServiceContext, records: readonly MemoryHitR
 async function citation(context: ServiceContext, record: MemoryHitRecord, turn: TurnRecord | null): Promise<Citation> {
   const source = record.source;
   const date = record.occurredAt?.slice(0, 10);
+  // A memory a person edited (issue 42) is cited as edited: its words are theirs, not the source's
+  // (so it is not `verified` against the source either, unless the edit kept the source's words).
+  const edited = record.provenance.writer === EDIT_WRITER ? ' (edited)' : '';
   if (source.kind === 'document') {
     return {
       source_id: source.sourceId,
-      label: sourceLabel(record),
+      label: `${sourceLabel(record)}${edited}`,
       // The stored original's type; the citation's link serves it (GET /v1/agents/{agent_id}/sources/{source_id}).
       media_type: (await context.store.uploads.listBySource({ agentId: record.agentId, sourceId: source.sourceId }))[0]?.mediaType ?? 'application/octet-stream',
       verified: turnContains(turn, record),
@@ -51,7 +54,7 @@ async function citation(context: ServiceContext, record: MemoryHitRecord, turn: 
   }
   return {
     source_id: source.observationId,
-    label: `${record.speaker ?? 'user'}${date ? `, ${date}` : ''} (turn ${source.turnIndex + 1})`,
+    label: `${record.speaker ?? 'user'}${date ? `, ${date}` : ''} (turn ${source.turnIndex + 1})${edited}`,
     media_type: 'text/plain',
     verified: turnContains(turn, record),
     target: { kind: 'observation', agent_id: record.agentId, thread_id: source.threadId, observation_id: source.observationId, turn_index: source.turnIndex },

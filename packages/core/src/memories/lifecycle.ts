@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { scrubNeighbourKeywords } from '../erasures/neighbour-keywords.js';
 import { dropExports } from '../export/erased-exports.js';
-import type { MemoryHitRecord, MemoryRecord } from '../ports/memory-index.js';
+import { EDIT_WRITER, type MemoryHitRecord, type MemoryRecord } from '../ports/memory-index.js';
 import type { MemoryMarkRecord } from '../ports/store/index.js';
 import { memoryForgetBody, memoryPatchBody } from '../schemas/memories.js';
 import type { MemoryDetailOutput } from '../schemas/outputs.js';
@@ -30,8 +30,6 @@ export type MemoryLifecycleOptions = {
 /** How long a forgotten memory can be restored before it is erased, unless the operator sets another. */
 export const DEFAULT_RESTORE_WINDOW_DAYS = 7;
 
-/** The writer named on a memory an edit wrote (its `writer`). */
-export const EDIT_WRITER = 'edit';
 
 /** Who did it, as marks record it: the API key id, and the person when the request carried one. */
 const actor = (caller: Caller) => (caller.endUserId === null ? caller.keyId : `${caller.keyId} for ${caller.endUserId}`);

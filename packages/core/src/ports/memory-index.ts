@@ -236,6 +236,9 @@ export type MemoryUpdateRequest = { agentId: string; patches: readonly MemoryPat
 /** `rewriteKeywords`: each record's new `keywords` (the whole string). */
 export type MemoryKeywordsRequest = { agentId: string; records: readonly { id: string; keywords: string }[] };
 
+/** The `provenance.writer` of a memory a person's edit wrote (issue 42). */
+export const EDIT_WRITER = 'edit';
+
 /** How a memory was produced (issue 30). */
 export type MemoryProvenance = {
   /** `MemoryWriter.id` of the writer that produced it ['unknown' for rows written before]. */
