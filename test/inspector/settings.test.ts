@@ -78,6 +78,22 @@ describe.skipIf(!haveBrowser)("the inspector's agent settings", () => {
     expect(problems).toEqual([]);
   });
 
+  it('keeps the learning rules set over the API when it saves, and shows them', async () => {
+    const exclude = [{ keywords: ['password'] }, { speakers: ['bot'] }];
+    const current = (await api.get(`/v1/agents/${agentId}`)).body.agent_config;
+    const set = await api.patch(`/v1/agents/${agentId}`, { agent_config: { ...current, extraction_policy: { ...current.extraction_policy, exclude } } });
+    expect(set.status, set.text).toBe(200);
+    const { page, problems } = await agentPage();
+    expect(await page.locator('#learning-rules').innerText()).toContain('never learn "password"; never learn speaker bot');
+    await page.getByLabel('Memory scope').selectOption('agent');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    const config = (await api.get(`/v1/agents/${agentId}`)).body.agent_config;
+    expect(config.memory_scope).toBe('agent');
+    expect(config.extraction_policy.exclude).toEqual(exclude);
+    expect(problems).toEqual([]);
+  });
+
   it("refuses a kind the server does not know with the server's sentence, and changes nothing", async () => {
     const before = (await api.get(`/v1/agents/${agentId}`)).body.agent_config;
     const { page, problems } = await agentPage();

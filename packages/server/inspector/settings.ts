@@ -28,6 +28,15 @@ export function decaySummary(config: any): string {
   return parts.length === 0 ? 'off' : parts.join('; ');
 }
 
+/** The include/exclude rules of the agent's extraction policy (issue 44), in words. */
+export function rulesSummary(config: any): string {
+  const rule = (r: any) => [r.speakers ? `speaker ${r.speakers.join(' or ')}` : '', r.keywords ? `"${r.keywords.join('" or "')}"` : ''].filter(Boolean).join(' and ');
+  const exclude: any[] = config?.extraction_policy?.exclude ?? [];
+  const include: any[] = config?.extraction_policy?.include ?? [];
+  const parts = [...exclude.map((r) => `never learn ${rule(r)}`), ...(include.length > 0 ? [`learn only ${include.map(rule).join('; or ')}`] : [])];
+  return parts.length === 0 ? 'none' : parts.join('; ');
+}
+
 /** The settings form; `saved` re-renders the page once the server took the change. */
 export function settingsForm(agent: any, saved: () => void): Child {
   const config = agent.agent_config ?? {};
@@ -55,7 +64,9 @@ export function settingsForm(agent: any, saved: () => void): Child {
         ...boxes.filter(({ box }) => box.checked).map(({ kind }) => kind),
         ...others.value.split(',').map((kind) => kind.trim()).filter((kind) => kind !== ''),
       ];
-      const policy = { ...(redact.length > 0 ? { redact } : {}), ...(region.value.trim() ? { phone_region: region.value.trim().toUpperCase() } : {}) };
+      // Rules this form does not edit (include/exclude, set over the API) are kept as they are.
+      const { redact: _redact, phone_region: _region, ...kept } = config.extraction_policy ?? {};
+      const policy = { ...kept, ...(redact.length > 0 ? { redact } : {}), ...(region.value.trim() ? { phone_region: region.value.trim().toUpperCase() } : {}) };
       const memoryDecay = { ...(days(turnDays) !== undefined ? { turn_half_life_days: days(turnDays) } : {}), ...(days(documentDays) !== undefined ? { document_half_life_days: days(documentDays) } : {}) };
       const body = { agent_config: { ...config, memory_scope: scope.value, extraction_policy: policy, ...(Object.keys(memoryDecay).length > 0 || config.memory_decay ? { memory_decay: memoryDecay } : {}) } };
       api('PATCH', `/v1/agents/${enc(agent.agent_id)}`, body).then(() => {
@@ -72,6 +83,7 @@ export function settingsForm(agent: any, saved: () => void): Child {
       h('p', {}, h('label', { for: 'redact-other' }, "The server's own kinds, comma-separated "), others),
       h('p', {}, h('label', { for: 'phone-region' }, 'National phone numbers of (country code) '), region),
     ),
+    h('p', { id: 'learning-rules' }, `Learning rules (set over the API, kept on save): ${rulesSummary(config)}`),
     h('fieldset', {},
       h('legend', {}, 'Memory decay: half-life in days (empty = no decay; pinned memories never decay)'),
       h('p', {}, h('label', { for: 'decay-turn' }, 'Memories from turns '), turnDays),
