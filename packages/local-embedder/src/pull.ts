@@ -4,6 +4,7 @@ import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { hasManifestFiles, isModelName, modelDirFor, readModelManifest, type ModelFile, type ModelManifest } from './model-cache.js';
 import { MANIFEST } from './model-files.js';
+import { chunksOf, discard } from './response-body.js';
 
 // Downloads a sentence-transformers model exported to ONNX from the Hugging Face hub (or a mirror
 // with the same layout) into the model cache. The hub serves each file at
@@ -274,37 +275,6 @@ async function receive(hub: Hub, response: Response, partial: string, offset: nu
   }
   if (total !== null && received < total) throw cutError(hub, path, received, total, undefined);
   return 'done';
-}
-
-/**
- * The chunks of a body, ending with the signal's reason as soon as it is aborted: an abort does not
- * wait for the fetch to error its body stream (a read pending in that stream has been seen never to
- * settle on a loaded machine), and the body is cancelled when the reading stops, however it stops.
- */
-async function* chunksOf(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
-  try {
-    for (;;) {
-      signal?.throwIfAborted();
-      const next = await Promise.race([reader.read(), aborted]);
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-    reader.cancel().catch(() => undefined);
-  }
-}
-
-/** Lets go of a body that will not be read (a cancelled or already-read body is fine). */
-function discard(response: Response): void {
-  response.body?.cancel().catch(() => undefined);
 }
 
 function cutError(hub: Hub, path: string, received: number, total: number | null, cause: unknown): PullError {

@@ -167,17 +167,17 @@ export function redactionSettings(values: CliValues): RedactionOptions | undefin
  * `memoryLifecycle` (issue 42).
  */
 export function lifecycleSettings(values: CliValues): MemoryLifecycleOptions | undefined {
-  const days = (option: 'restore-window-days' | 'expired-retention-days', min: number, max: number): number | undefined => {
+  const days = (option: 'restore-window-days' | 'expired-retention-days', zero: boolean, max: number): number | undefined => {
     const given = values[option];
     if (given === undefined) return undefined;
     const value = Number(given);
-    if (!/^\d+(\.\d+)?$/.test(given) || !(value >= min && value <= max) || value === 0 && min > 0) {
-      throw new UsageError(`--${option} takes a number of days ${min > 0 ? 'above 0' : 'from 0'} and at most ${max}, not "${given}"`, 'serve');
+    if (!/^\d+(\.\d+)?$/.test(given) || (value === 0 && !zero) || value > max) {
+      throw new UsageError(`--${option} takes a number of days ${zero ? 'from 0' : 'above 0'} and at most ${max}, not "${given}"`, 'serve');
     }
     return value;
   };
-  const restoreWindowDays = days('restore-window-days', Number.MIN_VALUE, 3650);
-  const expiredRetentionDays = days('expired-retention-days', 0, 36500);
+  const restoreWindowDays = days('restore-window-days', false, 3650);
+  const expiredRetentionDays = days('expired-retention-days', true, 36500);
   if (restoreWindowDays === undefined && expiredRetentionDays === undefined) return undefined;
   return { ...(restoreWindowDays === undefined ? {} : { restoreWindowDays }), ...(expiredRetentionDays === undefined ? {} : { expiredRetentionDays }) };
 }

@@ -1,6 +1,7 @@
 import { dateKeywords } from '../memory/relative-dates.js';
 import type { MemoryHitRecord, MemoryPatch, MemoryRecord, MemorySourceRef } from '../ports/memory-index.js';
 import type { JobRepoint } from '../ports/store/index.js';
+import { markSourceOf } from '../memories/find.js';
 import type { ServiceContext } from '../service/context.js';
 
 /** Page size of the index list this step makes. */
@@ -77,8 +78,7 @@ async function repointMark(context: ServiceContext, agentId: string, memoryId: s
   const [mark] = await context.store.memoryMarks.get({ agentId, memoryIds: [memoryId] });
   if (!mark) return;
   if (rewritten === null) return context.store.memoryMarks.delete({ agentId, memoryIds: [memoryId] });
-  const { source } = rewritten;
-  await context.store.memoryMarks.put({ record: { ...mark, threadId: source.threadId, observationId: source.observationId, sourceId: source.kind === 'document' ? source.sourceId : null } });
+  await context.store.memoryMarks.put({ record: { ...mark, ...markSourceOf(rewritten), memoryId: mark.memoryId } });
 }
 
 /** The job's memories that other turns were merged into. */

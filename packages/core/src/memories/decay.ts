@@ -1,6 +1,7 @@
 import type { MemoryHitRecord } from '../ports/memory-index.js';
 import type { AgentRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
+import { markSourceOf } from './find.js';
 
 const DAY_MS = 86_400_000;
 
@@ -42,7 +43,7 @@ export async function reinforce(context: ServiceContext, agent: AgentRecord, rec
   await context.store.memoryMarks.cite({
     organizationId: agent.organizationId,
     agentId: agent.id,
-    memories: records.map((record) => ({ memoryId: record.id, threadId: record.source.threadId, observationId: record.source.observationId, sourceId: record.source.kind === 'document' ? record.source.sourceId : null })),
+    memories: records.map(markSourceOf),
     at: context.nowIso(),
   });
 }

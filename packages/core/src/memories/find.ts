@@ -4,7 +4,7 @@ import { sumOf } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
 import { isUnexpiredAt } from '../memory-index/memory-index-helpers.js';
 import type { MemoryHitRecord } from '../ports/memory-index.js';
-import type { AgentRecord, MemoryMarkRecord } from '../ports/store/index.js';
+import type { AgentRecord, MemoryMarkRecord, MemoryMarkSource } from '../ports/store/index.js';
 import { memoryId as memoryIdSchema } from '../schemas/memories.js';
 import type { ServiceContext } from '../service/context.js';
 
@@ -41,6 +41,12 @@ export async function learningCredits(context: ServiceContext, caller: Caller, r
   const turn = String(record.source.turnIndex);
   const costs = entries.filter((entry) => entry.kind === 'charge').flatMap((entry) => (entry.turnCosts[turn] === undefined ? [] : [entry.turnCosts[turn]]));
   return costs.length === 0 ? '0' : sumOf(costs);
+}
+
+/** Where a memory was learned, as its mark records it (so every erasure path takes the mark too). */
+export function markSourceOf(record: Pick<MemoryHitRecord, 'id' | 'source'>): MemoryMarkSource {
+  const { source } = record;
+  return { memoryId: record.id, threadId: source.threadId, observationId: source.observationId, sourceId: source.kind === 'document' ? source.sourceId : null };
 }
 
 /** The marks (issue 42) of these memories of the agent, by memory id. */

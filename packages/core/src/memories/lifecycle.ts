@@ -10,7 +10,7 @@ import type { MemoryDetailOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import type { ForgetMemoryRequest, MemoryRequest, PatchMemoryRequest } from '../service/requests.js';
 import { parseBody } from '../validation/parse.js';
-import { findMemory, learningCredits, marksOf } from './find.js';
+import { findMemory, learningCredits, markSourceOf, marksOf } from './find.js';
 import { presentMemory } from './present.js';
 
 /**
@@ -39,10 +39,7 @@ function blankMark(record: MemoryHitRecord, now: string): MemoryMarkRecord {
   return {
     organizationId: record.organizationId,
     agentId: record.agentId,
-    memoryId: record.id,
-    threadId: record.source.threadId,
-    observationId: record.source.observationId,
-    sourceId: record.source.kind === 'document' ? record.source.sourceId : null,
+    ...markSourceOf(record),
     pinned: false,
     forgotten: null,
     edited: null,
