@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MemoryService } from '@memory-agents/core';
 import { createApiHandler, type ApiHandlerOptions } from './api-handler.js';
 import { normalizeBasePath } from './citation-links.js';
+import { bodyFinished } from './node/discard-body.js';
 import { nodeRequestBody, headerRecord } from './node/request-body.js';
 import { writeApiResponse } from './node/write-response.js';
 
@@ -50,10 +51,11 @@ export function createHandler(service: MemoryService, options: HandlerOptions = 
     );
     if (result === null) return next?.();
     // Refused before (or while) its body was read (401, 405, 413, 429 ...): the client may still
-    // be sending; it must read this answer, not a reset connection (see discardBody).
+    // be sending; it must read this answer, not a reset connection (see discardBody), and the
+    // answer ends only once that body has (bodyFinished).
     if (result.status >= 400) body.discard();
     try {
-      await writeApiResponse(response, result);
+      await writeApiResponse(response, result, result.status >= 400 ? bodyFinished(request) : null);
     } catch {
       // The socket failed while the answer was written (the client went away): nothing to answer.
       if (!response.writableEnded) response.end();

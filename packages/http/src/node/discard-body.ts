@@ -31,3 +31,24 @@ export function discardBody(request: IncomingMessage, timeoutMs = DISCARD_TIMEOU
 }
 
 const discarding = new WeakSet<IncomingMessage>();
+
+/**
+ * Settles once nothing more of the request's body will arrive: it ended, the connection closed, or
+ * the discard bound destroyed the socket (so never later than {@link DISCARD_TIMEOUT_MS} after
+ * `discardBody`); null when the body was already complete. A refusal's answer is ended only then:
+ * on a connection that closes after the answer (the client sent `Connection: close`, or HTTP/1.0),
+ * node destroys the socket when the answer ends, and a socket destroyed with unread bytes is reset,
+ * so a client still sending would lose the answer it had not read yet (EPIPE instead of its 413).
+ */
+export function bodyFinished(request: IncomingMessage): Promise<void> | null {
+  if (request.complete || request.readableEnded || request.destroyed) return null;
+  return new Promise((resolve) => {
+    const done = () => {
+      request.off('end', done);
+      request.off('close', done);
+      resolve();
+    };
+    request.once('end', done);
+    request.once('close', done);
+  });
+}

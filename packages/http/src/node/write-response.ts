@@ -5,8 +5,13 @@ import type { SseChunks } from '../sse.js';
 /**
  * Writes the core's answer to a node:http response. No CORS headers are ever sent (spec
  * "Authentication" 9). An aborted request (the client went away) only ends the response.
+ *
+ * With `endAfter` (a refusal whose request body is still arriving and being discarded), the whole
+ * answer is written at once (the client can read it while it sends) but the response is ended only
+ * when `endAfter` settles: ending it closes a `Connection: close` socket, and closing a socket with
+ * unread bytes resets it before the client reads the answer (see `bodyFinished`).
  */
-export async function writeApiResponse(response: ServerResponse, result: ApiResponse): Promise<void> {
+export async function writeApiResponse(response: ServerResponse, result: ApiResponse, endAfter?: Promise<void> | null): Promise<void> {
   if (response.headersSent || result.kind === 'aborted') {
     if (!response.writableEnded) response.end();
     return;
@@ -16,15 +21,26 @@ export async function writeApiResponse(response: ServerResponse, result: ApiResp
     // per-header setHeader), then header and body leave in one write.
     if (result.text !== '') result.headers['Content-Length'] = String(Buffer.byteLength(result.text));
     response.writeHead(result.status, result.headers);
-    response.end(result.text);
+    await endOnce(response, result.text, endAfter);
   } else if (result.kind === 'binary') {
     response.writeHead(result.status, result.headers);
-    response.end(Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength));
+    await endOnce(response, Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength), endAfter);
   } else {
     response.statusCode = result.status;
     for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
     await writeEvents(response, result.chunks);
   }
+}
+
+/** Ends the response with `payload`, or writes it now and ends once `endAfter` settles. */
+async function endOnce(response: ServerResponse, payload: string | Buffer, endAfter?: Promise<void> | null): Promise<void> {
+  if (!endAfter) {
+    response.end(payload);
+    return;
+  }
+  if (payload.length > 0) response.write(payload);
+  await endAfter;
+  if (!response.writableEnded && !response.destroyed) response.end();
 }
 
 /**

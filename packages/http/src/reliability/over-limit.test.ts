@@ -63,7 +63,7 @@ function send(path: string, options: { contentType: string; total: number; decla
  * the socket takes them, a megabyte at a time (bodies far larger than memory should hold), and
  * reads only once all is sent.
  */
-function sendThenRead(path: string, options: { contentType: string; total: number; prefix: string; chunked: boolean }): Promise<Outcome> {
+function sendThenRead(path: string, options: { contentType: string; total: number; prefix: string; chunked: boolean; close?: boolean }): Promise<Outcome> {
   return new Promise((resolve) => {
     const url = new URL(server.url);
     const socket = connect(Number(url.port), url.hostname);
@@ -80,7 +80,8 @@ function sendThenRead(path: string, options: { contentType: string; total: numbe
     socket.pause();
     socket.on('connect', async () => {
       const framing = options.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${options.total}`;
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: ${options.contentType}\r\n${framing}\r\n\r\n`);
+      const connection = options.close ? 'Connection: close\r\n' : '';
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: ${options.contentType}\r\n${connection}${framing}\r\n\r\n`);
       const piece = Buffer.alloc(1024 * 1024, 'a');
       const write = async (data: Buffer) => {
         const framed = options.chunked ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data;
@@ -161,6 +162,22 @@ describe('over-limit bodies', () => {
       expect(image).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
       const json = await sendThenRead(`${server.base}/observe`, { contentType: 'application/json', total, prefix: '{"observations":[', chunked: true });
       expect(json).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
+    }
+  });
+
+  // Issue 41: with `Connection: close` (as urllib and many one-shot clients send) node destroyed the
+  // socket as soon as the 413 was written, with the rest of the body unread: a reset (EPIPE) instead
+  // of the answer, every time. The answer now ends only once the discarded body has.
+  it.each([false, true])('a client that sends Connection: close and its whole body before reading still reads each 413 (chunked: %s)', async (chunked) => {
+    const total = 16 * LIMIT;
+    for (let i = 0; i < 4; i++) {
+      const boundary = `c${i}xyz`;
+      const upload = await sendThenRead(`${server.base}/observe-file`, { contentType: `multipart/form-data; boundary=${boundary}`, total, prefix: multipartPrefix(boundary), chunked, close: true });
+      expect(upload).toMatchObject({ status: 413, body: { code: 'document_too_large', request_id: expect.any(String) } });
+      const image = await sendThenRead('/v1/images', { contentType: `multipart/form-data; boundary=${boundary}`, total, prefix: multipartPrefix(boundary), chunked, close: true });
+      expect(image).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
+      const json = await sendThenRead(`${server.base}/observe`, { contentType: 'application/json', total, prefix: '{"observations":[', chunked, close: true });
+      expect(json).toMatchObject({ status: 413, body: { code: 'payload_too_large', request_id: expect.any(String) } });
     }
   });
 
