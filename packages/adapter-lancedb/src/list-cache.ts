@@ -1,6 +1,7 @@
 import type { Table } from '@lancedb/lancedb';
 import type { Row } from './rows.js';
 import { agentFilter } from './rows.js';
+import { countTerms, termsHash, type TermStats } from './term-stats.js';
 
 /**
  * What `list` needs of one record to order and filter it, without its text: about 370 bytes in V8
@@ -23,10 +24,16 @@ export type ListEntry = {
   key: string | null;
   /** `expiresAt` as epoch milliseconds, or null for never (issue 42). */
   expires: number | null;
+  /** The hash of the record's terms once the agent's full-text statistics were counted (`term-stats.ts`). */
+  termsHash?: number | undefined;
 };
 
-/** One agent's entries, oldest first (pages walk it from the end), as of one table version. */
-export type AgentList = { version: number; entries: ListEntry[]; byId: Map<string, ListEntry> };
+/**
+ * One agent's entries, oldest first (pages walk it from the end), as of one table version, and its
+ * full-text statistics once a search needed them (`term-stats.ts`; absent until then, and after a
+ * commit that replaced or removed rows).
+ */
+export type AgentList = { version: number; entries: ListEntry[]; byId: Map<string, ListEntry>; terms?: TermStats | undefined };
 
 /** The narrow columns an entry is read from (one column scan of the agent's rows). */
 export const LIST_COLUMNS = ['id', 'created_at', 'valid_to', 'thread_id', 'source_id', 'observation_id', 'speaker', 'occurred_at', 'duplicate_key', 'expires_at'] as const;
@@ -220,7 +227,7 @@ export class ListCache {
   }
 
   /** Rows written (appended or merged on `id`) by this instance in the commit that made `version`. */
-  noteUpsert(version: number, rows: readonly Pick<Row, 'agent_id' | (typeof LIST_COLUMNS)[number]>[]): void {
+  noteUpsert(version: number, rows: readonly Pick<Row, 'agent_id' | 'terms' | (typeof LIST_COLUMNS)[number]>[]): void {
     if (this.#agents.size === 0) {
       this.#ownWrites.add(version);
       return;
@@ -234,17 +241,36 @@ export class ListCache {
     }
     const ids = new Set(rows.map((row) => row.id));
     this.#apply(version, (agentId, list) => {
-      // A merge on `id` replaces the row, whichever agent held it.
-      if (rows.some((row) => list.byId.has(row.id))) removeWhere(list, (entry) => ids.has(entry.id));
+      // A merge on `id` replaces the row, whichever agent held it. The full-text statistics stay
+      // when each replaced row of this agent keeps its terms (a validity change), else they are
+      // counted again when next needed.
+      const replaced = rows.filter((row) => list.byId.has(row.id));
+      let stats = list.terms;
+      if (replaced.length > 0) {
+        const unchanged = replaced.every((row) => row.agent_id === agentId && list.byId.get(row.id)!.termsHash === termsHash(row.terms));
+        removeWhere(list, (entry) => ids.has(entry.id));
+        if (!unchanged) stats = list.terms = undefined;
+      }
+      const replacedIds = new Set(replaced.map((row) => row.id));
       const added = byAgent.get(agentId);
-      if (added) insertEntries(list, added);
+      if (added) {
+        if (stats) {
+          const termsOf = new Map(rows.map((row) => [row.id, row.terms]));
+          for (const entry of added) entry.termsHash = termsHash(termsOf.get(entry.id)!);
+        }
+        insertEntries(list, added);
+      }
+      if (stats) for (const row of rows) if (row.agent_id === agentId && !replacedIds.has(row.id)) countTerms(stats, row.terms);
     });
   }
 
   /** Rows of `agentId` that `matches` selects were deleted by this instance in the commit that made `version`. */
   noteDelete(version: number, agentId: string, matches: (entry: ListEntry) => boolean): void {
     this.#apply(version, (listAgentId, list) => {
-      if (listAgentId === agentId) removeWhere(list, matches);
+      if (listAgentId !== agentId) return;
+      const before = list.entries.length;
+      removeWhere(list, matches);
+      if (list.entries.length !== before) list.terms = undefined;
     });
   }
 

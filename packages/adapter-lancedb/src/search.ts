@@ -9,7 +9,9 @@ import {
   type MemorySearchRequest,
   type MemorySearchResult,
 } from '@memory-agents/core/adapter';
+import { agentList } from './list.js';
 import { ranked } from './ranked.js';
+import { rescoreLexical, termStatsOf, type TermStats } from './term-stats.js';
 import { agentShare, hitRecordsById } from './reads.js';
 import { HIT_COLUMNS, hitFromPayload, hitFromRow, sqlString, vectorView } from './rows.js';
 import { agentFilter, guard, inList, type IndexState } from './state.js';
@@ -65,11 +67,34 @@ export async function searchIndex(state: IndexState, request: MemorySearchReques
     // `hit` column (one column read instead of fifteen; on a settled 100k table the full-text
     // query costs ~4 ms so against ~5.5 with the record columns and ~2.6 for ids alone). Reading
     // ids first and the records by id after costs a second query per channel.
-    const lexical = terms.length === 0 ? Promise.resolve([]) : lexicalChannel(scope, terms, limit);
+    const lexical = terms.length === 0 ? Promise.resolve([]) : agentLexical(scope, terms, limit);
     const semantic = vector === null ? Promise.resolve([]) : semanticChannel(scope, vector, limit);
     const [lexicalHits, semanticHits] = await Promise.all([lexical, semantic]);
     return { lexical: lexicalHits, semantic: semanticHits };
   });
+}
+
+/**
+ * Full text scored over the agent's own records (`term-stats.ts`): LanceDB's best candidates,
+ * twice as many as asked and at least 20 more, rescored with the agent's statistics. An agent
+ * with more records than the list cache keeps is scored as LanceDB scores (table-wide).
+ */
+async function agentLexical(scope: SearchScope, terms: readonly string[], limit: number): Promise<MemoryHit[]> {
+  const stats = await agentTermStats(scope.state, scope.current, scope.agentId);
+  if (stats === null) return lexicalChannel(scope, terms, limit);
+  const candidates = await lexicalChannel(scope, terms, limit * 4 + 20);
+  return rescoreLexical(candidates, terms, stats.stats, stats.count, limit);
+}
+
+/** The agent's full-text statistics and record count, or null when its list is too large to keep. */
+async function agentTermStats(state: IndexState, current: Table, agentId: string): Promise<{ stats: TermStats; count: number } | null> {
+  const version = await current.version();
+  let list = state.listCache.get(agentId, version);
+  if (!list) {
+    if ((await current.countRows(agentFilter(agentId))) > state.listCache.maxRecords) return null;
+    list = await agentList(state, current, agentId);
+  }
+  return { stats: await termStatsOf(current, agentId, list), count: list.entries.length };
 }
 
 /** Columns an unfiltered query reads besides the hit, to apply the search's filter to its rows. */
