@@ -66,6 +66,18 @@ describe('fileSystemBlobs', () => {
     });
   });
 
+  it('a stream that fails part-way leaves no temp file behind', async () => {
+    await withDirectory(async (directory) => {
+      const blobs = fileSystemBlobs({ directory });
+      async function* failing() {
+        yield new TextEncoder().encode('part');
+        throw new Error('cut off');
+      }
+      await expect(blobs.putStream!({ key: 'exports/a', chunks: failing(), mediaType: 'text/plain' })).rejects.toThrow('cut off');
+      expect(await listFiles(directory)).toEqual([]);
+    });
+  });
+
   it('rejects with service_unavailable when a stored file is damaged', async () => {
     await withDirectory(async (directory) => {
       const blobs = fileSystemBlobs({ directory });

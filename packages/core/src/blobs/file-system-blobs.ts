@@ -82,6 +82,19 @@ export function fileSystemBlobs(options: FileSystemBlobsOptions): BlobStore {
       });
     },
 
+    async putStream({ key, chunks, mediaType }) {
+      const file = fileFor(key);
+      if (/[\r\n]/.test(mediaType)) throw new TypeError('A media type cannot contain a line break.');
+      const header = Buffer.concat([MAGIC, Buffer.from(`${mediaType}\n`, 'utf8')]);
+      // One pass over the chunks (they cannot be read twice), so no retry as `put` has: a
+      // concurrent `deletePrefix` of the directory fails the write instead.
+      const failure: { error?: unknown } = {};
+      const bytes = await wrap('putStream', () => writeAtomically(file, header, chunks, failure)).catch((error: unknown) => {
+        throw 'error' in failure ? failure.error : error;
+      });
+      return { bytes };
+    },
+
     async get({ key }) {
       const file = fileFor(key);
       const bytes = await wrap('get', async () => {
@@ -165,21 +178,45 @@ function decodeSegment(encoded: string): string | null {
   }
 }
 
-async function writeAtomically(file: string, header: Uint8Array, data: Uint8Array): Promise<void> {
+/**
+ * Writes header and data to a temp file, flushes it and renames it over `file`. `data` may be
+ * chunks read as they come; an error they throw is kept in `failure` (so the caller rethrows it as
+ * it was, not as a storage failure) and nothing is published. Resolves the data's bytes.
+ */
+async function writeAtomically(file: string, header: Uint8Array, data: Uint8Array | AsyncIterable<Uint8Array>, failure?: { error?: unknown }): Promise<number> {
   const directory = path.dirname(file);
   await mkdir(directory, { recursive: true });
   const temp = path.join(directory, `${TEMP_PREFIX}${randomUUID()}`);
   try {
     const handle = await open(temp, 'wx');
+    let bytes = 0;
     try {
       // Consecutive writeFile calls on one handle append from the current position.
       await handle.writeFile(header);
-      await handle.writeFile(data);
+      if (data instanceof Uint8Array) {
+        await handle.writeFile(data);
+        bytes = data.length;
+      } else {
+        const iterator = data[Symbol.asyncIterator]();
+        for (;;) {
+          let next: IteratorResult<Uint8Array>;
+          try {
+            next = await iterator.next();
+          } catch (error) {
+            failure!.error = error;
+            throw error;
+          }
+          if (next.done) break;
+          await handle.writeFile(next.value);
+          bytes += next.value.length;
+        }
+      }
       await handle.datasync();
     } finally {
       await handle.close();
     }
     await rename(temp, file);
+    return bytes;
   } catch (error) {
     await unlink(temp).catch(() => {});
     throw error;

@@ -13,7 +13,7 @@ describe('export jobs', () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const inner = inMemoryBlobs();
-    const blobs: BlobStore = { ...inner, put: async (request) => (request.key.endsWith('.jsonl') ? gate.then(() => inner.put(request)) : inner.put(request)) };
+    const blobs: BlobStore = { ...inner, putStream: async (request) => gate.then(() => inner.putStream!(request)) };
     let now = Date.parse('2026-11-27T10:00:00.000Z');
     const service = createMemoryService({ store: inMemoryStore(), blobs, clock: { now: () => now }, logger: silentLogger });
     await service.start();

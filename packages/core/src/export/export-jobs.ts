@@ -3,6 +3,7 @@ import { findAgent } from '../agents/lookup.js';
 import { ServiceError } from '../errors/index.js';
 import type { ServiceContext } from '../service/context.js';
 import type { AgentRequest } from '../service/requests.js';
+import { putBlobChunks } from '../blobs/put-chunks.js';
 import { exportAgent } from './agent-export.js';
 import { erasedExportMessage, exportErasedSince } from './erased-exports.js';
 
@@ -33,6 +34,26 @@ export const EXPORT_HEARTBEAT_MS = 5_000;
  */
 export const EXPORT_STALE_MS = 60_000;
 
+/** Export lines as UTF-8, joined into pieces of about {@link EXPORT_PIECE_BYTES}, counted in `counted.lines`. */
+async function* encodedLines(lines: AsyncIterable<string>, counted: { lines: number }): AsyncIterable<Uint8Array> {
+  let pending: string[] = [];
+  let size = 0;
+  for await (const line of lines) {
+    pending.push(line);
+    size += line.length;
+    counted.lines++;
+    if (size >= EXPORT_PIECE_BYTES) {
+      yield Buffer.from(pending.join(''), 'utf8');
+      pending = [];
+      size = 0;
+    }
+  }
+  if (pending.length > 0) yield Buffer.from(pending.join(''), 'utf8');
+}
+
+/** About how many characters of export lines are written to the blob store at a time. */
+const EXPORT_PIECE_BYTES = 64 * 1024;
+
 /** What the status blob holds: the wire's fields and when the writer last said it was alive. */
 type StoredJob = ExportJobOutput & { heartbeat_at?: string };
 // Kept in the blob store (shared by every process of a deployment), under the organization and agent.
@@ -44,7 +65,9 @@ const fileKey = (organizationId: string, agentId: string, exportId: string) => `
  * `exp_` id and writes the export in the background into the blob store; `get` reads its status and
  * `download` the JSON lines once ready. The whole agent is exported (every thread), so a call with
  * `X-SP-End-User` (one person's view) is 403 `forbidden`. Ids of another organization or agent are 404.
- * The file is assembled in memory before it is stored (the BlobStore port takes whole values).
+ * The file is written to the blob store as it is made (`BlobStore.putStream`), in pieces of about
+ * 64 KiB, so a large agent is never held whole (issue 41: a 50k-memory export took the server from
+ * 192 to 759 MB); a store without `putStream` gets it whole.
  */
 export function createExportJobs(context: ServiceContext) {
   const write = (organizationId: string, agentId: string, job: StoredJob) =>
@@ -102,24 +125,13 @@ export function createExportJobs(context: ServiceContext) {
             await write(organizationId, agent.id, final);
           };
           try {
-            const parts: Uint8Array[] = [];
-            const encoder = new TextEncoder();
-            let lines = 0;
-            let bytes = 0;
-            for await (const line of exportAgent(context, { organizationId, agentId: agent.id, vectors })) {
-              const part = encoder.encode(line);
-              parts.push(part);
-              bytes += part.length;
-              lines++;
-            }
-            const data = new Uint8Array(bytes);
-            let at = 0;
-            for (const part of parts) {
-              data.set(part, at);
-              at += part.length;
-            }
-            await context.blobs.put({ key: fileKey(organizationId, agent.id, job.export_id), data, mediaType: 'application/x-ndjson' });
-            await settle({ ...job, status: 'ready', finished_at: context.nowIso(), bytes, lines });
+            const counted = { lines: 0 };
+            const { bytes } = await putBlobChunks(context.blobs, {
+              key: fileKey(organizationId, agent.id, job.export_id),
+              chunks: encodedLines(exportAgent(context, { organizationId, agentId: agent.id, vectors }), counted),
+              mediaType: 'application/x-ndjson',
+            });
+            await settle({ ...job, status: 'ready', finished_at: context.nowIso(), bytes, lines: counted.lines });
           } catch (error) {
             await settle({ ...job, status: 'failed', finished_at: context.nowIso(), error: error instanceof Error ? error.message : String(error) });
           }

@@ -24,6 +24,19 @@ export function inMemoryBlobs(): BlobStore {
     async put({ key, data, mediaType }) {
       entries.set(key, { data: data.slice(), mediaType });
     },
+    async putStream({ key, chunks, mediaType }) {
+      // Held whole anyway: collected, then stored at once (nothing is stored when the chunks fail).
+      const parts: Uint8Array[] = [];
+      for await (const part of chunks) parts.push(part.slice());
+      const data = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+      let at = 0;
+      for (const part of parts) {
+        data.set(part, at);
+        at += part.length;
+      }
+      entries.set(key, { data, mediaType });
+      return { bytes: data.length };
+    },
     async get({ key }) {
       const entry = entries.get(key);
       return entry === undefined ? null : { data: entry.data.slice(), mediaType: entry.mediaType };

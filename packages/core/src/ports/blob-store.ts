@@ -17,4 +17,12 @@ export type BlobStore = {
   delete(request: { key: string }): Promise<void>;
   /** Deletes every key starting with `prefix`. */
   deletePrefix(request: { prefix: string }): Promise<void>;
+  /**
+   * Optional: writes a blob from chunks as they come, so a large value (an export file) is never
+   * held whole. As atomic as `put`: the key holds the old blob or the whole new one, never a part;
+   * when `chunks` throws, nothing is written and the rejection is the iterable's. Resolves the bytes
+   * written. Without it, core collects the chunks and calls `put` (`blobs/put-chunks.ts`).
+   */
+  putStream?(request: { key: string; chunks: AsyncIterable<Uint8Array>; mediaType: string }): Promise<{ bytes: number }>;
 };
+

@@ -179,6 +179,38 @@ export function describeBlobStoreConformance({ name, create, skip = [] }: BlobSt
       });
     }, 60_000);
 
+    // Optional capability: stores without `putStream` get their chunks collected by core.
+    test('putStream: chunks written as they come read back as one blob, and it says how many bytes', async (context) => {
+      if (!context.port.putStream) return;
+      const parts = [bytes('{"a":1}\n'), randomBytes(200_000), new Uint8Array(0), bytes('end\n')];
+      async function* chunks() {
+        for (const part of parts) yield part;
+      }
+      const total = parts.reduce((sum, part) => sum + part.length, 0);
+      await expect(context.port.putStream({ key: 'exports/x.jsonl', chunks: chunks(), mediaType: 'application/x-ndjson' })).resolves.toEqual({ bytes: total });
+      await reader(context, async (store) => {
+        const blob = await store.get({ key: 'exports/x.jsonl' });
+        expect(blob?.mediaType).toBe('application/x-ndjson');
+        expect(equalBytes(blob?.data, Buffer.concat(parts))).toBe(true);
+      });
+    });
+
+    test('putStream: chunks that fail part-way write nothing, keep the old blob, and reject with their own error', async (context) => {
+      if (!context.port.putStream) return;
+      await context.port.put({ key: 'kept', data: bytes('old'), mediaType: 'text/plain' });
+      const failure = new Error('the export failed while reading');
+      async function* failing() {
+        yield bytes('new part');
+        throw failure;
+      }
+      await expect(context.port.putStream({ key: 'kept', chunks: failing(), mediaType: 'text/plain' })).rejects.toBe(failure);
+      await expect(context.port.putStream({ key: 'fresh', chunks: failing(), mediaType: 'text/plain' })).rejects.toBe(failure);
+      await reader(context, async (store) => {
+        expect(toArray((await store.get({ key: 'kept' }))?.data)).toEqual(toArray(bytes('old')));
+        await expect(store.get({ key: 'fresh' })).resolves.toBeNull();
+      });
+    });
+
     test('isolation: changing a buffer after put or get leaves the stored blob alone', async ({ port }) => {
       const data = bytes('original');
       await port.put({ key: 'k', data, mediaType: 'text/plain' });
