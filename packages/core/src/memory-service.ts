@@ -2,7 +2,7 @@ import type { ActAsOptions, AuthenticateRequest } from './service/authenticate.j
 import type { Caller } from './auth/caller.js';
 import type { BillingSummary } from './organizations/billing-admin.js';
 import type { ImportAgentResult, ImportProgress } from './export/agent-import.js';
-import type { CreateExportRequest, ExportJobOutput, ExportJobRequest } from './export/export-jobs.js';
+import type { CreateExportRequest, ExportDownload, ExportJobOutput, ExportJobRequest } from './export/export-jobs.js';
 import type { RateLimitDecision } from './limits/rate-limiter.js';
 import type { CreatedKey, KeySummary, OrganizationSummary } from './organizations/admin.js';
 import type { LimitOverrides } from './ports/limit-overrides.js';
@@ -250,8 +250,12 @@ export interface MemoryService {
     create(request: CreateExportRequest): Promise<ExportJobOutput>;
     /** `GET .../exports/{export_id}`: the job's status; 404 `not_found` for an id of another agent or organization, or once a later erasure or delete removed it. */
     get(request: ExportJobRequest): Promise<ExportJobOutput>;
-    /** `GET .../exports/{export_id}/download`: the JSON lines once ready; 409 `conflict` while running or failed; 404 `not_found` once removed. */
-    download(request: ExportJobRequest): Promise<StoredOriginal>;
+    /**
+     * `GET .../exports/{export_id}/download`: the JSON lines once ready, as chunks read from the blob
+     * store as they are consumed, with the size; 409 `conflict` while running or failed; 404
+     * `not_found` once removed.
+     */
+    download(request: ExportJobRequest): Promise<ExportDownload>;
   };
 
   readonly sources: {

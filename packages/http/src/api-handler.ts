@@ -48,10 +48,12 @@ export const DEFAULT_MAX_JSON_BYTES = 32 * 1024 * 1024;
 
 export type { ApiRequest, RequestBody } from './request.js';
 
-/** What a bridge writes: status, every header, and one of the three body kinds. */
+/** What a bridge writes: status, every header, and one of the body kinds. */
 export type ApiResponse = { status: number; headers: Record<string, string> } & (
   | { kind: 'json'; text: string }
   | { kind: 'binary'; bytes: Uint8Array }
+  /** Bytes written as they are read (a large file); Content-Length is set. */
+  | { kind: 'chunks'; chunks: AsyncIterable<Uint8Array> }
   | { kind: 'events'; chunks: SseChunks }
   /** The client went away before an answer existed; nobody reads a reply. */
   | { kind: 'aborted' }
@@ -195,18 +197,16 @@ function toApiResponse(result: WithStatus<StreamResult | BinaryResult>, headers:
   if ('stream' in result) {
     return { status: result.status, headers: { ...headers, ...result.headers, ...SSE_HEADERS }, kind: 'events', chunks: loggedFailure(sseChunks(result.stream, SSE_KEEP_ALIVE_MS), logger) };
   }
-  return {
-    status: result.status,
-    headers: {
-      ...headers,
-      ...result.headers,
-      'Content-Length': String(result.binary.byteLength),
-      'Cache-Control': 'private, no-store',
-      'X-Content-Type-Options': 'nosniff',
-    },
-    kind: 'binary',
-    bytes: result.binary,
+  const { binary } = result;
+  const whole = binary instanceof Uint8Array;
+  const all = {
+    ...headers,
+    ...result.headers,
+    'Content-Length': String(whole ? binary.byteLength : binary.bytes),
+    'Cache-Control': 'private, no-store',
+    'X-Content-Type-Options': 'nosniff',
   };
+  return whole ? { status: result.status, headers: all, kind: 'binary', bytes: binary } : { status: result.status, headers: all, kind: 'chunks', chunks: binary.chunks };
 }
 
 /**

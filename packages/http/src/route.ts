@@ -54,8 +54,11 @@ export type SseEvent = { event: string; data: unknown };
 /** A `text/event-stream` result; the stream ends when the iterable does. */
 export type StreamResult = { stream: AsyncIterable<SseEvent>; headers?: Record<string, string> };
 
-/** Raw bytes (a stored original served back). */
-export type BinaryResult = { binary: Uint8Array; headers: Record<string, string> };
+/**
+ * Raw bytes (a stored original served back), whole or as chunks read as they are written (a large
+ * export file: `bytes` is its size, sent as Content-Length).
+ */
+export type BinaryResult = { binary: Uint8Array | { chunks: AsyncIterable<Uint8Array>; bytes: number }; headers: Record<string, string> };
 
 /** A result with the status it is answered with (the route's, or an error's). */
 export type WithStatus<Result extends RouteResult> = Result & { status: number };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../errors/service-error.js';
@@ -106,6 +106,34 @@ export function fileSystemBlobs(options: FileSystemBlobsOptions): BlobStore {
         }
       });
       return bytes === null ? null : parseBlobFile(bytes, file);
+    },
+
+    async getStream({ key }) {
+      const file = fileFor(key);
+      return wrap('getStream', async () => {
+        let handle;
+        try {
+          handle = await open(file, 'r');
+        } catch (error) {
+          if (isMissing(error)) return null;
+          throw error;
+        }
+        try {
+          // The header is short: the magic and one line of media type.
+          const head = Buffer.alloc(MAGIC.length + 256);
+          const { bytesRead } = await handle.read(head, 0, head.length, 0);
+          const end = head.subarray(0, bytesRead).indexOf(0x0a, MAGIC.length);
+          if (!head.subarray(0, MAGIC.length).equals(MAGIC) || end < 0) {
+            throw new ServiceError('service_unavailable', 'A stored blob is damaged.', { cause: new Error(`${file} is not a blob file`) });
+          }
+          const { size } = await handle.stat();
+          const opened = handle;
+          handle = undefined;
+          return { mediaType: head.toString('utf8', MAGIC.length, end), bytes: size - end - 1, chunks: readChunks(opened, end + 1, size) };
+        } finally {
+          await handle?.close();
+        }
+      });
     },
 
     async delete({ key }) {
@@ -222,6 +250,23 @@ async function writeAtomically(file: string, header: Uint8Array, data: Uint8Arra
     throw error;
   }
 }
+
+/** Reads [from, to) of an open blob file in 64 KiB chunks, closing it when done or abandoned. */
+async function* readChunks(handle: FileHandle, from: number, to: number): AsyncIterable<Uint8Array> {
+  try {
+    for (let at = from; at < to; ) {
+      const chunk = new Uint8Array(Math.min(READ_CHUNK_BYTES, to - at));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
+      if (bytesRead === 0) throw new ServiceError('service_unavailable', 'A stored blob ended before its size (it changed while read).');
+      at += bytesRead;
+      yield bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+const READ_CHUNK_BYTES = 64 * 1024;
 
 function parseBlobFile(bytes: Buffer, file: string): { data: Uint8Array; mediaType: string } {
   const end = bytes.indexOf(0x0a, MAGIC.length);

@@ -19,6 +19,11 @@ async function world() {
       keys.add(request.key);
       return inner.put(request);
     },
+    putStream: async (request) => {
+      if (gate && request.key.endsWith('.jsonl')) await gate;
+      keys.add(request.key);
+      return inner.putStream!(request);
+    },
   };
   const setup = await learningService({ blobs, clock: { now: () => now } });
   await setup.observeSettled([say('My locker code is plumbrette nine.'), say('The van is parked at the harbour.')]);
@@ -54,11 +59,18 @@ async function world() {
   };
 }
 
+/** A download's file as text, read chunk by chunk as an HTTP bridge reads it. */
+async function downloaded(download: Promise<{ chunks: AsyncIterable<Uint8Array> }>): Promise<string> {
+  const parts: Uint8Array[] = [];
+  for await (const part of (await download).chunks) parts.push(part);
+  return Buffer.concat(parts).toString('utf8');
+}
+
 describe('erasure reaches exports (issue 41)', () => {
   it('an erasure removes the exports made before it: the file leaves the blob store, status and download are 404 with a sentence', async () => {
     const w = await world();
     const before = await w.exportNow();
-    expect(new TextDecoder().decode((await w.download(before)).data)).toContain('plumbrette');
+    expect(await downloaded(w.download(before))).toContain('plumbrette');
     w.tick();
     await w.service.erasures.erase({ caller: w.owner, agentId: w.agentId, body: { thread_id: w.threadId } });
     await w.service.idle();
@@ -70,7 +82,7 @@ describe('erasure reaches exports (issue 41)', () => {
     w.tick();
     const after = await w.exportNow();
     expect((await w.get(after)).status).toBe('ready');
-    expect(new TextDecoder().decode((await w.download(after)).data)).not.toContain('plumbrette');
+    expect(await downloaded(w.download(after))).not.toContain('plumbrette');
     // An id made after the erasure and never issued stays a plain 404.
     expect((await refusal(w.get('exp_7ZZZZZZZZZZZZZZZZZZZZZZZZZ'))).message).toBe('Export exp_7ZZZZZZZZZZZZZZZZZZZZZZZZZ was not found.');
   });

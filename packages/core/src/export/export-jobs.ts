@@ -3,7 +3,7 @@ import { findAgent } from '../agents/lookup.js';
 import { ServiceError } from '../errors/index.js';
 import type { ServiceContext } from '../service/context.js';
 import type { AgentRequest } from '../service/requests.js';
-import { putBlobChunks } from '../blobs/put-chunks.js';
+import { getBlobChunks, putBlobChunks } from '../blobs/chunks.js';
 import { exportAgent } from './agent-export.js';
 import { erasedExportMessage, exportErasedSince } from './erased-exports.js';
 
@@ -22,6 +22,8 @@ export type ExportJobOutput = {
 };
 
 export type ExportJobRequest = AgentRequest & { exportId: string };
+/** An export's file: its bytes as chunks read as they are consumed, its size, type and a file name. */
+export type ExportDownload = { chunks: AsyncIterable<Uint8Array>; bytes: number; mediaType: string; filename: string };
 export type CreateExportRequest = AgentRequest & { body?: { vectors?: boolean } | undefined };
 
 const EXPORT_ID = /^exp_[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -144,12 +146,16 @@ export function createExportJobs(context: ServiceContext) {
         return job;
       },
       get: read,
-      async download(request: ExportJobRequest): Promise<{ data: Uint8Array; mediaType: string; filename: string }> {
+      /**
+       * The file of a ready export, as chunks read from the blob store as they are consumed (a
+       * large export is never held whole: issue 41), with its size.
+       */
+      async download(request: ExportJobRequest): Promise<ExportDownload> {
         const job = await read(request);
         if (job.status !== 'ready') throw new ServiceError('conflict', job.status === 'failed' ? `Export ${job.export_id} failed: ${job.error}` : `Export ${job.export_id} is still running; poll its status until it is ready.`);
-        const blob = await context.blobs.get({ key: fileKey(request.caller.organizationId, request.agentId, request.exportId) });
+        const blob = await getBlobChunks(context.blobs, { key: fileKey(request.caller.organizationId, request.agentId, request.exportId) });
         if (!blob) throw new ServiceError('not_found', `The file of export ${job.export_id} is gone.`);
-        return { data: blob.data, mediaType: 'application/x-ndjson', filename: `${job.agent_id}-${job.export_id}.jsonl` };
+        return { chunks: blob.chunks, bytes: blob.bytes, mediaType: 'application/x-ndjson', filename: `${job.agent_id}-${job.export_id}.jsonl` };
       },
     },
   };

@@ -41,6 +41,18 @@ export function inMemoryBlobs(): BlobStore {
       const entry = entries.get(key);
       return entry === undefined ? null : { data: entry.data.slice(), mediaType: entry.mediaType };
     },
+    async getStream({ key }) {
+      const entry = entries.get(key);
+      if (entry === undefined) return null;
+      const data = entry.data.slice();
+      return {
+        mediaType: entry.mediaType,
+        bytes: data.length,
+        chunks: (async function* () {
+          for (let at = 0; at < data.length; at += 64 * 1024) yield data.subarray(at, at + 64 * 1024);
+        })(),
+      };
+    },
     async delete({ key }) {
       entries.delete(key);
     },

@@ -13,12 +13,43 @@ export function toWebResponse(result: ApiResponse, signal: AbortSignal): Respons
       return new Response(result.text === '' ? null : result.text, { status: result.status, headers });
     case 'binary':
       return new Response(result.bytes as Uint8Array<ArrayBuffer>, { status: result.status, headers });
+    case 'chunks':
+      return new Response(byteStream(result.chunks, signal), { status: result.status, headers });
     case 'aborted':
       return new Response(null, { status: result.status, headers });
     case 'events':
       headers.delete('Connection');
       return new Response(eventStream(result.chunks, signal), { status: result.status, headers });
   }
+}
+
+/**
+ * Bytes pulled one chunk at a time (a large file is never held whole); cancelling the stream or
+ * `signal` aborting stops the reading and releases the source. A source failing part-way errors
+ * the stream (the client sees a short body, not a complete-looking one).
+ */
+function byteStream(chunks: AsyncIterable<Uint8Array>, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const stop = () => void iterator.return?.()?.catch(() => undefined);
+  signal.addEventListener('abort', stop, { once: true });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await iterator.next();
+        if (next.done) {
+          signal.removeEventListener('abort', stop);
+          controller.close();
+        } else controller.enqueue(next.value);
+      } catch (error) {
+        signal.removeEventListener('abort', stop);
+        controller.error(error);
+      }
+    },
+    cancel() {
+      signal.removeEventListener('abort', stop);
+      stop();
+    },
+  });
 }
 
 function eventStream(chunks: SseChunks, signal: AbortSignal): ReadableStream<Uint8Array> {

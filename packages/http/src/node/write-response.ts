@@ -25,6 +25,9 @@ export async function writeApiResponse(response: ServerResponse, result: ApiResp
   } else if (result.kind === 'binary') {
     response.writeHead(result.status, result.headers);
     await endOnce(response, Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength), endAfter);
+  } else if (result.kind === 'chunks') {
+    response.writeHead(result.status, result.headers);
+    await writeChunks(response, result.chunks);
   } else {
     response.statusCode = result.status;
     for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
@@ -41,6 +44,46 @@ async function endOnce(response: ServerResponse, payload: string | Buffer, endAf
   if (payload.length > 0) response.write(payload);
   await endAfter;
   if (!response.writableEnded && !response.destroyed) response.end();
+}
+
+/**
+ * Writes bytes as they are read, waiting for the socket to drain (memory stays at a chunk or two
+ * whatever the file's size). When the client goes away the reading stops (the source is released)
+ * and the response is destroyed; a source that fails part-way destroys it too, so the client sees a
+ * short body against its Content-Length, never a complete-looking one.
+ */
+async function writeChunks(response: ServerResponse, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      if (response.destroyed) break;
+      const next = await iterator.next();
+      if (next.done) {
+        response.end();
+        return;
+      }
+      if (!response.write(next.value)) await drainedOrClosed(response);
+    }
+  } catch {
+    response.destroy();
+    return;
+  } finally {
+    await iterator.return?.();
+  }
+  response.destroy();
+}
+
+/** Resolves when the response can take more, or is gone. */
+function drainedOrClosed(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
 }
 
 /**

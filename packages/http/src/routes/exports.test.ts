@@ -1,6 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryService, inMemoryStore, silentLogger, splitLines, type MemoryService } from '@memory-agents/core';
+import { createMemoryService, fileSystemBlobs, inMemoryStore, silentLogger, splitLines, type MemoryService } from '@memory-agents/core';
 import { createFetchHandler } from '../create-fetch-handler.js';
+import { createHandler } from '../create-handler.js';
 
 const services: MemoryService[] = [];
 afterEach(async () => {
@@ -68,5 +74,55 @@ describe('export jobs over HTTP (POST/GET /v1/agents/{agent_id}/exports...)', ()
     const full = await call(acme.key, 'POST', `/v1/agents/${agent}/exports`);
     expect(full.body).toMatchObject({ status: 'running', vectors: true });
     await service.idle();
+  });
+});
+
+describe('export download streamed (issue 41)', () => {
+  it('the node handler sends a multi-chunk export file read from the blob store as it is written, with its Content-Length, and a client going away mid-file leaves the server answering', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'export-download-'));
+    const service = createMemoryService({ store: inMemoryStore(), blobs: fileSystemBlobs({ directory }), logger: silentLogger });
+    services.push(service);
+    await service.start();
+    const acme = await organization(service, 'Acme');
+    const server = createServer(createHandler(service, { logger: silentLogger }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${acme.key}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const agent = ((await (await call('POST', '/v1/agents', { agent_config: { role: 'r', objective: 'o' } })).json()) as { agent_id: string }).agent_id;
+      await service.idle();
+      const thread = ((await (await call('POST', `/v1/agents/${agent}/threads`, {})).json()) as { thread_id: string }).thread_id;
+      const observations = Array.from({ length: 80 }, (_, i) => ({ speaker: 'ana', content: [{ type: 'text', text: `Note ${i}: the ferry to island ${i} leaves at ${i % 12} o'clock from pier ${i * 3}.` }] }));
+      expect((await call('POST', `/v1/agents/${agent}/threads/${thread}/observe`, { observations })).status).toBe(202);
+      await service.idle();
+      const exportId = ((await (await call('POST', `/v1/agents/${agent}/exports`)).json()) as { export_id: string }).export_id;
+      await service.idle();
+      const status = (await (await call('GET', `/v1/agents/${agent}/exports/${exportId}`)).json()) as { status: string; bytes: number; lines: number };
+      expect(status.status).toBe('ready');
+      expect(status.bytes).toBeGreaterThan(3 * 64 * 1024);
+
+      const download = await call('GET', `/v1/agents/${agent}/exports/${exportId}/download`);
+      expect(download.status).toBe(200);
+      expect(download.headers.get('content-length')).toBe(String(status.bytes));
+      const bytes = new Uint8Array(await download.arrayBuffer());
+      expect(bytes.length).toBe(status.bytes);
+      const lines = new TextDecoder().decode(bytes).trimEnd().split('\n');
+      expect(lines).toHaveLength(status.lines);
+      expect(JSON.parse(lines.at(-1)!)).toMatchObject({ type: 'end' });
+
+      // A client that reads one chunk and goes away: the server stops reading and keeps answering.
+      const controller = new AbortController();
+      const partial = await fetch(`${base}/v1/agents/${agent}/exports/${exportId}/download`, { headers: { authorization: `Bearer ${acme.key}` }, signal: controller.signal });
+      const reader = partial.body!.getReader();
+      expect((await reader.read()).done).toBe(false);
+      controller.abort();
+      await reader.read().catch(() => undefined);
+      const again = await call('GET', `/v1/agents/${agent}/exports/${exportId}/download`);
+      expect((await again.arrayBuffer()).byteLength).toBe(status.bytes);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

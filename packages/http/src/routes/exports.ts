@@ -44,7 +44,7 @@ export const exportRoutes = [
     codes: ['agent_not_found', 'forbidden', 'not_found', 'conflict'],
     handler: async ({ service, caller, params }) => {
       const file = await service.exports.download({ caller, agentId: params.agent_id, exportId: params.export_id });
-      return { binary: file.data, headers: { 'Content-Type': file.mediaType, 'Content-Disposition': `attachment; filename="${file.filename}"` } };
+      return { binary: { chunks: file.chunks, bytes: file.bytes }, headers: { 'Content-Type': file.mediaType, 'Content-Disposition': `attachment; filename="${file.filename}"` } };
     },
   }),
 ];

@@ -211,6 +211,27 @@ export function describeBlobStoreConformance({ name, create, skip = [] }: BlobSt
       });
     });
 
+    test('getStream: a blob read as chunks equals the blob, with its size and type; a missing key is null', async (context) => {
+      const data = randomBytes(300_000);
+      await context.port.put({ key: 'exports/big', data, mediaType: 'application/x-ndjson' });
+      await reader(context, async (store) => {
+        if (!store.getStream) return;
+        await expect(store.getStream({ key: 'never/written' })).resolves.toBeNull();
+        const blob = await store.getStream({ key: 'exports/big' });
+        expect(blob).toMatchObject({ mediaType: 'application/x-ndjson', bytes: data.length });
+        const parts: Uint8Array[] = [];
+        for await (const part of blob!.chunks) parts.push(part);
+        expect(parts.length).toBeGreaterThan(1);
+        expect(equalBytes(Buffer.concat(parts), data)).toBe(true);
+        // Stopping early is allowed (a client that went away): the rest is never read.
+        const again = await store.getStream({ key: 'exports/big' });
+        for await (const part of again!.chunks) {
+          expect(part.length).toBeGreaterThan(0);
+          break;
+        }
+      });
+    });
+
     test('isolation: changing a buffer after put or get leaves the stored blob alone', async ({ port }) => {
       const data = bytes('original');
       await port.put({ key: 'k', data, mediaType: 'text/plain' });

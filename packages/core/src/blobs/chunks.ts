@@ -18,3 +18,17 @@ export async function putBlobChunks(blobs: BlobStore, request: { key: string; ch
   await blobs.put({ key: request.key, data, mediaType: request.mediaType });
   return { bytes };
 }
+
+/** A blob as chunks: streamed where the store can, else read whole and handed out as one chunk. */
+export async function getBlobChunks(blobs: BlobStore, request: { key: string }): Promise<{ chunks: AsyncIterable<Uint8Array>; mediaType: string; bytes: number } | null> {
+  if (blobs.getStream) return blobs.getStream(request);
+  const blob = await blobs.get(request);
+  if (!blob) return null;
+  return {
+    mediaType: blob.mediaType,
+    bytes: blob.data.length,
+    chunks: (async function* () {
+      yield blob.data;
+    })(),
+  };
+}
