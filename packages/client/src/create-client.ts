@@ -83,33 +83,35 @@ export function createClient(options: ClientOptions): MemoryAgentsClient {
 
   /** One contract operation as a call: its options object split into ids, request options and the body, query or form. */
   function bind(entry: OperationEntry, name: string): (options?: Record<string, unknown>) => unknown {
-    const prepare = async (given: Record<string, unknown> = {}) => {
-      const rest: Record<string, unknown> = { ...given };
-      const request: CallOptions = {};
-      for (const key of REQUEST_OPTION_KEYS) {
-        if (rest[key] !== undefined) (request as Record<string, unknown>)[key] = rest[key];
-        delete rest[key];
-      }
-      const path = entry.path.replace(/\{(\w+)\}/g, (_match, param: string) => {
-        const key = param.replace(/_(\w)/g, (_underscore, letter: string) => letter.toUpperCase());
-        const value = rest[key];
-        delete rest[key];
+    // Worked out once per operation: the path's literal pieces (even indexes) around its ids, the
+    // ids' option names, and every key that is not body, query or form.
+    const pieces = entry.path.split(/\{(\w+)\}/);
+    const ids = pieces.filter((_piece, at) => at % 2 === 1).map((param) => param.replace(/_(\w)/g, (_underscore, letter: string) => letter.toUpperCase()));
+    const taken = new Set<string>([...REQUEST_OPTION_KEYS, ...ids]);
+    const prepare = (given: Record<string, unknown> = {}) => {
+      let path = pieces[0]!;
+      ids.forEach((key, at) => {
+        const value = given[key];
         if (typeof value !== 'string' || value === '') throw new TypeError(`${name} needs \`${key}\` (a non-empty string).`);
-        return encodeURIComponent(value);
+        path += encodeURIComponent(value) + pieces[2 * at + 2]!;
       });
+      const request: CallOptions = {};
+      for (const key of REQUEST_OPTION_KEYS) if (given[key] !== undefined) (request as Record<string, unknown>)[key] = given[key];
+      const rest: Record<string, unknown> = {};
+      for (const key of Object.keys(given)) if (!taken.has(key)) rest[key] = given[key];
       if (entry.input === 'body') request.json = rest;
       if (entry.input === 'query') request.query = rest;
-      if (entry.input === 'upload') request.form = await uploadForm(rest, entry.fields ?? [], name);
-      return { path, request };
+      return { path, request, rest };
     };
     if (entry.response === 'stream') {
       return async function* (given?: Record<string, unknown>) {
-        const { path, request } = await prepare(given);
+        const { path, request } = prepare(given);
         yield* readChatStream(await send(entry.method, path, { ...request, accept: 'text/event-stream' }));
       };
     }
     return async (given?: Record<string, unknown>) => {
-      const { path, request } = await prepare(given);
+      const { path, request, rest } = prepare(given);
+      if (entry.input === 'upload') request.form = await uploadForm(rest, entry.fields ?? [], name);
       if (entry.response === 'binary') return readFile(await send(entry.method, path, { ...request, accept: '*/*' }));
       const response = await send(entry.method, path, request);
       return entry.response === 'empty' ? undefined : response.json();
