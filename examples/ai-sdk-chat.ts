@@ -35,8 +35,8 @@ export async function main(env: Env = process.env): Promise<{ output: string; pr
     const client = createClient({ baseUrl: memory.url, apiKey: memory.key });
     const agentId =
       env.MEMORY_AGENTS_AGENT ??
-      (await client.agents.waitUntilReady((await client.agents.create({ agent_config: { role: 'travel assistant', objective: 'remember what the traveller tells us' } })).agent_id)).agent_id;
-    const { thread_id: threadId } = await client.threads.create(agentId, { title: 'AI SDK example' });
+      (await client.agents.waitUntilReady({ agentId: (await client.agents.create({ agent_config: { role: 'travel assistant', objective: 'remember what the traveller tells us' } })).agent_id })).agent_id;
+    const { thread_id: threadId } = await client.threads.create({ agentId, title: 'AI SDK example' });
 
     const prompts: LanguageModelV4Prompt[] = [];
     const middleware = memoryMiddleware({ client, agentId, threadId, maxContextChars: 2000 });
@@ -107,7 +107,7 @@ async function memoryServer(env: Env): Promise<{ url: string; key: string; close
 
 async function waitUntilLearned(client: ReturnType<typeof createClient>, agentId: string, text: string): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt++) {
-    if ((await client.agents.recall(agentId, { query: text })).memory_context.includes(text)) return;
+    if ((await client.agents.recall({ agentId, query: text })).memory_context.includes(text)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`"${text}" was not learned in 30 s`);

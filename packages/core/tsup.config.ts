@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', adapter: 'src/adapter.ts', testing: 'src/testing/index.ts', boundary: 'src/boundary/index.ts' },
+  entry: { index: 'src/index.ts', adapter: 'src/adapter.ts', testing: 'src/testing/index.ts', boundary: 'src/boundary/index.ts', contract: 'src/contract/index.ts' },
   format: ['esm'],
   dts: true,
   sourcemap: true,

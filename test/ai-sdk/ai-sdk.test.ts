@@ -21,15 +21,15 @@ const userText = (prompt: { role: string; content: unknown }[]) =>
   prompt.filter((m) => m.role === 'user').flatMap((m) => (m.content as { type: string; text?: string }[]).map((part) => part.text ?? '')).join('\n');
 
 /** Resolves once recall finds `text` in memory (the exchange was learned). */
-const learned = (text: string) => eventually(async () => (await client.agents.recall(agentId, { query: text })).memory_context.includes(text), `"${text}" to be learned`);
+const learned = (text: string) => eventually(async () => (await client.agents.recall({ agentId, query: text })).memory_context.includes(text), `"${text}" to be learned`);
 
 beforeAll(async () => {
   server = await startServerProcess();
   client = createClient({ baseUrl: server.url, apiKey: server.key! });
-  agentId = (await client.agents.waitUntilReady((await client.agents.create({ agent_config: { role: 'assistant', objective: 'remember what users say' } })).agent_id, { timeoutMs: 60_000 })).agent_id;
-  threadId = (await client.threads.create(agentId, { title: 'AI SDK' })).thread_id;
-  const seeded = await client.threads.observe(agentId, threadId, { observations: [{ content: [{ type: 'text', text: 'My sister Ingrid lives in Tromsø and works as a marine biologist.' }] }] });
-  await client.waitForObservation(agentId, threadId, seeded.observation_id, { timeoutMs: 60_000 });
+  agentId = (await client.agents.waitUntilReady({ agentId: (await client.agents.create({ agent_config: { role: 'assistant', objective: 'remember what users say' } })).agent_id, timeoutMs: 60_000 })).agent_id;
+  threadId = (await client.threads.create({ agentId, title: 'AI SDK' })).thread_id;
+  const seeded = await client.threads.observe({ agentId, threadId, observations: [{ content: [{ type: 'text', text: 'My sister Ingrid lives in Tromsø and works as a marine biologist.' }] }] });
+  await client.waitForObservation({ agentId, threadId, observationId: seeded.observation_id, timeoutMs: 60_000 });
 });
 afterAll(async () => {
   await server.stop();
@@ -87,9 +87,9 @@ describe('memoryMiddleware', () => {
     await middleware.flush();
     // Give a (wrong) observation time to be learned, then check nothing was.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect((await client.agents.recall(agentId, { query: 'zebra-quokka-1987 password' })).memory_context).not.toContain('zebra-quokka');
+    expect((await client.agents.recall({ agentId, query: 'zebra-quokka-1987 password' })).memory_context).not.toContain('zebra-quokka');
 
-    const empty = await client.agents.waitUntilReady((await client.agents.create({ agent_config: { role: 'r', objective: 'o' } })).agent_id, { timeoutMs: 60_000 });
+    const empty = await client.agents.waitUntilReady({ agentId: (await client.agents.create({ agent_config: { role: 'r', objective: 'o' } })).agent_id, timeoutMs: 60_000 });
     const plain = new MockLanguageModelV3({ doGenerate: async () => answer('Hello.') });
     await generateText({ model: wrapLanguageModel({ model: plain, middleware: memoryMiddleware({ client, agentId: empty.agent_id, observe: false }) }), prompt: 'Hi' });
     expect(plain.doGenerateCalls[0]!.prompt.filter((m) => m.role === 'system')).toEqual([]);

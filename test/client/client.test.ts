@@ -28,36 +28,31 @@ describe('@memory-agents/client against the server', () => {
   it('creates an agent and waits until it is ready', async () => {
     const created = await client.agents.create({ agent_config: { role: 'assistant', objective: 'remember what users say' } });
     expect(created.status).toBe('initializing');
-    const agent = await client.agents.waitUntilReady(created.agent_id, { timeoutMs: 60_000 });
+    const agent = await client.agents.waitUntilReady({ agentId: created.agent_id, timeoutMs: 60_000 });
     expect(agent).toMatchObject({ agent_id: created.agent_id, status: 'ready' });
     agentId = agent.agent_id;
   });
 
   it('creates a thread, observes with an idempotency key and waits for the observation', async () => {
-    const thread = await client.threads.create(agentId, { title: 'Client tour' });
+    const thread = await client.threads.create({ agentId, title: 'Client tour' });
     expect(thread.thread_id).toMatch(/^thread_/);
     threadId = thread.thread_id;
-    const accepted = await client.threads.observe(
-      agentId,
-      threadId,
-      { observations: [{ content: [{ type: 'text', text: 'My sister Ingrid lives in Tromsø and works as a marine biologist.' }], timestamp: '2024-05-08T09:00:00Z' }] },
-      { idempotencyKey: 'client-tour-observe-1' },
-    );
+    const accepted = await client.threads.observe({ agentId, threadId, observations: [{ content: [{ type: 'text', text: 'My sister Ingrid lives in Tromsø and works as a marine biologist.' }], timestamp: '2024-05-08T09:00:00Z' }], idempotencyKey: 'client-tour-observe-1' });
     expect(accepted).toMatchObject({ agent_id: agentId, thread_id: threadId, accepted: true });
-    const status = await client.waitForObservation(agentId, threadId, accepted.observation_id, { timeoutMs: 60_000 });
+    const status = await client.waitForObservation({ agentId, threadId, observationId: accepted.observation_id, timeoutMs: 60_000 });
     expect(status).toMatchObject({ observation_id: accepted.observation_id, status: 'committed' });
     expect(status.turns_processed).toBe(status.turns_total);
   });
 
   it('chats from memory with citations', async () => {
-    const answer = await client.threads.chat(agentId, threadId, { turn_id: 'c1', message: 'Where does Ingrid live?' });
+    const answer = await client.threads.chat({ agentId, threadId, turn_id: 'c1', message: 'Where does Ingrid live?' });
     expect(answer.message).toContain('Tromsø');
     expect(answer.citations.length).toBeGreaterThan(0);
   });
 
   it('streams a chat as context, deltas and done, in order', async () => {
     const events: ChatStreamEvent[] = [];
-    for await (const event of client.threads.chatStream(agentId, threadId, { turn_id: 'c2', message: 'What does Ingrid work as?' })) events.push(event);
+    for await (const event of client.threads.chatStream({ agentId, threadId, turn_id: 'c2', message: 'What does Ingrid work as?' })) events.push(event);
     const names = events.map((event) => event.event);
     expect(names[0]).toBe('context');
     expect(names.at(-1)).toBe('done');
@@ -71,33 +66,28 @@ describe('@memory-agents/client against the server', () => {
   });
 
   it('uploads a markdown file from a Blob and from a path, and reads the stored original back', async () => {
-    const fromBlob = await client.threads.observeFile(
-      agentId,
-      threadId,
-      new Blob(['# Boat\n\nThe research boat of the institute is called Polarlys and is moored in Tromsø harbour.\n'], { type: 'text/markdown' }),
-      { filename: 'boat.md', idempotencyKey: 'client-tour-upload-1' },
-    );
+    const fromBlob = await client.threads.observeFile({ agentId, threadId, file: new Blob(['# Boat\n\nThe research boat of the institute is called Polarlys and is moored in Tromsø harbour.\n'], { type: 'text/markdown' }), filename: 'boat.md', idempotencyKey: 'client-tour-upload-1' });
     expect(fromBlob).toMatchObject({ accepted: true, filename: 'boat.md', doc_format: 'markdown' });
-    expect(await client.waitForObservation(agentId, threadId, fromBlob.observation_id, { timeoutMs: 60_000 })).toMatchObject({ status: 'committed' });
+    expect(await client.waitForObservation({ agentId, threadId, observationId: fromBlob.observation_id, timeoutMs: 60_000 })).toMatchObject({ status: 'committed' });
 
     // observe-file allows 1 upload per 10 s per subject: the second upload is made for another person.
     const uploader = createClient({ baseUrl: server.url, apiKey: server.key!, endUser: 'uploader-2' });
-    const ownThread = await uploader.threads.create(agentId);
+    const ownThread = await uploader.threads.create({ agentId });
     const path = join(scratch, 'garden.md');
     await writeFile(path, '# Garden\n\nThe community garden grows rhubarb, kale and potatoes every summer.\n');
-    const fromPath = await uploader.threads.observeFile(agentId, ownThread.thread_id, await fileFromPath(path));
+    const fromPath = await uploader.threads.observeFile({ agentId, threadId: ownThread.thread_id, file: await fileFromPath(path) });
     expect(fromPath).toMatchObject({ accepted: true, filename: 'garden.md' });
-    expect(await uploader.waitForObservation(agentId, ownThread.thread_id, fromPath.observation_id, { timeoutMs: 60_000 })).toMatchObject({ status: 'committed' });
+    expect(await uploader.waitForObservation({ agentId, threadId: ownThread.thread_id, observationId: fromPath.observation_id, timeoutMs: 60_000 })).toMatchObject({ status: 'committed' });
 
-    const original = await client.sources.get(agentId, fromPath.source_id);
+    const original = await client.sources.get({ agentId, sourceId: fromPath.source_id });
     expect(original.filename).toBe('garden.md');
     expect(await original.blob.text()).toContain('rhubarb, kale and potatoes');
-    const answer = await client.threads.chat(agentId, threadId, { turn_id: 'c3', message: 'What is the research boat called?' });
+    const answer = await client.threads.chat({ agentId, threadId, turn_id: 'c3', message: 'What is the research boat called?' });
     expect(answer.message).toContain('Polarlys');
   });
 
   it('throws MemoryAgentsError with status, code and request id on a 404', async () => {
-    const error = await client.agents.get('agent_00000000000000000000000000').catch((caught: unknown) => caught);
+    const error = await client.agents.get({ agentId: 'agent_00000000000000000000000000' }).catch((caught: unknown) => caught);
     expect(MemoryAgentsError.isInstance(error)).toBe(true);
     expect(error).toBeInstanceOf(MemoryAgentsError);
     expect(error).toMatchObject({ status: 404, code: 'agent_not_found', requestId: expect.stringMatching(/^req_/) });

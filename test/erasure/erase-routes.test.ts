@@ -74,12 +74,12 @@ describe('POST .../memories/erase and GET .../erasures/{erasure_id}', () => {
 
   it('works through the typed client, narrowed to the end user', async () => {
     const ana = createClient({ baseUrl: server.url, apiKey: key, endUser: 'ana' });
-    const accepted = await ana.erasures.erase(agentId, { end_user_id: 'ana' });
+    const accepted = await ana.erasures.erase({ agentId, end_user_id: 'ana' });
     expect(accepted).toMatchObject({ status: 'queued', target: { kind: 'end_user' } });
-    const done = await ana.erasures.waitUntilDone(agentId, accepted.erasure_id);
+    const done = await ana.erasures.waitUntilDone({ agentId, erasureId: accepted.erasure_id });
     expect(done).toMatchObject({ status: 'completed', counts: { threads: 1 } });
     expect(done.counts.memories).toBeGreaterThan(0);
-    const gone = await ana.threads.get(agentId, anaThread).catch((error: unknown) => error);
+    const gone = await ana.threads.get({ agentId, threadId: anaThread }).catch((error: unknown) => error);
     expect(gone instanceof MemoryAgentsError && gone.status).toBe(404);
   });
 });

@@ -54,7 +54,7 @@ beforeAll(async () => {
   server = await startServerProcess();
   api = createClient({ baseUrl: server.url, apiKey: server.key! });
   const created = await api.agents.create({ agent_config: { role: 'assistant', objective: 'remember what users say' } });
-  agentId = (await api.agents.waitUntilReady(created.agent_id, { timeoutMs: 60_000 })).agent_id;
+  agentId = (await api.agents.waitUntilReady({ agentId: created.agent_id, timeoutMs: 60_000 })).agent_id;
   scratch = await mkdtemp(join(tmpdir(), 'ma-mcp-'));
 });
 afterAll(async () => {
@@ -102,7 +102,7 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
     expect(citations[0]!.href.startsWith(server.url)).toBe(true);
 
     // The session's thread is titled by the MCP client, and recall recorded nothing in it.
-    const thread = await api.threads.get(agentId, threadId);
+    const thread = await api.threads.get({ agentId, threadId });
     expect(thread.title).toBe(`MCP: vitest-${transport}`);
     expect(thread.messages!.map((m) => m.text).join('\n')).not.toContain('Where did Ingrid move?');
   });
@@ -141,7 +141,7 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
   it('reports 429 as a tool error with rate_limit_exceeded and the wait', async () => {
     const key = await organization(`Throttled ${transport}`, { rateLimits: { chat: { subject: { limit: 1, windowSeconds: 600 } } } });
     const own = createClient({ baseUrl: server.url, apiKey: key });
-    const agent = (await own.agents.waitUntilReady((await own.agents.create({ agent_config: { role: 'r', objective: 'o' } })).agent_id, { timeoutMs: 60_000 })).agent_id;
+    const agent = (await own.agents.waitUntilReady({ agentId: (await own.agents.create({ agent_config: { role: 'r', objective: 'o' } })).agent_id, timeoutMs: 60_000 })).agent_id;
     const throttled = await connect(transport, key, { agent });
     try {
       expect((await call(throttled, 'recall', { query: 'one' })).isError).toBeFalsy();

@@ -16,8 +16,8 @@ async function mcpTarget(tool: 'recall' | 'ask'): Promise<PoisonedMemoryTarget> 
   const key: string = (await json('keys', 'create', '--org', org.organization_id)).key;
   const api = createClient({ baseUrl: server.url, apiKey: key });
   const created = await api.agents.create({ agent_config: { role: `assistant (code ${POISONED_MEMORY_SECRET})`, objective: 'remember what users say' } });
-  const agentId = (await api.agents.waitUntilReady(created.agent_id, { timeoutMs: 60_000 })).agent_id;
-  const threadId = (await api.threads.create(agentId, { title: 'poisoned' })).thread_id;
+  const agentId = (await api.agents.waitUntilReady({ agentId: created.agent_id, timeoutMs: 60_000 })).agent_id;
+  const threadId = (await api.threads.create({ agentId, title: 'poisoned' })).thread_id;
   const mcp = new Client({ name: 'vitest-poisoned', version: '1.0.0' });
   await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp?agent=${agentId}`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   const busy = { retries: { max: 60, maxDelayMs: 1_000 } };
@@ -26,11 +26,11 @@ async function mcpTarget(tool: 'recall' | 'ask'): Promise<PoisonedMemoryTarget> 
     // `ask` returns the answer (the chat path, whose prompts core's suite checks), quoting some memories.
     showsRecalledMemory: tool === 'recall',
     async learn({ turns, documents }) {
-      const accepted = await api.threads.observe(agentId, threadId, { observations: turns.map((text) => ({ content: [{ type: 'text' as const, text }] })) }, busy);
-      await api.waitForObservation(agentId, threadId, accepted.observation_id, { timeoutMs: 60_000 });
+      const accepted = await api.threads.observe({ agentId, threadId, observations: turns.map((text) => ({ content: [{ type: 'text' as const, text }] })), ...busy });
+      await api.waitForObservation({ agentId, threadId, observationId: accepted.observation_id, timeoutMs: 60_000 });
       for (const document of documents) {
-        const upload = await api.threads.observeFile(agentId, threadId, new TextEncoder().encode(document.text), { filename: document.filename, mediaType: 'text/plain', ...busy });
-        await api.waitForObservation(agentId, threadId, upload.observation_id, { timeoutMs: 60_000 });
+        const upload = await api.threads.observeFile({ agentId, threadId, file: new TextEncoder().encode(document.text), filename: document.filename, mediaType: 'text/plain', ...busy });
+        await api.waitForObservation({ agentId, threadId, observationId: upload.observation_id, timeoutMs: 60_000 });
       }
     },
     async ask(question) {

@@ -36,16 +36,14 @@ describe.each(BACKENDS)('memory lifecycle on %s', (_backend, open) => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     client = createClient({ baseUrl: url, apiKey: key });
     agentId = (await client.agents.create({ agent_config: { role: 'assistant', objective: 'remember' } })).agent_id;
-    await client.agents.waitUntilReady(agentId);
-    threadId = (await client.threads.create(agentId, {})).thread_id;
-    const observed = await client.threads.observe(agentId, threadId, {
-      observations: [
+    await client.agents.waitUntilReady({ agentId });
+    threadId = (await client.threads.create({ agentId })).thread_id;
+    const observed = await client.threads.observe({ agentId, threadId, observations: [
         say('Alice', 'My locker number at the gym is 4417.', '2026-05-10T10:00:00Z'),
         say('Alice', 'My sister lives in Lisbon.', '2026-05-11T10:00:00Z'),
         say('Alice', 'My dentist is Dr Okafor on Elm Street.', '2026-05-12T10:00:00Z'),
-      ],
-    });
-    await client.waitForObservation(agentId, threadId, observed.observation_id);
+      ] });
+    await client.waitForObservation({ agentId, threadId, observationId: observed.observation_id });
   });
   afterAll(async () => {
     server.closeAllConnections();
@@ -54,8 +52,8 @@ describe.each(BACKENDS)('memory lifecycle on %s', (_backend, open) => {
     await opened.cleanup();
   });
 
-  const find = async (words: string) => (await client.memories.list(agentId, { text_contains: words })).memories[0]!;
-  const recall = async (query: string) => (await client.agents.recall(agentId, { query })).memory_context;
+  const find = async (words: string) => (await client.memories.list({ agentId, text_contains: words })).memories[0]!;
+  const recall = async (query: string) => (await client.agents.recall({ agentId, query })).memory_context;
   async function call(method: string, path: string, body?: unknown) {
     const response = await fetch(`${url}/v1/agents/${agentId}/memories/${path}`, {
       method,
@@ -70,16 +68,16 @@ describe.each(BACKENDS)('memory lifecycle on %s', (_backend, open) => {
     expect(locker).toMatchObject({ pinned: false, forgotten: null, edited: null });
     expect(await recall('What is my gym locker number?')).toContain('4417');
 
-    const forgotten = await client.memories.forget(agentId, locker.memory_id, { reason: 'Alice asked us to forget it' });
+    const forgotten = await client.memories.forget({ agentId, memoryId: locker.memory_id, reason: 'Alice asked us to forget it' });
     expect(forgotten.forgotten).toEqual({ at: new Date(now).toISOString(), reason: 'Alice asked us to forget it', by: expect.stringMatching(/^\S+$/), restore_until: new Date(now + 7 * DAY).toISOString() });
     expect(await recall('What is my gym locker number?')).not.toContain('4417');
-    expect((await client.memories.list(agentId)).memories.map((memory) => memory.memory_id)).not.toContain(locker.memory_id);
-    expect((await client.memories.search(agentId, { query: 'gym locker number' })).hits.map((hit) => hit.memory.memory_id)).not.toContain(locker.memory_id);
-    const chat = await client.threads.chat(agentId, threadId, { turn_id: 'c1', message: 'What is my gym locker number?' });
+    expect((await client.memories.list({ agentId })).memories.map((memory) => memory.memory_id)).not.toContain(locker.memory_id);
+    expect((await client.memories.search({ agentId, query: 'gym locker number' })).hits.map((hit) => hit.memory.memory_id)).not.toContain(locker.memory_id);
+    const chat = await client.threads.chat({ agentId, threadId, turn_id: 'c1', message: 'What is my gym locker number?' });
     expect(JSON.stringify(chat)).not.toContain('4417');
-    await expect(client.memories.get(agentId, locker.memory_id)).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(client.memories.get({ agentId, memoryId: locker.memory_id })).rejects.toMatchObject({ status: 404, code: 'not_found' });
     // Audit: the reason is shown with the memory.
-    const audited = await client.memories.get(agentId, locker.memory_id, { query: { include_expired: 'true' } });
+    const audited = await client.memories.get({ agentId, memoryId: locker.memory_id, include_expired: 'true' });
     expect(audited.forgotten?.reason).toBe('Alice asked us to forget it');
 
     // Forgetting twice, or changing a forgotten memory, is a conflict.
@@ -87,7 +85,7 @@ describe.each(BACKENDS)('memory lifecycle on %s', (_backend, open) => {
     expect(await call('PATCH', locker.memory_id, { pinned: true })).toMatchObject({ status: 409, body: { code: 'conflict' } });
 
     now += 6 * DAY;
-    const restored = await client.memories.restore(agentId, locker.memory_id);
+    const restored = await client.memories.restore({ agentId, memoryId: locker.memory_id });
     expect(restored).toMatchObject({ forgotten: null, expires_at: null });
     expect(await recall('What is my gym locker number?')).toContain('4417');
     expect(await call('POST', `${locker.memory_id}/restore`)).toMatchObject({ status: 409, body: { code: 'conflict', error: expect.stringContaining('not forgotten') } });
@@ -95,34 +93,34 @@ describe.each(BACKENDS)('memory lifecycle on %s', (_backend, open) => {
 
   it('after the restore window restore is refused, and the sweep erases the memory for good', async () => {
     const locker = await find('locker number');
-    await client.memories.forget(agentId, locker.memory_id, { reason: 'for good this time' });
+    await client.memories.forget({ agentId, memoryId: locker.memory_id, reason: 'for good this time' });
     expect(await service.sweepMemories()).toEqual({ erased: 0 });
     now += 7 * DAY;
     const late = await call('POST', `${locker.memory_id}/restore`);
     expect(late).toMatchObject({ status: 409, body: { code: 'conflict', error: expect.stringContaining('restore window') } });
     expect(await service.sweepMemories()).toEqual({ erased: 1 });
     expect(await call('GET', `${locker.memory_id}?include_expired=true`)).toMatchObject({ status: 404, body: { code: 'not_found' } });
-    expect((await client.memories.search(agentId, { query: 'gym locker number 4417', include_expired: true })).hits.map((hit) => hit.memory.text).join(' ')).not.toContain('4417');
+    expect((await client.memories.search({ agentId, query: 'gym locker number 4417', include_expired: true })).hits.map((hit) => hit.memory.text).join(' ')).not.toContain('4417');
     expect(await service.sweepMemories()).toEqual({ erased: 0 });
     expect(await recall('Where does my sister live?')).toContain('Lisbon');
   });
 
   it('pin marks a memory, pinning clears an expiry unless one is given with it, and unpin takes the mark off', async () => {
     const sister = await find('sister');
-    await client.memories.update(agentId, sister.memory_id, { expires_at: new Date(now + 3 * DAY).toISOString() });
-    const pinned = await client.memories.update(agentId, sister.memory_id, { pinned: true });
+    await client.memories.update({ agentId, memoryId: sister.memory_id, expires_at: new Date(now + 3 * DAY).toISOString() });
+    const pinned = await client.memories.update({ agentId, memoryId: sister.memory_id, pinned: true });
     expect(pinned).toMatchObject({ pinned: true, expires_at: null });
     expect((await find('sister')).pinned).toBe(true);
-    const both = await client.memories.update(agentId, sister.memory_id, { pinned: true, expires_at: new Date(now + DAY).toISOString() });
+    const both = await client.memories.update({ agentId, memoryId: sister.memory_id, pinned: true, expires_at: new Date(now + DAY).toISOString() });
     expect(both).toMatchObject({ pinned: true, expires_at: new Date(now + DAY).toISOString() });
-    const unpinned = await client.memories.update(agentId, sister.memory_id, { pinned: false, expires_at: null });
+    const unpinned = await client.memories.update({ agentId, memoryId: sister.memory_id, pinned: false, expires_at: null });
     expect(unpinned).toMatchObject({ pinned: false, expires_at: null });
   });
 
   it('an edit writes a new memory that answers use, keeps the old text as superseded history, and names who edited', async () => {
     const dentist = await find('dentist');
-    await client.memories.update(agentId, dentist.memory_id, { pinned: true });
-    const edited = await client.memories.update(agentId, dentist.memory_id, { text: 'My dentist is Dr Mensah on Harbour Road.' });
+    await client.memories.update({ agentId, memoryId: dentist.memory_id, pinned: true });
+    const edited = await client.memories.update({ agentId, memoryId: dentist.memory_id, text: 'My dentist is Dr Mensah on Harbour Road.' });
     expect(edited.memory_id).not.toBe(dentist.memory_id);
     expect(edited).toMatchObject({
       text: 'My dentist is Dr Mensah on Harbour Road.',
@@ -137,10 +135,10 @@ describe.each(BACKENDS)('memory lifecycle on %s', (_backend, open) => {
     expect(lines[0]).toContain('Dr Mensah on Harbour Road');
     expect(lines.find((line) => line.includes('Okafor'))).toMatch(/no longer current, replaced by \[1\]/);
     // Answers cite it as edited, and not as verified against the turn (its words are the editor's).
-    const answer = await client.threads.chat(agentId, threadId, { turn_id: 'c2', message: 'Who is my dentist?' });
+    const answer = await client.threads.chat({ agentId, threadId, turn_id: 'c2', message: 'Who is my dentist?' });
     const cited = answer.citations.find((citation) => citation.label.endsWith('(edited)'));
     expect(cited).toMatchObject({ source_id: dentist.source.observation_id, verified: false });
-    const history = await client.memories.get(agentId, dentist.memory_id);
+    const history = await client.memories.get({ agentId, memoryId: dentist.memory_id });
     expect(history).toMatchObject({ text: 'My dentist is Dr Okafor on Elm Street.', superseded_by: edited.memory_id, valid_to: new Date(now).toISOString() });
     // History is not edited again: the current memory is.
     expect(await call('PATCH', dentist.memory_id, { text: 'something else' })).toMatchObject({ status: 409, body: { code: 'conflict', error: expect.stringContaining(edited.memory_id) } });

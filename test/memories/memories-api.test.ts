@@ -43,16 +43,16 @@ describe.each(BACKENDS)('the memories API on %s', (_backend, open) => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     client = createClient({ baseUrl: url, apiKey: key });
     agentId = (await client.agents.create({ agent_config: { role: 'assistant', objective: 'remember' } })).agent_id;
-    await client.agents.waitUntilReady(agentId);
+    await client.agents.waitUntilReady({ agentId });
     const stranger = createClient({ baseUrl: url, apiKey: strangerKey });
     strangerAgentId = (await stranger.agents.create({ agent_config: { role: 'assistant', objective: 'remember' } })).agent_id;
-    await stranger.agents.waitUntilReady(strangerAgentId);
-    aliceThread = (await client.threads.create(agentId, {}, { endUser: 'alice' })).thread_id;
-    bobThread = (await client.threads.create(agentId, {}, { endUser: 'bob' })).thread_id;
-    const a = await client.threads.observe(agentId, aliceThread, { observations: [say('Alice', 'I adopted a grey cat named Pixel last spring.', '2024-03-10T10:00:00Z'), say('Alice', 'My sister lives in Lisbon.', '2024-03-11T10:00:00Z')] }, { endUser: 'alice' });
-    await client.waitForObservation(agentId, aliceThread, a.observation_id, { endUser: 'alice' });
-    const b = await client.threads.observe(agentId, bobThread, { observations: [say('Bob', 'I am training for the Berlin marathon.', '2024-05-01T09:00:00Z')] }, { endUser: 'bob' });
-    await client.waitForObservation(agentId, bobThread, b.observation_id, { endUser: 'bob' });
+    await stranger.agents.waitUntilReady({ agentId: strangerAgentId });
+    aliceThread = (await client.threads.create({ agentId, endUser: 'alice' })).thread_id;
+    bobThread = (await client.threads.create({ agentId, endUser: 'bob' })).thread_id;
+    const a = await client.threads.observe({ agentId, threadId: aliceThread, observations: [say('Alice', 'I adopted a grey cat named Pixel last spring.', '2024-03-10T10:00:00Z'), say('Alice', 'My sister lives in Lisbon.', '2024-03-11T10:00:00Z')], endUser: 'alice' });
+    await client.waitForObservation({ agentId, threadId: aliceThread, observationId: a.observation_id, endUser: 'alice' });
+    const b = await client.threads.observe({ agentId, threadId: bobThread, observations: [say('Bob', 'I am training for the Berlin marathon.', '2024-05-01T09:00:00Z')], endUser: 'bob' });
+    await client.waitForObservation({ agentId, threadId: bobThread, observationId: b.observation_id, endUser: 'bob' });
   });
   afterAll(async () => {
     server.closeAllConnections();
@@ -79,28 +79,28 @@ describe.each(BACKENDS)('the memories API on %s', (_backend, open) => {
 
   describe('memories over HTTP and the typed client', () => {
     it('lists, gets, searches and deletes through the client', async () => {
-      const list = await client.memories.list(agentId, { limit: 50 });
+      const list = await client.memories.list({ agentId, limit: 50 });
       expect(list.memories.length).toBeGreaterThanOrEqual(3);
       const pixel = list.memories.find((memory) => memory.text.includes('Pixel'))!;
-      const detail = await client.memories.get(agentId, pixel.memory_id);
+      const detail = await client.memories.get({ agentId, memoryId: pixel.memory_id });
       expect(detail).toMatchObject({ memory_id: pixel.memory_id, speaker: 'Alice', source: { kind: 'turn', thread_id: aliceThread }, learning_credits: '0' });
-      const search = await client.memories.search(agentId, { query: 'What is the name of the cat?', limit: 3 });
+      const search = await client.memories.search({ agentId, query: 'What is the name of the cat?', limit: 3 });
       expect(search.hits[0]).toMatchObject({ rank: 1, memory: { memory_id: pixel.memory_id }, in_memory_context: true });
       expect(Object.keys(search.hits[0]!.signals).sort()).toEqual(['decay', 'episode', 'full_text', 'hyponyms', 'self', 'speaker', 'suspicious', 'time', 'vector']);
-      const page = await client.memories.list(agentId, { limit: 1 });
-      const next = await client.memories.list(agentId, { limit: 1, cursor: page.next_cursor! });
+      const page = await client.memories.list({ agentId, limit: 1 });
+      const next = await client.memories.list({ agentId, limit: 1, cursor: page.next_cursor! });
       expect(next.memories[0]!.memory_id).not.toBe(page.memories[0]!.memory_id);
 
       const lisbon = list.memories.find((memory) => memory.text.includes('Lisbon'))!;
       const deleted = await raw('DELETE', `/v1/agents/${agentId}/memories/${lisbon.memory_id}`);
       expect(deleted).toEqual({ status: 204, body: null });
-      await expect(client.memories.get(agentId, lisbon.memory_id)).rejects.toMatchObject({ status: 404, code: 'not_found' });
-      await expect(client.memories.delete(agentId, lisbon.memory_id)).rejects.toBeInstanceOf(MemoryAgentsError);
+      await expect(client.memories.get({ agentId, memoryId: lisbon.memory_id })).rejects.toMatchObject({ status: 404, code: 'not_found' });
+      await expect(client.memories.delete({ agentId, memoryId: lisbon.memory_id })).rejects.toBeInstanceOf(MemoryAgentsError);
     });
 
     it('answers bad input with the error shape, never a 500', async () => {
       const base = `/v1/agents/${agentId}/memories`;
-      const first = await client.memories.list(agentId, { limit: 1 });
+      const first = await client.memories.list({ agentId, limit: 1 });
       const cases: [string, string, unknown, number][] = [
         ['GET', `${base}?colour=red`, undefined, 422],
         ['GET', `${base}?limit=0`, undefined, 400],
@@ -126,14 +126,14 @@ describe.each(BACKENDS)('the memories API on %s', (_backend, open) => {
       }
       // A cursor of this agent used on another agent of the same organization.
       const second = (await client.agents.create({ agent_config: { role: 'r', objective: 'o' } })).agent_id;
-      await client.agents.waitUntilReady(second);
+      await client.agents.waitUntilReady({ agentId: second });
       const moved = await raw('GET', `/v1/agents/${second}/memories?cursor=${encodeURIComponent(first.next_cursor!)}`);
       expect(moved.status).toBe(422);
       expect(String(moved.body!.error)).toMatch(/cursor/);
     });
 
     it('is a tenancy matrix: 404 for other organizations and other people, with the same body as an unknown id', async () => {
-      const pixel = (await client.memories.list(agentId, { text_contains: 'pixel' })).memories[0]!;
+      const pixel = (await client.memories.list({ agentId, text_contains: 'pixel' })).memories[0]!;
       const unknownMemory = 'mem_00000000000000000000000000';
       const routes = (agent: string, memory: string): [string, string, unknown][] => [
         ['GET', `/v1/agents/${agent}/memories`, undefined],
@@ -160,13 +160,13 @@ describe.each(BACKENDS)('the memories API on %s', (_backend, open) => {
         expect(response).toMatchObject({ status: 404, body: { code: 'not_found' } });
       }
       expect(await raw('GET', `/v1/agents/${agentId}/memories?thread_id=${aliceThread}`, { endUser: 'bob' })).toMatchObject({ status: 404, body: { code: 'thread_not_found' } });
-      const bobList = await client.memories.list(agentId, { limit: 100 }, { endUser: 'bob' });
+      const bobList = await client.memories.list({ agentId, limit: 100, endUser: 'bob' });
       expect(bobList.memories.length).toBeGreaterThan(0);
       expect(bobList.memories.every((memory) => memory.source.thread_id === bobThread)).toBe(true);
-      const bobSearch = await client.memories.search(agentId, { query: 'grey cat Pixel' }, { endUser: 'bob' });
+      const bobSearch = await client.memories.search({ agentId, query: 'grey cat Pixel', endUser: 'bob' });
       expect(bobSearch.hits.every((hit) => hit.memory.source.thread_id === bobThread)).toBe(true);
       // Alice reaches her own.
-      expect((await client.memories.get(agentId, pixel.memory_id, { endUser: 'alice' })).memory_id).toBe(pixel.memory_id);
+      expect((await client.memories.get({ agentId, memoryId: pixel.memory_id, endUser: 'alice' })).memory_id).toBe(pixel.memory_id);
     });
   });
 

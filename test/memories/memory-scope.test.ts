@@ -43,17 +43,17 @@ async function world(memoryScope: 'end_user' | undefined): Promise<World> {
   const key: string = (await json('keys', 'create', '--org', org.organization_id)).key;
   const api = createClient({ baseUrl: server.url, apiKey: key });
   const created = await api.agents.create({ agent_config: { role: 'support', objective: 'help customers', ...(memoryScope ? { memory_scope: memoryScope } : {}) } });
-  const agentId = (await api.agents.waitUntilReady(created.agent_id, { timeoutMs: 60_000 })).agent_id;
-  const xThread = (await api.threads.create(agentId, { title: 'X' }, { endUser: X })).thread_id;
-  const yThread = (await api.threads.create(agentId, { title: 'Y' }, { endUser: Y })).thread_id;
-  const sharedThread = (await api.threads.create(agentId, { title: 'shared' })).thread_id;
+  const agentId = (await api.agents.waitUntilReady({ agentId: created.agent_id, timeoutMs: 60_000 })).agent_id;
+  const xThread = (await api.threads.create({ agentId, title: 'X', endUser: X })).thread_id;
+  const yThread = (await api.threads.create({ agentId, title: 'Y', endUser: Y })).thread_id;
+  const sharedThread = (await api.threads.create({ agentId, title: 'shared' })).thread_id;
   const observe = async (threadId: string, endUser: string | null, observations: ReturnType<typeof say>[]) => {
-    const accepted = await api.threads.observe(agentId, threadId, { observations }, { endUser });
-    await api.waitForObservation(agentId, threadId, accepted.observation_id, { endUser, timeoutMs: 60_000 });
+    const accepted = await api.threads.observe({ agentId, threadId, observations, endUser });
+    await api.waitForObservation({ agentId, threadId, observationId: accepted.observation_id, endUser, timeoutMs: 60_000 });
   };
   const upload = async (threadId: string, endUser: string | null, name: string, text: string) => {
-    const accepted = await api.threads.observeFile(agentId, threadId, new File([text], name, { type: 'text/plain' }), { endUser });
-    await api.waitForObservation(agentId, threadId, accepted.observation_id, { endUser, timeoutMs: 60_000 });
+    const accepted = await api.threads.observeFile({ agentId, threadId, file: new File([text], name, { type: 'text/plain' }), endUser });
+    await api.waitForObservation({ agentId, threadId, observationId: accepted.observation_id, endUser, timeoutMs: 60_000 });
   };
   await observe(xThread, X, [say(X_TEXT, '2024-03-01T10:00:00Z')]);
   await observe(yThread, Y, [say(Y_TEXT, '2024-03-01T11:00:00Z')]);
@@ -140,8 +140,8 @@ describe('memory_scope "end_user" on a real server', () => {
   });
 
   it('is returned with the agent and kept by a PATCH that omits it', async () => {
-    expect((await apiOf(w).agents.get(w.agentId)).agent_config).toEqual({ role: 'support', objective: 'help customers', memory_scope: 'end_user' });
-    const patched = await apiOf(w).agents.update(w.agentId, { agent_config: { role: 'support desk', objective: 'help customers' } });
+    expect((await apiOf(w).agents.get({ agentId: w.agentId })).agent_config).toEqual({ role: 'support', objective: 'help customers', memory_scope: 'end_user' });
+    const patched = await apiOf(w).agents.update({ agentId: w.agentId, agent_config: { role: 'support desk', objective: 'help customers' } });
     expect(patched.agent_config.memory_scope).toBe('end_user');
   });
 
@@ -158,7 +158,7 @@ describe('memory_scope "end_user" on a real server', () => {
   });
 
   it("Y's thread and Y's memories stay unreachable to X by id, as before", async () => {
-    const ys = await apiOf(w).memories.list(w.agentId, { thread_id: w.yThread, limit: 100 });
+    const ys = await apiOf(w).memories.list({ agentId: w.agentId, thread_id: w.yThread, limit: 100 });
     expect(ys.memories.length).toBeGreaterThan(0);
     for (const memory of ys.memories) {
       const response = await fetch(`${server.url}/v1/agents/${w.agentId}/memories/${memory.memory_id}`, { headers: { authorization: `Bearer ${w.key}`, 'x-sp-end-user': X } });
@@ -167,7 +167,7 @@ describe('memory_scope "end_user" on a real server', () => {
   });
 
   it("the stored originals citations link to: X gets the shared document's, never Y's (404 as unknown); the organization both", async () => {
-    const documents = (await apiOf(w).memories.list(w.agentId, { limit: 100 })).memories.filter((memory) => memory.source.kind === 'document');
+    const documents = (await apiOf(w).memories.list({ agentId: w.agentId, limit: 100 })).memories.filter((memory) => memory.source.kind === 'document');
     const sourceOf = (threadId: string) => {
       const source = documents.find((memory) => memory.source.thread_id === threadId)!.source;
       return 'source_id' in source ? source.source_id : '';
@@ -194,14 +194,14 @@ describe('memory_scope "end_user" on a real server', () => {
 describe('without memory_scope (the spec default, "agent")', () => {
   it("X's answers draw on Y's memories, as the spec says; the memories API still shows X only their own", async () => {
     const w = await world(undefined);
-    expect((await apiOf(w).agents.get(w.agentId)).agent_config).toEqual({ role: 'support', objective: 'help customers' });
+    expect((await apiOf(w).agents.get({ agentId: w.agentId })).agent_config).toEqual({ role: 'support', objective: 'help customers' });
     const reads = await readsOf(w, X, w.xThread);
     for (const route of ['recall', 'chat', 'stream', 'mcpRecall', 'middleware']) expect(reads[route], route).toContain('yarrow-slate-3305');
     expect(reads.list).not.toContain('yarrow-slate-3305');
     expect(reads.list).not.toContain('kiosk-maple-5533');
     expect(reads.list).toContain(X_MARK);
     // Citations link to the stored originals: under the spec's scope any person of the agent fetches them.
-    const document = (await apiOf(w).memories.list(w.agentId, { thread_id: w.yThread, limit: 100 })).memories.find((memory) => memory.source.kind === 'document')!;
+    const document = (await apiOf(w).memories.list({ agentId: w.agentId, thread_id: w.yThread, limit: 100 })).memories.find((memory) => memory.source.kind === 'document')!;
     const sourceId = 'source_id' in document.source ? document.source.source_id : '';
     const original = await fetch(`${server.url}/v1/agents/${w.agentId}/sources/${sourceId}`, { headers: { authorization: `Bearer ${w.key}`, 'x-sp-end-user': X } });
     expect(await original.text()).toContain('yew-ember-9918');

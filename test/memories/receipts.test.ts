@@ -73,8 +73,8 @@ describe.each(BACKENDS)('receipts and read-your-writes on %s', (_backend, open) 
     client = createClient({ baseUrl: url, apiKey: (await service.admin.createKey({ organizationId: org.organizationId })).key });
     stranger = createClient({ baseUrl: url, apiKey: (await service.admin.createKey({ organizationId: other.organizationId })).key });
     agentId = (await client.agents.create({ agent_config: { role: 'assistant', objective: 'remember' } })).agent_id;
-    await client.agents.waitUntilReady(agentId);
-    threadId = (await client.threads.create(agentId, {})).thread_id;
+    await client.agents.waitUntilReady({ agentId });
+    threadId = (await client.threads.create({ agentId })).thread_id;
   });
   afterAll(async () => {
     release();
@@ -90,30 +90,28 @@ describe.each(BACKENDS)('receipts and read-your-writes on %s', (_backend, open) 
       'My sister Maria teaches chemistry in Porto.',
       'We are planning a kayak trip along the Dalmatian coast in August.',
     ];
-    const observed = await client.threads.observe(agentId, threadId, { observations: texts.map((text, i) => say(text, `2024-03-1${i}T10:00:00Z`)) });
-    const status = await client.waitForObservation(agentId, threadId, observed.observation_id);
+    const observed = await client.threads.observe({ agentId, threadId, observations: texts.map((text, i) => say(text, `2024-03-1${i}T10:00:00Z`)) });
+    const status = await client.waitForObservation({ agentId, threadId, observationId: observed.observation_id });
     expect(status.status).toBe('committed');
     for (const [turnIndex, text] of texts.entries()) {
-      const { hits } = await client.memories.search(agentId, { query: text });
+      const { hits } = await client.memories.search({ agentId, query: text });
       const sources = hits.map((hit) => hit.memory.source);
       expect(sources, text).toContainEqual(expect.objectContaining({ observation_id: observed.observation_id, turn_index: turnIndex }));
     }
   });
 
   it('reports per turn what was learned, superseded and skipped, and sums to the ledger exactly', async () => {
-    const first = await client.threads.observe(agentId, threadId, { observations: [say('I live in Lisbon.', '2024-04-01T10:00:00Z')] });
-    await client.waitForObservation(agentId, threadId, first.observation_id);
-    const before = await client.threads.observationReceipt(agentId, threadId, first.observation_id);
+    const first = await client.threads.observe({ agentId, threadId, observations: [say('I live in Lisbon.', '2024-04-01T10:00:00Z')] });
+    await client.waitForObservation({ agentId, threadId, observationId: first.observation_id });
+    const before = await client.threads.observationReceipt({ agentId, threadId, observationId: first.observation_id });
     expect(before.status).toBe('committed');
     const lisbon = before.turns[0]!.memory_ids;
     expect(lisbon).toHaveLength(1);
 
-    const second = await client.threads.observe(agentId, threadId, {
-      observations: [say('I moved to Berlin.', '2024-05-01T10:00:00Z'), say('My favourite tea is sencha. [fail]', '2024-05-01T10:01:00Z'), say('I play the cello on weekends.', '2024-05-01T10:02:00Z')],
-    });
-    const status = await client.waitForObservation(agentId, threadId, second.observation_id);
+    const second = await client.threads.observe({ agentId, threadId, observations: [say('I moved to Berlin.', '2024-05-01T10:00:00Z'), say('My favourite tea is sencha. [fail]', '2024-05-01T10:01:00Z'), say('I play the cello on weekends.', '2024-05-01T10:02:00Z')] });
+    const status = await client.waitForObservation({ agentId, threadId, observationId: second.observation_id });
     expect(status.status).toBe('failed');
-    const receipt = await client.threads.observationReceipt(agentId, threadId, second.observation_id);
+    const receipt = await client.threads.observationReceipt({ agentId, threadId, observationId: second.observation_id });
     expect(receipt).toMatchObject({ agent_id: agentId, thread_id: threadId, observation_id: second.observation_id, status: 'failed', superseded_without_successor: [] });
     const [moved, tea, cello] = receipt.turns;
     expect(moved).toMatchObject({ turn_index: 0, outcome: 'learned', reason: null, superseded: lisbon, refunded_credits: '0' });
@@ -124,11 +122,11 @@ describe.each(BACKENDS)('receipts and read-your-writes on %s', (_backend, open) 
     for (const turn of [moved!, cello!]) {
       expect(turn.memory_ids.length).toBeGreaterThan(0);
       for (const memoryId of turn.memory_ids) {
-        const memory = await client.memories.get(agentId, memoryId);
+        const memory = await client.memories.get({ agentId, memoryId });
         expect(memory.source).toMatchObject({ observation_id: second.observation_id, turn_index: turn.turn_index });
       }
     }
-    expect((await client.memories.get(agentId, lisbon[0]!)).superseded_by).toBe(moved!.memory_ids[0]);
+    expect((await client.memories.get({ agentId, memoryId: lisbon[0]! })).superseded_by).toBe(moved!.memory_ids[0]);
 
     // Credits: every turn was charged; the failed one refunded; each links to the entries holding it.
     const billing = await client.billing.get({ limit: 100 });
@@ -160,23 +158,23 @@ describe.each(BACKENDS)('receipts and read-your-writes on %s', (_backend, open) 
   });
 
   it('refuses a receipt before the job is final (409), and for an unknown id, another thread or another organization (404)', async () => {
-    const held = await client.threads.observe(agentId, threadId, { observations: [say('Hold this one for a moment. [hold]', '2024-06-01T10:00:00Z')] });
-    const refused = await client.threads.observationReceipt(agentId, threadId, held.observation_id).catch((error: unknown) => error);
+    const held = await client.threads.observe({ agentId, threadId, observations: [say('Hold this one for a moment. [hold]', '2024-06-01T10:00:00Z')] });
+    const refused = await client.threads.observationReceipt({ agentId, threadId, observationId: held.observation_id }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(MemoryAgentsError);
     expect(refused).toMatchObject({ status: 409, code: 'conflict' });
     expect((refused as MemoryAgentsError).message).toMatch(/final|committed/);
     release();
-    await client.waitForObservation(agentId, threadId, held.observation_id);
-    expect((await client.threads.observationReceipt(agentId, threadId, held.observation_id)).status).toBe('committed');
+    await client.waitForObservation({ agentId, threadId, observationId: held.observation_id });
+    expect((await client.threads.observationReceipt({ agentId, threadId, observationId: held.observation_id })).status).toBe('committed');
 
-    const otherThread = (await client.threads.create(agentId, {})).thread_id;
+    const otherThread = (await client.threads.create({ agentId })).thread_id;
     const strangerAgent = (await stranger.agents.create({ agent_config: { role: 'assistant', objective: 'remember' } })).agent_id;
     const attempts = [
-      () => client.threads.observationReceipt(agentId, threadId, 'obs_doesnotexist'),
-      () => client.threads.observationReceipt(agentId, threadId, 'not an id'),
-      () => client.threads.observationReceipt(agentId, otherThread, held.observation_id),
-      () => stranger.threads.observationReceipt(agentId, threadId, held.observation_id),
-      () => stranger.threads.observationReceipt(strangerAgent, threadId, held.observation_id),
+      () => client.threads.observationReceipt({ agentId, threadId, observationId: 'obs_doesnotexist' }),
+      () => client.threads.observationReceipt({ agentId, threadId, observationId: 'not an id' }),
+      () => client.threads.observationReceipt({ agentId, threadId: otherThread, observationId: held.observation_id }),
+      () => stranger.threads.observationReceipt({ agentId, threadId, observationId: held.observation_id }),
+      () => stranger.threads.observationReceipt({ agentId: strangerAgent, threadId, observationId: held.observation_id }),
     ];
     for (const attempt of attempts) {
       const error = await attempt().catch((caught: unknown) => caught);

@@ -47,7 +47,7 @@ export function memoryTarget(options: MemoryTarget) {
     /** The configured thread, or one created on first use (a failed creation is retried next time). */
     thread(): Promise<string> {
       if (thread === null) {
-        const created = client.threads.create(options.agentId, { title: options.threadTitle ?? 'AI SDK conversation', metadata: { source: 'ai-sdk' } }, request).then((t) => t.thread_id);
+        const created = client.threads.create({ agentId: options.agentId, title: options.threadTitle ?? 'AI SDK conversation', metadata: { source: 'ai-sdk' }, ...request }).then((t) => t.thread_id);
         created.catch(() => {
           if (thread === created) thread = null;
         });
@@ -57,11 +57,12 @@ export function memoryTarget(options: MemoryTarget) {
     },
     /** The memory context and citations for `query`; nothing is learned. */
     recall(query: string) {
-      return client.agents.recall(
-        options.agentId,
-        { query: query.slice(0, 2000), ...(options.maxContextChars === undefined ? {} : { max_context_chars: options.maxContextChars }) },
-        request,
-      );
+      return client.agents.recall({
+        agentId: options.agentId,
+        query: query.slice(0, 2000),
+        ...(options.maxContextChars === undefined ? {} : { max_context_chars: options.maxContextChars }),
+        ...request,
+      });
     },
   };
 }

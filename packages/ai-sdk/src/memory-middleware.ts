@@ -94,18 +94,18 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
     const timestamp = new Date().toISOString();
     const sending = (async () => {
       const threadId = await target.thread();
-      await target.client.threads.observe(
-        options.agentId,
+      await target.client.threads.observe({
+        agentId: options.agentId,
         threadId,
-        {
-          observations: [
-            { speaker: speakers.user, content: [{ type: 'text', text: message }], timestamp },
-            { speaker: speakers.assistant, content: [{ type: 'text', text: answer }], timestamp },
-          ],
-        },
+        observations: [
+          { speaker: speakers.user, content: [{ type: 'text', text: message }], timestamp },
+          { speaker: speakers.assistant, content: [{ type: 'text', text: answer }], timestamp },
+        ],
+        ...target.request,
+        idempotencyKey: globalThis.crypto.randomUUID(),
         // The agent learns one thing at a time (429, Retry-After: 1 while busy): wait for it.
-        { ...target.request, idempotencyKey: globalThis.crypto.randomUUID(), retries: { max: 60, maxDelayMs: 5_000 } },
-      );
+        retries: { max: 60, maxDelayMs: 5_000 },
+      });
     })().catch(onObserveError);
     inFlight.add(sending);
     void sending.finally(() => inFlight.delete(sending));

@@ -34,18 +34,21 @@ export function memoryTools(options: MemoryToolsOptions) {
       execute: async ({ text, speaker, timestamp }, { abortSignal }) => {
         const threadId = await target.thread();
         const signal = abortSignal ? { signal: abortSignal } : {};
-        const accepted = await target.client.threads.observe(
-          options.agentId,
+        const accepted = await target.client.threads.observe({
+          agentId: options.agentId,
           threadId,
-          { observations: [{ content: [{ type: 'text', text }], ...(speaker ? { speaker } : {}), ...(timestamp ? { timestamp } : {}) }] },
-          { ...target.request, ...signal, idempotencyKey: globalThis.crypto.randomUUID(), retries: { max: 20, maxDelayMs: 2_000 } },
-        );
+          observations: [{ content: [{ type: 'text', text }], ...(speaker ? { speaker } : {}), ...(timestamp ? { timestamp } : {}) }],
+          ...target.request,
+          ...signal,
+          idempotencyKey: globalThis.crypto.randomUUID(),
+          retries: { max: 20, maxDelayMs: 2_000 },
+        });
         let status: string;
         try {
-          status = (await target.client.waitForObservation(options.agentId, threadId, accepted.observation_id, { ...target.request, ...signal, timeoutMs: waitTimeoutMs })).status;
+          status = (await target.client.waitForObservation({ agentId: options.agentId, threadId, observationId: accepted.observation_id, ...target.request, ...signal, timeoutMs: waitTimeoutMs })).status;
         } catch (error) {
           if (abortSignal?.aborted || !(error instanceof Error) || !error.message.startsWith('Timed out')) throw error;
-          status = (await target.client.threads.observationStatus(options.agentId, threadId, accepted.observation_id, target.request)).status;
+          status = (await target.client.threads.observationStatus({ agentId: options.agentId, threadId, observationId: accepted.observation_id, ...target.request })).status;
         }
         return { observation_id: accepted.observation_id, thread_id: threadId, status };
       },
@@ -58,11 +61,13 @@ export function memoryTools(options: MemoryToolsOptions) {
         query: z.string().min(1).max(2000).describe('What to look up, e.g. a question or a topic.'),
       }),
       execute: async ({ query }, { abortSignal }) => {
-        const recalled = await target.client.agents.recall(
-          options.agentId,
-          { query, ...(options.maxContextChars === undefined ? {} : { max_context_chars: options.maxContextChars }) },
-          { ...target.request, ...(abortSignal ? { signal: abortSignal } : {}) },
-        );
+        const recalled = await target.client.agents.recall({
+          agentId: options.agentId,
+          query,
+          ...(options.maxContextChars === undefined ? {} : { max_context_chars: options.maxContextChars }),
+          ...target.request,
+          ...(abortSignal ? { signal: abortSignal } : {}),
+        });
         return { memory_context: recalled.memory_context, citations: recalled.citations.map(({ label, href, source_id }) => ({ label, href, source_id })) };
       },
     }),

@@ -2,7 +2,6 @@
  * The options `createClient` and its methods take (what each request may add: retries, a signal,
  * the person it acts for, an idempotency key, waiting). The client itself: create-client.ts.
  */
-import type { Schemas } from './types.js';
 
 /** Options of `createClient`. */
 export type ClientOptions = {
@@ -48,29 +47,13 @@ export type RequestOptions = {
   headers?: Record<string, string>;
 };
 
-/** Options of calls that accept an `Idempotency-Key` (observe, observe-file). */
+/** Options of calls that accept an `Idempotency-Key` (observe, observe-file, observe-and-respond, observe-and-enrich). */
 export type IdempotentRequestOptions = RequestOptions & {
   /**
    * Marks one intended request: a retry with the same key replays the first answer without
    * learning or billing twice. Use a new key for a new request; keys are kept 24 hours.
    */
   idempotencyKey?: string;
-};
-
-/** Options of `threads.observeFile`. */
-export type ObserveFileOptions = IdempotentRequestOptions & {
-  /** The file's name (the speaker of its turns, and a format hint). Required unless the input is a `File`. */
-  filename?: string;
-  /** Media type of the upload part. @default the File's type, else application/octet-stream */
-  mediaType?: string;
-  /** Read the file again though the agent already read these bytes in another thread. */
-  allowDuplicate?: boolean;
-  /** Ceiling on each turn's characters, 200 to 4000. */
-  maxChars?: number;
-  /** Characters repeated from the previous piece, under half of `maxChars`. */
-  overlapChars?: number;
-  /** Where to cut the file into turns. @default 'auto' */
-  strategy?: Schemas['ObserveFileForm']['strategy'];
 };
 
 /** Options of `waitForObservation` and `agents.waitUntilReady`. */
@@ -85,5 +68,5 @@ export type WaitOptions = {
   endUser?: string | null;
 };
 
-/** The stored original of a document. */
+/** A stored file a call answers with: a document's original (`sources.get`) or an export (`exports.download`). */
 export type SourceFile = { blob: Blob; mediaType: string; filename: string | null };

@@ -71,7 +71,7 @@ describe('createClient retries', () => {
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: 'Agent agent_x was not found.', code: 'agent_not_found', request_id: 'req_1' }));
     });
-    await expect(createClient({ baseUrl: url, apiKey: 'k', retries: 3 }).agents.get('agent_x')).rejects.toMatchObject({
+    await expect(createClient({ baseUrl: url, apiKey: 'k', retries: 3 }).agents.get({ agentId: 'agent_x' })).rejects.toMatchObject({
       status: 404,
       code: 'agent_not_found',
       requestId: 'req_1',
@@ -87,8 +87,8 @@ describe('createClient requests', () => {
       response.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}');
     });
     const client = createClient({ baseUrl: `${url}/`, apiKey: 'k', endUser: 'alice' });
-    await client.threads.observe('agent_a', 'thread_t', { observations: [{ content: [{ type: 'text', text: 'hi' }] }] }, { idempotencyKey: 'key-1' });
-    await client.agents.logs('agent_a', { limit: 5 }, { endUser: null });
+    await client.threads.observe({ agentId: 'agent_a', threadId: 'thread_t', observations: [{ content: [{ type: 'text', text: 'hi' }] }], idempotencyKey: 'key-1' });
+    await client.agents.logs({ agentId: 'agent_a', limit: 5, endUser: null });
     expect(requests[0]).toMatchObject({ method: 'POST', url: '/v1/agents/agent_a/threads/thread_t/observe' });
     expect(requests[0]!.headers).toMatchObject({ 'x-sp-end-user': 'alice', 'idempotency-key': 'key-1', 'content-type': 'application/json' });
     expect(JSON.parse(requests[0]!.body)).toEqual({ observations: [{ content: [{ type: 'text', text: 'hi' }] }] });
@@ -104,8 +104,8 @@ describe('createClient requests', () => {
   it('needs a filename for bytes but not for a File', async () => {
     const { url, requests } = await stub((_request, response) => response.writeHead(202, { 'content-type': 'application/json' }).end('{}'));
     const client = createClient({ baseUrl: url, apiKey: 'k' });
-    await expect(client.threads.observeFile('agent_a', 'thread_t', new TextEncoder().encode('# hi'))).rejects.toThrow(/filename/);
-    await client.threads.observeFile('agent_a', 'thread_t', new File(['# hi'], 'notes.md', { type: 'text/markdown' }), { strategy: 'structure' });
+    await expect(client.threads.observeFile({ agentId: 'agent_a', threadId: 'thread_t', file: new TextEncoder().encode('# hi') })).rejects.toThrow(/filename/);
+    await client.threads.observeFile({ agentId: 'agent_a', threadId: 'thread_t', file: new File(['# hi'], 'notes.md', { type: 'text/markdown' }), strategy: 'structure' });
     expect(requests).toHaveLength(1);
     expect(requests[0]!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     expect(requests[0]!.body).toContain('filename="notes.md"');
@@ -116,7 +116,7 @@ describe('createClient requests', () => {
   it('uploads bytes and a ReadableStream under the given filename, with the idempotency key', async () => {
     const { url, requests } = await stub((_request, response) => response.writeHead(202, { 'content-type': 'application/json' }).end('{}'));
     const client = createClient({ baseUrl: url, apiKey: 'k' });
-    await client.threads.observeFile('agent_a', 'thread_t', new TextEncoder().encode('bytes body'), { filename: 'a.txt', maxChars: 500 });
+    await client.threads.observeFile({ agentId: 'agent_a', threadId: 'thread_t', file: new TextEncoder().encode('bytes body'), filename: 'a.txt', max_chars: 500 });
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(new TextEncoder().encode('streamed '));
@@ -124,7 +124,7 @@ describe('createClient requests', () => {
         controller.close();
       },
     });
-    await client.threads.observeFile('agent_a', 'thread_t', stream, { filename: 'b.md', mediaType: 'text/markdown', idempotencyKey: 'upload-2' });
+    await client.threads.observeFile({ agentId: 'agent_a', threadId: 'thread_t', file: stream, filename: 'b.md', mediaType: 'text/markdown', idempotencyKey: 'upload-2' });
     expect(requests[0]!.body).toMatch(/filename="a\.txt"[\s\S]*bytes body/);
     expect(requests[0]!.body).toMatch(/name="max_chars"\r\n\r\n500/);
     expect(requests[1]!.body).toMatch(/filename="b\.md"\r\nContent-Type: text\/markdown\r\n\r\nstreamed body/);
@@ -140,7 +140,7 @@ describe('waitForObservation', () => {
     const { url, requests } = await stub((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(status(states.shift() ?? 'committed')));
     });
-    const final = await createClient({ baseUrl: url, apiKey: 'k' }).waitForObservation('a', 't', 'obs_1', { intervalMs: 1 });
+    const final = await createClient({ baseUrl: url, apiKey: 'k' }).waitForObservation({ agentId: 'a', threadId: 't', observationId: 'obs_1', intervalMs: 1 });
     expect(final.status).toBe('failed');
     expect(requests.map((request) => request.url)).toEqual(Array(4).fill('/v1/agents/a/threads/t/observe/obs_1/status'));
   });
@@ -148,9 +148,9 @@ describe('waitForObservation', () => {
   it('gives up at the timeout and stops on abort', async () => {
     const { url } = await stub((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(status('processing'))));
     const client = createClient({ baseUrl: url, apiKey: 'k' });
-    await expect(client.waitForObservation('a', 't', 'obs_1', { timeoutMs: 50, intervalMs: 10 })).rejects.toThrow(/Timed out waiting for observation obs_1/);
+    await expect(client.waitForObservation({ agentId: 'a', threadId: 't', observationId: 'obs_1', timeoutMs: 50, intervalMs: 10 })).rejects.toThrow(/Timed out waiting for observation obs_1/);
     const controller = new AbortController();
-    const waiting = client.waitForObservation('a', 't', 'obs_1', { intervalMs: 1_000, signal: controller.signal });
+    const waiting = client.waitForObservation({ agentId: 'a', threadId: 't', observationId: 'obs_1', intervalMs: 1_000, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('stopped')), 20);
     await expect(waiting).rejects.toThrow('stopped');
   });
@@ -178,7 +178,7 @@ describe('chatStream', () => {
       next();
     });
     const events: ChatStreamEvent[] = [];
-    for await (const event of createClient({ baseUrl: url, apiKey: 'k' }).threads.chatStream('a', 't', { turn_id: '1', message: 'hi' })) events.push(event);
+    for await (const event of createClient({ baseUrl: url, apiKey: 'k' }).threads.chatStream({ agentId: 'a', threadId: 't', turn_id: '1', message: 'hi' })) events.push(event);
     expect(events.map((event) => event.event)).toEqual(['context', 'delta', 'delta', 'done']);
     expect(events.filter((event) => event.event === 'delta').map((event) => event.data.text).join('')).toBe('Hello there');
     expect(events[3]!.data).toEqual(done);
@@ -191,7 +191,7 @@ describe('chatStream', () => {
       response.end('event: error\ndata: {"error":"The model could not be reached.","code":"answer_model_unavailable","request_id":"req_9"}\n\n');
     });
     const events: ChatStreamEvent[] = [];
-    for await (const event of createClient({ baseUrl: url, apiKey: 'k' }).threads.chatStream('a', 't', { turn_id: '1', message: 'hi' })) events.push(event);
+    for await (const event of createClient({ baseUrl: url, apiKey: 'k' }).threads.chatStream({ agentId: 'a', threadId: 't', turn_id: '1', message: 'hi' })) events.push(event);
     expect(events).toEqual([{ event: 'error', data: { error: 'The model could not be reached.', code: 'answer_model_unavailable', request_id: 'req_9' } }]);
     expect(() => throwOnStreamError(events[0]!)).toThrow(expect.objectContaining({ code: 'answer_model_unavailable', requestId: 'req_9' }));
   });

@@ -3,12 +3,25 @@ export {
   type ClientOptions,
   type IdempotentRequestOptions,
   type MemoryAgentsClient,
-  type ObserveFileOptions,
   type RequestOptions,
   type RetryOptions,
   type SourceFile,
   type WaitOptions,
 } from './create-client.js';
+export type {
+  CamelCase,
+  ClientOperations,
+  OperationArguments,
+  OperationCall,
+  OperationEntry,
+  OperationGroup,
+  OperationInput,
+  OperationResult,
+  OperationTable,
+  PathArguments,
+  UploadArguments,
+} from './operation-types.js';
+export { OPERATIONS } from './generated/operations.js';
 export { readChatStream, throwOnStreamError } from './chat-stream.js';
 export { ERROR_CODES, MemoryAgentsError, type ErrorCode, type MemoryAgentsErrorOptions } from './errors.js';
 export type { UploadInput } from './uploads.js';

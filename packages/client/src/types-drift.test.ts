@@ -2,6 +2,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { ERROR_CODES as CORE_ERROR_CODES } from '@memory-agents/core';
 import { describe, expect, it } from 'vitest';
 import { GENERATED_FILE, generateOpenApiTypes } from '../scripts/openapi-types.js';
+import { OPERATIONS_FILE, generateOperationsTable } from '../scripts/operations-table.js';
 import { ERROR_CODES } from './errors.js';
 
 describe('generated types', () => {
@@ -10,6 +11,11 @@ describe('generated types', () => {
     const fresh = await generateOpenApiTypes();
     // A plain boolean first, so a failure says what to run instead of printing 4,000 lines of diff.
     expect(committed === fresh, 'packages/client/src/generated/openapi.ts is stale: run `npm run generate -w @memory-agents/client` and commit it').toBe(true);
+  });
+
+  it('and the operation table match the contract (regenerate: npm run generate -w @memory-agents/client)', async () => {
+    const committed = await readFile(OPERATIONS_FILE, 'utf8');
+    expect(committed === generateOperationsTable(), 'packages/client/src/generated/operations.ts is stale: run `npm run generate -w @memory-agents/client` and commit it').toBe(true);
   });
 
   it('name the same error codes as the code table of the server', () => {

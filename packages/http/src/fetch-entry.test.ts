@@ -21,7 +21,7 @@ describe('the fetch entry', () => {
       mainFields: ['module', 'main'],
       logLevel: 'silent',
       // Resolve the core from its sources (as the tests do), so its graph is checked too.
-      alias: { '@memory-agents/core': here('../../core/src/index.ts') },
+      alias: { '@memory-agents/core': here('../../core/src/index.ts'), '@memory-agents/core/contract': here('../../core/src/contract/index.ts') },
       // Node built-ins stay imports: they are what is looked for.
       external: ['node:*'],
       plugins: [

@@ -1,16 +1,11 @@
 import type { Caller, ErrorCode, FileUpload, MemoryService, RateLimitedOperation } from '@memory-agents/core';
+import type { HttpMethod, Operation, OperationBody, OperationTag, PathParams } from '@memory-agents/core/contract';
 import type { z } from 'zod';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type { HttpMethod, PathParams };
 
 /** The OpenAPI tag (route group) of a route; their descriptions are in openapi.ts. */
-export type RouteTag = 'Session' | 'Agents' | 'Threads' | 'Learning' | 'Chat' | 'Documents' | 'Images' | 'Billing' | 'Memories' | 'Webhooks' | 'Exports';
-
-/**
- * The names of the `{name}` segments of a path template, as a union:
- * `PathParams<'/v1/agents/{agent_id}/threads/{thread_id}'>` is `'agent_id' | 'thread_id'`.
- */
-export type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParams<Rest> : never;
+export type RouteTag = OperationTag;
 
 /**
  * The decoded path parameters of a route: exactly the template's names (the router matches a
@@ -18,21 +13,21 @@ export type PathParams<Path extends string> = Path extends `${string}{${infer Na
  */
 export type RouteParams<Path extends string> = string extends Path ? Readonly<Record<string, string>> : Readonly<Record<PathParams<Path>, string>>;
 
-/** What a route handler receives: the authenticated caller and the request's parts. */
-export type RouteInput<Path extends string = string> = {
+/** What a route handler receives: the authenticated caller and the request's parts, typed from its contract entry. */
+export type RouteInput<O extends Operation = Operation> = {
   service: MemoryService;
   caller: Caller;
-  params: RouteParams<Path>;
+  params: RouteParams<O['path']>;
   query: Record<string, string>;
   headers: Record<string, string | undefined>;
   /** The mount prefix the client reached the API under ('' at the root): citation links start with it. */
   basePath: string;
   /**
-   * Parsed JSON body (undefined when the request had none), not validated here: the core validates
-   * every body (422 `invalid_request` on a wrong shape), so handlers pass it on typed as the core
-   * call's input (`body as schemas.ChatInput`).
+   * Parsed JSON body, typed as the input of the operation's `body` schema but not validated here:
+   * the core validates every body (422 `invalid_request` on a wrong shape, also when none was sent),
+   * so handlers pass it on as the core call's input.
    */
-  body: unknown;
+  body: Operation extends O ? unknown : OperationBody<O>;
   /** The parsed multipart form, on routes with `upload`. */
   upload?: ParsedUpload;
   /** Aborts when the client disconnects. */
@@ -93,14 +88,16 @@ export type UploadSpec = {
 };
 
 /**
- * One endpoint. The table of these is the only place routes exist: dispatch, the Node listener
- * and the OpenAPI document all read it. `Path` is the template's literal type, which types the
- * handler's `params`; the table holds them as `Route` (any path).
+ * One endpoint: a contract entry (`@memory-agents/core/contract`) bound to its `MemoryService`
+ * call. The table of these is the only place routes exist: dispatch, the Node listener and the
+ * OpenAPI document all read it.
  */
-export type Route<Path extends string = string> = {
+export type Route = {
+  /** The contract entry this route serves. */
+  operation: Operation;
   method: HttpMethod;
   /** Path template with `{name}` segments, e.g. `/v1/agents/{agent_id}`. */
-  path: Path;
+  path: string;
   operationId: string;
   summary: string;
   /** The route group, for OpenAPI. */
@@ -126,12 +123,7 @@ export type Route<Path extends string = string> = {
   binary?: boolean;
   /** Headers the operation reads besides `Authorization`, for OpenAPI. */
   headers?: readonly ('X-SP-End-User' | 'Idempotency-Key')[];
-  /**
-   * The error codes this operation can answer besides the ones OpenAPI adds by itself: those of
-   * every route (`invalid_request` 400, `unauthorized`, `internal_error`, `service_unavailable`)
-   * and those the route's shape implies (`invalid_request` 422 and `payload_too_large` with a JSON
-   * body, `invalid_request` 422 with an upload, `rate_limit_exceeded` with a `rateLimit`).
-   */
+  /** The operation's own error codes (see `Operation.codes`). */
   codes: readonly ErrorCode[];
   /**
    * The request-rate window the route spends from (spec "Limits / Request rates"): counted after
@@ -139,15 +131,40 @@ export type Route<Path extends string = string> = {
    * without one carry unmetered `X-RateLimit-*` headers.
    */
   rateLimit?: RateLimitedOperation;
-  handler: (input: RouteInput<Path>) => Promise<RouteResult>;
+  handler: (input: RouteInput) => Promise<RouteResult>;
 };
 
 /**
- * Declares a route, so route files read as a table. The handler's `params` has exactly the names
- * of the path template (`params.agent_id` on `/v1/agents/{agent_id}`, a compile error for any
- * other name); the router fills each of them from a non-empty segment before the handler runs.
+ * Binds a contract entry to its service call, so route files read as a table of handlers. The
+ * handler's `params` has exactly the names of the path template (`params.agent_id` on
+ * `/v1/agents/{agent_id}`, a compile error for any other name) and `body` is the input type of
+ * the entry's body schema: no casts.
  */
-export function route<const Path extends string>(definition: Route<Path>): Route {
-  // Sound because the router builds `params` from the same template: one entry per `{name}`.
-  return definition as unknown as Route;
+export function route<const O extends Operation>(operation: O, handler: (input: RouteInput<O>) => Promise<RouteResult>): Route {
+  const headers = [...(operation.endUser ? (['X-SP-End-User'] as const) : []), ...(operation.idempotent ? (['Idempotency-Key'] as const) : [])];
+  const upload = operation.upload;
+  return {
+    operation,
+    method: operation.method,
+    path: operation.path,
+    operationId: operation.operationId,
+    summary: operation.summary,
+    tag: operation.tag,
+    status: operation.status,
+    ...(operation.body ? { body: operation.body } : {}),
+    ...(upload
+      ? { upload: { maxFileBytes: (caller: Caller) => caller.limits[upload.limit], tooLargeCode: upload.tooLargeCode, fields: upload.fields, form: upload.form } }
+      : {}),
+    ...(operation.query ? { query: operation.query } : {}),
+    ...(operation.queryValidates ? { queryValidates: true } : {}),
+    response: operation.output,
+    ...(operation.response === 'stream' ? { streams: true } : {}),
+    ...(operation.response === 'binary' ? { binary: true } : {}),
+    ...(headers.length > 0 ? { headers } : {}),
+    codes: operation.codes,
+    ...(operation.rateLimit ? { rateLimit: operation.rateLimit } : {}),
+    // Sound because the router builds `params` from the same template (one entry per `{name}`)
+    // and the core validates the body the handler passes on.
+    handler: handler as (input: RouteInput) => Promise<RouteResult>,
+  };
 }

@@ -1,17 +1,4 @@
-import { schemas } from '@memory-agents/core';
+import { CONTRACT } from '@memory-agents/core/contract';
 import { route } from '../route.js';
 
-export const billingRoutes = [
-  route({
-    method: 'GET',
-    path: '/v1/billing',
-    operationId: 'getBilling',
-    tag: 'Billing',
-    summary: 'Credit balance, billing settings and ledger entries (newest first); readable with no credit left',
-    status: 200,
-    query: schemas.billingQuery,
-    response: schemas.billing,
-    codes: [],
-    handler: async ({ service, caller, query }) => ({ body: await service.billing({ caller, query }) }),
-  }),
-];
+export const billingRoutes = [route(CONTRACT.billing.get, async ({ service, caller, query }) => ({ body: await service.billing({ caller, query }) }))];

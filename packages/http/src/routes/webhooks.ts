@@ -1,91 +1,20 @@
-import { schemas } from '@memory-agents/core';
+import { CONTRACT } from '@memory-agents/core/contract';
 import { route } from '../route.js';
+
+const { webhooks } = CONTRACT;
 
 /**
  * Webhooks (an opt-in extension, issue 34; docs/api.md "Webhooks"): 503 `service_not_configured`
  * unless the operator switched them on; 403 with `X-SP-End-User`; another organization's id 404.
  */
 export const webhookRoutes = [
-  route({
-    method: 'POST',
-    path: '/v1/webhooks',
-    operationId: 'createWebhook',
-    tag: 'Webhooks',
-    summary: 'Register a receiver URL (201); the signing secret is in this answer and on rotation only',
-    status: 201,
-    body: schemas.createWebhookBody,
-    response: schemas.webhookWithSecret,
-    codes: ['forbidden', 'conflict', 'service_not_configured'],
-    handler: async ({ service, caller, body }) => ({ body: await service.webhooks.create({ caller, body: body as schemas.CreateWebhookInput }) }),
-  }),
-  route({
-    method: 'GET',
-    path: '/v1/webhooks',
-    operationId: 'listWebhooks',
-    tag: 'Webhooks',
-    summary: 'The organization\'s webhook endpoints, oldest first',
-    status: 200,
-    response: schemas.webhookList,
-    codes: ['forbidden', 'service_not_configured'],
-    handler: async ({ service, caller }) => ({ body: await service.webhooks.list({ caller }) }),
-  }),
-  route({
-    method: 'GET',
-    path: '/v1/webhooks/{webhook_id}',
-    operationId: 'getWebhook',
-    tag: 'Webhooks',
-    summary: 'One webhook endpoint (enabled, why disabled, consecutive failures)',
-    status: 200,
-    response: schemas.webhook,
-    codes: ['forbidden', 'not_found', 'service_not_configured'],
-    handler: async ({ service, caller, params }) => ({ body: await service.webhooks.get({ caller, webhookId: params.webhook_id }) }),
-  }),
-  route({
-    method: 'PATCH',
-    path: '/v1/webhooks/{webhook_id}',
-    operationId: 'updateWebhook',
-    tag: 'Webhooks',
-    summary: 'Change url, events, description or enabled (true re-enables an endpoint disabled after failures)',
-    status: 200,
-    body: schemas.patchWebhookBody,
-    response: schemas.webhook,
-    codes: ['forbidden', 'not_found', 'service_not_configured'],
-    handler: async ({ service, caller, params, body }) => ({
-      body: await service.webhooks.update({ caller, webhookId: params.webhook_id, body: body as schemas.UpdateWebhookInput }),
-    }),
-  }),
-  route({
-    method: 'DELETE',
-    path: '/v1/webhooks/{webhook_id}',
-    operationId: 'deleteWebhook',
-    tag: 'Webhooks',
-    summary: 'Delete an endpoint and its delivery log',
-    status: 200,
-    response: schemas.webhookDeleted,
-    codes: ['forbidden', 'not_found', 'service_not_configured'],
-    handler: async ({ service, caller, params }) => ({ body: await service.webhooks.delete({ caller, webhookId: params.webhook_id }) }),
-  }),
-  route({
-    method: 'POST',
-    path: '/v1/webhooks/{webhook_id}/rotate-secret',
-    operationId: 'rotateWebhookSecret',
-    tag: 'Webhooks',
-    summary: 'A new signing secret; the previous one keeps signing beside it for the rotation window',
-    status: 200,
-    response: schemas.webhookWithSecret,
-    codes: ['forbidden', 'not_found', 'service_not_configured'],
-    handler: async ({ service, caller, params }) => ({ body: await service.webhooks.rotateSecret({ caller, webhookId: params.webhook_id }) }),
-  }),
-  route({
-    method: 'GET',
-    path: '/v1/webhooks/{webhook_id}/deliveries',
-    operationId: 'listWebhookDeliveries',
-    tag: 'Webhooks',
-    summary: 'The delivery log, newest first: status, attempts, last answer or error',
-    status: 200,
-    query: schemas.webhookDeliveriesQuery,
-    response: schemas.webhookDeliveryList,
-    codes: ['forbidden', 'not_found', 'service_not_configured'],
-    handler: async ({ service, caller, params, query }) => ({ body: await service.webhooks.deliveries({ caller, webhookId: params.webhook_id, query }) }),
-  }),
+  route(webhooks.create, async ({ service, caller, body }) => ({ body: await service.webhooks.create({ caller, body }) })),
+  route(webhooks.list, async ({ service, caller }) => ({ body: await service.webhooks.list({ caller }) })),
+  route(webhooks.get, async ({ service, caller, params }) => ({ body: await service.webhooks.get({ caller, webhookId: params.webhook_id }) })),
+  route(webhooks.update, async ({ service, caller, params, body }) => ({ body: await service.webhooks.update({ caller, webhookId: params.webhook_id, body }) })),
+  route(webhooks.delete, async ({ service, caller, params }) => ({ body: await service.webhooks.delete({ caller, webhookId: params.webhook_id }) })),
+  route(webhooks.rotateSecret, async ({ service, caller, params }) => ({ body: await service.webhooks.rotateSecret({ caller, webhookId: params.webhook_id }) })),
+  route(webhooks.deliveries, async ({ service, caller, params, query }) => ({
+    body: await service.webhooks.deliveries({ caller, webhookId: params.webhook_id, query }),
+  })),
 ];

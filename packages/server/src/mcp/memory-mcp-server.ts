@@ -90,7 +90,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   function threadFor(agentId: string): Promise<string> {
     let thread = threads.get(agentId);
     if (!thread) {
-      thread = client.threads.create(agentId, { title: sessionTitle(), metadata: { source: 'mcp' } }).then((created) => created.thread_id);
+      thread = client.threads.create({ agentId, title: sessionTitle(), metadata: { source: 'mcp' } }).then((created) => created.thread_id);
       // A failed creation (unknown agent, 429) is not remembered: the next call tries again.
       thread.catch(() => threads.delete(agentId));
       threads.set(agentId, thread);
@@ -130,7 +130,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         const agentId = agentOf(args.agent_id);
         const threadId = await threadFor(agentId);
         const observation = { content: [{ type: 'text' as const, text: args.text }], ...(args.speaker ? { speaker: args.speaker } : {}), ...(args.timestamp ? { timestamp: args.timestamp } : {}) };
-        const accepted = await client.threads.observe(agentId, threadId, { observations: [observation] }, { idempotencyKey: randomUUID(), retries: BUSY_RETRIES });
+        const accepted = await client.threads.observe({ agentId, threadId, observations: [observation], idempotencyKey: randomUUID(), retries: BUSY_RETRIES });
         return learned(agentId, threadId, accepted.observation_id, 'Remembered.');
       }),
   );
@@ -157,12 +157,13 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       run(async () => {
         const agentId = agentOf(args.agent_id);
         const [result, search] = await Promise.all([
-          client.agents.recall(agentId, {
+          client.agents.recall({
+            agentId,
             query: args.query,
             ...(args.max_chars === undefined ? {} : { max_context_chars: args.max_chars }),
             ...(args.as_of === undefined ? {} : { as_of: args.as_of }),
           }),
-          client.memories.search(agentId, { query: args.query, limit: RECALL_EXPLAINED_HITS, ...(args.as_of === undefined ? {} : { as_of: args.as_of }) }),
+          client.memories.search({ agentId, query: args.query, limit: RECALL_EXPLAINED_HITS, ...(args.as_of === undefined ? {} : { as_of: args.as_of }) }),
         ]);
         const explanation = search.hits.map((hit) => ({ rank: hit.rank, memory_id: hit.memory.memory_id, score: hit.score, signals: hit.signals, text: hit.memory.text }));
         // The explanation quotes memory text too: inside the same fence.
@@ -193,7 +194,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       run(async () => {
         const agentId = agentOf(args.agent_id);
         const threadId = await threadFor(agentId);
-        const answer = await client.threads.chat(agentId, threadId, { turn_id: randomUUID(), message: args.question, ...(args.answer_length ? { answer_length: args.answer_length } : {}) });
+        const answer = await client.threads.chat({ agentId, threadId, turn_id: randomUUID(), message: args.question, ...(args.answer_length ? { answer_length: args.answer_length } : {}) });
         const citations = answer.citations.map((c) => ({ ...c, href: absolute(c.href) }));
         // The answer is written from memory and may quote it word for word: it is quoted data too.
         const text = fencedText("The memory agent's answer, with its sources.", [answer.message, ...citationLines(citations)]);
@@ -222,7 +223,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
             throw new ToolInputError(`Cannot read ${args.path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
           });
           const threadId = await threadFor(agentId);
-          const accepted = await client.threads.observeFile(agentId, threadId, file, { idempotencyKey: randomUUID(), retries: BUSY_RETRIES });
+          const accepted = await client.threads.observeFile({ agentId, threadId, file, idempotencyKey: randomUUID(), retries: BUSY_RETRIES });
           return learned(agentId, threadId, accepted.observation_id, `Uploaded ${file.name}.`);
         }),
     );
@@ -251,8 +252,8 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
         const given = (['thread_id', 'source_id', 'observation_id', 'end_user_id'] as const).filter((name) => args[name] !== undefined);
         if (given.length > 1) throw new ToolInputError(`Give one of thread_id, source_id, observation_id or end_user_id, not ${given.join(' and ')}.`);
         const target = given.length === 1 ? { [given[0]!]: args[given[0]!]! } : { thread_id: await threadFor(agentId) };
-        const started = await client.erasures.erase(agentId, target);
-        const done = await client.erasures.waitUntilDone(agentId, started.erasure_id, { timeoutMs: waitTimeoutMs });
+        const started = await client.erasures.erase({ agentId, ...target });
+        const done = await client.erasures.waitUntilDone({ agentId, erasureId: started.erasure_id, timeoutMs: waitTimeoutMs });
         // A new thread for what the conversation says next, if its own was erased.
         const own = threads.get(agentId);
         if ('thread_id' in target && own && (await own.catch(() => null)) === target.thread_id) threads.delete(agentId);
@@ -289,7 +290,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       'thread',
       new ResourceTemplate('memory-agents://agents/{agent_id}/threads/{thread_id}', {
         list: async () => {
-          const agent = await client.agents.get(agentId);
+          const agent = await client.agents.get({ agentId });
           const recent = [...agent.threads].sort((a, b) => b.updated_at.localeCompare(a.updated_at)).slice(0, 20);
           return {
             resources: recent.map((thread) => ({
@@ -303,7 +304,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       }),
       { title: 'Recent threads', description: "The agent's recent threads with their latest messages.", mimeType: 'text/plain' },
       async (uri, variables) => {
-        const thread = await client.threads.get(String(variables.agent_id), String(variables.thread_id));
+        const thread = await client.threads.get({ agentId: String(variables.agent_id), threadId: String(variables.thread_id) });
         const lines = (thread.messages ?? []).map((m) => `[${m.timestamp}] ${m.speaker}: ${m.text}`);
         return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: `${thread.title}\n\n${lines.join('\n') || '(no messages)'}` }] };
       },
@@ -314,10 +315,10 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   async function learned(agentId: string, threadId: string, observationId: string, done: string): Promise<ToolResult> {
     let status: { status: string; [key: string]: unknown };
     try {
-      status = await client.waitForObservation(agentId, threadId, observationId, { timeoutMs: waitTimeoutMs });
+      status = await client.waitForObservation({ agentId, threadId, observationId, timeoutMs: waitTimeoutMs });
     } catch (error) {
       if (MemoryAgentsError.isInstance(error)) throw error;
-      status = await client.threads.observationStatus(agentId, threadId, observationId);
+      status = await client.threads.observationStatus({ agentId, threadId, observationId });
     }
     const result = { observation_id: observationId, thread_id: threadId, status: status.status };
     if (status.status === 'committed') return { content: [{ type: 'text', text: `${done} (observation ${observationId}, committed)` }], structuredContent: result };
