@@ -15,6 +15,8 @@ function toMark(row: Row): MemoryMarkRecord {
     edited: (row.edited as MemoryEdit | null) ?? null,
     citedAt: isoOrNull(row.cited_at),
     citedCount: Number(row.cited_count),
+    category: (row.category as string | null) ?? null,
+    policyVersion: row.policy_version === null || row.policy_version === undefined ? null : Number(row.policy_version),
     updatedAt: iso(row.updated_at),
   };
 }
@@ -30,17 +32,17 @@ export function postgresMemoryMarks(db: SqlClient): MemoryMarkStore {
     },
     async put({ record }) {
       await db.query(
-        `INSERT INTO memory_marks (agent_id, memory_id, organization_id, pinned, forgotten, forgotten_due, edited, cited_at, cited_count, updated_at, thread_id, observation_id, source_id)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11, $12, $13)
+        `INSERT INTO memory_marks (agent_id, memory_id, organization_id, pinned, forgotten, forgotten_due, edited, cited_at, cited_count, updated_at, thread_id, observation_id, source_id, category, policy_version)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15)
          ON CONFLICT (agent_id, memory_id) DO UPDATE SET organization_id = excluded.organization_id, pinned = excluded.pinned,
            thread_id = excluded.thread_id, observation_id = excluded.observation_id, source_id = excluded.source_id,
            forgotten = excluded.forgotten, forgotten_due = excluded.forgotten_due, edited = excluded.edited, cited_at = excluded.cited_at,
-           cited_count = excluded.cited_count, updated_at = excluded.updated_at`,
+           cited_count = excluded.cited_count, updated_at = excluded.updated_at, category = excluded.category, policy_version = excluded.policy_version`,
         [
           record.agentId, record.memoryId, record.organizationId, record.pinned,
           record.forgotten === null ? null : json(record.forgotten), record.forgotten?.restoreUntil ?? null,
           record.edited === null ? null : json(record.edited), record.citedAt, record.citedCount, record.updatedAt,
-          record.threadId, record.observationId, record.sourceId,
+          record.threadId, record.observationId, record.sourceId, record.category ?? null, record.policyVersion ?? null,
         ],
       );
     },

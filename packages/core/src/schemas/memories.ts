@@ -75,6 +75,10 @@ export const memory = z
     forgotten: z.object({ at: dateTime, reason: z.string(), by: z.string(), restore_until: dateTime }).strict().nullable(),
     /** Extension (issue 42): written by an edit of `from_memory_id` (now superseded history), by whom, when; else null. */
     edited: z.object({ at: dateTime, by: z.string(), from_memory_id: memoryId }).strict().nullable(),
+    /** Extension (issue 44): the category of the agent's extraction policy it was given when learned; else null. */
+    category: z.string().nullable(),
+    /** Extension (issue 44): the version of the agent's extraction policy that kept it; null when learned without one. */
+    policy_version: z.number().int().nullable(),
   })
   .strict()
   .meta({ id: 'Memory' });

@@ -1,6 +1,8 @@
 /**
  * Store area `memoryMarks` (issue 42): what people did to a memory besides learning it: pinned it,
- * forgot it with a reason (restorable until a date), edited it, and how often answers cited it.
+ * forgot it with a reason (restorable until a date), edited it, and how often answers cited it;
+ * and what the agent's extraction policy said when it was learned (issue 44): its category and the
+ * policy version that kept it.
  * Part of the {@link Store} port (see `index.ts` for the general contract). A mark holds ids, dates,
  * flags and the caller's reason, never the memory's text; it goes with its agent.
  */
@@ -37,6 +39,10 @@ export type MemoryMarkRecord = {
   /** ISO date-time an answer last cited it (decay reinforcement), or null. */
   citedAt: string | null;
   citedCount: number;
+  /** The category of the agent's extraction policy it was given when learned (issue 44). @default null */
+  category?: string | null;
+  /** The version of the extraction policy that kept it (issue 44). @default null (no policy) */
+  policyVersion?: number | null;
   updatedAt: string;
 };
 
