@@ -144,6 +144,38 @@ describe('extraction policy: categories, memory rules and the policy version', (
   });
 });
 
+describe('categories by meaning', () => {
+  it('with an embedder whose vectors carry meaning, gives the nearest category above the threshold, embedding each memory once', async () => {
+    // A stand-in sentence model (the Embedder port): one axis per topic.
+    const embedded: string[] = [];
+    const axes = [/tea|coffee|beverage/i, /flight|hotel|journey/i];
+    const embedder = {
+      specificationVersion: 'v1' as const,
+      id: 'topics-test:3',
+      dimensions: 3,
+      meaning: true,
+      async embed({ texts }: { texts: readonly string[] }) {
+        embedded.push(...texts);
+        return { vectors: texts.map((text) => Float32Array.from([...axes.map((axis) => (axis.test(text) ? 1 : 0)), axes.some((axis) => axis.test(text)) ? 0 : 1])) };
+      },
+    };
+    const setup = await learningService({ index: inMemoryMemoryIndex(), embedder });
+    await setup.service.agents.update({
+      caller: setup.owner,
+      agentId: setup.agentId,
+      body: { agent_config: { role: 'a', objective: 'b', extraction_policy: { categories: [{ name: 'beverage', description: 'tea and coffee' }, { name: 'journey', description: 'a flight or a hotel' }] } } },
+    });
+    await setup.observeSettled([said('ana', 'Ana likes oolong tea.'), said('ana', 'Her hotel is near the port.'), said('ana', 'The server is heron.')]);
+    const listed = (await setup.service.memories.list({ caller: setup.owner, agentId: setup.agentId, query: {} })).memories;
+    expect(listed.map((memory) => [memory.text, memory.category]).sort()).toEqual([
+      ['Ana likes oolong tea.', 'beverage'],
+      ['Her hotel is near the port.', 'journey'],
+      ['The server is heron.', null],
+    ]);
+    expect(embedded.filter((text) => text === 'Ana likes oolong tea.')).toHaveLength(1);
+  });
+});
+
 describe('categories: the rules', () => {
   it('a proposal counts only when listed (case aside); keywords match whole words; the nearest centroid only above the threshold', () => {
     expect(listedCategory(CATEGORIES, 'Preference')).toBe('preference');
