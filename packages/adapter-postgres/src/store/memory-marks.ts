@@ -57,6 +57,21 @@ export function postgresMemoryMarks(db: SqlClient): MemoryMarkStore {
         [agentId, organizationId, at, unique.map((m) => m.memoryId), unique.map((m) => m.threadId), unique.map((m) => m.observationId), unique.map((m) => m.sourceId)],
       );
     },
+    async recordLearned({ organizationId, agentId, memories, at }) {
+      const unique = [...new Map(memories.map((memory) => [memory.memoryId, memory])).values()];
+      if (unique.length === 0) return;
+      await db.query(
+        `INSERT INTO memory_marks (agent_id, memory_id, organization_id, thread_id, observation_id, source_id, category, policy_version, updated_at)
+         SELECT $1, m.id, $2, m.thread_id, m.observation_id, m.source_id, m.category, m.policy_version, $3
+           FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[]) AS m(id, thread_id, observation_id, source_id, category, policy_version)
+         ON CONFLICT (agent_id, memory_id) DO UPDATE SET category = excluded.category, policy_version = excluded.policy_version, updated_at = excluded.updated_at`,
+        [
+          agentId, organizationId, at,
+          unique.map((m) => m.memoryId), unique.map((m) => m.threadId), unique.map((m) => m.observationId), unique.map((m) => m.sourceId),
+          unique.map((m) => m.category), unique.map((m) => m.policyVersion),
+        ],
+      );
+    },
     async deleteBy({ agentId, threadId, observationId, sourceId }) {
       await db.query(
         `DELETE FROM memory_marks WHERE agent_id = $1 AND ($2::text IS NULL OR thread_id = $2) AND ($3::text IS NULL OR observation_id = $3) AND ($4::text IS NULL OR source_id = $4)`,

@@ -157,7 +157,8 @@ async function recordPolicy(context: ServiceContext, job: JobRecord, applied: Po
   const ids = new Set(committed.map((record) => record.id));
   try {
     // Memories merged into an existing one were not written: they keep no mark.
-    await Promise.all(applied.marks.filter((mark) => ids.has(mark.memoryId)).map((record) => context.store.memoryMarks.put({ record })));
+    const memories = applied.marks.filter((mark) => ids.has(mark.memoryId));
+    if (memories.length > 0) await context.store.memoryMarks.recordLearned({ organizationId: job.organizationId, agentId: job.agentId, memories, at: context.nowIso() });
     if (applied.drops.length > 0) await context.store.jobs.recordPolicyDrops({ jobId: job.id, drops: applied.drops });
   } catch (error) {
     context.logger.warn('recording what the extraction policy did failed', { jobId: job.id, error: describeError(error) });

@@ -2,7 +2,7 @@ import { centroidsOf, keywordCategory, listedCategory, nearestCategory } from '.
 import { memoryExclusionOf, policyVersionOf } from '../policy/extraction-policy.js';
 import type { MemoryRecord } from '../ports/memory-index.js';
 import type { TurnOutcome, WriterPolicy } from '../ports/memory-writer.js';
-import type { AgentConfig, ExtractionPolicy, JobPolicyDrop, JobRecord, MemoryMarkRecord, TurnRecord } from '../ports/store/index.js';
+import type { AgentConfig, ExtractionPolicy, JobPolicyDrop, JobRecord, LearnedMark, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 
 /**
@@ -28,8 +28,8 @@ export function writerPolicyOf(policy: ExtractionPolicy | null): WriterPolicy | 
 export type PolicyApplied = {
   /** The records to merge and commit (those dropped left out). */
   records: MemoryRecord[];
-  /** The marks to store once the records are committed (empty without a policy). */
-  marks: MemoryMarkRecord[];
+  /** What to record in the marks once the records are committed (empty without a policy). */
+  marks: LearnedMark[];
   /** The memories dropped, for the receipt. */
   drops: JobPolicyDrop[];
 };
@@ -77,23 +77,14 @@ export async function applyMemoryPolicy(
     if (rule === null) kept.push(record);
     else drops.push({ turnIndex: record.source.turnIndex, category: given, rule });
   }
-  const now = context.nowIso();
   const marks = kept.map(
-    (record): MemoryMarkRecord => ({
-      organizationId: record.organizationId,
-      agentId: record.agentId,
+    (record): LearnedMark => ({
       memoryId: record.id,
       threadId: record.source.threadId,
       observationId: record.source.observationId,
       sourceId: record.source.kind === 'document' ? record.source.sourceId : null,
-      pinned: false,
-      forgotten: null,
-      edited: null,
-      citedAt: null,
-      citedCount: 0,
       category: category.get(record.id) ?? null,
       policyVersion: version,
-      updatedAt: now,
     }),
   );
   return { records: kept, marks, drops };

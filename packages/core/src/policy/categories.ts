@@ -36,7 +36,7 @@ export function keywordCategory(categories: readonly PolicyCategory[], text: str
   const lower = text.toLowerCase();
   for (const category of categories) {
     const words = category.keywords ?? [category.name.replace(/[_-]+/g, ' ')];
-    if (words.some((word) => wordPattern(word).test(lower))) return category.name;
+    if (words.some((word) => lower.includes(word.toLowerCase()) && wordPattern(word).test(lower))) return category.name;
   }
   return null;
 }

@@ -153,7 +153,8 @@ function turnMatches(rule: TurnRule, turn: { speaker: string; text: string }): b
   if (rule.speakers !== undefined && !rule.speakers.includes(turn.speaker)) return false;
   if (rule.keywords !== undefined) {
     const text = turn.text.toLowerCase();
-    if (!rule.keywords.some((keyword) => keywordPattern(keyword).test(text))) return false;
+    // A plain substring test first: the word-boundary expression only runs where the keyword occurs.
+    if (!rule.keywords.some((keyword) => text.includes(keyword.toLowerCase()) && keywordPattern(keyword).test(text))) return false;
   }
   return rule.patterns === undefined || matchesPattern(rule.patterns, turn.text);
 }

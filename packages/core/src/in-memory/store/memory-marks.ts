@@ -31,6 +31,13 @@ export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
         agent.set(source.memoryId, { ...mark, citedAt: at, citedCount: mark.citedCount + 1, updatedAt: at });
       }
     },
+    async recordLearned({ organizationId, agentId, memories, at }) {
+      const agent = ofAgent(agentId);
+      for (const { category, policyVersion, ...source } of memories) {
+        const mark = agent.get(source.memoryId) ?? { organizationId, agentId, ...copy(source), pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: at };
+        agent.set(source.memoryId, { ...mark, category, policyVersion, updatedAt: at });
+      }
+    },
     async deleteBy({ agentId, threadId, observationId, sourceId }) {
       const agent = get().memoryMarks.get(agentId);
       for (const [id, mark] of agent ?? []) {

@@ -49,6 +49,9 @@ export type MemoryMarkRecord = {
 /** A memory and where it was learned, as a mark records it. */
 export type MemoryMarkSource = Pick<MemoryMarkRecord, 'memoryId' | 'threadId' | 'observationId' | 'sourceId'>;
 
+/** A memory just learned and what the extraction policy said of it (see {@link MemoryMarkStore.recordLearned}). */
+export type LearnedMark = MemoryMarkSource & { category: string | null; policyVersion: number | null };
+
 export type MemoryMarkStore = {
   /** The marks of these memories of the agent (memories with none are absent from the result). */
   get(request: { agentId: string; memoryIds: readonly string[] }): Promise<MemoryMarkRecord[]>;
@@ -59,6 +62,13 @@ export type MemoryMarkStore = {
    * a mark (with the memory's source) where there is none; a memory named twice counts once.
    */
   cite(request: { organizationId: string; agentId: string; memories: readonly MemoryMarkSource[]; at: string }): Promise<void>;
+  /**
+   * Records what the extraction policy said of memories just learned (issue 44), in one write:
+   * sets `category` and `policyVersion` (and `updatedAt = at`) of each, creating a mark (with the
+   * memory's source, nothing else set) where there is none; the other fields of an existing mark
+   * stay. A memory named twice: the last entry counts.
+   */
+  recordLearned(request: { organizationId: string; agentId: string; memories: readonly LearnedMark[]; at: string }): Promise<void>;
   /** Removes the marks of these memories (absent ones are ignored). */
   delete(request: { agentId: string; memoryIds: readonly string[] }): Promise<void>;
   /** Removes the agent's marks of memories learned in the thread / observation / source given (all given must match). */
