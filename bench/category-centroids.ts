@@ -7,10 +7,44 @@
  *
  *   npx tsx bench/category-centroids.ts [--model DIR]
  */
-import { localEmbedder } from '../packages/local-embedder/src/index.js';
-import { testModelDir } from '../packages/local-embedder/src/test-model.js';
-import { centroidsOf, nearestCategory } from '../packages/core/src/policy/categories.js';
+import { localEmbedder, resolveModel } from '@memory-agents/local-embedder';
 import { argument } from './support/args.js';
+
+// The rule of core's `policy/categories.ts` (not public API), restated: a category's centroid is the
+// normalised mean of the vectors of its name, description, each keyword and all of them joined; a
+// memory gets the category of the nearest centroid when the cosine is at least the threshold.
+type Category = { name: string; description?: string; keywords?: string[] };
+const centroidTexts = (category: Category): string[] => {
+  const name = category.name.replace(/[_-]+/g, ' ');
+  const joined = [name, category.description, category.keywords?.join(', ')].filter(Boolean).join(': ');
+  return [...new Set([name, ...(category.description ? [category.description] : []), ...(category.keywords ?? []), joined])];
+};
+const unit = (vector: Float32Array) => {
+  const norm = Math.hypot(...vector);
+  return norm === 0 ? vector : vector.map((value) => value / norm);
+};
+async function centroidsOf(embedder: { embed(request: { texts: string[] }): Promise<{ vectors: Float32Array[] }> }, categories: Category[]): Promise<Float32Array[]> {
+  return Promise.all(
+    categories.map(async (category) => {
+      const { vectors } = await embedder.embed({ texts: centroidTexts(category) });
+      return unit(vectors.reduce((sum, vector) => sum.map((value, i) => value + vector[i]!), new Float32Array(vectors[0]!.length)));
+    }),
+  );
+}
+const cosine = (a: Float32Array, b: Float32Array) => {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
+  return dot / (Math.hypot(...a) * Math.hypot(...b) || 1);
+};
+function nearestCategory(categories: Category[], centroids: Float32Array[], vector: Float32Array, threshold: number): string | null {
+  let best: string | null = null;
+  let bestScore = threshold;
+  categories.forEach((category, i) => {
+    const score = cosine(vector, centroids[i]!);
+    if (score >= bestScore) [best, bestScore] = [category.name, score];
+  });
+  return best;
+}
 
 const CATEGORIES = [
   { name: 'preference', description: 'what a person likes, dislikes or prefers', keywords: ['prefer', 'favourite'] },
@@ -56,9 +90,7 @@ const LABELLED: [string, string | null][] = [
   ['The printer on the second floor is out of toner.', null],
 ];
 
-const model = argument('model', '') || testModelDir('category-centroids bench');
-if (!model) process.exit(0);
-const embedder = await localEmbedder({ model });
+const embedder = await localEmbedder({ model: resolveModel(argument('model', '') || 'all-MiniLM-L6-v2-int8') });
 const centroids = await centroidsOf(embedder, CATEGORIES);
 const { vectors } = await embedder.embed({ texts: LABELLED.map(([text]) => text) });
 console.log(`embedder ${embedder.id}; ${LABELLED.filter(([, label]) => label).length} labelled memories, ${LABELLED.filter(([, label]) => !label).length} of no category`);
@@ -78,4 +110,4 @@ for (const threshold of [0.1, 0.15, 0.2, 0.22, 0.24, 0.25, 0.3, 0.35]) {
   const labelled = LABELLED.filter(([, label]) => label).length;
   console.log(`${threshold.toFixed(2)} | ${given ? (right / given).toFixed(2) : '-'} | ${(right / labelled).toFixed(2)} | ${stray}/${LABELLED.length - labelled}`);
 }
-await embedder.close?.();
+await embedder.close();
