@@ -5383,6 +5383,7 @@ export interface operations {
                 text_contains?: string;
                 include_history?: boolean | ("true" | "false");
                 include_expired?: boolean | ("true" | "false");
+                category?: string;
             };
             header?: {
                 /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */

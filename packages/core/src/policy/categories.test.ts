@@ -55,6 +55,27 @@ describe('extraction policy: categories, memory rules and the policy version', (
     ]);
   });
 
+  it('lists the memories of one category (?category=), paging through the index until a page is full', async () => {
+    const { service, owner, agentId, observe } = await world({ categories: CATEGORIES });
+    await observe([
+      said('ana', 'I prefer tea.'),
+      ...Array.from({ length: 6 }, (_, i) => said('ana', `Server ${i} is called heron${i}.`)),
+      said('ana', 'I love hiking.'),
+      said('ana', 'I like jazz.'),
+    ]);
+    const list = (query: Record<string, string>) => service.memories.list({ caller: owner, agentId, query });
+    const first = await list({ category: 'preference', limit: '2' });
+    expect(first.memories.map((memory) => memory.category)).toEqual(['preference', 'preference']);
+    expect(first.next_cursor).not.toBeNull();
+    const rest = await list({ category: 'preference', limit: '2', cursor: first.next_cursor! });
+    expect([...first.memories, ...rest.memories].map((memory) => memory.text).sort()).toEqual(['I like jazz.', 'I love hiking.', 'I prefer tea.']);
+    expect(rest.next_cursor).toBeNull();
+    expect((await list({ category: 'health' })).memories).toEqual([]);
+    expect(await refusal(list({ category: 'Not A Name' }))).toMatchObject({ status: 422, code: 'invalid_request' });
+    // A cursor of one category's listing is not another filter's.
+    expect(await refusal(list({ category: 'smalltalk', cursor: first.next_cursor! }))).toMatchObject({ code: 'invalid_request' });
+  });
+
   it('with only_categories, or include rules naming categories, keeps only memories of those categories', async () => {
     const only = await world({ categories: CATEGORIES, only_categories: true });
     const receipt = await only.observe([said('ana', 'I love hiking.'), said('ana', 'The server is called heron.')]);
