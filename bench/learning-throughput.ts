@@ -13,6 +13,11 @@
  * 202 arrives and flatter the first figure). Runs alternate between two agents so each run starts with
  * the agent idle and an index that already holds memories.
  *
+ * With `--policy ten-rules` (issue 44), the same server holds two more agents whose config has a
+ * ten-rule extraction policy ({@link TEN_RULE_POLICY}: redaction, ten exclude rules of keywords,
+ * patterns, speakers and categories, five categories), and every run observes on both, in
+ * alternating order: `policy_ratio` is the policy's median turns/s over the empty policy's.
+ *
  * With `--baseline CLI` (another build's `cli.js`, e.g. the previous commit's build copied by
  * `bench/snapshot-build.sh`), a second server runs that build and every run observes on both, in
  * alternating order, so the two medians come from the same minutes of a shared, noisy machine.
@@ -27,6 +32,31 @@ const chars = Number(argument('chars', '300'));
 const pollMs = Number(argument('poll-ms', '2'));
 const baselineCli = argument('baseline', '');
 const serverNodeArgs = argument('server-node-args', '').split(' ').filter(Boolean);
+const policyMode = argument('policy', '');
+
+/** Ten rules most turns pass (so both sides learn as much), and categories most memories get. */
+export const TEN_RULE_POLICY = {
+  redact: ['card_number', 'email', 'iban', 'phone'],
+  categories: [
+    { name: 'work', description: 'job, meetings, projects', keywords: ['meeting', 'project', 'deadline', 'conference', 'slides'] },
+    { name: 'health', keywords: ['doctor', 'appointment'] },
+    { name: 'travel', keywords: ['train', 'ticket', 'Oslo', 'Lisbon'] },
+    { name: 'family', keywords: ['sister', 'birthday'] },
+    { name: 'smalltalk', keywords: ['weather', 'weekend'] },
+  ],
+  exclude: [
+    { keywords: ['password', 'pin code'] },
+    { keywords: ['salary'] },
+    { patterns: ['order #?\\d{4,12}'] },
+    { patterns: ['\\bssn\\b'] },
+    { speakers: ['bot'] },
+    { categories: ['smalltalk'] },
+    { patterns: ['(?:visa|mastercard) \\d{4}'] },
+    { keywords: ['diagnosis'] },
+    { speakers: ['system'], keywords: ['debug'] },
+    { categories: ['smalltalk'], keywords: ['rain'] },
+  ],
+};
 
 /** A `chars`-character conversational turn, different for every (run, turn). */
 const turnText = (run: number, turn: number) => conversationalTurn(`Turn ${turn} of run ${run}: `, run * 7919 + turn * 104729 + 1, chars);
@@ -52,7 +82,7 @@ function cpuMs(pid: number | undefined): number | null {
 }
 
 /** A server ready to learn: two agents with one thread each, and its measurements. */
-async function prepare(server: Server) {
+async function prepare(server: Server, agentConfig: Record<string, unknown> = { role: 'bench', objective: 'learn fast' }) {
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${server.url}${path}`, {
       method,
@@ -64,7 +94,8 @@ async function prepare(server: Server) {
   // Two agents with one thread each (thread creation is rate-limited: 5 per 10 s per subject).
   const threads: string[] = [];
   for (let i = 0; i < 2; i++) {
-    const created = await call('POST', '/v1/agents', { agent_config: { role: 'bench', objective: 'learn fast' } });
+    const created = await call('POST', '/v1/agents', { agent_config: agentConfig });
+    if (created.status !== 202) throw new Error(`agent: ${created.status} ${JSON.stringify(created.body)}`);
     while ((await call('GET', `/v1/agents/${created.body.agent_id}`)).body.status !== 'ready') await new Promise((resolve) => setTimeout(resolve, 10));
     const thread = await call('POST', `/v1/agents/${created.body.agent_id}/threads`, {});
     if (thread.status !== 201) throw new Error(`thread: ${thread.status} ${JSON.stringify(thread.body)}`);
@@ -123,14 +154,18 @@ async function main() {
   try {
     servers.push(await startServer(CLI, [...metricsArgs, ...embedderArgs]));
     if (baselineCli) servers.push(await startServer(baselineCli));
-    const benches = await Promise.all(servers.map(prepare));
+    const benches = await Promise.all(servers.map((server) => prepare(server)));
+    if (policyMode === 'ten-rules') benches.push(await prepare(servers[0]!, { role: 'bench', objective: 'learn fast', extraction_policy: TEN_RULE_POLICY }));
+    else if (policyMode !== '') throw new Error(`--policy takes ten-rules, not ${policyMode}`);
     for (let run = 0; run <= runs; run++) {
       // Alternating which build goes first, so neither always runs right after the other.
       const order = run % 2 === 0 ? benches : [...benches].reverse();
       for (const bench of order) await bench.run(run);
     }
     const current = summary(benches[0]!.rates, benches[0]!.accepts, benches[0]!.fromSend, benches[0]!.cpu);
-    const baseline = benches[1] ? summary(benches[1].rates, benches[1].accepts, benches[1].fromSend, benches[1].cpu) : undefined;
+    const baseline = baselineCli && benches[1] ? summary(benches[1].rates, benches[1].accepts, benches[1].fromSend, benches[1].cpu) : undefined;
+    const policy = policyMode ? benches.at(-1)! : undefined;
+    const withPolicy = policy ? summary(policy.rates, policy.accepts, policy.fromSend, policy.cpu) : undefined;
     console.log(
       JSON.stringify(
         {
@@ -142,6 +177,9 @@ async function main() {
           ...current,
           ...(baseline
             ? { baseline: { cli: baselineCli, ...baseline }, median_ratio: Number((current.turns_per_second.median / baseline.turns_per_second.median).toFixed(2)) }
+            : {}),
+          ...(withPolicy
+            ? { ten_rule_policy: withPolicy, policy_ratio: Number((withPolicy.turns_per_second.median / current.turns_per_second.median).toFixed(2)) }
             : {}),
         },
         null,

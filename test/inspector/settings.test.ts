@@ -66,7 +66,7 @@ describe.skipIf(!haveBrowser)("the inspector's agent settings", () => {
 
     const config = (await api.get(`/v1/agents/${agentId}`)).body.agent_config;
     // The rest of the config is kept as it was.
-    expect(config).toEqual({ role: 'Front desk', objective: 'remember guests', metadata: { team: 'night' }, memory_scope: 'end_user', extraction_policy: { redact: ['card_number', 'email', 'room_code'] } });
+    expect(config).toEqual({ role: 'Front desk', objective: 'remember guests', metadata: { team: 'night' }, memory_scope: 'end_user', extraction_policy: { redact: ['card_number', 'email', 'room_code'], version: 1 } });
     expect(await fact(page, 'Redacted before storing')).toBe('card_number, email, room_code');
     expect(await fact(page, 'Memory scope')).toContain('per person');
     expect(await page.getByLabel('e-mail addresses').isChecked()).toBe(true);
@@ -102,6 +102,52 @@ describe.skipIf(!haveBrowser)("the inspector's agent settings", () => {
     const notice = page.locator('.notice.error');
     await notice.waitFor();
     expect(await notice.innerText()).toContain('passport, which this server does not know');
+    expect(await notice.innerText()).toContain('(422 invalid_request)');
+    expect((await api.get(`/v1/agents/${agentId}`)).body.agent_config).toEqual(before);
+    expect(problems).toEqual([]);
+  });
+
+  it('edits the learning rules, categories, guidance and language of the policy; a new version; the API and the next memories agree (issue 44)', async () => {
+    const { page, problems } = await agentPage();
+    const before = (await api.get(`/v1/agents/${agentId}`)).body.agent_config.extraction_policy.version;
+    await page.getByLabel('Exclude rules (JSON: speakers, keywords, patterns, categories)').fill('[{"patterns": ["order #?\\\\d{4,12}"]}, {"categories": ["smalltalk"]}]');
+    await page.getByLabel('Include rules (JSON; empty: learn every turn)').fill('');
+    await page.getByLabel('Categories, one a line (name: description; keyword, keyword)').fill('preference: what a guest likes; prefer, favourite\nsmalltalk; weather');
+    await page.getByLabel('Guidance for the LLM writer (passed to the model as data)').fill('Remember what guests prefer.');
+    await page.getByLabel('Language of memories (speaker, or a tag such as de)').fill('de');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    const policy = (await api.get(`/v1/agents/${agentId}`)).body.agent_config.extraction_policy;
+    expect(policy).toMatchObject({
+      exclude: [{ patterns: ['order #?\\d{4,12}'] }, { categories: ['smalltalk'] }],
+      categories: [{ name: 'preference', description: 'what a guest likes', keywords: ['prefer', 'favourite'] }, { name: 'smalltalk', keywords: ['weather'] }],
+      instructions: 'Remember what guests prefer.',
+      language: 'de',
+      version: before + 1,
+    });
+    expect(policy.include).toBeUndefined();
+    expect(await page.locator('#learning-rules').innerText()).toContain('never learn /order #?\\d{4,12}/; never learn category smalltalk');
+    expect(await page.getByLabel('Categories, one a line (name: description; keyword, keyword)').inputValue()).toBe('preference: what a guest likes; prefer, favourite\nsmalltalk; weather');
+
+    const threadId = (await api.post(`/v1/agents/${agentId}/threads`, {})).body.thread_id;
+    await observeAndSettle(api, agentId, threadId, [said('Where is order #48213?'), said('Lovely weather today.'), said('I prefer the quiet room.')]);
+    const memories = (await api.get(`/v1/agents/${agentId}/memories?thread_id=${threadId}`)).body.memories;
+    expect(memories.map((memory: { text: string; category: string | null; policy_version: number }) => [memory.text, memory.category, memory.policy_version])).toEqual([['I prefer the quiet room.', 'preference', before + 1]]);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows what is wrong with the policy: rules that are not JSON (before sending), a pattern the server refuses (its sentence)", async () => {
+    const before = (await api.get(`/v1/agents/${agentId}`)).body.agent_config;
+    const { page, problems } = await agentPage();
+    const notice = page.locator('.notice.error');
+    await page.getByLabel('Exclude rules (JSON: speakers, keywords, patterns, categories)').fill('[{"keywords": ["x"]');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain('Exclude rules are not valid JSON');
+    await page.getByLabel('Exclude rules (JSON: speakers, keywords, patterns, categories)').fill('[{"patterns": ["(a+)+$"]}]');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('repeats a group').waitFor();
+    expect(await notice.innerText()).toContain('extraction_policy.exclude[0].patterns[0] repeats a group');
     expect(await notice.innerText()).toContain('(422 invalid_request)');
     expect((await api.get(`/v1/agents/${agentId}`)).body.agent_config).toEqual(before);
     expect(problems).toEqual([]);

@@ -30,7 +30,7 @@ afterAll(async () => {
 describe('extraction_policy.redact over HTTP', () => {
   it('stores, learns, recalls and exports the turn with the named kinds masked, and the receipt names each rule', async () => {
     const agentId = (await readyAgent(api, { role: 'billing', objective: 'help', extraction_policy: { redact: ['card_number', 'email', 'employee_id'] } })).agent_id;
-    expect((await api.get(`/v1/agents/${agentId}`)).body.agent_config.extraction_policy).toEqual({ redact: ['card_number', 'email', 'employee_id'] });
+    expect((await api.get(`/v1/agents/${agentId}`)).body.agent_config.extraction_policy).toEqual({ redact: ['card_number', 'email', 'employee_id'], version: 1 });
     const threadId = await newThread(api, agentId);
     const paths = threadPaths(agentId, threadId);
     const accepted = await api.post(paths.observe, { observations: [said(SAID)] });

@@ -76,7 +76,8 @@ class BatchFailure extends Error {
   }
 }
 
-type Fact = { text: string; turns: number[]; speaker: string | null; occurredAt: string | null; keywords: string[] };
+/** `category`: what the model proposed (undefined when it said nothing); core checks it against the list. */
+type Fact = { text: string; turns: number[]; speaker: string | null; occurredAt: string | null; keywords: string[]; category?: string | null };
 type Decision = { action: 'add' | 'update' | 'delete' | 'noop'; targets: string[]; text: string | null };
 
 /**
@@ -132,7 +133,8 @@ export function llmMemoryWriter(options: LlmMemoryWriterOptions): MemoryWriter {
   async function writeBatch(turns: WriterTurn[], request: MemoryWriteRequest, spent: ModelUsage[]): Promise<{ outcomes: TurnOutcome[]; supersedes: Supersession[] }> {
     let facts: Fact[];
     try {
-      facts = await ask(extractionMessages(turns, config.maxFactsPerTurn), (value) => readFacts(value, turns.length), request.signal, spent);
+      const prompt = extractionMessages(turns, config.maxFactsPerTurn, request.policy ? { policy: request.policy } : {});
+      facts = await ask(prompt, (value) => readFacts(value, turns.length, (request.policy?.categories.length ?? 0) > 0), request.signal, spent);
     } catch (error) {
       throw toBatchFailure(error);
     }
@@ -267,10 +269,11 @@ const factSchema = z.object({
   speaker: z.string().nullish(),
   occurred_at: z.string().nullish(),
   keywords: z.union([z.array(z.unknown()), z.string()]).nullish(),
+  category: z.unknown().optional(),
 });
 
 /** Reads `{ facts: [...] }` (or a bare array); facts without text or a valid turn are dropped. */
-function readFacts(value: unknown, turnCount: number): Fact[] {
+function readFacts(value: unknown, turnCount: number, categorized = false): Fact[] {
   const list = Array.isArray(value) ? value : (value as { facts?: unknown } | null)?.facts;
   if (!Array.isArray(list)) throw new ReplyParseError('expected an object with a "facts" array');
   const facts: Fact[] = [];
@@ -283,7 +286,9 @@ function readFacts(value: unknown, turnCount: number): Fact[] {
     const text = fact.text.trim();
     if (text === '' || turns.length === 0) continue;
     const keywords = typeof fact.keywords === 'string' ? [fact.keywords] : (fact.keywords ?? []).filter((keyword): keyword is string => typeof keyword === 'string');
-    facts.push({ text, turns, speaker: fact.speaker?.trim() || null, occurredAt: normalizeDate(fact.occurred_at ?? null), keywords });
+    // A proposed category is passed on as said (core refuses a name outside the list); not asked for, none.
+    const category = !categorized ? undefined : typeof fact.category === 'string' && fact.category.trim() !== '' ? fact.category.trim() : null;
+    facts.push({ text, turns, speaker: fact.speaker?.trim() || null, occurredAt: normalizeDate(fact.occurred_at ?? null), keywords, ...(category === undefined ? {} : { category }) });
   }
   if (list.length > 0 && facts.length === 0) {
     throw new ReplyParseError(`no fact had a non-empty "text" and "turns" citing turn numbers between 1 and ${turnCount}`);
@@ -352,5 +357,13 @@ function toDraft(fact: Fact, turn: WriterTurn): MemoryDraft {
   const keywords = [...new Set([...fact.keywords, speaker, ...dateWords].map((keyword) => keyword.trim()).filter(Boolean))];
   // Instruction-like facts, or facts from an instruction-like turn, are kept as evidence with a
   // `suspicious` mark (issue 33): a paraphrase may drop the words that gave the turn away.
-  return { text: fact.text, keywords: keywords.join(' '), speaker, occurredAt, source: turn.source, suspicious: isInstructionLike(fact.text) || isInstructionLike(turn.text) };
+  return {
+    text: fact.text,
+    keywords: keywords.join(' '),
+    speaker,
+    occurredAt,
+    source: turn.source,
+    suspicious: isInstructionLike(fact.text) || isInstructionLike(turn.text),
+    ...(fact.category === undefined ? {} : { category: fact.category }),
+  };
 }

@@ -1,6 +1,7 @@
 // The agent's settings a person can change here (issues 42 and 44): whose memories a person's
-// requests read (`memory_scope`) and what every turn has redacted before it is stored
-// (`extraction_policy`). Saved with `PATCH /v1/agents/{id}`, the rest of the config kept as it is.
+// requests read (`memory_scope`) and the extraction policy (`extraction_policy`: redaction,
+// include/exclude rules, categories, guidance and language for the LLM writer). Saved with
+// `PATCH /v1/agents/{id}`, the rest of the config kept as it is; the server's 422 sentence is shown.
 import { api, enc } from './api.js';
 import { h, type Child } from './dom.js';
 import { actionFailed, say } from './ui.js';
@@ -30,11 +31,51 @@ export function decaySummary(config: any): string {
 
 /** The include/exclude rules of the agent's extraction policy (issue 44), in words. */
 export function rulesSummary(config: any): string {
-  const rule = (r: any) => [r.speakers ? `speaker ${r.speakers.join(' or ')}` : '', r.keywords ? `"${r.keywords.join('" or "')}"` : ''].filter(Boolean).join(' and ');
+  const rule = (r: any) =>
+    [
+      r.speakers ? `speaker ${r.speakers.join(' or ')}` : '',
+      r.keywords ? `"${r.keywords.join('" or "')}"` : '',
+      r.patterns ? `/${r.patterns.join('/ or /')}/` : '',
+      r.categories ? `category ${r.categories.join(' or ')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
   const exclude: any[] = config?.extraction_policy?.exclude ?? [];
   const include: any[] = config?.extraction_policy?.include ?? [];
   const parts = [...exclude.map((r) => `never learn ${rule(r)}`), ...(include.length > 0 ? [`learn only ${include.map(rule).join('; or ')}`] : [])];
   return parts.length === 0 ? 'none' : parts.join('; ');
+}
+
+/** Categories as the form shows them: one a line, `name: description; keyword, keyword`. */
+export function categoriesText(categories: any[] | undefined): string {
+  return (categories ?? []).map((c) => `${c.name}${c.description ? `: ${c.description}` : ''}${c.keywords ? `; ${c.keywords.join(', ')}` : ''}`).join('\n');
+}
+
+/** The categories a person typed (see {@link categoriesText}); the server checks names and lengths. */
+export function parseCategories(text: string): any[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) => {
+      const [head, words] = [line.slice(0, line.includes(';') ? line.indexOf(';') : line.length), line.includes(';') ? line.slice(line.indexOf(';') + 1) : ''];
+      const colon = head.indexOf(':');
+      const name = (colon < 0 ? head : head.slice(0, colon)).trim();
+      const description = colon < 0 ? '' : head.slice(colon + 1).trim();
+      const keywords = words.split(',').map((word) => word.trim()).filter((word) => word !== '');
+      return { name, ...(description ? { description } : {}), ...(keywords.length > 0 ? { keywords } : {}) };
+    });
+}
+
+/** A JSON array of rules typed in a box: the array, undefined when empty, or a sentence saying what is wrong. */
+function parseRules(text: string, what: string): any[] | undefined | string {
+  if (text.trim() === '') return undefined;
+  try {
+    const rules = JSON.parse(text);
+    return Array.isArray(rules) ? rules : `${what} must be a JSON array of rules, such as [{"keywords": ["password"]}].`;
+  } catch (error) {
+    return `${what} are not valid JSON: ${(error as Error).message}`;
+  }
 }
 
 /** The settings form; `saved` re-renders the page once the server took the change. */
@@ -56,6 +97,15 @@ export function settingsForm(agent: any, saved: () => void): Child {
   const turnDays = halfLife('decay-turn', decay.turn_half_life_days);
   const documentDays = halfLife('decay-document', decay.document_half_life_days);
   const days = (input: HTMLInputElement) => (input.value.trim() === '' ? undefined : Number(input.value));
+  // Issue 44: learning rules (JSON arrays), categories, guidance and language of the extraction policy.
+  const policyNow = config.extraction_policy ?? {};
+  const rulesBox = (id: string, rules: unknown) => h('textarea', { id, name: id, rows: 3, cols: 70, placeholder: '[{"keywords": ["password"]}, {"patterns": ["order #?\\\\d{4,12}"]}]' }, rules === undefined ? '' : JSON.stringify(rules));
+  const excludeBox = rulesBox('policy-exclude', policyNow.exclude);
+  const includeBox = rulesBox('policy-include', policyNow.include);
+  const categoriesBox = h('textarea', { id: 'policy-categories', name: 'categories', rows: 4, cols: 70, placeholder: 'preference: what a person likes; prefer, favourite' }, categoriesText(policyNow.categories));
+  const onlyCategories = h('input', { type: 'checkbox', id: 'policy-only-categories', class: 'check', checked: policyNow.only_categories === true });
+  const instructionsBox = h('textarea', { id: 'policy-instructions', name: 'instructions', rows: 3, cols: 70, maxlength: 4000, placeholder: 'e.g. Remember preferences and decisions, not small talk.' }, policyNow.instructions ?? '');
+  const language = h('input', { type: 'text', id: 'policy-language', name: 'language', value: policyNow.language ?? 'speaker', size: 10, placeholder: 'speaker' });
   const form = h('form', {
     class: 'settings',
     onsubmit: (event: Event) => {
@@ -64,13 +114,26 @@ export function settingsForm(agent: any, saved: () => void): Child {
         ...boxes.filter(({ box }) => box.checked).map(({ kind }) => kind),
         ...others.value.split(',').map((kind) => kind.trim()).filter((kind) => kind !== ''),
       ];
-      // Rules this form does not edit (include/exclude, set over the API) are kept as they are.
-      const { redact: _redact, phone_region: _region, ...kept } = config.extraction_policy ?? {};
-      const policy = { ...kept, ...(redact.length > 0 ? { redact } : {}), ...(region.value.trim() ? { phone_region: region.value.trim().toUpperCase() } : {}) };
+      const exclude = parseRules(excludeBox.value, 'Exclude rules');
+      const include = parseRules(includeBox.value, 'Include rules');
+      for (const problem of [exclude, include]) if (typeof problem === 'string') return say(problem, 'error');
+      const categories = parseCategories(categoriesBox.value);
+      const { redact: _r, phone_region: _p, exclude: _e, include: _i, categories: _c, only_categories: _o, instructions: _n, language: _l, version: _v, ...kept } = config.extraction_policy ?? {};
+      const policy = {
+        ...kept,
+        ...(redact.length > 0 ? { redact } : {}),
+        ...(region.value.trim() ? { phone_region: region.value.trim().toUpperCase() } : {}),
+        ...(exclude !== undefined ? { exclude } : {}),
+        ...(include !== undefined ? { include } : {}),
+        ...(categories.length > 0 ? { categories } : {}),
+        ...(onlyCategories.checked ? { only_categories: true } : {}),
+        ...(instructionsBox.value.trim() ? { instructions: instructionsBox.value.trim() } : {}),
+        ...(language.value.trim() && language.value.trim() !== 'speaker' ? { language: language.value.trim() } : {}),
+      };
       const memoryDecay = { ...(days(turnDays) !== undefined ? { turn_half_life_days: days(turnDays) } : {}), ...(days(documentDays) !== undefined ? { document_half_life_days: days(documentDays) } : {}) };
       const body = { agent_config: { ...config, memory_scope: scope.value, extraction_policy: policy, ...(Object.keys(memoryDecay).length > 0 || config.memory_decay ? { memory_decay: memoryDecay } : {}) } };
       api('PATCH', `/v1/agents/${enc(agent.agent_id)}`, body).then(() => {
-        say('Settings saved. Redaction applies to turns observed from now on.', 'info', true);
+        say('Settings saved. The extraction policy applies to turns observed from now on.', 'info', true);
         saved();
       }, actionFailed);
     },
@@ -83,7 +146,16 @@ export function settingsForm(agent: any, saved: () => void): Child {
       h('p', {}, h('label', { for: 'redact-other' }, "The server's own kinds, comma-separated "), others),
       h('p', {}, h('label', { for: 'phone-region' }, 'National phone numbers of (country code) '), region),
     ),
-    h('p', { id: 'learning-rules' }, `Learning rules (set over the API, kept on save): ${rulesSummary(config)}`),
+    h('fieldset', {},
+      h('legend', {}, `Extraction policy (version ${policyNow.version ?? 0}; applies to turns observed from now on)`),
+      h('p', { id: 'learning-rules' }, `Learning rules: ${rulesSummary(config)}`),
+      h('p', {}, h('label', { for: 'policy-exclude' }, 'Exclude rules (JSON: speakers, keywords, patterns, categories) '), excludeBox),
+      h('p', {}, h('label', { for: 'policy-include' }, 'Include rules (JSON; empty: learn every turn) '), includeBox),
+      h('p', {}, h('label', { for: 'policy-categories' }, 'Categories, one a line (name: description; keyword, keyword) '), categoriesBox),
+      h('label', { class: 'check-label', for: 'policy-only-categories' }, onlyCategories, ' Keep only memories that fit a category'),
+      h('p', {}, h('label', { for: 'policy-instructions' }, 'Guidance for the LLM writer (passed to the model as data) '), instructionsBox),
+      h('p', {}, h('label', { for: 'policy-language' }, 'Language of memories (speaker, or a tag such as de) '), language),
+    ),
     h('fieldset', {},
       h('legend', {}, 'Memory decay: half-life in days (empty = no decay; pinned memories never decay)'),
       h('p', {}, h('label', { for: 'decay-turn' }, 'Memories from turns '), turnDays),

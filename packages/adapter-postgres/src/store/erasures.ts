@@ -3,7 +3,7 @@ import type { SqlClient } from '../sql-client.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
 
 /** The store tables an erasure deletes rows from (vacuumed by `reclaim`). */
-const ERASED_TABLES = ['threads', 'messages', 'jobs', 'job_turns', 'learning_records', 'document_ingests', 'idempotency_keys', 'erasures', 'job_supersessions', 'job_model_usage', 'job_merges', 'job_repoints'];
+const ERASED_TABLES = ['threads', 'messages', 'jobs', 'job_turns', 'learning_records', 'document_ingests', 'idempotency_keys', 'erasures', 'job_supersessions', 'job_model_usage', 'job_merges', 'job_repoints', 'job_policy_drops'];
 
 function toErasure(row: Row): ErasureRecord {
   return {

@@ -216,6 +216,23 @@ export function postgresJobs(db: SqlClient): JobStore {
       const { rows } = await db.query<{ turn_index: number; memory_id: string }>('SELECT turn_index, memory_id FROM job_merges WHERE job_id = $1 ORDER BY turn_index', [jobId]);
       return rows.map((row) => ({ turnIndex: Number(row.turn_index), memoryId: row.memory_id }));
     },
+    async recordPolicyDrops({ jobId, drops }) {
+      if (drops.length === 0) return;
+      const turns = [...new Set(drops.map((drop) => drop.turnIndex))];
+      // A job that is gone (deleted meanwhile) records nothing: the join drops the rows.
+      await db.query('DELETE FROM job_policy_drops WHERE job_id = $1 AND turn_index = ANY($2::int[])', [jobId, turns]);
+      await db.query(
+        `INSERT INTO job_policy_drops (job_id, turn_index, seq, category, rule)
+         SELECT $1, d.turn_index, d.seq, d.category, d.rule FROM unnest($2::int[], $3::int[], $4::text[], $5::text[]) AS d(turn_index, seq, category, rule)
+         WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1)
+         ON CONFLICT (job_id, turn_index, seq) DO UPDATE SET category = excluded.category, rule = excluded.rule`,
+        [jobId, drops.map((drop) => drop.turnIndex), drops.map((_, i) => i), drops.map((drop) => drop.category), drops.map((drop) => drop.rule)],
+      );
+    },
+    async policyDrops({ jobId }) {
+      const { rows } = await db.query<{ turn_index: number; category: string | null; rule: string }>('SELECT turn_index, category, rule FROM job_policy_drops WHERE job_id = $1 ORDER BY turn_index, seq', [jobId]);
+      return rows.map((row) => ({ turnIndex: Number(row.turn_index), category: row.category, rule: row.rule }));
+    },
     async turnCounts({ jobId }) {
       const { rows } = await db.query<{ state: TurnState; n: string }>('SELECT state, count(*) AS n FROM job_turns WHERE job_id = $1 GROUP BY state', [jobId]);
       const counts: Record<TurnState, number> = { pending: 0, read: 0, committed: 0, failed: 0 };

@@ -15,6 +15,8 @@ function toMark(row: Row): MemoryMarkRecord {
     edited: (row.edited as MemoryEdit | null) ?? null,
     citedAt: isoOrNull(row.cited_at),
     citedCount: Number(row.cited_count),
+    category: (row.category as string | null) ?? null,
+    policyVersion: row.policy_version === null || row.policy_version === undefined ? null : Number(row.policy_version),
     updatedAt: iso(row.updated_at),
   };
 }
@@ -30,17 +32,17 @@ export function postgresMemoryMarks(db: SqlClient): MemoryMarkStore {
     },
     async put({ record }) {
       await db.query(
-        `INSERT INTO memory_marks (agent_id, memory_id, organization_id, pinned, forgotten, forgotten_due, edited, cited_at, cited_count, updated_at, thread_id, observation_id, source_id)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11, $12, $13)
+        `INSERT INTO memory_marks (agent_id, memory_id, organization_id, pinned, forgotten, forgotten_due, edited, cited_at, cited_count, updated_at, thread_id, observation_id, source_id, category, policy_version)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15)
          ON CONFLICT (agent_id, memory_id) DO UPDATE SET organization_id = excluded.organization_id, pinned = excluded.pinned,
            thread_id = excluded.thread_id, observation_id = excluded.observation_id, source_id = excluded.source_id,
            forgotten = excluded.forgotten, forgotten_due = excluded.forgotten_due, edited = excluded.edited, cited_at = excluded.cited_at,
-           cited_count = excluded.cited_count, updated_at = excluded.updated_at`,
+           cited_count = excluded.cited_count, updated_at = excluded.updated_at, category = excluded.category, policy_version = excluded.policy_version`,
         [
           record.agentId, record.memoryId, record.organizationId, record.pinned,
           record.forgotten === null ? null : json(record.forgotten), record.forgotten?.restoreUntil ?? null,
           record.edited === null ? null : json(record.edited), record.citedAt, record.citedCount, record.updatedAt,
-          record.threadId, record.observationId, record.sourceId,
+          record.threadId, record.observationId, record.sourceId, record.category ?? null, record.policyVersion ?? null,
         ],
       );
     },
@@ -53,6 +55,21 @@ export function postgresMemoryMarks(db: SqlClient): MemoryMarkStore {
            FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) AS m(id, thread_id, observation_id, source_id)
          ON CONFLICT (agent_id, memory_id) DO UPDATE SET cited_at = excluded.cited_at, cited_count = memory_marks.cited_count + 1, updated_at = excluded.updated_at`,
         [agentId, organizationId, at, unique.map((m) => m.memoryId), unique.map((m) => m.threadId), unique.map((m) => m.observationId), unique.map((m) => m.sourceId)],
+      );
+    },
+    async recordLearned({ organizationId, agentId, memories, at }) {
+      const unique = [...new Map(memories.map((memory) => [memory.memoryId, memory])).values()];
+      if (unique.length === 0) return;
+      await db.query(
+        `INSERT INTO memory_marks (agent_id, memory_id, organization_id, thread_id, observation_id, source_id, category, policy_version, updated_at)
+         SELECT $1, m.id, $2, m.thread_id, m.observation_id, m.source_id, m.category, m.policy_version, $3
+           FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[]) AS m(id, thread_id, observation_id, source_id, category, policy_version)
+         ON CONFLICT (agent_id, memory_id) DO UPDATE SET category = excluded.category, policy_version = excluded.policy_version, updated_at = excluded.updated_at`,
+        [
+          agentId, organizationId, at,
+          unique.map((m) => m.memoryId), unique.map((m) => m.threadId), unique.map((m) => m.observationId), unique.map((m) => m.sourceId),
+          unique.map((m) => m.category), unique.map((m) => m.policyVersion),
+        ],
       );
     },
     async deleteBy({ agentId, threadId, observationId, sourceId }) {

@@ -693,7 +693,7 @@ export interface components {
             };
             /** @description An extension (issue 42). "agent" (the default when absent): learned memory is shared across the agent, and a request with X-SP-End-User answers from every memory. "end_user": a request with X-SP-End-User reads only memories learned in that person's threads and in threads of no person. Kept by a PATCH whose agent_config omits it. */
             memory_scope?: components["schemas"]["MemoryScope"];
-            /** @description An extension (issue 44): what is redacted from every turn before it is stored. */
+            /** @description An extension (issue 44): what is redacted from every turn, which turns and memories are kept, the categories, and guidance for the LLM writer. Kept by a PATCH whose agent_config omits it. */
             extraction_policy?: components["schemas"]["ExtractionPolicy"];
             /** @description An extension (issue 42): old memories rank lower (a half-life per kind, reset when an answer cites one; pinned ones never decay). Kept by a PATCH whose agent_config omits it. */
             memory_decay?: components["schemas"]["MemoryDecay"];
@@ -707,11 +707,28 @@ export interface components {
             exclude?: components["schemas"]["TurnRule"][];
             /** @description When given, only said turns matching at least one rule are learned from (exclude still wins). */
             include?: components["schemas"]["TurnRule"][];
+            /** @description A closed list of categories: each memory learned gets at most one of them (by keyword rules offline, by the nearest category with a sentence-model embedder, proposed by the model with the LLM writer); a category outside the list is never stored. */
+            categories?: components["schemas"]["MemoryCategory"][];
+            /** @description true: a memory that fits none of `categories` is not kept. Default false: it is kept without a category. */
+            only_categories?: boolean;
+            /** @description Free-text guidance for the LLM writer (what is worth remembering), passed to the model as fenced data, never as its own instructions. The default writer ignores it. */
+            instructions?: string;
+            /** @description The language the LLM writer writes memories in: "speaker" (the default) keeps each speaker's language; a BCP 47 tag translates to it. */
+            language?: "speaker" | string;
+            /** @description Read-only: the policy version, set by the service (1 when a policy is first given, +1 each time a create, PATCH or import changes it); a value sent is ignored. Each memory records the version that kept it. */
+            version?: number;
             /** @description Also find phone numbers written in this country's national form ("030 901820" for DE). */
             phone_region?: string;
         };
         TurnRule: {
             speakers?: string[];
+            keywords?: string[];
+            patterns?: string[];
+            categories?: string[];
+        };
+        MemoryCategory: {
+            name: string;
+            description?: string;
             keywords?: string[];
         };
         MemoryDecay: {
@@ -862,6 +879,10 @@ export interface components {
                 count: number;
             }[];
             excluded_by: string | null;
+            dropped: {
+                category: string | null;
+                rule: string;
+            }[];
             model_tokens: components["schemas"]["ObservationReceiptModelTokens"][];
             charged_credits: string;
             refunded_credits: string;
@@ -1192,6 +1213,8 @@ export interface components {
                 by: string;
                 from_memory_id: string;
             } | null;
+            category: string | null;
+            policy_version: number | null;
         };
         MemorySource: {
             /** @constant */
@@ -1277,6 +1300,8 @@ export interface components {
                 by: string;
                 from_memory_id: string;
             } | null;
+            category: string | null;
+            policy_version: number | null;
             learning_credits: string;
         };
         MemoryPatchRequest: {
@@ -5358,6 +5383,7 @@ export interface operations {
                 text_contains?: string;
                 include_history?: boolean | ("true" | "false");
                 include_expired?: boolean | ("true" | "false");
+                category?: string;
             };
             header?: {
                 /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */

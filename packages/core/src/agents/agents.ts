@@ -1,5 +1,5 @@
 import { describeError } from '../service/logger.js';
-import { checkExtractionPolicy, keepExtractionPolicy } from '../policy/extraction-policy.js';
+import { checkExtractionPolicy, keepExtractionPolicy, stampPolicyVersion } from '../policy/extraction-policy.js';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { activityEntry } from '../logs/activity.js';
@@ -107,7 +107,7 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
         id: context.ids('agent_'),
         organizationId: caller.organizationId,
         status: 'initializing',
-        config: input.agent_config,
+        config: stampPolicyVersion(input.agent_config, null),
         visibility: 'external',
         resumedFromTurn: 0,
         restoreFrom: input.restore_from ?? null,

@@ -41,6 +41,11 @@ export type MemoryFenceOptions = {
    * the stored text. @default 16 random hex digits ({@link memoryFenceNonce})
    */
   nonce?: string;
+  /**
+   * The block's tag name: lower-case letters and `-`. Another tag marks another kind of data in
+   * the same prompt (the operator's extraction policy, issue 44: `policy-data`). @default MEMORY_DATA_TAG
+   */
+  tag?: string;
 };
 
 /** 16 random hex digits from the platform's CSPRNG (Node, browsers, edge runtimes alike). */
@@ -67,7 +72,9 @@ export function fenceMemoryData(lines: readonly string[], options: MemoryFenceOp
   // A guessed nonce still cannot close the block (no `<` survives), but a fresh one costs nothing.
   while (options.nonce === undefined && quoted.includes(nonce)) nonce = memoryFenceNonce();
   const body = quoted === '' ? '' : `${quoted.split('\n').map((line) => (line === '' ? '>' : `> ${line}`)).join('\n')}\n`;
-  return `<${MEMORY_DATA_TAG} id="${nonce}">\n${body}</${MEMORY_DATA_TAG} id="${nonce}">`;
+  const tag = options.tag ?? MEMORY_DATA_TAG;
+  if (!/^[a-z][a-z-]{0,39}$/.test(tag)) throw new TypeError(`fenceMemoryData: a tag is lower-case letters and -, not ${JSON.stringify(tag)}`);
+  return `<${tag} id="${nonce}">\n${body}</${tag} id="${nonce}">`;
 }
 
 const OPENING_ANGLES = /[<\uFF1C\uFE64\u3008\u2329\u27E8\u276E\u02C2\u1438\u2039\u276C\u2770\u29FC]/gu;

@@ -101,9 +101,15 @@ export async function* exportAgent(context: ExportContext, { organizationId, age
   for (let cursor: string | null = null; ; ) {
     const page = await context.index.list({ agentId, limit: MEMORY_PAGE, cursor, includeHistory: true });
     const withVectors = vectors ? new Map((await context.index.get({ agentId, ids: page.records.map((r) => r.id) })).map((r) => [r.id, r.vector])) : null;
-    // What people did to each memory (issue 42): pinned, forgotten, edited, cited; ids left out.
+    // What people did to each memory (issue 42): pinned, forgotten, edited, cited; and its category
+    // and policy version (issue 44); ids left out.
     const marks = page.records.length === 0 ? [] : await context.store.memoryMarks.get({ agentId, memoryIds: page.records.map((r) => r.id) });
-    const markOf = new Map(marks.map(({ pinned, forgotten, edited, citedAt, citedCount, memoryId }) => [memoryId, { pinned, forgotten, edited, citedAt, citedCount }]));
+    const markOf = new Map(
+      marks.map(({ pinned, forgotten, edited, citedAt, citedCount, category, policyVersion, memoryId }) => [
+        memoryId,
+        { pinned, forgotten, edited, citedAt, citedCount, category: category ?? null, policyVersion: policyVersion ?? null },
+      ]),
+    );
     for (const record of page.records) {
       const vector = withVectors?.get(record.id);
       const mark = markOf.get(record.id);

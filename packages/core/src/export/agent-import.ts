@@ -14,7 +14,7 @@ import type {
 } from '../ports/store/index.js';
 
 /** A memory's mark as an export line carries it (issue 42): without the ids the import gives it. */
-type ExportedMark = Pick<MemoryMarkRecord, 'pinned' | 'forgotten' | 'edited' | 'citedAt' | 'citedCount'>;
+type ExportedMark = Pick<MemoryMarkRecord, 'pinned' | 'forgotten' | 'edited' | 'citedAt' | 'citedCount' | 'category' | 'policyVersion'>;
 import { sourceBlobKey } from '../sources/read-document.js';
 import { checkFile, type Checked } from './check-file.js';
 import { ExportFormatError, decodeVector, type ExportRecordType, type JobLearningLine } from './format.js';

@@ -51,7 +51,7 @@ function blankMark(record: MemoryHitRecord, now: string): MemoryMarkRecord {
 
 /** A mark that says nothing any more is removed rather than kept empty. */
 async function saveMark(context: ServiceContext, mark: MemoryMarkRecord): Promise<void> {
-  if (!mark.pinned && mark.forgotten === null && mark.edited === null && mark.citedCount === 0) {
+  if (!mark.pinned && mark.forgotten === null && mark.edited === null && mark.citedCount === 0 && (mark.category ?? null) === null && (mark.policyVersion ?? null) === null) {
     await context.store.memoryMarks.delete({ agentId: mark.agentId, memoryIds: [mark.memoryId] });
   } else {
     await context.store.memoryMarks.put({ record: mark });
@@ -124,7 +124,8 @@ export function createMemoryLifecycle(context: ServiceContext) {
           throw new ServiceError('conflict', `Memory ${memoryId} is history (superseded${record.supersededBy === null ? '' : ` by ${record.supersededBy}`}); edit the current memory instead.`);
         }
         const edited = await edit(caller, record, input.text, expiresAt, now);
-        const editedMark: MemoryMarkRecord = { ...blankMark(edited, now), pinned, edited: { at: now, by: actor(caller), fromMemoryId: record.id } };
+        // The edit keeps the category and policy version the memory was learned with (issue 44).
+        const editedMark: MemoryMarkRecord = { ...blankMark(edited, now), pinned, edited: { at: now, by: actor(caller), fromMemoryId: record.id }, category: mark.category ?? null, policyVersion: mark.policyVersion ?? null };
         await saveMark(context, editedMark);
         const { vector: _vector, ...hit } = edited;
         return detail(caller, hit, editedMark);

@@ -8,7 +8,7 @@ import { queryEmbedder } from '../chat/query-embedder.js';
 import type { MemoryListRequest as IndexListRequest } from '../ports/memory-index.js';
 import { DEFAULT_MAX_CONTEXT_CHARS, retrieve } from '../retrieval/retrieve.js';
 import { memoryGetQuery, memoryListQuery, memorySearchBody } from '../schemas/memories.js';
-import type { MemoryDetailOutput, MemoryListOutput, MemorySearchOutput } from '../schemas/outputs.js';
+import type { MemoryDetailOutput, MemoryListOutput, MemoryOutput, MemorySearchOutput } from '../schemas/outputs.js';
 import type { MemoryService } from '../memory-service.js';
 import type { ServiceContext } from '../service/context.js';
 import type { ListMemoriesRequest, MemoryRequest, SearchMemoriesRequest } from '../service/requests.js';
@@ -61,20 +61,30 @@ export function createMemories(context: ServiceContext) {
       const fingerprint = filterFingerprint(agent.id, caller.endUserId, input);
       const cursor = input.cursor === undefined ? null : openCursor(input.cursor, agent.id, fingerprint);
       if (threadIds !== undefined && threadIds.length === 0) return { agent_id: agent.id, memories: [], next_cursor: null };
-      let page: Awaited<ReturnType<typeof context.index.list>>;
-      try {
-        page = await context.index.list({ agentId: agent.id, limit: input.limit, cursor, ...filters });
-      } catch (error) {
-        // A cursor the index did not make: the shared decoder (decodeListCursor) throws RangeError.
-        if (cursor !== null && error instanceof RangeError) throw invalidCursor();
-        throw error;
-      }
-      const marks = await marksOf(context, agent.id, page.records);
-      return {
-        agent_id: agent.id,
-        memories: page.records.map((record) => presentMemory(record, marks.get(record.id))),
-        next_cursor: page.nextCursor === null ? null : sealCursor(page.nextCursor, agent.id, fingerprint),
+      const listPage = async (limit: number, at: string | null) => {
+        try {
+          return await context.index.list({ agentId: agent.id, limit, cursor: at, ...filters });
+        } catch (error) {
+          // A cursor the index did not make: the shared decoder (decodeListCursor) throws RangeError.
+          if (at !== null && error instanceof RangeError) throw invalidCursor();
+          throw error;
+        }
       };
+      // A category (issue 44) lives in the memories' marks: index pages are read (each no larger
+      // than what is still missing) and filtered until the page is full, the end, or 20 reads.
+      const memories: MemoryOutput[] = [];
+      let next: string | null = cursor;
+      for (let reads = 0; reads < (input.category === undefined ? 1 : 20); reads++) {
+        const page = await listPage(input.limit - memories.length, next);
+        const marks = await marksOf(context, agent.id, page.records);
+        for (const record of page.records) {
+          const shown = presentMemory(record, marks.get(record.id));
+          if (input.category === undefined || shown.category === input.category) memories.push(shown);
+        }
+        next = page.nextCursor;
+        if (next === null || memories.length >= input.limit) break;
+      }
+      return { agent_id: agent.id, memories, next_cursor: next === null ? null : sealCursor(next, agent.id, fingerprint) };
     },
 
     /** `GET .../memories/{memory_id}`: the memory, its provenance and what learning it cost. */

@@ -44,6 +44,8 @@ export function presentMemory(record: MemoryHitRecord, mark?: MemoryMarkRecord |
     pinned: mark?.pinned ?? false,
     forgotten: forgotten === null ? null : { at: forgotten.at, reason: forgotten.reason, by: forgotten.by, restore_until: forgotten.restoreUntil },
     edited: edited === null ? null : { at: edited.at, by: edited.by, from_memory_id: edited.fromMemoryId },
+    category: mark?.category ?? null,
+    policy_version: mark?.policyVersion ?? null,
   };
 }
 

@@ -4,12 +4,13 @@ import { LanguageModelError } from '../ports/language-model.js';
 import { isServiceError } from '../errors/service-error.js';
 import { learningThreadIds } from '../agents/memory-scope.js';
 import { isDependencyUnavailable } from '../store/available-store.js';
-import type { DraftRef, Supersession, TurnOutcome, WriterTurn } from '../ports/memory-writer.js';
+import type { DraftRef, Supersession, TurnOutcome, WriterPolicy, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReason, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { JobStopped, type JobRun } from './job-run.js';
 import { meterBatch } from './model-usage.js';
 import { applyMerges, planMerges } from './merge-duplicates.js';
+import { applyMemoryPolicy, batchPolicy, writerPolicyOf, type PolicyApplied } from './memory-policy.js';
 
 /** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */
 const COMMIT_ATTEMPTS = 3;
@@ -36,10 +37,15 @@ async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): P
   if (recorded && (recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions)) {
     return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason: 'embedder_mismatch' }));
   }
-  const written = await writeBatch(run, job, turns);
+  // The agent's extraction policy (issue 44): what the writer is told, and what is kept of its memories.
+  const policy = await batchPolicy(run.context, job);
+  const written = await writeBatch(run, job, turns, writerPolicyOf(policy));
   if (!written.ok) return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason: written.reason }));
-  const { results, records, committing } = toRecords(run.context, job, turns, written.outcomes);
+  const built = toRecords(run.context, job, turns, written.outcomes);
+  const { results, committing } = built;
   if (committing.length === 0) return results;
+  const applied = await applyMemoryPolicy(run.context, job, policy, turns, written.outcomes, built.records);
+  const records = applied.records;
   // Memory ids are per job, turn and piece: a job that never ran before (not resumed) cannot have
   // any of its memories in the index yet, nor can a turn never read before (`pending` with billing
   // on). A resumed job's turns may have been committed before its process died: they merge.
@@ -47,6 +53,7 @@ async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): P
   // Near-duplicates of stored memories (or of each other) are merged, not learned twice (issue 33).
   const plan = await planMerges(run.context, job, turns, records, written.supersedes);
   const committed = await commitRecords(run.context, job, plan.records, newIds);
+  if (committed === true) await recordPolicy(run.context, job, applied, plan.records);
   if (committed === true) await applyMerges(run.context, job, plan);
   if (committed === true && written.supersedes.length > 0) await applySupersessions(run.context, job, turns, written.supersedes, plan.records);
   for (const turnIndex of committing) results.push(committed === true ? { turnIndex, ok: true } : { turnIndex, ok: false, reason: committed });
@@ -56,7 +63,7 @@ async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): P
 type Written = { ok: true; outcomes: TurnOutcome[]; supersedes: readonly Supersession[] } | { ok: false; reason: LearningReason };
 
 /** The memory writer's outcomes for the batch, or the reason every turn of it fails. */
-async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Promise<Written> {
+async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[], policy: WriterPolicy | undefined): Promise<Written> {
   const { writer, embedder, index } = run.context;
   // A turn the extraction policy excludes (issue 44) is learned as nothing: the writer never sees it.
   const excluded = turns.filter((turn) => turn.details.excludedBy !== undefined);
@@ -78,6 +85,7 @@ async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[]): Pro
       turns: writerTurns,
       // Stopping the service aborts a writer mid-call; its turns stay resumable.
       signal: run.signal,
+      ...(policy === undefined ? {} : { policy }),
       searchSimilar: async (text, limit) => {
         const [vector] = (await embedder.embed({ texts: [text] })).vectors;
         const threadIds = await (lookupScope ??= learningThreadIds(run.context, job));
@@ -140,16 +148,36 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
   return { results, records, committing };
 }
 
+/**
+ * Stores the marks of the committed memories (their category and policy version) and the memories
+ * the policy dropped (for the receipt); a failure is logged: the memories are committed.
+ */
+async function recordPolicy(context: ServiceContext, job: JobRecord, applied: PolicyApplied, committed: readonly MemoryRecord[]): Promise<void> {
+  if (applied.marks.length === 0 && applied.drops.length === 0) return;
+  const ids = new Set(committed.map((record) => record.id));
+  try {
+    // Memories merged into an existing one were not written: they keep no mark.
+    const memories = applied.marks.filter((mark) => ids.has(mark.memoryId));
+    if (memories.length > 0) await context.store.memoryMarks.recordLearned({ organizationId: job.organizationId, agentId: job.agentId, memories, at: context.nowIso() });
+    if (applied.drops.length > 0) await context.store.jobs.recordPolicyDrops({ jobId: job.id, drops: applied.drops });
+  } catch (error) {
+    context.logger.warn('recording what the extraction policy did failed', { jobId: job.id, error: describeError(error) });
+  }
+}
+
 /** Embeds and upserts; resolves true, or the learning reason the batch's turns fail with. */
 async function commitRecords(context: ServiceContext, job: JobRecord, records: MemoryRecord[], newIds: boolean): Promise<true | LearningReason> {
   const { embedder, index } = context;
   if (records.length === 0) return true;
   for (let attempt = 1; ; attempt++) {
     try {
-      const { vectors } = await embedder.embed({ texts: records.map((record) => `${record.text}`) });
-      records.forEach((record, i) => {
-        record.vector = vectors[i]!;
-      });
+      // Vectors the extraction policy already embedded (categories by meaning) are not embedded again.
+      if (records.some((record) => record.vector.length !== embedder.dimensions)) {
+        const { vectors } = await embedder.embed({ texts: records.map((record) => `${record.text}`) });
+        records.forEach((record, i) => {
+          record.vector = vectors[i]!;
+        });
+      }
       // A retry may follow an attempt that wrote some rows before failing: only a first attempt
       // can promise new ids.
       await index.upsert({ records, embedder: { id: embedder.id, dimensions: embedder.dimensions }, newIds: newIds && attempt === 1 });

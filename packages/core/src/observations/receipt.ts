@@ -15,20 +15,24 @@ const PAGE = 1000;
  * the index by observation id, history included) or was merged into, the memories it superseded
  * (both recorded by learning in `store.jobs`), the model tokens its learning batches used
  * (recorded per batch in `store.jobs`, split over the batch's turns by text length), and its
- * credits with the ledger entries of the job that hold them.
+ * credits with the ledger entries of the job that hold them; and what the agent's extraction policy
+ * did to it (issue 44): redacted, excluded, memories dropped.
  */
 export async function buildReceipt(context: ServiceContext, job: JobRecord): Promise<ObservationReceiptOutput> {
   if (!FINAL_JOB_STATUSES.includes(job.status)) {
     throw new ServiceError('conflict', `Observation ${job.id} is ${job.status}: its receipt exists once it is committed, failed or cancelled (poll the status).`);
   }
-  const [turns, memoryIds, supersessions, merges, usage, entries] = await Promise.all([
+  const [turns, memoryIds, supersessions, merges, usage, entries, drops] = await Promise.all([
     allTurns(context, job),
     memoriesOf(context, job),
     context.store.jobs.supersessions({ jobId: job.id }),
     context.store.jobs.merges({ jobId: job.id }),
     context.store.jobs.modelUsage({ jobId: job.id }),
     context.store.ledger.listForJob({ organizationId: job.organizationId, jobId: job.id }),
+    context.store.jobs.policyDrops({ jobId: job.id }),
   ]);
+  const droppedOf = new Map<number, { category: string | null; rule: string }[]>();
+  for (const { turnIndex, category, rule } of drops) droppedOf.set(turnIndex, [...(droppedOf.get(turnIndex) ?? []), { category, rule }]);
   const supersededBy = new Map(supersessions.map((entry) => [entry.turnIndex, entry.memoryIds]));
   const mergedInto = new Map(merges.map((merge) => [merge.turnIndex, merge.memoryId]));
   const refund = entries.find((entry) => entry.kind === 'refund');
@@ -55,6 +59,7 @@ export async function buildReceipt(context: ServiceContext, job: JobRecord): Pro
         outcome: merged !== undefined ? ('merged' as const) : learned && excludedBy === undefined ? ('learned' as const) : ('skipped' as const),
         reason: learned ? (excludedBy === undefined ? null : 'excluded_by_policy') : (turn.failureReason ?? (job.status === 'cancelled' ? 'cancelled' : 'generation_failed')),
         excluded_by: excludedBy ?? null,
+        dropped: droppedOf.get(turn.turnIndex) ?? [],
         memory_ids: merged !== undefined ? [merged] : (memoryIds.get(turn.turnIndex) ?? []),
         superseded: supersededBy.get(turn.turnIndex) ?? [],
         redacted: Object.entries(redactionsIn(turn.text)).map(([kind, count]) => ({ kind, count })),

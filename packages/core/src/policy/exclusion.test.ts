@@ -65,4 +65,38 @@ describe('extraction policy: include and exclude rules', () => {
       expect(refused, JSON.stringify(extraction_policy)).toMatchObject({ status: 422, code: 'invalid_request' });
     }
   });
+
+  it('excludes turns by pattern (case-insensitive, with the other fields of the rule), and names the pattern in the receipt', async () => {
+    const { observe, learned } = await withPolicy({ exclude: [{ patterns: ['order #?\\d{4,12}'], speakers: ['ana'] }] });
+    const receipt = await observe([said('ana', 'Where is ORDER #48213?'), said('bo', 'Order 48213 shipped.'), said('ana', 'I ordered tea.')]);
+    expect(await learned()).toEqual(['I ordered tea.', 'Order 48213 shipped.']);
+    expect(receipt.turns.map((turn) => turn.excluded_by)).toEqual(['extraction_policy.exclude[0] (speaker ana, pattern /order #?\\d{4,12}/)', null, null]);
+  });
+
+  it('refuses a pattern that is not a regular expression, or whose matching can blow up, with a sentence saying why (422)', async () => {
+    const { service, owner, agentId } = await learningService();
+    const cases: [string, string][] = [
+      ['(unclosed', 'is not a valid regular expression'],
+      ['(a+)+$', 'repeats a group that itself holds a repetition or an alternation'],
+      ['(x|xy)*z', 'repeats a group that itself holds a repetition or an alternation'],
+      ['(?:\\w+\\s?)*$', 'repeats a group'],
+      ['\\d+\\d+x', 'more than one unbounded repetition'],
+      ['.*a.*b', 'more than one unbounded repetition'],
+      ['(\\w)\\1', 'backreference'],
+      ['(?<=x)y', 'lookahead or lookbehind'],
+      ['x'.repeat(201), ''],
+    ];
+    for (const [pattern, sentence] of cases) {
+      const refused = await refusal(service.agents.update({ caller: owner, agentId, body: { agent_config: { role: 'r', objective: 'o', extraction_policy: { exclude: [{ patterns: [pattern] }] } } } }));
+      expect(refused, pattern).toMatchObject({ status: 422, code: 'invalid_request' });
+      expect(refused.message, pattern).toContain(sentence);
+    }
+    const many = await refusal(service.agents.update({ caller: owner, agentId, body: { agent_config: { role: 'r', objective: 'o', extraction_policy: { exclude: [{ patterns: Array.from({ length: 11 }, (_, i) => `p${i}`) }] } } } }));
+    expect(many).toMatchObject({ status: 422, code: 'invalid_request' });
+    // Ordinary patterns pass: bounded repetitions, one unbounded one, classes, alternation not repeated.
+    for (const pattern of ['\\b(?:visa|mastercard)\\b', 'ticket-[A-Z]{2,4}-\\d+', '^(re|fwd): .*$', '[\\w.]{1,20}@example\\.com', 'a{2}b?(cd)?']) {
+      const accepted = await service.agents.update({ caller: owner, agentId, body: { agent_config: { role: 'r', objective: 'o', extraction_policy: { exclude: [{ patterns: [pattern] }] } } } });
+      expect(accepted.agent_config.extraction_policy?.exclude?.[0]?.patterns, pattern).toEqual([pattern]);
+    }
+  });
 });

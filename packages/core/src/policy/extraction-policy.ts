@@ -1,7 +1,8 @@
 import { ServiceError } from '../errors/index.js';
 import type { NewTurn } from '../observations/new-job.js';
-import type { AgentConfig, AgentRecord, TurnRule } from '../ports/store/index.js';
+import type { AgentConfig, AgentRecord, ExtractionPolicy, TurnRule } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
+import { matchesPattern, patternProblem } from './patterns.js';
 import { BUILT_IN_REDACTIONS, redact, type RedactionPolicy } from './redaction.js';
 
 /**
@@ -17,23 +18,67 @@ export function redactionKinds(context: Pick<ServiceContext, 'redactionPatterns'
   return [...BUILT_IN_REDACTIONS, ...context.redactionPatterns.keys()];
 }
 
-/** 422 `invalid_request` for a kind this service does not know, naming the ones it does. */
+/**
+ * 422 `invalid_request` for a policy this service cannot honour: a redaction kind it does not know
+ * (naming the ones it does), a pattern refused by `patterns.ts` (saying why), a rule naming a
+ * category the policy does not list.
+ */
 export function checkExtractionPolicy(context: Pick<ServiceContext, 'redactionPatterns'>, config: AgentConfig): void {
+  const policy = config.extraction_policy;
+  const invalid = (message: string) => new ServiceError('invalid_request', message, { status: 422 });
   const known = redactionKinds(context);
-  const unknown = (config.extraction_policy?.redact ?? []).filter((kind) => !known.includes(kind));
+  const unknown = (policy?.redact ?? []).filter((kind) => !known.includes(kind));
   if (unknown.length > 0) {
-    throw new ServiceError('invalid_request', `agent_config.extraction_policy.redact names ${unknown.join(', ')}, which this server does not know; the kinds are ${known.join(', ')}.`, { status: 422 });
+    throw invalid(`agent_config.extraction_policy.redact names ${unknown.join(', ')}, which this server does not know; the kinds are ${known.join(', ')}.`);
+  }
+  const listed = new Set((policy?.categories ?? []).map((category) => category.name));
+  for (const side of ['exclude', 'include'] as const) {
+    (policy?.[side] ?? []).forEach((rule, i) => {
+      rule.patterns?.forEach((pattern, j) => {
+        const problem = patternProblem(pattern);
+        if (problem) throw invalid(`agent_config.extraction_policy.${side}[${i}].patterns[${j}] ${problem}.`);
+      });
+      const unlisted = (rule.categories ?? []).filter((name) => !listed.has(name));
+      if (unlisted.length > 0) {
+        throw invalid(`agent_config.extraction_policy.${side}[${i}].categories names ${unlisted.join(', ')}, which extraction_policy.categories does not list.`);
+      }
+    });
   }
 }
 
 /**
  * The config a PATCH stores keeps an `extraction_policy` the body omits: a redaction rule never
  * lapses because a client that does not know the extension changed the role. `"extraction_policy":
- * {}` ends it.
+ * {}` ends it. The policy's `version` is the service's ({@link stampPolicyVersion}).
  */
 export function keepExtractionPolicy(config: AgentConfig, stored: AgentConfig): AgentConfig {
-  return config.extraction_policy === undefined && stored.extraction_policy !== undefined ? { ...config, extraction_policy: stored.extraction_policy } : config;
+  const kept = config.extraction_policy === undefined && stored.extraction_policy !== undefined ? { ...config, extraction_policy: stored.extraction_policy } : config;
+  return stampPolicyVersion(kept, stored);
 }
+
+/**
+ * The config with its policy's `version` set by the service (a version sent is ignored): the stored
+ * one while the policy is unchanged, one more when it changed (1 for a first policy). A config
+ * without a policy has none (version 0: memories learned under it record none).
+ */
+export function stampPolicyVersion(config: AgentConfig, stored: AgentConfig | null): AgentConfig {
+  const policy = config.extraction_policy;
+  const before = stored?.extraction_policy;
+  if (policy === undefined) return config;
+  const { version: _sent, ...rules } = policy;
+  const { version: storedVersion, ...storedRules } = before ?? {};
+  const unchanged = before !== undefined && canonical(rules) === canonical(storedRules);
+  const version = unchanged ? (storedVersion ?? 1) : (storedVersion ?? 0) + 1;
+  return { ...config, extraction_policy: { ...rules, version } };
+}
+
+/** The version of the agent's policy that learning applies (0: none). */
+export const policyVersionOf = (config: AgentConfig): number => config.extraction_policy?.version ?? 0;
+
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+  );
 
 /** What the agent's policy redacts, or null when nothing. */
 export function redactionPolicyOf(config: AgentConfig): RedactionPolicy | null {
@@ -70,23 +115,69 @@ export async function redactTurns<T extends NewTurn>(context: ServiceContext, wh
  * its receipt shows, or null when the turn is learned: the first `exclude` rule it matches, else,
  * when `include` rules exist and it matches none, that. A rule matches when each field it gives
  * does (the speaker is one of `speakers`; the text holds one of `keywords` as a whole word or
- * phrase, case-insensitive). Document pieces are never excluded.
+ * phrase, case-insensitive; the text matches one of `patterns`). A rule's `categories` are
+ * checked on the memories ({@link memoryExclusionOf}): an exclude rule naming categories never
+ * keeps a turn from the writer, an include rule matches a turn whatever its categories. Document
+ * pieces are never excluded.
  */
 export function exclusionOf(config: AgentConfig, turn: Pick<NewTurn, 'speaker' | 'text' | 'details'>): string | null {
   const policy = config.extraction_policy;
   if (!policy || (policy.exclude === undefined && policy.include === undefined) || turn.details?.sourceId !== undefined) return null;
-  const text = turn.text.toLowerCase();
-  const matched = (rule: TurnRule) =>
-    (rule.speakers === undefined || rule.speakers.includes(turn.speaker)) &&
-    (rule.keywords === undefined || rule.keywords.some((keyword) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(keyword.toLowerCase())}(?![\\p{L}\\p{N}])`, 'u').test(text)));
-  const excluded = (policy.exclude ?? []).findIndex(matched);
+  const excluded = (policy.exclude ?? []).findIndex((rule) => rule.categories === undefined && turnMatches(rule, turn));
   if (excluded >= 0) return `extraction_policy.exclude[${excluded}] (${describeRule(policy.exclude![excluded]!)})`;
-  if (policy.include !== undefined && !policy.include.some(matched)) return `extraction_policy.include (the turn matches none of its ${policy.include.length} rules)`;
+  if (policy.include !== undefined && !policy.include.some((rule) => turnMatches(rule, turn))) return `extraction_policy.include (the turn matches none of its ${policy.include.length} rules)`;
   return null;
 }
 
+/**
+ * The rule that keeps a memory of category `category` (null: none) learned from `turn` out of the
+ * index (issue 44), as the sentence its receipt shows, or null when it is kept: the first `exclude`
+ * rule naming its category whose other fields match the turn; else, when an `include` rule names
+ * categories, the include rules when none matches the turn and the category; else, with
+ * `only_categories`, a memory without a category. Document pieces are never excluded.
+ */
+export function memoryExclusionOf(policy: ExtractionPolicy | undefined, turn: { speaker: string; text: string; document: boolean }, category: string | null): string | null {
+  if (!policy || turn.document) return null;
+  const excluded = (policy.exclude ?? []).findIndex((rule) => rule.categories !== undefined && category !== null && rule.categories.includes(category) && turnMatches(rule, turn));
+  if (excluded >= 0) return `extraction_policy.exclude[${excluded}] (${describeRule(policy.exclude![excluded]!)})`;
+  const include = policy.include ?? [];
+  if (include.some((rule) => rule.categories !== undefined) && !include.some((rule) => (rule.categories === undefined || (category !== null && rule.categories.includes(category))) && turnMatches(rule, turn))) {
+    return `extraction_policy.include (the memory${category === null ? ', of no category,' : ` of category ${category}`} matches none of its ${include.length} rules)`;
+  }
+  if (category === null && policy.only_categories === true && (policy.categories?.length ?? 0) > 0) return 'extraction_policy.only_categories (the memory fits none of the categories)';
+  return null;
+}
+
+/** Whether the turn fields of `rule` (speakers, keywords, patterns) match the turn. */
+function turnMatches(rule: TurnRule, turn: { speaker: string; text: string }): boolean {
+  if (rule.speakers !== undefined && !rule.speakers.includes(turn.speaker)) return false;
+  if (rule.keywords !== undefined) {
+    const text = turn.text.toLowerCase();
+    // A plain substring test first: the word-boundary expression only runs where the keyword occurs.
+    if (!rule.keywords.some((keyword) => text.includes(keyword.toLowerCase()) && keywordPattern(keyword).test(text))) return false;
+  }
+  return rule.patterns === undefined || matchesPattern(rule.patterns, turn.text);
+}
+
+const keywordPatterns = new Map<string, RegExp>();
+function keywordPattern(keyword: string): RegExp {
+  let pattern = keywordPatterns.get(keyword);
+  if (!pattern) {
+    if (keywordPatterns.size >= 1000) keywordPatterns.clear();
+    keywordPatterns.set(keyword, (pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(keyword.toLowerCase())}(?![\\p{L}\\p{N}])`, 'u')));
+  }
+  return pattern;
+}
+
 function describeRule(rule: TurnRule): string {
-  return [rule.speakers ? `speaker ${rule.speakers.join(' or ')}` : null, rule.keywords ? `keyword ${rule.keywords.map((k) => `"${k}"`).join(' or ')}` : null].filter(Boolean).join(', ');
+  return [
+    rule.speakers ? `speaker ${rule.speakers.join(' or ')}` : null,
+    rule.keywords ? `keyword ${rule.keywords.map((k) => `"${k}"`).join(' or ')}` : null,
+    rule.patterns ? `pattern ${rule.patterns.map((p) => `/${p}/`).join(' or ')}` : null,
+    rule.categories ? `category ${rule.categories.join(' or ')}` : null,
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 const escapeRegExp = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -57,6 +57,9 @@ const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
 /** Two letters, two check digits, then 11-30 letters or digits, in groups of four or not. */
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g;
 
+/** Four digits, with spaces, dots, dashes or brackets between them: the least a phone number holds. */
+const FOUR_DIGITS = /\d(?:[\s().\/-]{0,3}\d){3}/;
+
 function luhn(digits: string): boolean {
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
@@ -90,6 +93,8 @@ function spansOf(text: string, kind: string, policy: RedactionPolicy, patterns: 
     case 'iban':
       return matches(text, IBAN, kind, (found) => isValidIBAN(electronicFormatIBAN(found) ?? ''));
     case 'phone': {
+      // No phone number has fewer than four digits in a row (separators aside): most texts skip the parser.
+      if (!FOUR_DIGITS.test(text)) return [];
       const found = policy.phoneRegion
         ? findPhoneNumbersInText(text, { defaultCountry: policy.phoneRegion as CountryCode })
         : findPhoneNumbersInText(text);

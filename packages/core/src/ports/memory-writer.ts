@@ -73,6 +73,12 @@ export type MemoryDraft = {
    * @default null (never expires)
    */
   expiresAt?: string | null;
+  /**
+   * The category the writer proposes from `MemoryWriteRequest.policy.categories` (issue 44); null
+   * for none. The service keeps it only when the list holds it (a name outside the list is never
+   * stored). @default undefined: the service gives one by its own rules (keywords, meaning)
+   */
+  category?: string | null;
 };
 
 export type TurnOutcome =
@@ -85,6 +91,22 @@ export type MemoryWriteRequest = {
   /** Similar memories already in the agent's index, for reconciliation (as search hits carry them: no vectors). */
   searchSimilar(text: string, limit: number): Promise<MemoryHitRecord[]>;
   signal?: AbortSignal;
+  /**
+   * What the agent's extraction policy asks of the writer (issue 44); absent when it asks nothing.
+   * A writer MAY ignore it (the default writer does): the service enforces categories and rules on
+   * what comes back.
+   */
+  policy?: WriterPolicy;
+};
+
+/** The parts of an agent's extraction policy a writer can act on (issue 44). */
+export type WriterPolicy = {
+  /** The closed list of categories a memory may get (propose one through `MemoryDraft.category`). */
+  categories: readonly { name: string; description?: string; keywords?: readonly string[] }[];
+  /** The operator's guidance on what to remember: data to weigh, never instructions to obey. */
+  instructions: string | null;
+  /** `speaker`: keep each speaker's language; else a BCP 47 tag to write memories in. */
+  language: string;
 };
 
 export type MemoryWriteResult = {

@@ -9,20 +9,47 @@ import { thread } from './threads.js';
  */
 export const memoryScope = z.enum(['agent', 'end_user']).meta({ id: 'MemoryScope' });
 
+/** A category name: lower-case words joined by `_` or `-` (issue 44). */
+export const categoryName = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, 'a category name is lower-case letters, digits, _ and -, starting with a letter (at most 40)');
+
+/** The longest pattern of a rule, and how many one rule may give (issue 44). */
+export const MAX_PATTERN_CHARS = 200;
+export const MAX_RULE_PATTERNS = 10;
+
 /**
- * What an agent keeps, by rule (an extension, issue 44): the kinds of personal data replaced by a
- * marker (`[redacted:email]`) in every turn before it is stored or embedded. See `policy/redaction.ts`.
+ * A rule over a said turn (issue 44): every field given must match (speaker one of `speakers`; text
+ * holding one of `keywords` as a word or phrase, case-insensitive; text matching one of `patterns`;
+ * the memory's category one of `categories`, checked on each memory the writer makes of the turn).
  */
-/** A rule over a said turn (issue 44): every field given must match (speaker one of `speakers`; text holding one of `keywords` as a word or phrase, case-insensitive). */
 export const turnRule = z
   .object({
     speakers: z.array(text().min(1).max(200)).min(1).max(50).optional(),
     keywords: z.array(text().min(1).max(100)).min(1).max(50).optional(),
+    patterns: z.array(z.string().min(1).max(MAX_PATTERN_CHARS)).min(1).max(MAX_RULE_PATTERNS).optional(),
+    categories: z.array(categoryName).min(1).max(30).optional(),
   })
   .strict()
-  .refine((rule) => rule.speakers !== undefined || rule.keywords !== undefined, 'a rule names speakers, keywords or both')
+  .refine((rule) => rule.speakers !== undefined || rule.keywords !== undefined || rule.patterns !== undefined || rule.categories !== undefined, 'a rule names speakers, keywords, patterns or categories')
   .meta({ id: 'TurnRule' });
 
+/** One category of an agent's closed list (issue 44). */
+export const memoryCategory = z
+  .object({
+    name: categoryName,
+    description: text().min(1).max(500).optional(),
+    keywords: z.array(text().min(1).max(100)).min(1).max(50).optional(),
+  })
+  .strict()
+  .meta({ id: 'MemoryCategory' });
+
+/** The longest `instructions` an extraction policy may give the LLM writer (characters). */
+export const MAX_POLICY_INSTRUCTIONS = 4000;
+
+/**
+ * What an agent keeps, by rule (an extension, issue 44): the kinds of personal data replaced by a
+ * marker (`[redacted:email]`) in every turn before it is stored or embedded (`policy/redaction.ts`),
+ * include/exclude rules, categories, instructions and language for the LLM writer, and the version.
+ */
 export const extractionPolicy = z
   .object({
     redact: z
@@ -45,6 +72,33 @@ export const extractionPolicy = z
       .max(20)
       .optional()
       .describe('When given, only said turns matching at least one rule are learned from (exclude still wins).'),
+    categories: z
+      .array(memoryCategory)
+      .max(30)
+      .refine((list) => new Set(list.map((c) => c.name)).size === list.length, 'each category name once')
+      .optional()
+      .describe(
+        'A closed list of categories: each memory learned gets at most one of them (by keyword rules offline, by the nearest category with a sentence-model embedder, proposed by the model with the LLM writer); a category outside the list is never stored.',
+      ),
+    only_categories: z
+      .boolean()
+      .optional()
+      .describe('true: a memory that fits none of `categories` is not kept. Default false: it is kept without a category.'),
+    instructions: text()
+      .min(1)
+      .max(MAX_POLICY_INSTRUCTIONS)
+      .optional()
+      .describe('Free-text guidance for the LLM writer (what is worth remembering), passed to the model as fenced data, never as its own instructions. The default writer ignores it.'),
+    language: z
+      .union([z.literal('speaker'), z.string().regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'a BCP 47 language tag such as de or pt-BR')])
+      .optional()
+      .describe('The language the LLM writer writes memories in: "speaker" (the default) keeps each speaker\'s language; a BCP 47 tag translates to it.'),
+    version: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Read-only: the policy version, set by the service (1 when a policy is first given, +1 each time a create, PATCH or import changes it); a value sent is ignored. Each memory records the version that kept it.'),
     phone_region: z
       .string()
       .regex(/^[A-Z]{2}$/, 'a two-letter ISO 3166 country code such as DE')
@@ -78,7 +132,7 @@ export const agentConfig = z
         'An extension (issue 42). "agent" (the default when absent): learned memory is shared across the agent, and a request with X-SP-End-User answers from every memory. ' +
           '"end_user": a request with X-SP-End-User reads only memories learned in that person\'s threads and in threads of no person. Kept by a PATCH whose agent_config omits it.',
       ),
-    extraction_policy: extractionPolicy.optional().describe('An extension (issue 44): what is redacted from every turn before it is stored.'),
+    extraction_policy: extractionPolicy.optional().describe('An extension (issue 44): what is redacted from every turn, which turns and memories are kept, the categories, and guidance for the LLM writer. Kept by a PATCH whose agent_config omits it.'),
     memory_decay: memoryDecay
       .optional()
       .describe('An extension (issue 42): old memories rank lower (a half-life per kind, reset when an answer cites one; pinned ones never decay). Kept by a PATCH whose agent_config omits it.'),

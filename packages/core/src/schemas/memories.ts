@@ -75,6 +75,10 @@ export const memory = z
     forgotten: z.object({ at: dateTime, reason: z.string(), by: z.string(), restore_until: dateTime }).strict().nullable(),
     /** Extension (issue 42): written by an edit of `from_memory_id` (now superseded history), by whom, when; else null. */
     edited: z.object({ at: dateTime, by: z.string(), from_memory_id: memoryId }).strict().nullable(),
+    /** Extension (issue 44): the category of the agent's extraction policy it was given when learned; else null. */
+    category: z.string().nullable(),
+    /** Extension (issue 44): the version of the agent's extraction policy that kept it; null when learned without one. */
+    policy_version: z.number().int().nullable(),
   })
   .strict()
   .meta({ id: 'Memory' });
@@ -116,6 +120,12 @@ export const memoryListQuery = z
     include_history: z.union([z.boolean(), booleanString]).optional(),
     /** Extension (issue 42): expired memories too, for audit. */
     include_expired: z.union([z.boolean(), booleanString]).optional(),
+    /**
+     * Extension (issue 44): only memories of this category of the agent's extraction policy. The
+     * filter runs on the memories' marks after the index pages (at most 20 index pages a request),
+     * so a page may hold fewer than `limit` memories while `next_cursor` is not null.
+     */
+    category: z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, 'a category name is lower-case letters, digits, _ and -, starting with a letter (at most 40)').optional(),
   })
   .strict();
 

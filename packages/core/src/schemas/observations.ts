@@ -105,6 +105,12 @@ export const receiptTurn = z
     /** The extraction policy rule that kept this turn from the writer (an extension, issue 44; reason `excluded_by_policy`), else null. */
     excluded_by: z.string().nullable(),
     /**
+     * Memories the writer made of the turn that the extraction policy did not keep (an extension,
+     * issue 44): each one's category (null: none) and the rule, as a sentence. A turn all of whose
+     * memories were dropped is `learned` with no `memory_ids`.
+     */
+    dropped: z.array(z.object({ category: z.string().nullable(), rule: z.string() }).strict()),
+    /**
      * Model tokens of the turn: its learning batch's tokens split over the batch's turns in
      * proportion to their text length (the remainder on the batch's last turn). Empty when no model
      * reported tokens (the default writer and the built-in hashed embedder use none).

@@ -232,6 +232,8 @@ const JOB_READS = [
   'modelUsage',
   'recordMerges',
   'merges',
+  'recordPolicyDrops',
+  'policyDrops',
   'turnCounts',
   'countCommittedTurns',
   'allForThread',

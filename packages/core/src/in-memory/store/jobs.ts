@@ -112,6 +112,16 @@ export function inMemoryJobs(get: () => State): JobStore {
       const recorded = get().merges.get(jobId) ?? new Map<number, string>();
       return [...recorded].map(([turnIndex, memoryId]) => ({ turnIndex, memoryId })).sort((a, b) => a.turnIndex - b.turnIndex);
     },
+    async recordPolicyDrops({ jobId, drops }) {
+      const state = get();
+      if (!state.jobs.has(jobId) || drops.length === 0) return;
+      const turns = new Set(drops.map((drop) => drop.turnIndex));
+      const kept = (state.policyDrops.get(jobId) ?? []).filter((drop) => !turns.has(drop.turnIndex));
+      state.policyDrops.set(jobId, [...kept, ...copy(drops)]);
+    },
+    async policyDrops({ jobId }) {
+      return copy(get().policyDrops.get(jobId) ?? []).sort((a, b) => a.turnIndex - b.turnIndex);
+    },
     async recordRepoint({ jobId, repoint }) {
       const state = get();
       if (!state.jobs.has(jobId)) return;

@@ -1,5 +1,8 @@
 import { copy, type State } from './state.js';
-import type { MemoryMarkStore } from '../../ports/store/index.js';
+import type { MemoryMarkRecord, MemoryMarkStore } from '../../ports/store/index.js';
+
+/** A stored mark as `get` returns it: the fields added later (issue 44) null when never set. */
+const read = (mark: MemoryMarkRecord): MemoryMarkRecord => ({ ...copy(mark), category: mark.category ?? null, policyVersion: mark.policyVersion ?? null });
 
 /** Memory marks (issue 42), per agent then memory id. */
 export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
@@ -15,7 +18,7 @@ export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
       if (!agent) return [];
       return memoryIds.flatMap((id) => {
         const mark = agent.get(id);
-        return mark ? [copy(mark)] : [];
+        return mark ? [read(mark)] : [];
       });
     },
     async put({ record }) {
@@ -26,6 +29,13 @@ export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
       for (const source of new Map(memories.map((memory) => [memory.memoryId, memory])).values()) {
         const mark = agent.get(source.memoryId) ?? { organizationId, agentId, ...copy(source), pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: at };
         agent.set(source.memoryId, { ...mark, citedAt: at, citedCount: mark.citedCount + 1, updatedAt: at });
+      }
+    },
+    async recordLearned({ organizationId, agentId, memories, at }) {
+      const agent = ofAgent(agentId);
+      for (const { category, policyVersion, ...source } of memories) {
+        const mark = agent.get(source.memoryId) ?? { organizationId, agentId, ...copy(source), pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: at };
+        agent.set(source.memoryId, { ...mark, category, policyVersion, updatedAt: at });
       }
     },
     async deleteBy({ agentId, threadId, observationId, sourceId }) {
@@ -45,7 +55,7 @@ export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
         .filter((mark) => mark.forgotten !== null && Date.parse(mark.forgotten.restoreUntil) <= due)
         .sort((a, b) => Date.parse(a.forgotten!.restoreUntil) - Date.parse(b.forgotten!.restoreUntil) || (a.memoryId < b.memoryId ? -1 : 1))
         .slice(0, limit)
-        .map(copy);
+        .map(read);
     },
   };
 }

@@ -8,6 +8,7 @@ import type {
   JobRecord,
   JobModelUsage,
   JobRepoint,
+  JobPolicyDrop,
   JobSupersession,
   KeyRecord,
   NotLearnedRecord,
@@ -40,6 +41,8 @@ export type State = {
   modelUsage: Map<string, JobModelUsage[]>;
   /** Per job, turn index -> the memory the turn was merged into (receipts, erasure). */
   merges: Map<string, Map<number, string>>;
+  /** Per job, memories the extraction policy did not keep (receipts, issue 44). */
+  policyDrops: Map<string, JobPolicyDrop[]>;
   /** Per job, memory id -> an erasure's re-pointing not yet written (erasure). */
   repoints: Map<string, Map<string, JobRepoint>>;
   notLearned: NotLearnedRecord[];
@@ -69,6 +72,7 @@ export function emptyState(): State {
     supersessions: new Map(),
     modelUsage: new Map(),
     merges: new Map(),
+    policyDrops: new Map(),
     repoints: new Map(),
     notLearned: [],
     sequence: 0,
@@ -99,6 +103,7 @@ export function deleteJobs(state: State, matches: (job: JobRecord) => boolean): 
     state.supersessions.delete(id);
     state.modelUsage.delete(id);
     state.merges.delete(id);
+    state.policyDrops.delete(id);
     state.repoints.delete(id);
   }
 }

@@ -13,7 +13,25 @@
 export type AgentStatus = 'initializing' | 'ready' | 'failed' | 'importing' | 'deleting' | 'deleted';
 
 /** A rule over a said turn of an extraction policy (issue 44). */
-export type TurnRule = { speakers?: string[]; keywords?: string[] };
+export type TurnRule = { speakers?: string[]; keywords?: string[]; patterns?: string[]; categories?: string[] };
+
+/** One category of an extraction policy's closed list (issue 44). */
+export type PolicyCategory = { name: string; description?: string; keywords?: string[] };
+
+/** What an agent keeps, by rule (an extension, issue 44); see `schemas/agents.ts` for each field. */
+export type ExtractionPolicy = {
+  redact?: string[];
+  phone_region?: string;
+  exclude?: TurnRule[];
+  include?: TurnRule[];
+  categories?: PolicyCategory[];
+  only_categories?: boolean;
+  instructions?: string;
+  /** `speaker` (the default) or a BCP 47 tag. */
+  language?: string;
+  /** Set by the service: 1 when first given, +1 on each change. */
+  version?: number;
+};
 
 export type AgentConfig = {
   role: string;
@@ -21,8 +39,8 @@ export type AgentConfig = {
   metadata?: Record<string, unknown>;
   /** Whose memories a person's requests read (an extension, issue 42); absent is `agent`. */
   memory_scope?: 'agent' | 'end_user';
-  /** What every turn has redacted before it is stored (an extension, issue 44); absent redacts nothing. */
-  extraction_policy?: { redact?: string[]; phone_region?: string; exclude?: TurnRule[]; include?: TurnRule[] };
+  /** What an agent keeps, by rule (an extension, issue 44); absent keeps everything. */
+  extraction_policy?: ExtractionPolicy;
   /** Rank decay by age per kind of memory (an extension, issue 42); absent decays nothing. */
   memory_decay?: { turn_half_life_days?: number; document_half_life_days?: number };
 };

@@ -123,6 +123,12 @@ export type TurnRecord = {
 export type JobSupersession = { turnIndex: number | null; memoryIds: string[] };
 
 /**
+ * A memory a turn's learning wrote that the agent's extraction policy did not keep (issue 44): its
+ * category (null: none) and the rule, as the sentence the receipt shows.
+ */
+export type JobPolicyDrop = { turnIndex: number; category: string | null; rule: string };
+
+/**
  * Model tokens one batch of a job's learning used (issue 33, receipts): the turns the batch sent to
  * the models (ascending) and, per model id, the tokens (the writer's language model, and the
  * embedder under its id with `outputTokens` 0).
@@ -222,6 +228,14 @@ export type JobStore = {
   recordMerges(request: { jobId: string; merges: readonly JobMerge[] }): Promise<void>;
   /** What {@link JobStore.recordMerges} recorded for the job, by turn index ascending. */
   merges(request: { jobId: string }): Promise<JobMerge[]>;
+  /**
+   * Records memories of the job's turns the extraction policy did not keep (issue 44, receipts);
+   * a turn recorded again replaces its earlier entries (a resumed batch). Ignored when the job is
+   * absent. Goes with the job (`delete`).
+   */
+  recordPolicyDrops(request: { jobId: string; drops: readonly JobPolicyDrop[] }): Promise<void>;
+  /** What {@link JobStore.recordPolicyDrops} recorded for the job, by turn index ascending then recording order. */
+  policyDrops(request: { jobId: string }): Promise<JobPolicyDrop[]>;
   /**
    * Erasure: records, durably and before the memory is deleted, that the job's memory
    * `repoint.memoryId` is being re-pointed (see {@link JobRepoint}); a memory recorded again for

@@ -191,6 +191,23 @@ export function jobCases(test: StoreCase) {
     expect(await store.jobs.merges({ jobId: j.id })).toEqual([]);
   });
 
+  test('jobs: recordPolicyDrops keeps the latest entries per turn, in turn order, and goes with the job (issue 44)', async ({ store, reopen }) => {
+    const { agent: a, thread: t } = await world(store);
+    const j = job(t, { turnsTotal: 3 });
+    await store.jobs.insert({ job: j, turns: turns(j.id, 3), onlyIfIdle: false });
+    expect(await store.jobs.policyDrops({ jobId: j.id })).toEqual([]);
+    const drop = (turnIndex: number, category: string | null, rule: string) => ({ turnIndex, category, rule });
+    await store.jobs.recordPolicyDrops({ jobId: j.id, drops: [drop(2, 'smalltalk', 'exclude[0]'), drop(0, null, 'only_categories'), drop(2, 'gossip', 'exclude[1]')] });
+    await store.jobs.recordPolicyDrops({ jobId: j.id, drops: [drop(0, 'smalltalk', 'exclude[0]')] });
+    await store.jobs.recordPolicyDrops({ jobId: 'obs_missing', drops: [drop(0, null, 'x')] });
+    const expected = [drop(0, 'smalltalk', 'exclude[0]'), drop(2, 'smalltalk', 'exclude[0]'), drop(2, 'gossip', 'exclude[1]')];
+    expect(await store.jobs.policyDrops({ jobId: j.id })).toEqual(expected);
+    expect(await store.jobs.policyDrops({ jobId: 'obs_missing' })).toEqual([]);
+    if (reopen) expect(await (await reopen()).jobs.policyDrops({ jobId: j.id })).toEqual(expected);
+    await store.jobs.delete({ agentId: a.id, jobIds: [j.id] });
+    expect(await store.jobs.policyDrops({ jobId: j.id })).toEqual([]);
+  });
+
   test('jobs: setTurnStates records states and failure reasons and recounts turnsProcessed', async ({ store }) => {
     const { agent: a, thread: t } = await world(store);
     const stored = await store.jobs.insert({ job: job(t, { turnsTotal: 4 }), turns: turns('placeholder', 0), onlyIfIdle: false });

@@ -5,7 +5,7 @@ import { iso, T0 } from './harness.js';
 import { world } from './records.js';
 
 function mark(organizationId: string, agentId: string, memoryId: string, overrides: Partial<MemoryMarkRecord> = {}): MemoryMarkRecord {
-  return { organizationId, agentId, memoryId, threadId: 'thread_1', observationId: 'obs_1', sourceId: null, pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: iso(T0), ...overrides };
+  return { organizationId, agentId, memoryId, threadId: 'thread_1', observationId: 'obs_1', sourceId: null, pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, category: null, policyVersion: null, updatedAt: iso(T0), ...overrides };
 }
 
 /** Conformance cases of the `memoryMarks` area (issue 42). */
@@ -26,6 +26,33 @@ export function memoryMarkCases(test: StoreCase) {
     if (reopen) expect((await (await reopen()).memoryMarks.get({ agentId: agent.id, memoryIds: ['mem_b'] }))[0]?.forgotten).toEqual(forgotten);
     await store.memoryMarks.delete({ agentId: agent.id, memoryIds: ['mem_a', 'mem_b', 'mem_none'] });
     expect(await store.memoryMarks.get({ agentId: agent.id, memoryIds: ['mem_a', 'mem_b'] })).toEqual([]);
+  });
+
+  test('memory marks: the category and policy version a memory was learned with round-trip, and citing keeps them (issue 44)', async ({ store, reopen }) => {
+    const { org, agent } = await world(store);
+    await store.memoryMarks.put({ record: mark(org.id, agent.id, 'mem_a', { category: 'preference', policyVersion: 3 }) });
+    await store.memoryMarks.put({ record: mark(org.id, agent.id, 'mem_b', { policyVersion: 1 }) });
+    await store.memoryMarks.cite({ organizationId: org.id, agentId: agent.id, memories: [{ memoryId: 'mem_a', threadId: 'thread_1', observationId: 'obs_1', sourceId: null }], at: iso(T0 + 10) });
+    const expected = [
+      mark(org.id, agent.id, 'mem_a', { category: 'preference', policyVersion: 3, citedAt: iso(T0 + 10), citedCount: 1, updatedAt: iso(T0 + 10) }),
+      mark(org.id, agent.id, 'mem_b', { policyVersion: 1 }),
+    ];
+    expect(await store.memoryMarks.get({ agentId: agent.id, memoryIds: ['mem_a', 'mem_b'] })).toEqual(expected);
+    if (reopen) expect(await (await reopen()).memoryMarks.get({ agentId: agent.id, memoryIds: ['mem_a', 'mem_b'] })).toEqual(expected);
+  });
+
+  test('memory marks: recordLearned sets category and policy version in one write, creating marks as needed and keeping the other fields (issue 44)', async ({ store, reopen }) => {
+    const { org, agent } = await world(store);
+    await store.memoryMarks.put({ record: mark(org.id, agent.id, 'mem_a', { pinned: true, citedCount: 2, citedAt: iso(T0 + 1) }) });
+    const learned = (memoryId: string, category: string | null, policyVersion: number | null) => ({ memoryId, threadId: 'thread_1', observationId: 'obs_1', sourceId: null, category, policyVersion });
+    await store.memoryMarks.recordLearned({ organizationId: org.id, agentId: agent.id, memories: [learned('mem_a', 'work', 2), learned('mem_b', null, 2), learned('mem_b', 'health', 2)], at: iso(T0 + 10) });
+    await store.memoryMarks.recordLearned({ organizationId: org.id, agentId: agent.id, memories: [], at: iso(T0 + 20) });
+    const expected = [
+      mark(org.id, agent.id, 'mem_a', { pinned: true, citedCount: 2, citedAt: iso(T0 + 1), category: 'work', policyVersion: 2, updatedAt: iso(T0 + 10) }),
+      mark(org.id, agent.id, 'mem_b', { category: 'health', policyVersion: 2, updatedAt: iso(T0 + 10) }),
+    ];
+    expect(await store.memoryMarks.get({ agentId: agent.id, memoryIds: ['mem_a', 'mem_b'] })).toEqual(expected);
+    if (reopen) expect(await (await reopen()).memoryMarks.get({ agentId: agent.id, memoryIds: ['mem_a', 'mem_b'] })).toEqual(expected);
   });
 
   test('memory marks: cite counts per memory (a repeated id once), keeps the other fields, creates marks as needed', async ({ store }) => {
