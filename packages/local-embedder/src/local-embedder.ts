@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -7,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import type { Embedder } from '@memory-agents/core';
 import type { EmbedRequest, EmbedResult } from '@memory-agents/core/adapter';
+import { planInt8Graph } from './int8-graph.js';
 import { readModelFiles, type ModelFiles } from './model-files.js';
 import type { WorkerReply, WorkerSetup } from './model-worker.js';
 
@@ -35,6 +37,14 @@ export type LocalEmbedderOptions = {
    * @default 4096 (about 6 MB at 384 dimensions)
    */
   cacheSize?: number;
+  /**
+   * A graph that keeps its MatMul weights as int8 and turns them back into float32 inside the graph
+   * (weight-only quantization, like the int8 all-MiniLM-L6-v2 the tests use) multiplies in int8:
+   * about 3 times faster, vectors within cosine 0.98 of the float32 ones, and the id ends in
+   * `:int8`. `false` multiplies in float32 as the graph says. Graphs of other kinds are unaffected.
+   * @default true
+   */
+  int8?: boolean;
 };
 
 /** The Embedder port, plus the worker's lifetime. */
@@ -67,7 +77,7 @@ function startThread(workerData: WorkerSetup): Worker {
  * An {@link Embedder} that runs a sentence-transformers model exported to ONNX in this process: the
  * tokenizer (`@huggingface/tokenizers`) and the graph (`onnxruntime-node`, CPU) run in a worker
  * thread, so embedding never blocks the event loop. Vectors are pooled and normalised as the model's
- * config says. Its `id` is `onnx:<sha256 of the graph, 16 hex>:<pooling>[+norm]:<max length>`: the
+ * config says. Its `id` is `onnx:<sha256 of the graph, 16 hex>:<pooling>[+norm]:<max length>[:int8]`: the
  * same model file gives the same id wherever it lies, another file another id (the memory index
  * then re-embeds or refuses: `embedder_mismatch`).
  *
@@ -80,6 +90,7 @@ function startThread(workerData: WorkerSetup): Worker {
  */
 export async function localEmbedder(options: LocalEmbedderOptions): Promise<LocalEmbedder> {
   const files = await readModelFiles(options.model);
+  const int8 = (options.int8 ?? true) && planInt8Graph(await readFile(files.onnx)).matmuls > 0;
   const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism()));
   const batchSize = options.batchSize ?? 16;
   const cacheSize = options.cacheSize ?? 4096;
@@ -108,7 +119,7 @@ export async function localEmbedder(options: LocalEmbedderOptions): Promise<Loca
   const startWorker = (): Promise<Worker> => {
     if (ready) return ready;
     ready = new Promise<Worker>((resolve, reject) => {
-      const thread = startThread({ files, threads });
+      const thread = startThread({ files, threads, int8 });
       let started = false;
       thread.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
@@ -169,7 +180,7 @@ export async function localEmbedder(options: LocalEmbedderOptions): Promise<Loca
 
   const embedder: LocalEmbedder = {
     specificationVersion: 'v1',
-    id: `onnx:${files.sha256.slice(0, 16)}:${files.pooling}${files.normalize ? '+norm' : ''}:${files.maxLength}`,
+    id: `onnx:${files.sha256.slice(0, 16)}:${files.pooling}${files.normalize ? '+norm' : ''}:${files.maxLength}${int8 ? ':int8' : ''}`,
     dimensions: files.dimensions,
     meaning: true,
     files,
