@@ -2,6 +2,10 @@ import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { planInt8Graph, rewriteInt8Graph } from './int8-graph.js';
 import { bytesField, concat, intField } from './protobuf.js';
+import { readFile } from 'node:fs/promises';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { readModelFiles } from './model-files.js';
+import { testModelDir } from './test-model.js';
 
 // A small ONNX graph written with the same protobuf helpers, laid out as a weight-only int8 export
 // is: Cast(int8 -> float) and Mul(scale) feeding a MatMul (+ bias Add) and a Gather.
@@ -55,10 +59,17 @@ describe('int8 graph rewrite', () => {
     expect(planInt8Graph(int8Graph)).toEqual({ matmuls: 1, gathers: 1 });
   });
 
-  it('Gather alone (matmuls: false): the same numbers, bit for bit', async () => {
-    const rewritten = rewriteInt8Graph(int8Graph, { matmuls: false })!;
+  it('Gather alone (matmuls: keep): the same numbers, bit for bit', async () => {
+    const rewritten = rewriteInt8Graph(int8Graph, { matmuls: 'keep' })!;
     expect(rewritten.plan).toEqual({ matmuls: 0, gathers: 1 });
     expect(await run(rewritten.bytes)).toEqual(await run(int8Graph));
+  });
+
+  it('MatMul weights dequantized once (matmuls: float32): the same numbers, and no Cast left to run', async () => {
+    const rewritten = rewriteInt8Graph(int8Graph, { matmuls: 'float32' })!;
+    expect(rewritten.plan).toEqual({ matmuls: 1, gathers: 1 });
+    expect(await run(rewritten.bytes)).toEqual(await run(int8Graph));
+    expect(Buffer.from(rewritten.bytes).includes('w_q')).toBe(false); // the int8 weight is gone, its float32 product in its place
   });
 
   it('MatMul in int8 with the bias folded in: close to float32, the Gather still exact', async () => {
@@ -83,5 +94,33 @@ describe('int8 graph rewrite', () => {
     );
     expect(planInt8Graph(perRow)).toEqual({ matmuls: 0, gathers: 0 });
     expect(planInt8Graph(new TextEncoder().encode('not a model'))).toEqual({ matmuls: 0, gathers: 0 });
+  });
+});
+
+const realModel = testModelDir('int8 graph rewrite on the real model');
+describe.skipIf(!realModel)('int8 graph rewrite on all-MiniLM-L6-v2 int8', () => {
+  it('rewrites 36 MatMuls and 2 Gathers; dequantized once, the hidden states match the graph as shipped', async () => {
+    const files = await readModelFiles(realModel!);
+    const bytes = await readFile(files.onnx);
+    const rewritten = rewriteInt8Graph(bytes, { matmuls: 'float32' })!;
+    expect(rewritten.plan).toEqual({ matmuls: 36, gathers: 2 });
+    const ids = new Tokenizer(files.tokenizer, files.tokenizerConfig).encode('Alice: Big news: I moved to Berlin in March').ids;
+    const feeds = () => ({
+      input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]),
+      attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
+      token_type_ids: new ort.Tensor('int64', new BigInt64Array(ids.length), [1, ids.length]),
+    });
+    const hidden = async (model: Uint8Array) => {
+      const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'disabled' });
+      const out = await session.run(feeds());
+      const data = out[session.outputNames[0]!]!.data as Float32Array;
+      await session.release();
+      return data;
+    };
+    const [shipped, once] = [await hidden(bytes), await hidden(rewritten.bytes)];
+    expect(once.length).toBe(shipped.length);
+    let worst = 0;
+    for (let i = 0; i < once.length; i++) worst = Math.max(worst, Math.abs(once[i]! - shipped[i]!));
+    expect(worst).toBeLessThan(1e-5);
   });
 });

@@ -34,7 +34,7 @@ const TENSOR = { dims: 1, dataType: 2, name: 8, rawData: 9, externalData: 13 } a
 type Node = { inputs: string[]; outputs: string[]; op: string; domain: string; ints: Map<string, bigint> };
 type Initializer = { raw: Uint8Array; name: string; dataType: number; dims: number[]; rawData: Uint8Array | null; external: boolean };
 type Action =
-  | { kind: 'matmul'; cast: number; mul: number; matmul: number; add: number | null; weight: string; scale: Initializer; bias: string | null; output: string }
+  | { kind: 'matmul'; cast: number; mul: number; matmul: number; add: number | null; weight: Initializer; dequantized: string; scale: Initializer; bias: string | null; output: string }
   | { kind: 'gather'; cast: number; mul: number; gather: number; weight: string; scale: Initializer; perRow: boolean; indices: string; output: string };
 
 function readNode(raw: Uint8Array): Node {
@@ -102,7 +102,7 @@ function analyseGraph(bytes: Uint8Array): Graph | null {
   nodes.forEach((cast, castIndex) => {
     if (cast.op !== 'Cast' || cast.domain !== '' || cast.ints.get('to') !== BigInt(FLOAT)) return;
     const weight = initializers.get(cast.inputs[0]!);
-    if (!weight || weight.dataType !== INT8 || weight.dims.length !== 2) return;
+    if (!weight || weight.dataType !== INT8 || weight.dims.length !== 2 || weight.rawData?.length !== count(weight.dims)) return;
     const mulIndex = only(cast.outputs[0]!);
     const mul = mulIndex === null ? null : nodes[mulIndex]!;
     if (mulIndex === null || !mul || mul.op !== 'Mul' || mul.domain !== '' || mul.inputs.length !== 2) return;
@@ -121,7 +121,7 @@ function analyseGraph(bytes: Uint8Array): Graph | null {
       const biasName = add?.op === 'Add' && add.domain === '' ? add.inputs.find((input) => input !== user.outputs[0]) : undefined;
       const bias = biasName ? initializers.get(biasName) : undefined;
       const folds = add && bias && bias.dataType === FLOAT && bias.dims.length === 1 && bias.dims[0] === columns && add.inputs.includes(user.outputs[0]!);
-      actions.push({ kind: 'matmul', cast: castIndex, mul: mulIndex, matmul: userIndex, add: folds ? addIndex : null, weight: weight.name, scale, bias: folds ? bias.name : null, output: folds ? add.outputs[0]! : user.outputs[0]! });
+      actions.push({ kind: 'matmul', cast: castIndex, mul: mulIndex, matmul: userIndex, add: folds ? addIndex : null, weight, dequantized: mul.outputs[0]!, scale, bias: folds ? bias.name : null, output: folds ? add.outputs[0]! : user.outputs[0]! });
     } else if (user.op === 'Gather' && user.inputs[0] === mul.outputs[0] && (user.ints.get('axis') ?? 0n) === 0n) {
       const perRow = count(scale.dims) === rows && scale.dims.length === 2 && scale.dims[0] === rows && scale.dims[1] === 1;
       if (!perTensor && !perRow) return;
@@ -147,13 +147,16 @@ function encodeNode(op: string, inputs: string[], outputs: string[], options: { 
 }
 
 /**
- * The graph with the rewrites described at the top of this file applied (`matmuls: false`: the
- * Gather one alone, which keeps the vectors exact), or null when there is nothing to rewrite (or
- * the graph keeps its weights in external files).
+ * The graph with the rewrites described at the top of this file applied, or null when there is
+ * nothing to rewrite (or the graph keeps its weights in external files). `matmuls`: `'int8'`
+ * (DynamicQuantizeMatMul), `'float32'` (each weight dequantized once, here, into a float32
+ * initializer: the products the graph's Mul computes, 4 bytes a weight instead of 1, the same
+ * vectors), `'keep'` (the MatMul weights as the graph has them).
  */
-export function rewriteInt8Graph(bytes: Uint8Array, options: { matmuls?: boolean } = {}): { bytes: Uint8Array; plan: Int8Plan } | null {
+export function rewriteInt8Graph(bytes: Uint8Array, options: { matmuls?: 'int8' | 'float32' | 'keep' } = {}): { bytes: Uint8Array; plan: Int8Plan } | null {
   const analysed = analyse(bytes);
-  const actions = (analysed?.actions ?? []).filter((action) => action.kind === 'gather' || options.matmuls !== false);
+  const matmuls = options.matmuls ?? 'int8';
+  const actions = (analysed?.actions ?? []).filter((action) => action.kind === 'gather' || matmuls !== 'keep');
   if (!analysed || actions.length === 0) return null;
   const { model, graph, nodes, initializers } = analysed;
   const removed = new Set<number>();
@@ -165,7 +168,11 @@ export function rewriteInt8Graph(bytes: Uint8Array, options: { matmuls?: boolean
   actions.forEach((action, n) => {
     const prefix = `memory_agents_int8_${n}`;
     removed.add(action.cast).add(action.mul);
-    if (action.kind === 'matmul') {
+    if (action.kind === 'matmul' && matmuls === 'float32') {
+      added.push(dequantize(action.weight, action.scale, action.dequantized));
+      if (scaleUses.get(action.weight.name) === 1) dropped.add(action.weight.name);
+      if (scaleUses.get(action.scale.name) === 1) dropped.add(action.scale.name);
+    } else if (action.kind === 'matmul') {
       const matmul = nodes[action.matmul]!;
       removed.add(action.matmul);
       if (action.add !== null) removed.add(action.add);
@@ -178,7 +185,7 @@ export function rewriteInt8Graph(bytes: Uint8Array, options: { matmuls?: boolean
         // Used by the Mul alone (now removed): not kept in memory.
         if (scaleUses.get(action.scale.name) === 1) dropped.add(action.scale.name);
       }
-      const inputs = [matmul.inputs[0]!, action.weight, scale, ...(action.bias ? ['', action.bias] : [])];
+      const inputs = [matmul.inputs[0]!, action.weight.name, scale, ...(action.bias ? ['', action.bias] : [])];
       inserted.set(action.matmul, [encodeNode('DynamicQuantizeMatMul', inputs, [action.output], { domain: 'com.microsoft' })]);
     } else {
       removed.add(action.gather);
@@ -207,8 +214,23 @@ export function rewriteInt8Graph(bytes: Uint8Array, options: { matmuls?: boolean
   const opsets = model.filter((field) => field.no === MODEL.opset).map((field) => decodeMessage(field.bytes).find((f) => f.no === 1));
   const hasMicrosoft = opsets.some((domain) => domain && text(domain.bytes) === 'com.microsoft');
   const modelParts = model.map((field) => (field.no === MODEL.graph ? bytesField(MODEL.graph, concat(graphParts)) : field.raw));
-  if (!hasMicrosoft && actions.some((action) => action.kind === 'matmul')) modelParts.push(bytesField(MODEL.opset, concat([bytesField(1, 'com.microsoft'), intField(2, 1)])));
+  if (!hasMicrosoft && matmuls === 'int8' && actions.some((action) => action.kind === 'matmul')) modelParts.push(bytesField(MODEL.opset, concat([bytesField(1, 'com.microsoft'), intField(2, 1)])));
   return { bytes: concat(modelParts), plan: planOf(actions) };
+}
+
+/**
+ * `weight` (int8, [rows, columns]) times `scale` (one value, or one per column) as a float32
+ * initializer named `name`. An int8 times a float32 is exact in a double, so rounding it once to
+ * float32 gives the float32 product the graph's Mul would: the same numbers.
+ */
+function dequantize(weight: Initializer, scale: Initializer, name: string): Uint8Array {
+  const [rows, columns] = weight.dims as [number, number];
+  const q = new Int8Array(weight.rawData!.buffer, weight.rawData!.byteOffset, weight.rawData!.length);
+  const scales = new Float32Array(new Uint8Array(scale.rawData!).buffer); // a copy: aligned, and a Buffer's slice would share
+  const values = new Float32Array(rows * columns);
+  const perColumn = scales.length === 1 ? new Float32Array(columns).fill(scales[0]!) : scales;
+  for (let row = 0, at = 0; row < rows; row++) for (let column = 0; column < columns; column++, at++) values[at] = q[at]! * perColumn[column]!;
+  return concat([intField(TENSOR.dims, rows), intField(TENSOR.dims, columns), intField(TENSOR.dataType, FLOAT), bytesField(TENSOR.name, name), bytesField(TENSOR.rawData, new Uint8Array(values.buffer))]);
 }
 
 const planOf = (actions: Action[]): Int8Plan => ({ matmuls: actions.filter((action) => action.kind === 'matmul').length, gathers: actions.filter((action) => action.kind === 'gather').length });

@@ -15,7 +15,7 @@ import ort from 'onnxruntime-node';
 import { rewriteInt8Graph } from './int8-graph.js';
 import type { ModelFiles } from './model-files.js';
 
-/** `int8`: multiply in int8 where the graph dequantizes int8 weights for a MatMul (see int8-graph.ts). */
+/** `int8`: multiply in int8 where the graph dequantizes int8 weights for a MatMul, else in float32 (see int8-graph.ts). */
 export type WorkerSetup = { files: ModelFiles; threads: number; int8: boolean };
 export type WorkerRequest = { id: number; texts: string[] };
 export type WorkerReply =
@@ -31,7 +31,7 @@ async function start(setup: WorkerSetup): Promise<(request: WorkerRequest) => Pr
   const { files } = setup;
   // A weight-only int8 graph runs rewritten (int8-graph.ts): each run no longer turns every weight
   // back into float32. Other graphs load from their file as they are.
-  const rewritten = rewriteInt8Graph(await readFile(files.onnx), { matmuls: setup.int8 });
+  const rewritten = rewriteInt8Graph(await readFile(files.onnx), { matmuls: setup.int8 ? 'int8' : 'float32' });
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: setup.threads,
     interOpNumThreads: 1,
@@ -84,19 +84,16 @@ async function start(setup: WorkerSetup): Promise<(request: WorkerRequest) => Pr
     for (const value of Object.values(result)) value.dispose();
   };
 
-  // Multiplying in int8, the graph quantizes its activations over the whole run: rows run together
-  // would change each other's vectors (and padding would count). So each text runs alone, which
-  // costs nothing measurable there (the float32 work per run, the weights, is gone) and keeps
-  // padding out. A float32 graph runs the request as one batch.
-  const alone = setup.int8;
+  // Each text runs alone: no padding, and no batch-mate changes its vector (multiplying in int8, the
+  // graph quantizes its activations over the whole run). Once the weights are no longer dequantized
+  // on every run, a batch saves nothing measurable, and one text's buffers are small.
   return async ({ id, texts }) => {
     const encoded = texts.map((text) => {
       const ids = tokenizer.encode(text.length > files.maxLength * CHARS_PER_TOKEN_BOUND ? text.slice(0, files.maxLength * CHARS_PER_TOKEN_BOUND) : text).ids;
       return ids.length <= files.maxLength ? ids : [...ids.slice(0, files.maxLength - tail.length), ...tail];
     });
     const vectors = new Float32Array(texts.length * dims);
-    if (alone) for (let row = 0; row < encoded.length; row++) await runGraph([encoded[row]!], vectors.subarray(row * dims, (row + 1) * dims));
-    else await runGraph(encoded, vectors);
+    for (let row = 0; row < encoded.length; row++) await runGraph([encoded[row]!], vectors.subarray(row * dims, (row + 1) * dims));
     return { type: 'vectors', id, vectors, tokens: encoded.reduce((sum, ids) => sum + ids.length, 0) };
   };
 }

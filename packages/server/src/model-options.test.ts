@@ -120,7 +120,7 @@ describe('--embedder (a local sentence model)', () => {
   it.skipIf(!model)('builds the local embedder, says so on the startup line, and closes its worker', async () => {
     const settings = modelSettings({ embedder: model! }, {});
     const models = await createServiceModels(settings, {});
-    expect(models.embedder?.id).toBe('onnx:8199be6f699a395f:mean+norm:256:int8');
+    expect(models.embedder?.id).toBe('onnx:8199be6f699a395f:mean+norm:256');
     expect((await models.embedder!.embed({ texts: ['hello'] })).vectors[0]).toHaveLength(384);
     expect(describeModels(settings, {})).toBe(`models: answers extractive (offline); embeddings local model ${model} (in process, offline); memory writer verbatim`);
     await models.close!();
