@@ -92,7 +92,8 @@ function startThread(workerData: WorkerSetup): Worker {
  */
 export async function localEmbedder(options: LocalEmbedderOptions): Promise<LocalEmbedder> {
   const files = await readModelFiles(options.model);
-  const int8 = (options.int8 ?? false) && planInt8Graph(await readFile(files.onnx)).matmuls > 0;
+  // Read only when asked for: the file is tens of MB, and the main thread has no other use for it.
+  const int8 = options.int8 === true && planInt8Graph(await readFile(files.onnx)).matmuls > 0;
   const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism()));
   const batchSize = options.batchSize ?? 8;
   const cacheSize = options.cacheSize ?? 4096;

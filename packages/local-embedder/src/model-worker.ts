@@ -27,11 +27,18 @@ export type WorkerReply =
 /** Characters kept before tokenizing: far more than `maxLength` word pieces need, so cutting costs nothing. */
 const CHARS_PER_TOKEN_BOUND = 12;
 
+/**
+ * A weight-only int8 graph runs rewritten (int8-graph.ts): each run no longer turns every weight
+ * back into float32. Other graphs load from their file as they are. (A function of its own, so the
+ * file's and the rewrite's buffers are garbage once the session holds the graph.)
+ */
+async function createSession(path: string, int8: boolean, options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession> {
+  const rewritten = rewriteInt8Graph(await readFile(path), { matmuls: int8 ? 'int8' : 'float32' });
+  return rewritten ? await ort.InferenceSession.create(rewritten.bytes, options) : await ort.InferenceSession.create(path, options);
+}
+
 async function start(setup: WorkerSetup): Promise<(request: WorkerRequest) => Promise<WorkerReply>> {
   const { files } = setup;
-  // A weight-only int8 graph runs rewritten (int8-graph.ts): each run no longer turns every weight
-  // back into float32. Other graphs load from their file as they are.
-  const rewritten = rewriteInt8Graph(await readFile(files.onnx), { matmuls: setup.int8 ? 'int8' : 'float32' });
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: setup.threads,
     interOpNumThreads: 1,
@@ -45,7 +52,7 @@ async function start(setup: WorkerSetup): Promise<(request: WorkerRequest) => Pr
     // thread and the database, a spinning thread holds a core the others need.
     extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
   };
-  const session = rewritten ? await ort.InferenceSession.create(rewritten.bytes, options) : await ort.InferenceSession.create(files.onnx, options);
+  const session = await createSession(files.onnx, setup.int8, options);
   const tokenizer = new Tokenizer(files.tokenizer, files.tokenizerConfig);
   // What the tokenizer adds around every text ([CLS] ... [SEP] for BERT): kept when a text is cut.
   const specials = tokenizer.encode('').ids;
