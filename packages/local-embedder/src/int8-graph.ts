@@ -17,7 +17,7 @@
  *
  * Anything else in the graph is left as it is, byte for byte.
  */
-import { bytesField, concat, decodeMessage, intField, readPackedVarints, text, type Field } from './protobuf.js';
+import { bytesField, concat, decodeMessage, intField, lengthDelimited, readPackedVarints, text, type Field } from './protobuf.js';
 
 /** What {@link planInt8Graph} found to rewrite. */
 export type Int8Plan = { matmuls: number; gathers: number };
@@ -161,7 +161,7 @@ export function rewriteInt8Graph(bytes: Uint8Array, options: { matmuls?: 'int8' 
   const { model, graph, nodes, initializers } = analysed;
   const removed = new Set<number>();
   const inserted = new Map<number, Uint8Array[]>();
-  const added: Uint8Array[] = [];
+  const added: Uint8Array[][] = []; // initializers, each as parts
   const scaleUses = new Map<string, number>();
   for (const node of nodes) for (const input of node.inputs) if (initializers.has(input)) scaleUses.set(input, (scaleUses.get(input) ?? 0) + 1);
   const dropped = new Set<string>();
@@ -181,7 +181,7 @@ export function rewriteInt8Graph(bytes: Uint8Array, options: { matmuls?: 'int8' 
       if (action.scale.dims.length > 1) {
         scale = `${prefix}_scale`;
         const length = count(action.scale.dims);
-        added.push(concat([...(length === 1 ? [] : [intField(TENSOR.dims, length)]), intField(TENSOR.dataType, FLOAT), bytesField(TENSOR.name, scale), bytesField(TENSOR.rawData, action.scale.rawData!)]));
+        added.push([...(length === 1 ? [] : [intField(TENSOR.dims, length)]), intField(TENSOR.dataType, FLOAT), bytesField(TENSOR.name, scale), ...lengthDelimited(TENSOR.rawData, [action.scale.rawData!])]);
         // Used by the Mul alone (now removed): not kept in memory.
         if (scaleUses.get(action.scale.name) === 1) dropped.add(action.scale.name);
       }
@@ -210,10 +210,11 @@ export function rewriteInt8Graph(bytes: Uint8Array, options: { matmuls?: 'int8' 
       if (!dropped.has(readInitializer(field.bytes).name)) graphParts.push(field.raw);
     } else graphParts.push(field.raw);
   }
-  for (const tensor of added) graphParts.push(bytesField(GRAPH.initializer, tensor));
+  for (const tensor of added) graphParts.push(...lengthDelimited(GRAPH.initializer, tensor));
   const opsets = model.filter((field) => field.no === MODEL.opset).map((field) => decodeMessage(field.bytes).find((f) => f.no === 1));
   const hasMicrosoft = opsets.some((domain) => domain && text(domain.bytes) === 'com.microsoft');
-  const modelParts = model.map((field) => (field.no === MODEL.graph ? bytesField(MODEL.graph, concat(graphParts)) : field.raw));
+  // Parts, views into `bytes` where unchanged, copied once into the new graph at the end.
+  const modelParts = model.flatMap((field) => (field.no === MODEL.graph ? lengthDelimited(MODEL.graph, graphParts) : [field.raw]));
   if (!hasMicrosoft && matmuls === 'int8' && actions.some((action) => action.kind === 'matmul')) modelParts.push(bytesField(MODEL.opset, concat([bytesField(1, 'com.microsoft'), intField(2, 1)])));
   return { bytes: concat(modelParts), plan: planOf(actions) };
 }
@@ -223,14 +224,14 @@ export function rewriteInt8Graph(bytes: Uint8Array, options: { matmuls?: 'int8' 
  * initializer named `name`. An int8 times a float32 is exact in a double, so rounding it once to
  * float32 gives the float32 product the graph's Mul would: the same numbers.
  */
-function dequantize(weight: Initializer, scale: Initializer, name: string): Uint8Array {
+function dequantize(weight: Initializer, scale: Initializer, name: string): Uint8Array[] {
   const [rows, columns] = weight.dims as [number, number];
   const q = new Int8Array(weight.rawData!.buffer, weight.rawData!.byteOffset, weight.rawData!.length);
   const scales = new Float32Array(new Uint8Array(scale.rawData!).buffer); // a copy: aligned, and a Buffer's slice would share
   const values = new Float32Array(rows * columns);
   const perColumn = scales.length === 1 ? new Float32Array(columns).fill(scales[0]!) : scales;
   for (let row = 0, at = 0; row < rows; row++) for (let column = 0; column < columns; column++, at++) values[at] = q[at]! * perColumn[column]!;
-  return concat([intField(TENSOR.dims, rows), intField(TENSOR.dims, columns), intField(TENSOR.dataType, FLOAT), bytesField(TENSOR.name, name), bytesField(TENSOR.rawData, new Uint8Array(values.buffer))]);
+  return [intField(TENSOR.dims, rows), intField(TENSOR.dims, columns), intField(TENSOR.dataType, FLOAT), bytesField(TENSOR.name, name), ...lengthDelimited(TENSOR.rawData, [new Uint8Array(values.buffer)])];
 }
 
 const planOf = (actions: Action[]): Int8Plan => ({ matmuls: actions.filter((action) => action.kind === 'matmul').length, gathers: actions.filter((action) => action.kind === 'gather').length });

@@ -89,6 +89,15 @@ export function bytesField(no: number, payload: Uint8Array | string): Uint8Array
   return concat([head, body]);
 }
 
+/**
+ * A length-delimited field whose payload is `parts` laid end to end, as parts: nothing is copied
+ * until the whole message is {@link concat}enated once (a rewritten graph is tens of MB).
+ */
+export function lengthDelimited(no: number, parts: Uint8Array[]): Uint8Array[] {
+  const length = parts.reduce((sum, part) => sum + part.length, 0);
+  return [Uint8Array.from([...varint(BigInt((no << 3) | 2)), ...varint(BigInt(length))]), ...parts];
+}
+
 export function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
