@@ -13,7 +13,7 @@ const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) =>
 
 describe.skipIf(!model)('local embedder on all-MiniLM-L6-v2 (int8 ONNX)', () => {
   const opened: LocalEmbedder[] = [];
-  const open = async (options: { threads?: number; batchSize?: number; cacheSize?: number } = {}) => {
+  const open = async (options: { threads?: number; batchSize?: number; cacheSize?: number; int8?: boolean } = {}) => {
     const embedder = await localEmbedder({ model: model!, threads: 1, ...options });
     opened.push(embedder);
     return embedder;
@@ -35,6 +35,17 @@ describe.skipIf(!model)('local embedder on all-MiniLM-L6-v2 (int8 ONNX)', () => 
     expect(embedder.dimensions).toBe(384);
     expect(embedder.files).toMatchObject({ pooling: 'mean', normalize: true, maxLength: 256 });
     expect(embedder.id).toBe('onnx:8199be6f699a395f:mean+norm:256');
+  });
+
+  it('int8: true multiplies in int8: another id, vectors within cosine 0.98 of the float32 ones', async () => {
+    const fast = await open({ int8: true });
+    expect(fast.id).toBe('onnx:8199be6f699a395f:mean+norm:256:int8');
+    const texts = ['Alice: Big news: I moved to Berlin in March', 'Where does Alice live?', 'the quarterly report is due Friday'];
+    const [int8, float] = [(await fast.embed({ texts })).vectors, (await (await open()).embed({ texts })).vectors];
+    texts.forEach((_, i) => {
+      expect(cosine(int8[i]!, float[i]!)).toBeGreaterThan(0.98);
+      expect(Array.from(int8[i]!)).not.toEqual(Array.from(float[i]!));
+    });
   });
 
   it('matches meaning with no shared word: "Where does Alice live?" is nearest "I moved to Berlin in March"', async () => {
