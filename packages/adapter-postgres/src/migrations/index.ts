@@ -11,6 +11,7 @@ import { storeMigration0010 } from './0010-job-merges.js';
 import { storeMigration0011 } from './0011-job-model-usage.js';
 import { storeMigration0012 } from './0012-job-repoints.js';
 import { storeMigration0013 } from './0013-memory-marks.js';
+import { storeMigration0014 } from './0014-maintenance-runs.js';
 
 /**
  * The store's versioned migrations, applied in order by `migrate()`. Never edit a released one;
@@ -30,4 +31,5 @@ export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: st
   { version: 11, name: 'job-model-usage', sql: storeMigration0011 },
   { version: 12, name: 'job-repoints', sql: storeMigration0012 },
   { version: 13, name: 'memory-marks', sql: storeMigration0013 },
+  { version: 14, name: 'maintenance-runs', sql: storeMigration0014 },
 ];
