@@ -234,6 +234,24 @@ export function createClient(options: ClientOptions) {
     },
   };
 
+  const maintenance = {
+    /** `POST /v1/agents/{agent_id}/maintenance` (201, an extension): a dry run of `kind`; the diff, nothing changed. */
+    plan: (agentId: string, body: RequestBody<'planMaintenance'>, request?: IdempotentRequestOptions) =>
+      json<ResponseBody<'planMaintenance'>>('POST', `${agentPath(agentId)}/maintenance`, { ...request, json: body }),
+    /** `POST …/maintenance/{run_id}/apply`: applies exactly the dry run's diff (409 when anything changed since, or the guard refuses). */
+    apply: (agentId: string, runId: string, request?: IdempotentRequestOptions) =>
+      json<ResponseBody<'applyMaintenance'>>('POST', `${agentPath(agentId)}/maintenance/${encodeURIComponent(runId)}/apply`, { ...request }),
+    /** `POST …/maintenance/{run_id}/undo`: reverses an applied run within its window. */
+    undo: (agentId: string, runId: string, request?: IdempotentRequestOptions) =>
+      json<ResponseBody<'undoMaintenance'>>('POST', `${agentPath(agentId)}/maintenance/${encodeURIComponent(runId)}/undo`, { ...request }),
+    /** `GET …/maintenance/{run_id}`: the run with its diff. */
+    get: (agentId: string, runId: string, request?: RequestOptions) =>
+      json<ResponseBody<'getMaintenance'>>('GET', `${agentPath(agentId)}/maintenance/${encodeURIComponent(runId)}`, request),
+    /** `GET …/maintenance`: the agent's runs, newest first. */
+    list: (agentId: string, query: QueryParameters<'listMaintenance'> = {}, request?: RequestOptions) =>
+      json<ResponseBody<'listMaintenance'>>('GET', `${agentPath(agentId)}/maintenance`, { ...request, query }),
+  };
+
   const exports = {
     /** `POST /v1/agents/{agent_id}/exports` (202): starts an export job (an extension; `vectors: false` leaves vectors out). */
     create: (agentId: string, body: RequestBody<'createExport'> = {}, request?: RequestOptions) =>
@@ -320,7 +338,7 @@ export function createClient(options: ClientOptions) {
     }, `observation ${observationId}`);
   }
 
-  return { session, agents, threads, memories, sources, images, erasures, exports, billing, webhooks, waitForObservation };
+  return { session, agents, threads, memories, sources, images, erasures, exports, maintenance, billing, webhooks, waitForObservation };
 }
 
 /** The client `createClient` returns. */

@@ -4,12 +4,11 @@ import { ServiceError } from '../errors/index.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
 import { ID_PATTERNS } from '../ids/index.js';
 import type { MaintenanceRunRecord } from '../ports/store/index.js';
-import { maintenancePlanBody, type MaintenancePlanInput, type MaintenanceRunListOutput, type MaintenanceRunOutput } from '../schemas/maintenance.js';
+import { maintenanceListQuery, maintenancePlanBody, type MaintenancePlanInput, type MaintenanceRunListOutput, type MaintenanceRunOutput } from '../schemas/maintenance.js';
 import type { ServiceContext } from '../service/context.js';
 import { describeError } from '../service/logger.js';
 import type { AgentRequest } from '../service/requests.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
-import { z } from 'zod';
 import { applyChanges, guardOf, presentRun, readStates, undoChanges } from './run.js';
 import { countCurrent, planChanges } from './plan.js';
 
@@ -22,7 +21,6 @@ export type MaintenancePlanRequest = AgentRequest & { body: MaintenancePlanInput
 export type MaintenanceRunRequest = AgentRequest & { runId: string; idempotencyKey?: string };
 export type MaintenanceListRequest = AgentRequest & { query?: { limit?: string | number; cursor?: string } };
 
-const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).optional(), cursor: z.string().optional() }).strict();
 
 /** Who did it, as marks and runs record it. */
 export const actor = (caller: Caller) => (caller.endUserId === null ? caller.keyId : `${caller.keyId} for ${caller.endUserId}`);
@@ -147,7 +145,7 @@ export function createMaintenance(context: ServiceContext, options: { maxShare: 
 
       /** `GET .../maintenance`: the agent's runs, newest first, without their diffs. */
       async list({ caller, agentId, query }: MaintenanceListRequest): Promise<MaintenanceRunListOutput> {
-        const input = parseQuery(listQuery, query ?? {});
+        const input = parseQuery(maintenanceListQuery, query ?? {});
         const agent = await findAgent(context, caller, agentId);
         if (caller.endUserId !== null) throw new ServiceError('forbidden', 'Maintenance changes every thread of the agent; call without X-SP-End-User.');
         const limit = input.limit ?? 20;
