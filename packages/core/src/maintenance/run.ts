@@ -1,7 +1,7 @@
 import { sameSource } from '../observations/merge-duplicates.js';
 import { markSourceOf, marksOf } from '../memories/find.js';
 import type { MemoryHitRecord, MemoryPatch, MemorySourceRef } from '../ports/memory-index.js';
-import type { MaintenanceChange, MaintenanceMemoryState, MaintenanceRunRecord, MemoryMarkRecord } from '../ports/store/index.js';
+import type { MaintenanceChange, MaintenanceRunRecord, MemoryMarkRecord } from '../ports/store/index.js';
 import type { MaintenanceRunOutput } from '../schemas/maintenance.js';
 import type { ServiceContext } from '../service/context.js';
 import { stateOf } from './plan.js';
@@ -19,8 +19,18 @@ async function recordsOf(context: ServiceContext, run: MaintenanceRunRecord): Pr
   return found;
 }
 
-const sameState = (a: MaintenanceMemoryState, b: MaintenanceMemoryState) => JSON.stringify(a) === JSON.stringify(b);
-const isApplied = (change: MaintenanceChange, record: MemoryHitRecord) => record.validTo === change.validTo && record.supersededBy === change.keepId;
+/** A value as JSON with sorted keys and instants in one form (a store's jsonb reorders keys, an index may write dates its own way). */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value))) return JSON.stringify(new Date(value).toISOString());
+  return JSON.stringify(value);
+}
+const sameState = (a: unknown, b: unknown) => canonical(a) === canonical(b);
+const sameInstant = (a: string | null, b: string | null) => a === b || (a !== null && b !== null && Date.parse(a) === Date.parse(b));
+const isApplied = (change: MaintenanceChange, record: MemoryHitRecord) => sameInstant(record.validTo, change.validTo) && record.supersededBy === change.keepId;
 const forgottenBy = (run: MaintenanceRunRecord, mark: MemoryMarkRecord | undefined) => mark?.forgotten?.reason === reasonOf(run);
 const reasonOf = (run: MaintenanceRunRecord) => `maintenance run ${run.id} (${run.kind})`;
 
@@ -40,7 +50,7 @@ export async function readStates(context: ServiceContext, run: MaintenanceRunRec
     // A keeper's alsoFrom grows with the run's own merges: its validity and text are what count.
     const { alsoFrom: _a, ...was } = change.before.keep;
     const { alsoFrom: _b, ...is } = keep ? stateOf(keep) : { alsoFrom: [] };
-    if (!keep || JSON.stringify(was) !== JSON.stringify(is) || marks.get(keep.id)?.forgotten != null) changed.add(change.keepId);
+    if (!keep || !sameState(was, is) || marks.get(keep.id)?.forgotten != null) changed.add(change.keepId);
   }
   return [...changed];
 }
