@@ -7,8 +7,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { localEmbedder } from '@memory-agents/local-embedder';
 import { cosineSimilarity } from '@memory-agents/core/adapter';
-import { maintenanceFixture } from '../packages/core/src/__fixtures__/maintenance.js';
-import { MEANING_MERGE_THRESHOLD } from '../packages/core/src/maintenance/plan.js';
+import { createMemoryService, inMemoryMemoryIndex, inMemoryStore, silentLogger, type MemoryIndex } from '@memory-agents/core';
+
+/** core's MEANING_MERGE_THRESHOLD (packages/core/src/maintenance/plan.ts). */
+const MEANING_MERGE_THRESHOLD = 0.9;
 
 const model = process.argv[2] ?? join(homedir(), '.cache/memory-agents/models/all-MiniLM-L6-v2-int8');
 const embedder = await localEmbedder({ model });
@@ -40,7 +42,7 @@ console.log(`restatements: min ${Math.min(...same).toFixed(3)} max ${Math.max(..
 console.log(`different facts: min ${Math.min(...different).toFixed(3)} max ${Math.max(...different).toFixed(3)}  [${different.map((c) => c.toFixed(3)).join(', ')}]`);
 console.log(`threshold ${MEANING_MERGE_THRESHOLD}: restatements above ${same.filter((c) => c >= MEANING_MERGE_THRESHOLD).length}/${same.length}, different facts above ${different.filter((c) => c >= MEANING_MERGE_THRESHOLD).length}/${different.length}`);
 
-const f = await maintenanceFixture({ embedder, maintenance: { maxShare: 1 } });
+const f = await fixture();
 // Five restatements of one fact, a changed fact learned before supersession, an expired plan.
 await f.learn(['I am allergic to peanuts.', 'I am allergic to peanuts!', 'i am allergic to PEANUTS', 'I have a peanut allergy.', 'Peanuts give me an allergic reaction.'], '2025-01-01T10:00:00Z');
 await f.learn(['I live in Paris.', 'My daughter is called Mia.'], '2025-01-02T10:00:00Z');
@@ -73,3 +75,38 @@ console.log(`receipts: ${JSON.stringify(receipts)}`);
 console.log(`retention probe: ${retained} of ${before.answered.filter(Boolean).length} questions answered before are answered after`);
 console.log(`duplicates left of the peanut fact: ${texts.filter((text) => /peanut/i.test(text)).length - 1}`);
 await f.service.stop();
+
+/** A service whose memories were learned "before maintenance": no write-time merges (the index hides findDuplicates), supersession undone afterwards. */
+async function fixture() {
+  let time = Date.parse('2026-01-01T00:00:00Z');
+  const clock = { now: () => time };
+  const index = inMemoryMemoryIndex();
+  const hidden: MemoryIndex = new Proxy(index, { get: (target, name, receiver) => (name === 'findDuplicates' ? undefined : Reflect.get(target, name, receiver)) });
+  const service = createMemoryService({ store: inMemoryStore(), index: hidden, embedder, clock, logger: silentLogger, maintenance: { maxShare: 1 } });
+  await service.start();
+  const { organizationId } = await service.admin.createOrganization({ name: 'Acme' });
+  const owner = await service.as(organizationId);
+  const agentId = (await service.agents.create({ caller: owner, body: { agent_config: { role: 'assistant', objective: 'remember' } } })).agent_id;
+  await service.idle();
+  const threadId = (await service.threads.create({ caller: owner, agentId, body: {} })).thread_id;
+  const list = async () => (await service.memories.list({ caller: owner, agentId, query: { limit: '100' } })).memories;
+  return {
+    service,
+    owner,
+    agentId,
+    list,
+    now: () => time,
+    advance: (ms: number) => void (time += ms),
+    currentTexts: async () => (await list()).map((memory) => memory.text).sort(),
+    async learn(texts: string[], timestamp: string) {
+      for (const text of texts) {
+        await service.observe({ caller: owner, agentId, threadId, body: { observations: [{ speaker: 'Alice', timestamp, content: [{ type: 'text', text }] }] } });
+        await service.idle();
+      }
+    },
+    async unsupersedeAll() {
+      const { records } = await index.list({ agentId, limit: 1000, includeHistory: true });
+      await index.update({ agentId, patches: records.map((record) => ({ id: record.id, validTo: null, supersededBy: null })) });
+    },
+  };
+}
