@@ -68,7 +68,7 @@ export type LocomoLine = { sample_id: string; qa_index: number; category: number
 /** Per-question scores kept for the summary (not written to the JSONL). */
 export type LocomoScore = { category: number; recall: Record<string, number | null>; ms: number };
 
-export type LocomoRunOptions = { maxContextChars: number; jsonlPath?: string; /** Keep each agent (and its memories) after its questions. @default false */ keepAgents?: boolean; onSample?: (sampleId: string, done: number, total: number) => void };
+export type LocomoRunOptions = { maxContextChars: number; jsonlPath?: string; /** Keep each agent (and its memories) after its questions. @default false */ keepAgents?: boolean; /** Runs after each conversation is learned, before its questions (a maintenance pass, issue 43). */ afterLearning?: (agentId: string) => Promise<void>; onSample?: (sampleId: string, done: number, total: number) => void };
 
 export type LocomoRun = { lines: LocomoLine[]; scores: LocomoScore[]; ingestMs: number; turns: number; unmatchedEvidence: number; questionsWithoutEvidence: number };
 
@@ -81,6 +81,7 @@ export async function runLocomo(env: EvalEnvironment, samples: readonly LocomoSa
     const conversation = locomoConversation(sample);
     const turnIds = new Set(conversation.sessions.flatMap((session) => session.turns.map((turn) => turn.ref)));
     const learned = await learnConversation(env, conversation);
+    await options.afterLearning?.(learned.agentId);
     run.ingestMs += learned.ingestMs;
     run.turns += learned.turnCount;
     const lines: LocomoLine[] = [];

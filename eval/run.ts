@@ -23,7 +23,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { INDEX_KINDS, openEnvironment, type IndexKind } from './harness.js';
+import { INDEX_KINDS, openEnvironment, type EvalEnvironment, type IndexKind } from './harness.js';
 import { MODEL_EMBEDDER_FLAGS, modelEmbedder } from './model-embedder.js';
 import { runLocomo, summarizeLocomo, type LocomoSample } from './locomo.js';
 import { runLongMemEval, summarizeLongMemEval, type LongMemEvalQuestion, type QueryMode } from './longmemeval.js';
@@ -94,7 +94,7 @@ function parseWeights(value: string): Record<string, number> {
 }
 
 /** Flags that switch an optional retrieval signal on (RetrievalOptions). */
-const SWITCHES = ['wordnet'];
+const SWITCHES = ['wordnet', 'maintain'];
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
@@ -133,7 +133,9 @@ async function main(): Promise<void> {
   let notes: string[] = [];
   try {
     if (args.dataset === 'locomo') {
-      const run = await runLocomo(env, items as LocomoSample[], { maxContextChars: args.maxContextChars, keepAgents: args.keepAgents, jsonlPath, onSample: progress });
+      // --maintain: a full maintenance pass (merge, supersede, sweep; issue 43) after learning each conversation.
+      const afterLearning = args.flags.has('maintain') ? (agentId: string) => maintainAgent(env, agentId) : undefined;
+      const run = await runLocomo(env, items as LocomoSample[], { maxContextChars: args.maxContextChars, keepAgents: args.keepAgents, jsonlPath, onSample: progress, ...(afterLearning ? { afterLearning } : {}) });
       table = formatTable(summarizeLocomo(run), 'category');
       latencies = run.scores.map((score) => score.ms);
       ({ ingestMs, turns } = run);
@@ -176,3 +178,22 @@ main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });
+
+/** Counts of what a full maintenance pass changed, over every agent of the run (printed with --maintain). */
+const maintained = { merged: 0, superseded: 0, forgotten: 0, refused: 0 };
+
+/** Plans and applies every maintenance kind on the agent (the guard at the service's maximum share). */
+async function maintainAgent(env: EvalEnvironment, agentId: string): Promise<void> {
+  for (const kind of ['merge_duplicates', 'supersede_history', 'sweep_expired'] as const) {
+    const plan = await env.service.maintenance.plan({ caller: env.caller, agentId, body: { kind, max_share: 0.5 } });
+    if (!plan.guard.allowed) {
+      maintained.refused++;
+      continue;
+    }
+    const { receipt } = await env.service.maintenance.apply({ caller: env.caller, agentId, runId: plan.run_id });
+    maintained.merged += receipt.merged;
+    maintained.superseded += receipt.superseded;
+    maintained.forgotten += receipt.forgotten;
+  }
+  process.stderr.write(`maintenance: ${JSON.stringify(maintained)}\n`);
+}

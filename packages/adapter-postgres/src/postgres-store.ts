@@ -101,6 +101,9 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     get memoryMarks() {
       return open().memoryMarks;
     },
+    get maintenanceRuns() {
+      return open().maintenanceRuns;
+    },
     transaction(fn) {
       open();
       return client!.transaction((tx) => fn(areas(tx)));

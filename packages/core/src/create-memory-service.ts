@@ -49,6 +49,7 @@ import type { MemoryService } from './memory-service.js';
 import { createWebhooks } from './webhooks/webhooks.js';
 import type { WebhookOptions } from './webhooks/options.js';
 import { Reembedder } from './reembed/reembedder.js';
+import { createMaintenance, DEFAULT_MAINTENANCE_MAX_SHARE } from './maintenance/maintenance.js';
 
 export type { MemoryService } from './memory-service.js';
 
@@ -117,6 +118,12 @@ export type MemoryServiceOptions = {
    * (default 10 minutes; only with background work on). A value out of range throws here.
    */
   memoryLifecycle?: MemoryLifecycleOptions;
+  /**
+   * Maintenance runs (issue 43): `maxShare` is the largest `max_share` a run may ask for (the
+   * guard's ceiling: the share of an agent's current memories one application may take out of
+   * current search), in (0, 1], default 0.5. A value out of range throws here.
+   */
+  maintenance?: { maxShare?: number };
   /**
    * Whether `start()` starts background work: the learning workers (this instance's and, through
    * the ingestion leases, other processes' unfinished jobs), agents left initializing or deleting,
@@ -220,6 +227,9 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   const agents = createAgents(context, reclaimer);
   const threads = createThreads(context, reclaimer);
   const erasures = createErasures(context, reclaimer);
+  const maintenanceShare = options.maintenance?.maxShare ?? DEFAULT_MAINTENANCE_MAX_SHARE;
+  if (!(typeof maintenanceShare === 'number' && maintenanceShare > 0 && maintenanceShare <= 1)) throw new TypeError(`maintenance.maxShare must be a number above 0 and at most 1, got ${String(maintenanceShare)}`);
+  const maintenance = createMaintenance(context, { maxShare: maintenanceShare });
   const sources = createSources(context, (agentId) => scheduler.kick(agentId), options.documents);
   let started = false;
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
@@ -243,6 +253,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     sources: sources.sources,
     images: createImages(context).images,
     erasures: erasures.erasures,
+    maintenance: maintenance.maintenance,
     webhooks: webhooks.webhooks,
     ...createAccount(context),
     reembedding: {
@@ -260,6 +271,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       await agents.resume();
       await threads.resume();
       await erasures.resume();
+      await maintenance.resume();
       // Before the learning workers: a job must not learn under an embedder the index is leaving.
       if (options.reembedInBackground !== false) await reembedding.start();
       await scheduler.start();

@@ -42,6 +42,7 @@ const MAIN_TYPES = [
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',
   'RateLimitOverrides', 'RateLimitStatus', 'RateLimitTable', 'RateLimitedOperation', 'RecallInput', 'RecallOutput',
   'ReembedRunOptions', 'ReembedStatus',
+  'MaintenanceChangeOutput', 'MaintenancePlanInput', 'MaintenanceRunListOutput', 'MaintenanceRunOutput', 'MaintenanceListRequest', 'MaintenancePlanRequest', 'MaintenanceRunRequest',
   'RedactionOptions', 'MemoryLifecycleOptions', 'RetrievalOptions', 'RetrievalResult', 'RetrievalSignal', 'RetrievedItem', 'ServiceErrorOptions', 'ServiceReadiness', 'SessionOutput',
   'SourcesListOutput', 'Store', 'StoredOriginal', 'ThreadDeleteOutput', 'ThreadOutput', 'ThreadTurnsOutput', 'ThreadTurnsQuery', 'ThreadTurnsRequest', 'UlidPrefix',
   'TelemetryEvent', 'TelemetryObserver', 'UpdateAgentInput', 'WindowLimit', 'WithCitationData',

@@ -135,6 +135,8 @@ export type {
   WithCitationData,
 } from './schemas/outputs.js';
 export type { EraseInput, ErasureOutput } from './schemas/erasures.js';
+export type { MaintenanceChangeOutput, MaintenancePlanInput, MaintenanceRunListOutput, MaintenanceRunOutput } from './schemas/maintenance.js';
+export type { MaintenanceListRequest, MaintenancePlanRequest, MaintenanceRunRequest } from './maintenance/maintenance.js';
 
 // Idempotency-Key (observe, observe-and-respond, observe-and-enrich, observe-file)
 export { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_RETENTION_MS } from './idempotency/idempotency.js';

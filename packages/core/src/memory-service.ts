@@ -39,6 +39,8 @@ import type {
   ThreadOutput,
 } from './schemas/outputs.js';
 import type { ReembedRunOptions, ReembedStatus } from './reembed/reembedder.js';
+import type { MaintenanceListRequest, MaintenancePlanRequest, MaintenanceRunRequest } from './maintenance/maintenance.js';
+import type { MaintenanceRunListOutput, MaintenanceRunOutput } from './schemas/maintenance.js';
 import type {
   AgentRequest,
   BillingRequest,
@@ -285,6 +287,24 @@ export interface MemoryService {
     erase(request: EraseRequest): Promise<ErasureOutput>;
     /** `GET /v1/agents/{agent_id}/erasures/{erasure_id}`: status and counts; 404 `not_found`. */
     get(request: ErasureRequest): Promise<ErasureOutput>;
+  };
+  /**
+   * Maintenance runs of an agent (an extension, issue 43; docs/api.md "Maintenance"): merge
+   * duplicates, supersede across history, sweep expired. Each is a dry run first (the diff), applied
+   * exactly (409 `conflict` when a memory changed since, when the guard refuses, or when it is not a
+   * dry run any more), undoable within the restore window. `X-SP-End-User` is 403; unknown ids 404.
+   */
+  readonly maintenance: {
+    /** `POST /v1/agents/{agent_id}/maintenance` (201) `{ kind, max_share? }`: a dry run; a bad kind or share is 422. */
+    plan(request: MaintenancePlanRequest): Promise<MaintenanceRunOutput>;
+    /** `POST .../maintenance/{run_id}/apply`: applies exactly the dry run's diff (the guard, then a re-check of every memory). */
+    apply(request: MaintenanceRunRequest): Promise<MaintenanceRunOutput>;
+    /** `POST .../maintenance/{run_id}/undo`: reverses an applied run within its window; after it 409. */
+    undo(request: MaintenanceRunRequest): Promise<MaintenanceRunOutput>;
+    /** `GET .../maintenance/{run_id}`: the run and its diff. */
+    get(request: MaintenanceRunRequest): Promise<MaintenanceRunOutput>;
+    /** `GET .../maintenance`: the agent's runs, newest first (`limit`, `cursor`), without diffs. */
+    list(request: MaintenanceListRequest): Promise<MaintenanceRunListOutput>;
   };
   /**
    * Webhooks (an opt-in extension, issue 34; polling stays the spec's way). Off unless the service

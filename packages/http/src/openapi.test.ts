@@ -120,13 +120,19 @@ describe('buildOpenApiDocument', () => {
     }
   });
 
-  it('documents Idempotency-Key on the learning routes only (observe, observe-and-respond, observe-and-enrich, observe-file)', () => {
+  it('documents Idempotency-Key on the routes that honour it only (the learning routes and the maintenance POSTs)', () => {
     const accepting = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods)
         .filter(([, op]) => op.parameters?.some((parameter) => parameter.$ref === '#/components/parameters/Idempotency-Key'))
         .map(([method]) => `${method} ${path}`),
     );
-    expect(accepting.sort()).toEqual([`post ${THREAD}/observe`, `post ${THREAD}/observe-and-enrich`, `post ${THREAD}/observe-and-respond`, `post ${THREAD}/observe-file`]);
+    const maintenance = '/v1/agents/{agent_id}/maintenance';
+    expect(accepting.sort()).toEqual(
+      [
+        `post ${THREAD}/observe`, `post ${THREAD}/observe-and-enrich`, `post ${THREAD}/observe-and-respond`, `post ${THREAD}/observe-file`,
+        `post ${maintenance}`, `post ${maintenance}/{run_id}/apply`, `post ${maintenance}/{run_id}/undo`,
+      ].sort(),
+    );
   });
 
   it('types the chat stream as context, delta, done and error events', () => {

@@ -38,6 +38,8 @@ export const CLI_OPTIONS = {
   to: { type: 'string' },
   blobs: { type: 'string' },
   'no-vectors': { type: 'boolean' },
+  apply: { type: 'boolean' },
+  'max-share': { type: 'string' },
   revision: { type: 'string' },
   endpoint: { type: 'string' },
   force: { type: 'boolean' },

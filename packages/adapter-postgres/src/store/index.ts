@@ -17,6 +17,7 @@ import { postgresThreads } from './threads.js';
 import { postgresErasures } from './erasures.js';
 import { postgresWebhooks } from './webhooks.js';
 import { postgresMemoryMarks } from './memory-marks.js';
+import { postgresMaintenanceRuns } from './maintenance-runs.js';
 
 /**
  * The store areas over one client (the pool, or one transaction's connection): one file per area,
@@ -41,5 +42,6 @@ export function postgresStoreAreas(db: SqlClient): StoreAreas {
     erasures: postgresErasures(db),
     webhooks: postgresWebhooks(db),
     memoryMarks: postgresMemoryMarks(db),
+    maintenanceRuns: postgresMaintenanceRuns(db),
   };
 }

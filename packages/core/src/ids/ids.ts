@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Prefixes of the ULID-based ids (spec "Identifiers"). */
-export type UlidPrefix = 'agent_' | 'thread_' | 'obs_' | 'mem_' | 'org_' | 'era_' | 'whk_' | 'evt_' | 'exp_';
+export type UlidPrefix = 'agent_' | 'thread_' | 'obs_' | 'mem_' | 'org_' | 'era_' | 'whk_' | 'evt_' | 'exp_' | 'mnt_';
 
 const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
 
@@ -13,6 +13,7 @@ export const ID_PATTERNS = {
   observation: new RegExp(`^obs_${ULID_PATTERN}$`),
   /** An erasure job (an extension: `POST .../memories/erase`). */
   erasure: new RegExp(`^era_${ULID_PATTERN}$`),
+  maintenanceRun: new RegExp(`^mnt_${ULID_PATTERN}$`),
   source: /^src_[0-9a-f]{32}$/,
   image: /^img_[0-9a-f]{32}$/,
 } as const;

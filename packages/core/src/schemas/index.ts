@@ -13,3 +13,4 @@ export * from './erasures.js';
 export * from './webhooks.js';
 export * from './exports.js';
 export * from './turns.js';
+export * from './maintenance.js';

@@ -213,7 +213,7 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
 }
 
 /** The areas `cachingStore` hands through untouched. */
-const PASSED_THROUGH = ['messages', 'logs', 'leases', 'rateLimits', 'uploads', 'idempotency', 'images', 'erasures', 'webhooks', 'memoryMarks'] as const satisfies readonly (keyof StoreAreas)[];
+const PASSED_THROUGH = ['messages', 'logs', 'leases', 'rateLimits', 'uploads', 'idempotency', 'images', 'erasures', 'webhooks', 'memoryMarks', 'maintenanceRuns'] as const satisfies readonly (keyof StoreAreas)[];
 
 const JOB_PREFIX = 'job:';
 /** In a transaction's touched ids: it changed jobs not known by id; every cached job is dropped after the commit. */

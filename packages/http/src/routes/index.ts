@@ -3,6 +3,7 @@ import { agentRoutes } from './agents.js';
 import { billingRoutes } from './billing.js';
 import { documentRoutes } from './documents.js';
 import { exportRoutes } from './exports.js';
+import { maintenanceRoutes } from './maintenance.js';
 import { imageRoutes } from './images.js';
 import { memoryRoutes } from './memories.js';
 import { observationRoutes } from './observations.js';
@@ -12,4 +13,4 @@ import { erasureRoutes } from './erasures.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** Every route of the `/v1` API. */
-export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...erasureRoutes, ...webhookRoutes, ...exportRoutes];
+export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...erasureRoutes, ...webhookRoutes, ...exportRoutes, ...maintenanceRoutes];

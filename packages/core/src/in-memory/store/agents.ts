@@ -45,6 +45,7 @@ export function inMemoryAgents(get: () => State): AgentStore {
       state.notLearned = state.notLearned.filter((record) => record.agentId !== agentId);
       deleteIngests(state, (record) => record.agentId === agentId);
       state.memoryMarks.delete(agentId);
+      for (const [id, run] of state.maintenanceRuns) if (run.agentId === agentId) state.maintenanceRuns.delete(id);
     },
   };
 }

@@ -17,6 +17,7 @@ import { emptyState, type State } from './state.js';
 import { inMemoryThreads } from './threads.js';
 import { inMemoryWebhooks } from './webhooks.js';
 import { inMemoryMemoryMarks } from './memory-marks.js';
+import { inMemoryMaintenanceRuns } from './maintenance-runs.js';
 
 /** Serializes transactions with every other operation, FIFO. */
 class Mutex {
@@ -51,6 +52,7 @@ function areas(get: () => State): StoreAreas {
     erasures: inMemoryErasures(get),
     webhooks: inMemoryWebhooks(get),
     memoryMarks: inMemoryMemoryMarks(get),
+    maintenanceRuns: inMemoryMaintenanceRuns(get),
   };
 }
 

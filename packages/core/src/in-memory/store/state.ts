@@ -15,6 +15,7 @@ import type {
   LeaseRecord,
   LedgerEntryRecord,
   LogRecord,
+  MaintenanceRunRecord,
   MemoryMarkRecord,
   MessageRecord,
   OrganizationRecord,
@@ -55,6 +56,8 @@ export type State = {
   erasures: Map<string, ErasureRecord>;
   /** Per agent id then memory id, the memory's mark (issue 42). */
   memoryMarks: Map<string, Map<string, MemoryMarkRecord>>;
+  /** Maintenance runs by id (issue 43). */
+  maintenanceRuns: Map<string, MaintenanceRunRecord>;
   webhooks: { endpoints: Map<string, WebhookEndpointRecord>; deliveries: Map<string, WebhookDeliveryRecord & { claimedBy: string | null; claimExpiresAt: number }>; sequence: number };
 };
 
@@ -82,6 +85,7 @@ export function emptyState(): State {
     images: new Map(),
     erasures: new Map(),
     memoryMarks: new Map(),
+    maintenanceRuns: new Map(),
     webhooks: { endpoints: new Map(), deliveries: new Map(), sequence: 0 },
   };
 }

@@ -21,6 +21,7 @@ import type { ImageStore } from './images.js';
 import type { ErasureStore } from './erasures.js';
 import type { WebhookStore } from './webhooks.js';
 import type { MemoryMarkStore } from './memory-marks.js';
+import type { MaintenanceRunStore } from './maintenance-runs.js';
 
 export type * from './organizations.js';
 export type * from './keys.js';
@@ -39,6 +40,7 @@ export type * from './images.js';
 export type * from './erasures.js';
 export type * from './webhooks.js';
 export type * from './memory-marks.js';
+export type * from './maintenance-runs.js';
 export { FINAL_JOB_STATUSES, readJobDetails, readTurnDetails } from './jobs.js';
 export { CHUNK_STRATEGIES } from './uploads.js';
 export { LEARNING_REASONS } from './not-learned.js';
@@ -91,4 +93,5 @@ export type StoreAreas = {
   readonly erasures: ErasureStore;
   readonly webhooks: WebhookStore;
   readonly memoryMarks: MemoryMarkStore;
+  readonly maintenanceRuns: MaintenanceRunStore;
 };

@@ -17,6 +17,7 @@ import { ledgerCases } from './ledger.js';
 import { rateLimitCases } from './rate-limits.js';
 import { webhookCases } from './webhooks.js';
 import { memoryMarkCases } from './memory-marks.js';
+import { maintenanceRunCases } from './maintenance-runs.js';
 import { storeCase, T0, type StoreCase } from './harness.js';
 import { agent, organization } from './records.js';
 import type { StoreConformanceOptions } from './types.js';
@@ -52,6 +53,7 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
     rateLimitCases(test);
     webhookCases(test);
     memoryMarkCases(test);
+    maintenanceRunCases(test);
   });
 }
 
