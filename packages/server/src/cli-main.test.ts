@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, main, type CliIo } from './cli-main.js';
+import { COMMANDS } from './cli-main.js';
+import { runMain as run } from './cli-test-support.js';
 
-/** Runs `main` in process, capturing what it writes. */
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), env: {} };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
 
 describe('the CLI command table', () => {
   it('refuses an option the command does not take as a usage error (exit 2, one line and where to read more)', async () => {

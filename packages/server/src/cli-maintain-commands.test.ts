@@ -3,16 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@memory-agents/core';
 import { describe, expect, it } from 'vitest';
-import { main, type CliIo } from './cli-main.js';
+import { runMain as run } from './cli-test-support.js';
 import { composeService } from './compose.js';
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), env: {} };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
 
 describe('memory-agents maintain <kind> (issue 43)', () => {
   it('prints the dry run, applies with --apply, refuses a missing --agent and an unknown agent', async () => {

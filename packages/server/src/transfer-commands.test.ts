@@ -5,23 +5,11 @@ import { join } from 'node:path';
 import { silentLogger } from '@memory-agents/core';
 import { postgresUrl } from '@memory-agents/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, type CliIo } from './cli-main.js';
+import { runMain as run } from './cli-test-support.js';
 import { composeService } from './compose.js';
 
 const databaseUrl = postgresUrl('memory-agents export and import on PostgreSQL');
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    stdoutAsync: async (text) => void (stdout += text),
-    env: {},
-  };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
 
 const DOCUMENT = '# Harbor\n\nThe harbor opens at dawn and closes at nine.\n';
 
