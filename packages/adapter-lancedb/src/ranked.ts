@@ -49,3 +49,16 @@ export async function ranked(
     });
   }
 }
+
+/**
+ * `ranked` for items that are not hits yet (full-text candidates: id, score and what rescoring
+ * needs), without the deeper id list: a tie at the cut that continues past the fetch repeats the
+ * fetch four times deeper. Best first, ties by id.
+ */
+export async function rankedItems<T extends { id: string; score: number }>(limit: number, fetch: (count: number) => Promise<T[]>): Promise<T[]> {
+  for (let count = limit + 1; ; count *= 4) {
+    const items = (await fetch(count)).sort((a, b) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (items.length < count || items.length <= limit) return items.slice(0, limit);
+    if (items[items.length - 1]!.score < items[limit - 1]!.score - TIE) return items.slice(0, limit);
+  }
+}

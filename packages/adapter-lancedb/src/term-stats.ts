@@ -1,5 +1,5 @@
 import type { Table } from '@lancedb/lancedb';
-import { analyze, compareMemoryHits, indexedText, type MemoryHit } from '@memory-agents/core/adapter';
+import type { MemoryHit, MemoryHitRecord } from '@memory-agents/core/adapter';
 import { agentFilter } from './rows.js';
 
 /** BM25 parameters, the same as the in-memory and PostgreSQL indexes. */
@@ -60,14 +60,19 @@ export async function termStatsOf(
   return stats;
 }
 
+/** A full-text candidate: its id, its stored analyzed terms, and its record, read only if it is kept. */
+export type LexicalCandidate = { id: string; terms: string; read: () => MemoryHitRecord };
+
 /**
- * The hits rescored with Okapi BM25 (k1 1.2, b 0.75, Lucene's idf) over the agent's own records,
- * as the other indexes score, best first (ties by id), at most `limit`. LanceDB's own BM25 counts
- * every row of the table (other agents', and rows deleted since the index was built) and scores
- * rows written after the last index build apart, so the same records ranked differently in a
- * table that also held other agents, or in a copy of the agent written at once (issue 41).
+ * The candidates rescored with Okapi BM25 (k1 1.2, b 0.75, Lucene's idf) over the agent's own
+ * records, as the other indexes score, best first (ties by id), at most `limit`. LanceDB's own BM25
+ * counts every row of the table (other agents', and rows deleted since the index was built) and
+ * scores rows written after the last index build apart, so the same records ranked differently in
+ * a table that also held other agents, or in a copy of the agent written at once (issue 41).
+ * Scored from each row's stored `terms` (core's `analyze` of the record, as written), so no
+ * candidate's text is analyzed again and only the kept ones' records are read.
  */
-export function rescoreLexical(hits: readonly MemoryHit[], queryTerms: readonly string[], stats: TermStats, count: number, limit: number): MemoryHit[] {
+export function rescoreLexical(candidates: readonly LexicalCandidate[], queryTerms: readonly string[], stats: TermStats, count: number, limit: number): MemoryHit[] {
   if (count === 0) return [];
   const averageLength = stats.totalLength / count || 1;
   const idf = new Map<string, number>();
@@ -75,9 +80,9 @@ export function rescoreLexical(hits: readonly MemoryHit[], queryTerms: readonly 
     const df = stats.documentFrequency.get(term) ?? 0;
     if (df > 0) idf.set(term, Math.log(1 + (count - df + 0.5) / (df + 0.5)));
   }
-  const rescored: MemoryHit[] = [];
-  for (const hit of hits) {
-    const terms = analyze(indexedText(hit.record));
+  const scored: { candidate: LexicalCandidate; score: number }[] = [];
+  for (const candidate of candidates) {
+    const terms = candidate.terms === '' ? [] : candidate.terms.split(' ');
     const frequency = new Map<string, number>();
     for (const term of terms) if (idf.has(term)) frequency.set(term, (frequency.get(term) ?? 0) + 1);
     // Summed in query-term order, as the in-memory index sums: equal scores to the last bit.
@@ -86,7 +91,8 @@ export function rescoreLexical(hits: readonly MemoryHit[], queryTerms: readonly 
       const tf = frequency.get(term);
       if (tf !== undefined) score += (idf.get(term)! * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * terms.length) / averageLength));
     }
-    if (score > 0) rescored.push({ record: hit.record, score });
+    if (score > 0) scored.push({ candidate, score });
   }
-  return rescored.sort(compareMemoryHits).slice(0, limit);
+  scored.sort((a, b) => (a.score !== b.score ? b.score - a.score : a.candidate.id < b.candidate.id ? -1 : a.candidate.id > b.candidate.id ? 1 : 0));
+  return scored.slice(0, limit).map(({ candidate, score }) => ({ record: candidate.read(), score }));
 }
