@@ -39,7 +39,10 @@ async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): P
   }
   // The agent's extraction policy (issue 44): what the writer is told, and what is kept of its memories.
   const policy = await batchPolicy(run.context, job);
-  const written = await writeBatch(run, job, turns, writerPolicyOf(policy));
+  // Vectors of texts this batch embedded: the writer's lookups embed a memory's text, and the commit
+  // embeds the same text again (a sentence model spends ~10-20 ms of CPU on each).
+  const vectors = new Map<string, Float32Array>();
+  const written = await writeBatch(run, job, turns, writerPolicyOf(policy), vectors);
   if (!written.ok) return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason: written.reason }));
   const built = toRecords(run.context, job, turns, written.outcomes);
   const { results, committing } = built;
@@ -52,7 +55,7 @@ async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): P
   const newIds = job.resumedAt === null && turns.every((turn) => turn.state === 'pending');
   // Near-duplicates of stored memories (or of each other) are merged, not learned twice (issue 33).
   const plan = await planMerges(run.context, job, turns, records, written.supersedes);
-  const committed = await commitRecords(run.context, job, plan.records, newIds);
+  const committed = await commitRecords(run.context, job, plan.records, newIds, vectors);
   if (committed === true) await recordPolicy(run.context, job, applied, plan.records);
   if (committed === true) await applyMerges(run.context, job, plan);
   if (committed === true && written.supersedes.length > 0) await applySupersessions(run.context, job, turns, written.supersedes, plan.records);
@@ -63,7 +66,7 @@ async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): P
 type Written = { ok: true; outcomes: TurnOutcome[]; supersedes: readonly Supersession[] } | { ok: false; reason: LearningReason };
 
 /** The memory writer's outcomes for the batch, or the reason every turn of it fails. */
-async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[], policy: WriterPolicy | undefined): Promise<Written> {
+async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[], policy: WriterPolicy | undefined, vectors: Map<string, Float32Array>): Promise<Written> {
   const { writer, embedder, index } = run.context;
   // A turn the extraction policy excludes (issue 44) is learned as nothing: the writer never sees it.
   const excluded = turns.filter((turn) => turn.details.excludedBy !== undefined);
@@ -87,7 +90,11 @@ async function writeBatch(run: JobRun, job: JobRecord, turns: TurnRecord[], poli
       signal: run.signal,
       ...(policy === undefined ? {} : { policy }),
       searchSimilar: async (text, limit) => {
-        const [vector] = (await embedder.embed({ texts: [text] })).vectors;
+        let vector = vectors.get(text);
+        if (!vector) {
+          [vector] = (await embedder.embed({ texts: [text] })).vectors;
+          if (vector) vectors.set(text, vector);
+        }
         const threadIds = await (lookupScope ??= learningThreadIds(run.context, job));
         const { lexical, semantic } = await index.search({ agentId: job.agentId, text, vector: vector ?? null, limit, ...(threadIds === undefined ? {} : { threadIds }) });
         return [...semantic, ...lexical].map((hit) => hit.record).slice(0, limit);
@@ -166,16 +173,22 @@ async function recordPolicy(context: ServiceContext, job: JobRecord, applied: Po
 }
 
 /** Embeds and upserts; resolves true, or the learning reason the batch's turns fail with. */
-async function commitRecords(context: ServiceContext, job: JobRecord, records: MemoryRecord[], newIds: boolean): Promise<true | LearningReason> {
+async function commitRecords(context: ServiceContext, job: JobRecord, records: MemoryRecord[], newIds: boolean, vectors: ReadonlyMap<string, Float32Array>): Promise<true | LearningReason> {
   const { embedder, index } = context;
   if (records.length === 0) return true;
   for (let attempt = 1; ; attempt++) {
     try {
-      // Vectors the extraction policy already embedded (categories by meaning) are not embedded again.
-      if (records.some((record) => record.vector.length !== embedder.dimensions)) {
-        const { vectors } = await embedder.embed({ texts: records.map((record) => `${record.text}`) });
-        records.forEach((record, i) => {
-          record.vector = vectors[i]!;
+      // Vectors the extraction policy (categories by meaning) or the writer's lookups already
+      // embedded are not embedded again.
+      for (const record of records) {
+        const known = record.vector.length === embedder.dimensions ? undefined : vectors.get(record.text);
+        if (known && known.length === embedder.dimensions) record.vector = known;
+      }
+      const missing = records.filter((record) => record.vector.length !== embedder.dimensions);
+      if (missing.length > 0) {
+        const embedded = (await embedder.embed({ texts: missing.map((record) => record.text) })).vectors;
+        missing.forEach((record, i) => {
+          record.vector = embedded[i]!;
         });
       }
       // A retry may follow an attempt that wrote some rows before failing: only a first attempt
