@@ -3,7 +3,7 @@
  * blobs in a fresh data dir), the default memory writer and the hashed n-gram embedder.
  *
  *   npm run build && npx tsx bench/learning-throughput.ts [--runs 10] [--turns 100] [--chars 300] [--poll-ms 2]
- *     [--baseline DIR/packages/server/dist/cli.js] [--embedder local|NAME|DIR] [--server-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"]
+ *     [--baseline DIR/packages/server/dist/cli.js] [--embedder local|NAME|DIR] [--baseline-same-embedder] [--server-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"]
  *
  * Each run sends one `observe` of `--turns` observations of `--chars` characters
  * and polls the status (every `--poll-ms`, default 2 ms) from the 202 until `committed`. Reported: turns/s of that
@@ -66,8 +66,10 @@ type Server = BuiltServer;
 // --metrics: this build serves with Prometheus metrics on (their own address), to state their cost.
 const metricsArgs = process.argv.includes('--metrics') ? ['--metrics', '--metrics-listen', '127.0.0.1:0'] : [];
 // --embedder local|NAME|DIR: this build learns with the local sentence model (with --baseline the
-// same build's cli.js, the hashed embedder, in the same minutes).
+// baseline build learns with the hashed embedder, in the same minutes; add --baseline-same-embedder
+// to give the baseline the same model, to compare two builds with the model).
 const embedderArgs = argument('embedder', '') ? ['--embedder', argument('embedder', '')] : [];
+const baselineArgs = process.argv.includes('--baseline-same-embedder') ? embedderArgs : [];
 const startServer = (cli: string, serveArgs: string[] = []) => startBuiltServer(cli, { dataDirPrefix: 'ma-bench-learning-', nodeArgs: serverNodeArgs, serveArgs });
 const stopServer = stopBuiltServer;
 
@@ -153,7 +155,7 @@ async function main() {
   const servers: Server[] = [];
   try {
     servers.push(await startServer(CLI, [...metricsArgs, ...embedderArgs]));
-    if (baselineCli) servers.push(await startServer(baselineCli));
+    if (baselineCli) servers.push(await startServer(baselineCli, baselineArgs));
     const benches = await Promise.all(servers.map((server) => prepare(server)));
     if (policyMode === 'ten-rules') benches.push(await prepare(servers[0]!, { role: 'bench', objective: 'learn fast', extraction_policy: TEN_RULE_POLICY }));
     else if (policyMode !== '') throw new Error(`--policy takes ten-rules, not ${policyMode}`);

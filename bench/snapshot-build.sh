@@ -13,6 +13,8 @@ for package in "$root"/packages/*/; do
   mkdir -p "$dir/packages/$name"
   cp "$package/package.json" "$dir/packages/$name/"
   [ -d "$package/dist" ] && cp -a "$package/dist" "$dir/packages/$name/"
+  # A package's own dependencies (npm nests a version the root does not hold, e.g. onnxruntime-node).
+  [ -d "$package/node_modules" ] && ln -s "$package/node_modules" "$dir/packages/$name/node_modules"
   ln -s "../../packages/$name" "$dir/node_modules/@memory-agents/$name"
 done
 for entry in "$root"/node_modules/* "$root"/node_modules/.bin; do
