@@ -1,6 +1,6 @@
 import { centroidsOf, keywordCategory, nearestCategory } from '../policy/categories.js';
 import { exclusionOf, memoryExclusionOf, policyVersionOf, redactForAgent, redactionPolicyOf } from '../policy/extraction-policy.js';
-import { markSourceOf, marksOf } from '../memories/find.js';
+import { blankMark, marksOf } from '../memories/find.js';
 import type { MemoryHitRecord, MemoryRecord } from '../ports/memory-index.js';
 import type { AgentRecord, MaintenanceChange, MaintenanceRunRecord, MemoryMarkRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
@@ -78,18 +78,6 @@ export async function redactedTexts(context: ServiceContext, run: MaintenanceRun
   return texts;
 }
 
-const blank = (record: MemoryHitRecord, now: string): MemoryMarkRecord => ({
-  organizationId: record.organizationId,
-  agentId: record.agentId,
-  ...markSourceOf(record),
-  pinned: false,
-  forgotten: null,
-  edited: null,
-  citedAt: null,
-  citedCount: 0,
-  updatedAt: now,
-});
-
 /**
  * Writes a `redact` change's new memory (once: a replay finds it written) and the marks of a
  * `redact` or `recategorise` change (target states, so a replay writes the same). The old memory
@@ -99,7 +87,7 @@ export async function applyPolicyChange(context: ServiceContext, run: Maintenanc
   const now = context.nowIso();
   const version = change.policyVersion!.to;
   if (change.action === 'recategorise') {
-    const mark = marks.get(memory.id) ?? blank(memory, now);
+    const mark = marks.get(memory.id) ?? blankMark(memory, now);
     await context.store.memoryMarks.put({ record: { ...mark, category: change.category!.to, policyVersion: version, updatedAt: now } });
     return;
   }
@@ -112,7 +100,7 @@ export async function applyPolicyChange(context: ServiceContext, run: Maintenanc
     const record: MemoryRecord = { ...memory, id, text, keywords, vector: vectors[0]!, createdAt: now, validTo: null, supersededBy: null, alsoFrom: memory.alsoFrom.map((source) => ({ ...source })) };
     await context.index.upsert({ records: [record], embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions } });
   }
-  await context.store.memoryMarks.put({ record: { ...blank({ ...memory, id }, now), category: change.category!.to, policyVersion: version } });
+  await context.store.memoryMarks.put({ record: { ...blankMark({ ...memory, id }, now), category: change.category!.to, policyVersion: version } });
 }
 
 const wordsOf = (text: string) => text.split(/[\s,.;:!?()"'\[\]]+/u).filter((word) => word !== '');

@@ -1,6 +1,6 @@
 import { billedWords } from '../credits/pricing.js';
 import { sameSource } from '../observations/merge-duplicates.js';
-import { markSourceOf, marksOf } from '../memories/find.js';
+import { blankMark, marksOf } from '../memories/find.js';
 import type { MemoryHitRecord, MemoryPatch, MemorySourceRef } from '../ports/memory-index.js';
 import type { MaintenanceChange, MaintenanceRunRecord, MemoryMarkRecord } from '../ports/store/index.js';
 import type { MaintenanceRunOutput } from '../schemas/maintenance.js';
@@ -162,10 +162,6 @@ export async function undoChanges(context: ServiceContext, run: MaintenanceRunRe
     if (patches.size > 0) await context.index.update({ agentId: run.agentId, patches: [...patches.values()] });
     await context.store.maintenanceRuns.update({ runId: run.id, patch: { done: Math.min(changes.length, start + BATCH) }, updatedAt: context.nowIso() });
   }
-}
-
-function blankMark(record: MemoryHitRecord, now: string): MemoryMarkRecord {
-  return { organizationId: record.organizationId, agentId: record.agentId, ...markSourceOf(record), pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: now };
 }
 
 type Guard = MaintenanceRunOutput['guard'];
