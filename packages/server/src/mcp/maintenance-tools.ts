@@ -57,29 +57,38 @@ export function registerMaintenanceTools(server: McpServer, client: MemoryAgents
       }),
   );
 
-  server.registerTool(
-    'maintenance_apply',
+  const runTools = [
     {
+      name: 'maintenance_apply',
       title: 'Apply maintenance',
       description:
         "Applies exactly a dry run's diff (maintenance_plan). Refused when the guard refuses, when a memory changed since the dry run " +
         '(plan again), or when it is not a dry run. Undoable with maintenance_undo until its undo_until.',
-      inputSchema: { run_id: runIdArg, agent_id: agentIdArg },
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      destructive: true,
+      call: (agentId: string, runId: string) => client.maintenance.apply({ agentId, runId }),
+      heading: 'Applied run',
     },
-    (args) => run(async () => result('Applied run', await client.maintenance.apply({ agentId: agentOf(args.agent_id), runId: args.run_id }))),
-  );
-
-  server.registerTool(
-    'maintenance_undo',
     {
+      name: 'maintenance_undo',
       title: 'Undo maintenance',
       description: 'Reverses every change of an applied maintenance run, within its undo window.',
-      inputSchema: { run_id: runIdArg, agent_id: agentIdArg },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      destructive: false,
+      call: (agentId: string, runId: string) => client.maintenance.undo({ agentId, runId }),
+      heading: 'Undone run',
     },
-    (args) => run(async () => result('Undone run', await client.maintenance.undo({ agentId: agentOf(args.agent_id), runId: args.run_id }))),
-  );
+  ];
+  for (const tool of runTools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: { run_id: runIdArg, agent_id: agentIdArg },
+        annotations: { readOnlyHint: false, destructiveHint: tool.destructive, idempotentHint: false, openWorldHint: false },
+      },
+      (args) => run(async () => result(tool.heading, await tool.call(agentOf(args.agent_id), args.run_id))),
+    );
+  }
 
   server.registerTool(
     'maintenance_list',
