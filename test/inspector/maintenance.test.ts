@@ -1,20 +1,14 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { testPrerequisite } from '@memory-agents/core/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, readyAgent, type Client } from '../support/client.js';
+import { ARTIFACTS, CHROMIUM, fact, haveBrowser, signedInPage } from '../support/inspector-browser.js';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
 import { observeAndSettle, said } from '../learning/learning-support.js';
 
 // The inspector's maintenance pages (issues 43 and 44), driven in Debian's chromium as a person would
 // and compared with what the API then answers: a dry run planned from the agent page, its diff
 // (memory before -> after, category), apply, undo, and a memory's category on its page.
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
-const haveBrowser = testPrerequisite(CHROMIUM !== undefined, 'inspector browser tests', 'no chromium at /usr/bin/chromium (apt-get install --no-install-recommends chromium)');
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/inspector/', import.meta.url));
 
 describe.skipIf(!haveBrowser)('the inspector plans, shows, applies and undoes maintenance runs', () => {
   let server: ServerProcess;
@@ -40,22 +34,7 @@ describe.skipIf(!haveBrowser)('the inspector plans, shows, applies and undoes ma
     if (server) await removeDataDir(server.dataDir);
   });
 
-  async function signedIn(hash: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await (await browser.newContext({ viewport: { width: 1100, height: 900 } })).newPage();
-    page.setDefaultTimeout(20_000);
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !(message.text().startsWith('Failed to load resource') && message.location().url.includes('/inspect/api/'))) problems.push(`console: ${message.text()}`);
-    });
-    await page.goto(`${server.url}/inspect`);
-    await page.getByLabel('API key').fill(server.key!);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: /^Agents/, level: 1 }).waitFor();
-    await page.goto(`${server.url}/inspect#${hash}`);
-    return { page, problems };
-  }
-  const fact = (page: Page, label: string) => page.locator('dl.facts dt', { hasText: label }).locator('xpath=following-sibling::dd[1]').innerText();
+  const signedIn = (hash: string) => signedInPage(browser, server, hash);
   const runs = async () => (await api.get(`/v1/agents/${agentId}/maintenance`)).body.runs;
 
   it('a dry run from the agent page shows its diff; apply and undo change what the API answers', async () => {
