@@ -3,6 +3,9 @@
 // policy changed since the dry run refused.
 import { describe, expect, it } from 'vitest';
 import { maintenanceFixture } from '../__fixtures__/maintenance.js';
+import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
+import type { MemoryIndex } from '../ports/memory-index.js';
 import type { ExtractionPolicy } from '../ports/store/index.js';
 
 const DAY = 86_400_000;
@@ -71,5 +74,40 @@ describe('reapply_policy', () => {
     const none = await maintenanceFixture();
     await none.learn(LEARNED);
     expect((await none.service.maintenance.plan({ caller: none.owner, agentId: none.agentId, body: { kind: 'reapply_policy' } })).changes).toEqual([]);
+  });
+
+  it('a crash after the redacted memory was written: the next start finishes the run, writing it once; undo removes it', async () => {
+    const store = inMemoryStore();
+    const index = inMemoryMemoryIndex();
+    let crash = false;
+    // The index's next `update` (once `crash` is set) stops the "process" before it writes (a test double of a kill).
+    const crashing = new Proxy(index, {
+      get: (target, name, receiver) =>
+        name !== 'update'
+          ? Reflect.get(target, name, receiver)
+          : async (request: Parameters<MemoryIndex['update']>[0]) => {
+              if (!crash) return target.update(request);
+              crash = false;
+              throw new Error('process killed');
+            },
+    });
+    const f = await maintenanceFixture({ store, index: crashing, maintenance: { maxShare: 1 } });
+    await f.learn(LEARNED);
+    await f.service.agents.update({ caller: f.owner, agentId: f.agentId, body: { agent_config: { role: 'assistant', objective: 'remember', extraction_policy: { redact: ['card_number'] } } } });
+    const plan = await f.service.maintenance.plan({ caller: f.owner, agentId: f.agentId, body: { kind: 'reapply_policy' } });
+    expect(plan.changes).toEqual([expect.objectContaining({ action: 'redact' })]);
+    crash = true;
+    await expect(f.service.maintenance.apply({ caller: f.owner, agentId: f.agentId, runId: plan.run_id })).rejects.toThrow('process killed');
+    // Killed between writing the redacted memory and superseding the old one: both current for now.
+    await store.maintenanceRuns.update({ runId: plan.run_id, patch: { status: 'applying', error: null }, updatedAt: new Date(f.now()).toISOString() });
+    expect((await f.currentTexts()).filter((text) => text.startsWith('My card number'))).toHaveLength(2);
+    const restarted = await maintenanceFixture({ store, index, reuse: f });
+    expect(await restarted.service.maintenance.get({ caller: restarted.owner, agentId: f.agentId, runId: plan.run_id })).toMatchObject({ status: 'applied', receipt: { redacted: 1 } });
+    expect((await restarted.currentTexts()).filter((text) => text.startsWith('My card number'))).toEqual(['My card number is [redacted:card_number].']);
+    const all = await index.list({ agentId: f.agentId, limit: 100, includeHistory: true });
+    expect(all.records.filter((record) => record.text === 'My card number is [redacted:card_number].')).toHaveLength(1);
+    await restarted.service.maintenance.undo({ caller: restarted.owner, agentId: f.agentId, runId: plan.run_id });
+    expect(await restarted.currentTexts()).toEqual([...LEARNED].sort());
+    expect(await index.get({ agentId: f.agentId, ids: [plan.changes[0]!.keep_id!] })).toEqual([]);
   });
 });

@@ -135,6 +135,7 @@ export async function undoChanges(context: ServiceContext, run: MaintenanceRunRe
     else await context.store.memoryMarks.put({ record: next });
     if (memory.expiresAt !== mark.forgotten!.expiresAtBefore) patches.set(memory.id, { ...patches.get(memory.id), id: memory.id, expiresAt: mark.forgotten!.expiresAtBefore });
   };
+  const redactions: { change: MaintenanceChange; memory: MemoryHitRecord }[] = [];
   for (let start = 0; start < changes.length; start += BATCH) {
     const patches = new Map<string, MemoryPatch>();
     for (const change of changes.slice(start, start + BATCH)) {
@@ -148,10 +149,13 @@ export async function undoChanges(context: ServiceContext, run: MaintenanceRunRe
         await undoPolicyChange(context, change, memory, marks);
         continue;
       }
-      if (change.action === 'redact') await unforget(memory, patches);
+      if (change.action === 'redact') {
+        await unforget(memory, patches);
+        // Its new memory goes once the old one is current again (below), even when a kill left the old one unsuperseded.
+        redactions.push({ change, memory });
+      }
       if (!isApplied(change, memory)) continue;
       patches.set(memory.id, { ...patches.get(memory.id), id: memory.id, validTo: change.before.memory.validTo, supersededBy: change.before.memory.supersededBy });
-      if (change.action === 'redact') await undoPolicyChange(context, change, memory, marks);
       const keep = change.keepId === null ? undefined : records.get(change.keepId);
       if (keep && change.added.length > 0) {
         const left = keep.alsoFrom.filter((source) => !change.added.some((added) => sameSource(added as MemorySourceRef, source)));
@@ -160,6 +164,7 @@ export async function undoChanges(context: ServiceContext, run: MaintenanceRunRe
       }
     }
     if (patches.size > 0) await context.index.update({ agentId: run.agentId, patches: [...patches.values()] });
+    for (const { change, memory } of redactions.splice(0)) await undoPolicyChange(context, change, memory, marks);
     await context.store.maintenanceRuns.update({ runId: run.id, patch: { done: Math.min(changes.length, start + BATCH) }, updatedAt: context.nowIso() });
   }
 }
