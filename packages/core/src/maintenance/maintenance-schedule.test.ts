@@ -63,6 +63,19 @@ describe('idle maintenance schedule', () => {
     expect(await f.currentTexts()).toHaveLength(3);
   });
 
+  it('plans nothing for an organization out of credit, and charges a scheduled application as any other', async () => {
+    const f = await maintenanceFixture({ credits: '10', maintenance: { maxShare: 1, schedule: { idleMinutes: 30, kinds: ['merge_duplicates'], maxShare: 0.5 } } });
+    await f.learn(RESTATED);
+    const { balance } = await f.service.billing({ caller: f.owner, query: {} });
+    await f.store.ledger.append({ organizationId: f.organizationId, entry: { kind: 'charge', route: 'test', inWords: 0, outWords: 0, cost: balance!, reference: null, jobId: null, turnCosts: {}, createdAt: new Date(f.now()).toISOString() }, requireFunds: true });
+    f.advance(31 * MINUTE);
+    expect(await f.service.maintainIdle()).toEqual({ planned: 0, applied: 0, refused: 0 });
+    expect((await f.service.maintenance.list({ caller: f.owner, agentId: f.agentId })).runs).toEqual([]);
+    await f.service.admin.addCredits({ organizationId: f.organizationId, amount: '1' });
+    expect(await f.service.maintainIdle()).toEqual({ planned: 1, applied: 1, refused: 0 });
+    expect((await f.service.billing({ caller: f.owner, query: {} })).entries.filter((entry) => entry.route === 'maintenance')).toEqual([expect.objectContaining({ in_words: 10 })]);
+  });
+
   it('does nothing without a schedule, and refuses bad limits when the service is created', async () => {
     const f = await maintenanceFixture();
     await f.learn(RESTATED);
