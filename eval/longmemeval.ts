@@ -71,6 +71,8 @@ export type LongMemEvalRunOptions = {
   jsonlPath?: string;
   /** Keep each agent (and its memories) after its question. @default false */
   keepAgents?: boolean;
+  /** Runs after each question's history is learned, before the question (a maintenance pass, issue 43). */
+  afterLearning?: (agentId: string) => Promise<void>;
   onQuestion?: (questionId: string, done: number, total: number) => void;
 };
 
@@ -80,6 +82,7 @@ export async function runLongMemEval(env: EvalEnvironment, questions: readonly L
   const run: LongMemEvalRun = { lines: [], scores: [], ingestMs: 0, turns: 0 };
   for (const [done, question] of questions.entries()) {
     const learned = await learnConversation(env, longMemEvalConversation(question));
+    await options.afterLearning?.(learned.agentId);
     run.ingestMs += learned.ingestMs;
     run.turns += learned.turnCount;
     const asked = await ask(env, learned, longMemEvalQuery(question, options.queryMode), options.maxContextChars);

@@ -131,10 +131,10 @@ async function main(): Promise<void> {
   let ingestMs: number;
   let turns: number;
   let notes: string[] = [];
+  // --maintain: a full maintenance pass (merge, supersede, sweep; issue 43) after learning each conversation.
+  const afterLearning = args.flags.has('maintain') ? (agentId: string) => maintainAgent(env, agentId) : undefined;
   try {
     if (args.dataset === 'locomo') {
-      // --maintain: a full maintenance pass (merge, supersede, sweep; issue 43) after learning each conversation.
-      const afterLearning = args.flags.has('maintain') ? (agentId: string) => maintainAgent(env, agentId) : undefined;
       const run = await runLocomo(env, items as LocomoSample[], { maxContextChars: args.maxContextChars, keepAgents: args.keepAgents, jsonlPath, onSample: progress, ...(afterLearning ? { afterLearning } : {}) });
       table = formatTable(summarizeLocomo(run), 'category');
       latencies = run.scores.map((score) => score.ms);
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
         `R@k: evidence recall over the first k cited turns; R@ctx: within the memory_context packed at ${args.maxContextChars} chars.`,
       ];
     } else {
-      const run = await runLongMemEval(env, items as LongMemEvalQuestion[], { maxContextChars: args.maxContextChars, keepAgents: args.keepAgents, queryMode: args.queryMode, jsonlPath, onQuestion: progress });
+      const run = await runLongMemEval(env, items as LongMemEvalQuestion[], { maxContextChars: args.maxContextChars, keepAgents: args.keepAgents, queryMode: args.queryMode, jsonlPath, onQuestion: progress, ...(afterLearning ? { afterLearning } : {}) });
       table = formatTable(summarizeLongMemEval(run), 'question type');
       latencies = run.scores.map((score) => score.ms);
       ({ ingestMs, turns } = run);
@@ -180,12 +180,14 @@ main().catch((error: unknown) => {
 });
 
 /** Counts of what a full maintenance pass changed, over every agent of the run (printed with --maintain). */
-const maintained = { merged: 0, superseded: 0, forgotten: 0, refused: 0 };
+const maintained = { merged: 0, superseded: 0, forgotten: 0, refused: 0, currentBefore: 0, currentAfter: 0 };
 
 /** Plans and applies every maintenance kind on the agent (the guard at the service's maximum share). */
 async function maintainAgent(env: EvalEnvironment, agentId: string): Promise<void> {
   for (const kind of ['merge_duplicates', 'supersede_history', 'sweep_expired'] as const) {
     const plan = await env.service.maintenance.plan({ caller: env.caller, agentId, body: { kind, max_share: 0.5 } });
+    // The store size: the agent's current memories before the pass (the first run's count) and after it.
+    if (kind === 'merge_duplicates') maintained.currentBefore += plan.guard.current_memories;
     if (!plan.guard.allowed) {
       maintained.refused++;
       continue;
@@ -195,5 +197,6 @@ async function maintainAgent(env: EvalEnvironment, agentId: string): Promise<voi
     maintained.superseded += receipt.superseded;
     maintained.forgotten += receipt.forgotten;
   }
+  maintained.currentAfter += (await env.service.maintenance.plan({ caller: env.caller, agentId, body: { kind: 'sweep_expired' } })).guard.current_memories;
   process.stderr.write(`maintenance: ${JSON.stringify(maintained)}\n`);
 }

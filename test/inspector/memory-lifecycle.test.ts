@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { testPrerequisite } from '@memory-agents/core/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, readyAgent, type Client } from '../support/client.js';
+import { ARTIFACTS, CHROMIUM, fact, haveBrowser, signedInPage } from '../support/inspector-browser.js';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
 import { observeAndSettle, said } from '../learning/learning-support.js';
 
@@ -12,12 +10,6 @@ import { observeAndSettle, said } from '../learning/learning-support.js';
 // compared with what the API then answers: edit the text (a new memory, the old one kept as
 // history), pin and unpin, forget with a reason and restore, the agent's memory decay, and the
 // API's own sentence when it refuses (409, 422).
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
-const haveBrowser = testPrerequisite(CHROMIUM !== undefined, 'inspector browser tests', 'no chromium at /usr/bin/chromium (apt-get install --no-install-recommends chromium)');
-
-/** Screenshots land here (test artifacts; not committed). */
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/inspector/', import.meta.url));
 
 describe.skipIf(!haveBrowser)('the inspector edits, pins, forgets and restores memories', () => {
   let server: ServerProcess;
@@ -44,27 +36,14 @@ describe.skipIf(!haveBrowser)('the inspector edits, pins, forgets and restores m
   const find = async (words: string) => (await api.get(`${memories()}?text_contains=${encodeURIComponent(words)}`)).body.memories;
 
   async function signedIn(hash: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await (await browser.newContext({ viewport: { width: 1100, height: 900 } })).newPage();
-    page.setDefaultTimeout(20_000);
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      // A refusal of the API is an answer the page shows; anything else is a problem.
-      if (message.type() === 'error' && !(message.text().startsWith('Failed to load resource') && message.location().url.includes('/inspect/api/'))) problems.push(`console: ${message.text()}`);
-    });
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
+    const signed = await signedInPage(browser, server, hash);
+    signed.page.on('dialog', (dialog) => {
+      signed.problems.push(`dialog: ${dialog.message()}`);
       void dialog.dismiss();
     });
-    await page.goto(`${server.url}/inspect`);
-    await page.getByLabel('API key').fill(server.key!);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: /^Agents/, level: 1 }).waitFor();
-    await page.goto(`${server.url}/inspect#${hash}`);
-    return { page, problems };
+    return signed;
   }
   const memoryPage = (memoryId: string) => `/agents/${agentId}/memories/${memoryId}`;
-  const fact = (page: Page, label: string) => page.locator('dl.facts dt', { hasText: label }).locator('xpath=following-sibling::dd[1]').innerText();
 
   it('edits the text: the page goes to the new memory the API answered, and links the old one, kept as history', async () => {
     const [old] = await find('Captain Mango');

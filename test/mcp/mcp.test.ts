@@ -75,7 +75,8 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
   it('lists the tools with JSON Schemas and descriptions', async () => {
     const { tools } = await mcp.listTools();
     const names = tools.map((tool) => tool.name).sort();
-    expect(names).toEqual(transport === 'stdio' ? ['ask', 'erase', 'list_agents', 'recall', 'remember', 'upload'] : ['ask', 'erase', 'list_agents', 'recall', 'remember']);
+    const maintenance = ['maintenance_apply', 'maintenance_list', 'maintenance_plan', 'maintenance_undo'];
+    expect(names).toEqual(transport === 'stdio' ? ['ask', 'erase', 'list_agents', ...maintenance, 'recall', 'remember', 'upload'] : ['ask', 'erase', 'list_agents', ...maintenance, 'recall', 'remember']);
     expect(tools.find((tool) => tool.name === 'erase')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     const remember = tools.find((tool) => tool.name === 'remember')!;
     expect(remember.description).toMatch(/long-term memory/);

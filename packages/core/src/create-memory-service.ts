@@ -50,6 +50,7 @@ import { createWebhooks } from './webhooks/webhooks.js';
 import type { WebhookOptions } from './webhooks/options.js';
 import { Reembedder } from './reembed/reembedder.js';
 import { createMaintenance, DEFAULT_MAINTENANCE_MAX_SHARE } from './maintenance/maintenance.js';
+import { maintainIdleAgents, resolveSchedule, scheduledPasses, type MaintenanceScheduleOptions } from './maintenance/schedule.js';
 
 export type { MemoryService } from './memory-service.js';
 
@@ -121,9 +122,11 @@ export type MemoryServiceOptions = {
   /**
    * Maintenance runs (issue 43): `maxShare` is the largest `max_share` a run may ask for (the
    * guard's ceiling: the share of an agent's current memories one application may take out of
-   * current search), in (0, 1], default 0.5. A value out of range throws here.
+   * current search), in (0, 1], default 0.5. `schedule` runs maintenance when an agent is idle
+   * (`MaintenanceScheduleOptions`: idle minutes, kinds, runs per day, changes per run), applied only
+   * if the guard allows; off when absent. A value out of range throws here.
    */
-  maintenance?: { maxShare?: number };
+  maintenance?: { maxShare?: number; schedule?: MaintenanceScheduleOptions };
   /**
    * Whether `start()` starts background work: the learning workers (this instance's and, through
    * the ingestion leases, other processes' unfinished jobs), agents left initializing or deleting,
@@ -230,6 +233,9 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   const maintenanceShare = options.maintenance?.maxShare ?? DEFAULT_MAINTENANCE_MAX_SHARE;
   if (!(typeof maintenanceShare === 'number' && maintenanceShare > 0 && maintenanceShare <= 1)) throw new TypeError(`maintenance.maxShare must be a number above 0 and at most 1, got ${String(maintenanceShare)}`);
   const maintenance = createMaintenance(context, { maxShare: maintenanceShare });
+  const schedule = options.maintenance?.schedule === undefined ? null : resolveSchedule(options.maintenance.schedule, maintenanceShare);
+  const scheduled = scheduledPasses(context, async () => (schedule === null ? { planned: 0, applied: 0, refused: 0 } : maintainIdleAgents(context, maintenance, schedule)));
+  let scheduleTimer: ReturnType<typeof setInterval> | null = null;
   const sources = createSources(context, (agentId) => scheduler.kick(agentId), options.documents);
   let started = false;
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
@@ -281,12 +287,19 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
         sweepMemories().catch((error: unknown) => context.logger.warn('forgotten memories could not be erased; the next sweep tries again', { error: describeError(error) }));
       }, lifecycleOptions.sweepIntervalMs);
       sweepTimer.unref();
+      if (schedule !== null) {
+        scheduleTimer = setInterval(() => void scheduled.tick().catch(() => undefined), schedule.intervalMs);
+        scheduleTimer.unref();
+      }
     },
 
     async stop(): Promise<void> {
       if (sweepTimer) clearInterval(sweepTimer);
       sweepTimer = null;
+      if (scheduleTimer) clearInterval(scheduleTimer);
+      scheduleTimer = null;
       await sweeping;
+      await scheduled.settled();
       await reembedding.stop();
       await scheduler.stop();
       await webhooks.stop();
@@ -301,6 +314,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     },
 
     sweepMemories,
+    maintainIdle: () => scheduled.tick(),
 
     async idle(): Promise<void> {
       await context.background.drain();

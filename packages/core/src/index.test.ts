@@ -42,7 +42,7 @@ const MAIN_TYPES = [
   'ObserveOutput', 'Ocr', 'OrganizationSummary', 'Prices', 'RateLimitControl', 'RateLimitDecision',
   'RateLimitOverrides', 'RateLimitStatus', 'RateLimitTable', 'RateLimitedOperation', 'RecallInput', 'RecallOutput',
   'ReembedRunOptions', 'ReembedStatus',
-  'MaintenanceChangeOutput', 'MaintenancePlanInput', 'MaintenanceRunListOutput', 'MaintenanceRunOutput', 'MaintenanceListRequest', 'MaintenancePlanRequest', 'MaintenanceRunRequest',
+  'MaintenanceChangeOutput', 'MaintenancePlanInput', 'MaintenanceRunListOutput', 'MaintenanceRunOutput', 'MaintenanceListRequest', 'MaintenancePlanRequest', 'MaintenanceRunRequest', 'MaintenanceScheduleOptions', 'SchedulePass',
   'RedactionOptions', 'MemoryLifecycleOptions', 'RetrievalOptions', 'RetrievalResult', 'RetrievalSignal', 'RetrievedItem', 'ServiceErrorOptions', 'ServiceReadiness', 'SessionOutput',
   'SourcesListOutput', 'Store', 'StoredOriginal', 'ThreadDeleteOutput', 'ThreadOutput', 'ThreadTurnsOutput', 'ThreadTurnsQuery', 'ThreadTurnsRequest', 'UlidPrefix',
   'TelemetryEvent', 'TelemetryObserver', 'UpdateAgentInput', 'WindowLimit', 'WithCitationData',

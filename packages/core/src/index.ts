@@ -137,6 +137,7 @@ export type {
 export type { EraseInput, ErasureOutput } from './schemas/erasures.js';
 export type { MaintenanceChangeOutput, MaintenancePlanInput, MaintenanceRunListOutput, MaintenanceRunOutput } from './schemas/maintenance.js';
 export type { MaintenanceListRequest, MaintenancePlanRequest, MaintenanceRunRequest } from './maintenance/maintenance.js';
+export type { MaintenanceScheduleOptions, SchedulePass } from './maintenance/schedule.js';
 
 // Idempotency-Key (observe, observe-and-respond, observe-and-enrich, observe-file)
 export { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_RETENTION_MS } from './idempotency/idempotency.js';

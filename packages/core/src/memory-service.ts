@@ -41,6 +41,7 @@ import type {
 import type { ReembedRunOptions, ReembedStatus } from './reembed/reembedder.js';
 import type { MaintenanceListRequest, MaintenancePlanRequest, MaintenanceRunRequest } from './maintenance/maintenance.js';
 import type { MaintenanceRunListOutput, MaintenanceRunOutput } from './schemas/maintenance.js';
+import type { SchedulePass } from './maintenance/schedule.js';
 import type {
   AgentRequest,
   BillingRequest,
@@ -386,6 +387,12 @@ export interface MemoryService {
    * it yourself with background work off (a cron job of the CLI, a test).
    */
   sweepMemories(): Promise<{ erased: number }>;
+  /**
+   * One pass of idle maintenance (issue 43, `maintenance.schedule`): each idle agent's allowed
+   * kinds planned and applied when the guard allows. `start()` runs it every `schedule.intervalMs`
+   * when a schedule is set and background work is on; without a schedule it does nothing.
+   */
+  maintainIdle(): Promise<SchedulePass>;
   /**
    * Readiness for a load balancer (`GET /readyz`): whether the store and the memory index answer
    * a cheap probe within `timeoutMs` (default 5000). Never rejects; a part that failed carries the

@@ -7,6 +7,7 @@ import { append, facts, h, replace, table, when, type Child } from './dom.js';
 import { chartsView, creditsChart, ledger } from './charts.js';
 import { documentView, sourceView } from './document.js';
 import { eraseForm, erasureView } from './erase.js';
+import { maintenanceRunView, maintenanceSection } from './maintenance.js';
 import { contextForm, contextView, memoryView, searchForm, searchView } from './memory.js';
 import { peopleView, personView } from './people.js';
 import { decaySummary, redactionSummary, settingsForm } from './settings.js';
@@ -28,6 +29,7 @@ const ROUTES: [RegExp, View][] = [
   [/^\/agents\/(?<agent>[^/]+)\/people$/, peopleView],
   [/^\/agents\/(?<agent>[^/]+)\/people\/(?<person>[^/]+)$/, personView],
   [/^\/agents\/(?<agent>[^/]+)\/erasures\/(?<erasure>[^/]+)$/, erasureView],
+  [/^\/agents\/(?<agent>[^/]+)\/maintenance\/(?<run>[^/]+)$/, maintenanceRunView],
 ];
 
 const reembedding = document.getElementById('reembedding') as HTMLElement;
@@ -171,9 +173,10 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
   const contains = search.get('contains') ?? '';
   const cursor = search.get('cursor') ?? '';
   const history = search.get('history') === '1';
-  const [agent, memories] = await Promise.all([
+  const [agent, memories, maintenance] = await Promise.all([
     api('GET', `/v1/agents/${enc(agentId!)}`),
     api('GET', `/v1/agents/${enc(agentId!)}/memories${query({ limit: 20, text_contains: contains, include_history: history || undefined, cursor })}`),
+    maintenanceSection(agentId!),
   ]);
   agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
   const filterInput = h('input', { id: 'contains', name: 'contains', type: 'search', value: contains });
@@ -220,6 +223,7 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
     h('h2', {}, "The model's view"),
     h('p', { class: 'hint' }, 'For a message, the exact memory context and citations chat would give the model (nothing is learned or charged).'),
     contextForm(agentId!),
+    ...maintenance,
     h('h2', {}, 'Settings'),
     settingsForm(agent, rerender),
     h('h2', {}, 'Erase what a person said'),

@@ -23,6 +23,8 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params, _
       ['Memory', idWithCopy(memory.memory_id)],
       ['From', sourceLink(agentId!, source)],
       ['Speaker', memory.speaker],
+      // Issue 44: the category of the agent's extraction policy it was given (learning or reapply_policy).
+      ['Category', memory.category],
       ['Occurred', when(memory.occurred_at)],
       ['Learned', when(memory.learned_at)],
       ['Valid from', when(memory.valid_from)],

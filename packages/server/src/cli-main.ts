@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { isServiceError, silentLogger } from '@memory-agents/core';
 import { isUnavailableError } from '@memory-agents/core/adapter';
 import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.js';
-import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, inspectorFlag, lifecycleSettings, metricsOption, redactionSettings, stateLocation, webhookSettings, type CliValues, type OptionName, type ServeExtras } from './cli-options.js';
+import { CLI_OPTIONS, GLOBAL_OPTIONS, STATE_OPTIONS, UsageError, inspectorFlag, lifecycleSettings, maintenanceSettings, metricsOption, redactionSettings, stateLocation, webhookSettings, type CliValues, type OptionName, type ServeExtras } from './cli-options.js';
 import { baselineWasmOnly, CliError, print, runningServerPid, type CliIo } from './cli-support.js';
 import { exportCommand, importCommand, migrateCommand } from './cli-data-commands.js';
 import { modelsListCommand, modelsPullCommand } from './cli-models-commands.js';
@@ -80,9 +80,11 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   extraction_policy.redact may name beside card_number, email, iban and phone.
   --restore-window-days N: how long a forgotten memory can be restored before it is erased
   (default 7; a number of days above 0, at most 3650). --expired-retention-days N: erase a memory
-  N days after it expired (default: expired memories are kept for audit until erased).`,
-    options: ['port', 'host', 'inspector', 'no-inspector', 'metrics', 'metrics-listen', 'metrics-token', ...STATE_OPTIONS, 'webhooks', 'webhooks-allow-private', 'webhooks-allow-hosts', 'redact-pattern', 'restore-window-days', 'expired-retention-days', ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
-    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, { metrics: metricsOption(values, io.env), inspector: inspectorFlag(values), webhooks: webhookSettings(values), redaction: redactionSettings(values), memoryLifecycle: lifecycleSettings(values) }),
+  N days after it expired (default: expired memories are kept for audit until erased).
+  --maintenance-idle-minutes N runs maintenance on agents idle N minutes (off by default); limits:
+  --maintenance-kinds LIST, --maintenance-max-runs-per-day N (3), --maintenance-max-memories N (100).`,
+    options: ['port', 'host', 'inspector', 'no-inspector', 'metrics', 'metrics-listen', 'metrics-token', ...STATE_OPTIONS, 'webhooks', 'webhooks-allow-private', 'webhooks-allow-hosts', 'redact-pattern', 'restore-window-days', 'expired-retention-days', 'maintenance-idle-minutes', 'maintenance-kinds', 'maintenance-max-runs-per-day', 'maintenance-max-memories', ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values, io) => serve(stateLocation(values, 'serve'), values.port, values.host, modelSettings(values, io.env), io, { metrics: metricsOption(values, io.env), inspector: inspectorFlag(values), webhooks: webhookSettings(values), redaction: redactionSettings(values), memoryLifecycle: lifecycleSettings(values), maintenance: maintenanceSettings(values) }),
   },
   mcp: {
     usage: `memory-agents mcp --url URL --agent AGENT_ID [--end-user NAME] [--thread THREAD_ID]
@@ -298,7 +300,7 @@ async function runCommandLine({ values, positionals }: { values: CliValues; posi
   return command.run(values, io, args);
 }
 
-async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, { metrics, inspector, webhooks, redaction, memoryLifecycle }: ServeExtras = {}): Promise<number> {
+async function serve(location: StateLocation, port: string | undefined, host: string | undefined, models: ModelSettings, io: CliIo, { metrics, inspector, webhooks, redaction, memoryLifecycle, maintenance }: ServeExtras = {}): Promise<number> {
   const portNumber = port === undefined ? 8787 : Number(port);
   if (!/^\d+$/.test(port ?? '8787') || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new UsageError(`--port must be 0..65535, not ${port}`, 'serve');
   if (location.databaseUrl === undefined) {
@@ -328,6 +330,7 @@ async function serve(location: StateLocation, port: string | undefined, host: st
     ...(webhooks ? { webhooks } : {}),
     ...(redaction ? { redaction } : {}),
     ...(memoryLifecycle ? { memoryLifecycle } : {}),
+    ...(maintenance ? { maintenance } : {}),
   });
   if (server.firstKey) {
     io.stdout(`Created organization ${server.firstKey.organizationId} and its first API key. It is shown once; store it now:\n`);

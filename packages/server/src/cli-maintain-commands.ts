@@ -4,7 +4,7 @@ import { CliError, requireStoppedServer, type CliIo } from './cli-support.js';
 
 // `memory-agents maintain <kind>` (issue 43): a maintenance run of one agent, a dry run unless --apply.
 
-export const MAINTENANCE_COMMAND_KINDS = ['merge_duplicates', 'supersede_history', 'sweep_expired'] as const;
+export const MAINTENANCE_COMMAND_KINDS = ['merge_duplicates', 'supersede_history', 'sweep_expired', 'reapply_policy'] as const;
 
 /** The organization's caller that reaches the agent (the CLI is the operator: every organization). */
 async function callerOf(service: MemoryService, agentId: string, organizationId: string | undefined) {
@@ -20,8 +20,11 @@ async function callerOf(service: MemoryService, agentId: string, organizationId:
 function describe(run: MaintenanceRunOutput): string {
   const lines = [`run=${run.run_id}  kind=${run.kind}  status=${run.status}  changes=${run.progress.total}  guard=${run.guard.allowed ? 'ok' : 'refuses'} (${(run.guard.share * 100).toFixed(1)}% of ${run.guard.current_memories} current memories, at most ${(run.guard.max_share * 100).toFixed(1)}%)`];
   if (run.guard.reason) lines.push(`guard: ${run.guard.reason}`);
-  for (const change of run.changes) lines.push(`${change.action.padEnd(9)} ${change.memory_id} ${JSON.stringify(change.memory_text)}${change.keep_id ? ` -> ${change.keep_id} ${JSON.stringify(change.keep_text)}` : ''}  (${change.reason})`);
-  if (run.status === 'applied') lines.push(`applied: merged=${run.receipt.merged} superseded=${run.receipt.superseded} forgotten=${run.receipt.forgotten}; undo until ${run.undo_until} (POST .../maintenance/${run.run_id}/undo)`);
+  for (const change of run.changes) {
+    const category = change.category && change.category.from !== change.category.to ? `  category ${change.category.from ?? 'none'} -> ${change.category.to ?? 'none'}` : '';
+    lines.push(`${change.action.padEnd(9)} ${change.memory_id} ${JSON.stringify(change.memory_text)}${change.keep_id ? ` -> ${change.keep_id} ${JSON.stringify(change.keep_text)}` : ''}${category}  (${change.reason})`);
+  }
+  if (run.status === 'applied') lines.push(`applied: merged=${run.receipt.merged} superseded=${run.receipt.superseded} forgotten=${run.receipt.forgotten} redacted=${run.receipt.redacted} recategorised=${run.receipt.recategorised}; undo until ${run.undo_until} (POST .../maintenance/${run.run_id}/undo)`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { MemoryLifecycleOptions, RedactionOptions, WebhookOptions } from '@memory-agents/core';
+import type { MaintenanceScheduleOptions, MemoryLifecycleOptions, RedactionOptions, WebhookOptions } from '@memory-agents/core';
 import { MODEL_CLI_OPTIONS } from './model-options.js';
 import { DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
 
@@ -34,6 +34,10 @@ export const CLI_OPTIONS = {
   'redact-pattern': { type: 'string', multiple: true },
   'restore-window-days': { type: 'string' },
   'expired-retention-days': { type: 'string' },
+  'maintenance-idle-minutes': { type: 'string' },
+  'maintenance-kinds': { type: 'string' },
+  'maintenance-max-runs-per-day': { type: 'string' },
+  'maintenance-max-memories': { type: 'string' },
   file: { type: 'string' },
   to: { type: 'string' },
   blobs: { type: 'string' },
@@ -184,6 +188,37 @@ export function lifecycleSettings(values: CliValues): MemoryLifecycleOptions | u
   return { ...(restoreWindowDays === undefined ? {} : { restoreWindowDays }), ...(expiredRetentionDays === undefined ? {} : { expiredRetentionDays }) };
 }
 
+/**
+ * `--maintenance-idle-minutes N` (with `--maintenance-kinds`, `--maintenance-max-runs-per-day`,
+ * `--maintenance-max-memories`), as `createMemoryService`'s `maintenance.schedule` (issue 43): off
+ * unless `--maintenance-idle-minutes` is given. Kinds and ranges are checked by the service.
+ */
+export function maintenanceSettings(values: CliValues): { schedule: MaintenanceScheduleOptions } | undefined {
+  const limits = ['maintenance-kinds', 'maintenance-max-runs-per-day', 'maintenance-max-memories'] as const;
+  const idle = values['maintenance-idle-minutes'];
+  if (idle === undefined) {
+    const alone = limits.find((option) => values[option] !== undefined);
+    if (alone) throw new UsageError(`--${alone} needs --maintenance-idle-minutes N (the schedule is off without it)`, 'serve');
+    return undefined;
+  }
+  const number = (option: 'maintenance-idle-minutes' | 'maintenance-max-runs-per-day' | 'maintenance-max-memories', given: string | undefined): number | undefined => {
+    if (given === undefined) return undefined;
+    if (!/^\d+(\.\d+)?$/.test(given) || Number(given) <= 0) throw new UsageError(`--${option} takes a number above 0, not "${given}"`, 'serve');
+    return Number(given);
+  };
+  const runs = number('maintenance-max-runs-per-day', values['maintenance-max-runs-per-day']);
+  const memories = number('maintenance-max-memories', values['maintenance-max-memories']);
+  const kinds = values['maintenance-kinds']?.split(',').map((kind) => kind.trim()).filter((kind) => kind !== '');
+  return {
+    schedule: {
+      idleMinutes: number('maintenance-idle-minutes', idle)!,
+      ...(kinds === undefined ? {} : { kinds: kinds as MaintenanceScheduleOptions['kinds'] }),
+      ...(runs === undefined ? {} : { maxRunsPerDay: runs }),
+      ...(memories === undefined ? {} : { maxMemoriesPerRun: memories }),
+    },
+  };
+}
+
 /** What `serve` was asked for beyond the state, the port and the models. */
 export type ServeExtras = {
   metrics?: { listen?: { host: string; port: number }; token?: string } | undefined;
@@ -191,4 +226,5 @@ export type ServeExtras = {
   webhooks?: WebhookOptions | undefined;
   redaction?: RedactionOptions | undefined;
   memoryLifecycle?: MemoryLifecycleOptions | undefined;
+  maintenance?: { schedule: MaintenanceScheduleOptions } | undefined;
 };

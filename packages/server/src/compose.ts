@@ -1,5 +1,5 @@
 import { mkdir, readdir } from 'node:fs/promises';
-import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryIndex, type MemoryService, type Store, type RedactionOptions, type MemoryLifecycleOptions, type TelemetryObserver, type WebhookOptions } from '@memory-agents/core';
+import { createMemoryService, fileSystemBlobs, stderrLogger, type Logger, type MemoryIndex, type MemoryService, type MemoryServiceOptions, type Store, type RedactionOptions, type MemoryLifecycleOptions, type TelemetryObserver, type WebhookOptions } from '@memory-agents/core';
 import { databaseTimeouts, openSqlClient, postgresMemoryIndex, postgresStore } from '@memory-agents/adapter-postgres';
 import { documentsInChildProcess } from './documents-process.js';
 import { durableMemoryIndex } from './durable-index.js';
@@ -34,7 +34,7 @@ export async function composeService(
   location: StateLocation,
   logger: Logger = stderrLogger,
   models: ServiceModels = {},
-  { backgroundWork = true, telemetry, webhooks, redaction, memoryLifecycle }: { backgroundWork?: boolean; telemetry?: TelemetryObserver; webhooks?: WebhookOptions; redaction?: RedactionOptions; memoryLifecycle?: MemoryLifecycleOptions } = {},
+  { backgroundWork = true, telemetry, webhooks, redaction, memoryLifecycle, maintenance }: { backgroundWork?: boolean; telemetry?: TelemetryObserver; webhooks?: WebhookOptions; redaction?: RedactionOptions; memoryLifecycle?: MemoryLifecycleOptions; maintenance?: MemoryServiceOptions['maintenance'] } = {},
 ): Promise<ComposedService> {
   const paths = dataPaths(location.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(paths.root, { recursive: true, mode: 0o700 });
@@ -62,6 +62,8 @@ export async function composeService(
       ...(webhooks ? { webhooks } : {}),
       ...(redaction ? { redaction } : {}),
       ...(memoryLifecycle ? { memoryLifecycle } : {}),
+    ...(maintenance ? { maintenance } : {}),
+      ...(maintenance ? { maintenance } : {}),
       ...models,
     });
     return {
@@ -102,6 +104,7 @@ export async function composeService(
     ...(webhooks ? { webhooks } : {}),
     ...(redaction ? { redaction } : {}),
     ...(memoryLifecycle ? { memoryLifecycle } : {}),
+    ...(maintenance ? { maintenance } : {}),
     ...models,
   });
   return {

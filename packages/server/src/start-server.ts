@@ -2,7 +2,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as NetServer } from 'node:net';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { stderrLogger, type Logger, type MemoryIndex, type MemoryService, type RedactionOptions, type MemoryLifecycleOptions, type Store, type WebhookOptions } from '@memory-agents/core';
+import { stderrLogger, type Logger, type MemoryIndex, type MemoryService, type MemoryServiceOptions, type RedactionOptions, type MemoryLifecycleOptions, type Store, type WebhookOptions } from '@memory-agents/core';
 import { createHandler, rateLimitHeaders, sendErrorJson, unmeteredStatus, type NodeHandler } from '@memory-agents/http';
 import { composeService, dataPaths, type StateLocation } from './compose.js';
 import { listenControlSocket } from './control-socket.js';
@@ -25,6 +25,8 @@ export type StartServerOptions = StateLocation & {
   redaction?: RedactionOptions;
   /** Forgotten memories' restore window and sweep (`createMemoryService`'s `memoryLifecycle`; `serve --restore-window-days`). @default 7 days */
   memoryLifecycle?: MemoryLifecycleOptions;
+  /** Maintenance on a schedule when an agent is idle (`createMemoryService`'s `maintenance`; `serve --maintenance-idle-minutes`). @default off */
+  maintenance?: MemoryServiceOptions['maintenance'];
   /**
    * Timeouts and the connection cap of the HTTP server (see `ServerLimits` for each default):
    * headers 10 s, whole request 120 s, keep-alive 5 s, 1024 connections, bodies slower than
@@ -120,7 +122,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const paths = options.databaseUrl === undefined ? dataPaths(options.dataDir) : null;
   let firstKey: RunningServer['firstKey'] = null;
   try {
-    composed = await composeService(options, logger, options.models, { ...(metrics ? { telemetry: metrics.telemetry } : {}), ...(options.webhooks ? { webhooks: options.webhooks } : {}), ...(options.redaction ? { redaction: options.redaction } : {}), ...(options.memoryLifecycle ? { memoryLifecycle: options.memoryLifecycle } : {}) });
+    composed = await composeService(options, logger, options.models, { ...(metrics ? { telemetry: metrics.telemetry } : {}), ...(options.webhooks ? { webhooks: options.webhooks } : {}), ...(options.redaction ? { redaction: options.redaction } : {}), ...(options.memoryLifecycle ? { memoryLifecycle: options.memoryLifecycle } : {}), ...(options.maintenance ? { maintenance: options.maintenance } : {}) });
     await composed.service.start();
     sources = { store: composed.store, index: composed.index };
     if (metrics && options.metrics?.listen) {

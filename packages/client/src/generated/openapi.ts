@@ -652,7 +652,7 @@ export interface paths {
         /** The agent's maintenance runs, newest first, without their diffs */
         get: operations["listMaintenance"];
         put?: never;
-        /** A dry run of one maintenance kind (merge_duplicates, supersede_history, sweep_expired): the diff, nothing changed */
+        /** A dry run of one maintenance kind (merge_duplicates, supersede_history, sweep_expired, reapply_policy): the diff, nothing changed */
         post: operations["planMaintenance"];
         delete?: never;
         options?: never;
@@ -686,7 +686,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Applies exactly the dry run's diff (409 when a memory changed since, the guard refuses, or it is not a dry run) */
+        /** Applies exactly the dry run's diff (409 when a memory changed since, the guard refuses, or it is not a dry run; 402 out of credit) */
         post: operations["applyMaintenance"];
         delete?: never;
         options?: never;
@@ -1504,7 +1504,7 @@ export interface components {
             run_id: string;
             agent_id: string;
             /** @enum {string} */
-            kind: "merge_duplicates" | "supersede_history" | "sweep_expired";
+            kind: "merge_duplicates" | "supersede_history" | "sweep_expired" | "reapply_policy";
             /** @enum {string} */
             status: "dry_run" | "applying" | "applied" | "undoing" | "undone" | "failed";
             progress: {
@@ -1522,8 +1522,11 @@ export interface components {
                 merged: number;
                 superseded: number;
                 forgotten: number;
+                redacted: number;
+                recategorised: number;
             };
             error: string | null;
+            created_by: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1535,16 +1538,20 @@ export interface components {
         };
         MaintenanceChange: {
             /** @enum {string} */
-            action: "merge" | "supersede" | "forget";
+            action: "merge" | "supersede" | "forget" | "redact" | "recategorise";
             memory_id: string;
             memory_text: string | null;
             keep_id: string | null;
             keep_text: string | null;
             reason: string;
+            category: {
+                from: string | null;
+                to: string | null;
+            } | null;
         };
         MaintenancePlanRequest: {
             /** @enum {string} */
-            kind: "merge_duplicates" | "supersede_history" | "sweep_expired";
+            kind: "merge_duplicates" | "supersede_history" | "sweep_expired" | "reapply_policy";
             max_share?: number;
         };
         MaintenanceRunList: {
@@ -1552,7 +1559,7 @@ export interface components {
                 run_id: string;
                 agent_id: string;
                 /** @enum {string} */
-                kind: "merge_duplicates" | "supersede_history" | "sweep_expired";
+                kind: "merge_duplicates" | "supersede_history" | "sweep_expired" | "reapply_policy";
                 /** @enum {string} */
                 status: "dry_run" | "applying" | "applied" | "undoing" | "undone" | "failed";
                 progress: {
@@ -1570,8 +1577,11 @@ export interface components {
                     merged: number;
                     superseded: number;
                     forgotten: number;
+                    redacted: number;
+                    recategorised: number;
                 };
                 error: string | null;
+                created_by: string;
                 /** Format: date-time */
                 created_at: string;
                 /** Format: date-time */
@@ -8292,7 +8302,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A dry run of one maintenance kind (merge_duplicates, supersede_history, sweep_expired): the diff, nothing changed */
+            /** @description A dry run of one maintenance kind (merge_duplicates, supersede_history, sweep_expired, reapply_policy): the diff, nothing changed */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8326,6 +8336,22 @@ export interface operations {
              *     - `unauthorized`: The API key is missing, malformed, unknown, revoked or expired.
              */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `payment_required`: The organization is out of credit; nothing was learned or answered.
+             */
+            402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8594,7 +8620,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Applies exactly the dry run's diff (409 when a memory changed since, the guard refuses, or it is not a dry run) */
+            /** @description Applies exactly the dry run's diff (409 when a memory changed since, the guard refuses, or it is not a dry run; 402 out of credit) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8628,6 +8654,22 @@ export interface operations {
              *     - `unauthorized`: The API key is missing, malformed, unknown, revoked or expired.
              */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `payment_required`: The organization is out of credit; nothing was learned or answered.
+             */
+            402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -97,13 +97,13 @@ export const OPERATIONS = {
     download: { operationId: 'downloadExport', method: 'GET', path: '/v1/agents/{agent_id}/exports/{export_id}/download', input: 'none', response: 'binary', idempotent: false },
   },
   maintenance: {
-    /** `POST /v1/agents/{agent_id}/maintenance`: A dry run of one maintenance kind (merge_duplicates, supersede_history, sweep_expired): the diff, nothing changed. */
+    /** `POST /v1/agents/{agent_id}/maintenance`: A dry run of one maintenance kind (merge_duplicates, supersede_history, sweep_expired, reapply_policy): the diff, nothing changed. */
     plan: { operationId: 'planMaintenance', method: 'POST', path: '/v1/agents/{agent_id}/maintenance', input: 'body', response: 'json', idempotent: true },
     /** `GET /v1/agents/{agent_id}/maintenance`: The agent's maintenance runs, newest first, without their diffs. */
     list: { operationId: 'listMaintenance', method: 'GET', path: '/v1/agents/{agent_id}/maintenance', input: 'query', response: 'json', idempotent: false },
     /** `GET /v1/agents/{agent_id}/maintenance/{run_id}`: A maintenance run with its diff, guard, progress and receipt. */
     get: { operationId: 'getMaintenance', method: 'GET', path: '/v1/agents/{agent_id}/maintenance/{run_id}', input: 'none', response: 'json', idempotent: false },
-    /** `POST /v1/agents/{agent_id}/maintenance/{run_id}/apply`: Applies exactly the dry run's diff (409 when a memory changed since, the guard refuses, or it is not a dry run). */
+    /** `POST /v1/agents/{agent_id}/maintenance/{run_id}/apply`: Applies exactly the dry run's diff (409 when a memory changed since, the guard refuses, or it is not a dry run; 402 out of credit). */
     apply: { operationId: 'applyMaintenance', method: 'POST', path: '/v1/agents/{agent_id}/maintenance/{run_id}/apply', input: 'none', response: 'json', idempotent: true },
     /** `POST /v1/agents/{agent_id}/maintenance/{run_id}/undo`: Reverses an applied run within its undo window (the restore window). */
     undo: { operationId: 'undoMaintenance', method: 'POST', path: '/v1/agents/{agent_id}/maintenance/{run_id}/undo', input: 'none', response: 'json', idempotent: true },

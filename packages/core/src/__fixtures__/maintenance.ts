@@ -20,8 +20,8 @@ type Reuse = { organizationId: string; agentId: string; threadId: string; clock:
  * makes history look as it did before supersession existed. `reuse` starts another service on the
  * same store and index (a restart).
  */
-export async function maintenanceFixture(options: Partial<MemoryServiceOptions> & { reuse?: Reuse } = {}) {
-  const { reuse, ...rest } = options;
+export async function maintenanceFixture(options: Partial<MemoryServiceOptions> & { reuse?: Reuse; credits?: string } = {}) {
+  const { reuse, credits, ...rest } = options;
   let time = Date.parse('2026-01-01T00:00:00Z');
   const clock = reuse?.clock ?? { now: () => time, advance: (ms: number) => void (time += ms) };
   const store = rest.store ?? inMemoryStore();
@@ -33,7 +33,7 @@ export async function maintenanceFixture(options: Partial<MemoryServiceOptions> 
   let threadId: string;
   if (reuse) ({ organizationId, agentId, threadId } = reuse);
   else {
-    organizationId = (await service.admin.createOrganization({ name: 'Acme' })).organizationId;
+    organizationId = (await service.admin.createOrganization({ name: 'Acme', ...(credits === undefined ? {} : { credits }) })).organizationId;
     const owner = await service.as(organizationId);
     agentId = (await service.agents.create({ caller: owner, body: { agent_config: { role: 'assistant', objective: 'remember' } } })).agent_id;
     await service.idle();
@@ -58,9 +58,9 @@ export async function maintenanceFixture(options: Partial<MemoryServiceOptions> 
     /** The texts of the agent's current memories, sorted. */
     currentTexts: async () => (await list()).map((memory) => memory.text).sort(),
     /** Learns each text as a turn of its own observation, waiting for each. */
-    async learn(texts: string[], timestamp?: string) {
+    async learn(texts: string[], timestamp?: string, speaker = 'Alice') {
       for (const text of texts) {
-        await service.observe({ caller: owner, agentId, threadId, body: { observations: [say(text, timestamp)] } });
+        await service.observe({ caller: owner, agentId, threadId, body: { observations: [{ ...say(text, timestamp), speaker }] } });
         await service.idle();
       }
     },

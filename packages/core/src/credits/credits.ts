@@ -24,8 +24,8 @@ const NO_HOLD: AnswerHold = { settle: async () => undefined, cancel: async () =>
 /** Ledger route of the turns a job reads, per job kind. */
 const READ_ROUTES: Record<JobRecord['kind'], string> = { observe: 'observe', document: 'observe_file', respond: 'learn' };
 
-function paymentRequired(): ServiceError {
-  return new ServiceError('payment_required', 'The organization is out of credit; nothing was learned or answered. Add credits and retry.');
+function paymentRequired(message = 'The organization is out of credit; nothing was learned or answered. Add credits and retry.'): ServiceError {
+  return new ServiceError('payment_required', message);
 }
 
 /** Whether an enabled account's balance covers `cost`: the balance must be above 0 and at least the cost. */
@@ -124,6 +124,30 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
           await store.ledger.settle({ organizationId: caller.organizationId, entryId, outWords: 0, cost: '0', remove: true });
         },
       };
+    },
+
+    /**
+     * Charges the application of a maintenance run (issue 43) as learning is charged: the input
+     * words of the memories it changes, at the input-word price, route `maintenance`, once per run
+     * (reference `maintenance:<runId>`: a second call charges nothing). 402 `payment_required` when
+     * billing is on and the balance cannot cover it (nothing is applied then). Resolves the credits
+     * charged ("0" with billing off or when already charged).
+     */
+    async chargeMaintenance(request: { organizationId: string; runId: string; words: number }): Promise<string> {
+      const account = await enabledAccount(request.organizationId);
+      if (!account) return '0';
+      const cost = priceOf(request.words, resolvePrices(account.prices, defaults).inputWord);
+      const refused = () => paymentRequired(`The organization is out of credit; maintenance run ${request.runId} was not applied (it costs ${cost} credits). Add credits and retry.`);
+      if (!covers(account, cost)) throw refused();
+      const result = await store.ledger.append({
+        organizationId: request.organizationId,
+        entry: { kind: 'charge', route: 'maintenance', inWords: request.words, outWords: 0, cost, reference: `maintenance:${request.runId}`, jobId: null, turnCosts: {}, createdAt: nowIso() },
+        requireFunds: true,
+      });
+      if (!result.ok && result.reason === 'duplicate') return '0';
+      if (!result.ok) throw refused();
+      report('charged', cost);
+      return cost;
     },
 
     /**

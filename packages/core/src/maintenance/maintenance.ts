@@ -3,14 +3,15 @@ import { findAgent } from '../agents/lookup.js';
 import { ServiceError } from '../errors/index.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
 import { ID_PATTERNS } from '../ids/index.js';
-import type { MaintenanceRunRecord } from '../ports/store/index.js';
+import type { AgentRecord, MaintenanceKind, MaintenanceRunRecord } from '../ports/store/index.js';
 import { maintenanceListQuery, maintenancePlanBody, type MaintenancePlanInput, type MaintenanceRunListOutput, type MaintenanceRunOutput } from '../schemas/maintenance.js';
 import type { ServiceContext } from '../service/context.js';
 import { describeError } from '../service/logger.js';
 import type { AgentRequest } from '../service/requests.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
-import { applyChanges, guardOf, presentRun, readStates, undoChanges } from './run.js';
+import { applyChanges, guardOf, presentRun, readStates, undoChanges, wordsOf } from './run.js';
 import { countCurrent, planChanges } from './plan.js';
+import { checkPolicyVersion, planRepolicy } from './repolicy.js';
 
 /** The guard's default: an application may take at most this share of an agent's current memories away. */
 export const DEFAULT_MAINTENANCE_SHARE = 0.25;
@@ -62,7 +63,57 @@ export function createMaintenance(context: ServiceContext, options: { maxShare: 
     }
   }
 
+  /** Plans a dry run of `kind` and stores it (a person's request or the idle schedule, `createdBy`). */
+  async function createRun(agent: AgentRecord, kind: MaintenanceKind, maxShare: number, createdBy: string, maxChanges?: number): Promise<MaintenanceRunRecord> {
+    const planned = kind === 'reapply_policy' ? await planRepolicy(context, agent) : await planChanges(context, agent, kind);
+    const now = context.nowIso();
+    const run: MaintenanceRunRecord = {
+      id: context.ids('mnt_'),
+      organizationId: agent.organizationId,
+      agentId: agent.id,
+      kind,
+      status: 'dry_run',
+      maxShare,
+      currentMemories: await countCurrent(context, agent.id),
+      changes: maxChanges === undefined ? planned : planned.slice(0, maxChanges),
+      done: 0,
+      createdBy,
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+      appliedAt: null,
+      undoUntil: null,
+      undoneAt: null,
+    };
+    await context.store.maintenanceRuns.insert({ run });
+    return run;
+  }
+
+  /**
+   * Applies a dry run exactly: 409 `conflict` when it is not a dry run any more, when the guard
+   * refuses it or a memory changed since; 402 when the organization cannot pay for it.
+   */
+  async function applyRun(agent: AgentRecord, run: MaintenanceRunRecord): Promise<MaintenanceRunRecord> {
+    if (run.status !== 'dry_run') throw new ServiceError('conflict', `Maintenance run ${run.id} is ${run.status}; only a dry run can be applied (plan a new one).`);
+    const guard = await guardOf(context, run);
+    if (!guard.allowed) throw new ServiceError('conflict', guard.reason!);
+    const changed = await changedSince(run);
+    if (changed.length > 0) {
+      throw new ServiceError('conflict', `${changed.length} memor${changed.length === 1 ? 'y' : 'ies'} changed since the dry run (${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', ...' : ''}); plan a new run.`);
+    }
+    await checkPolicyVersion(context, run);
+    // Charged as learning is (the words of the memories it changes), once per run; 402 changes nothing.
+    await context.credits.chargeMaintenance({ organizationId: agent.organizationId, runId: run.id, words: await wordsOf(context, run) });
+    // The intent: recorded before the index changes (a process that stops now resumes it on start).
+    const applying = await context.store.maintenanceRuns.update({ runId: run.id, patch: { status: 'applying' }, updatedAt: context.nowIso(), ifStatus: ['dry_run'] });
+    if (!applying) throw new ServiceError('conflict', `Maintenance run ${run.id} is already being applied.`);
+    return finish(applying);
+  }
+
   return {
+    /** For the idle schedule (schedule.ts): a run planned and applied without a caller. */
+    createRun,
+    applyRun,
     maintenance: {
       /** `POST /v1/agents/{agent_id}/maintenance` (201): a dry run: the diff, nothing changed. */
       async plan({ caller, agentId, body, idempotencyKey }: MaintenancePlanRequest): Promise<MaintenanceRunOutput> {
@@ -73,31 +124,12 @@ export function createMaintenance(context: ServiceContext, options: { maxShare: 
         if (maxShare > options.maxShare) {
           throw new ServiceError('invalid_request', `Invalid max_share: at most ${options.maxShare} (the service's maximum), got ${maxShare}.`, { status: 422 });
         }
+        // A dry run is free, but an organization out of credit is told so before, not at apply (402).
+        await context.credits.requireFunds(agent.organizationId, 0);
         const fingerprint = requestFingerprint(['maintenance.plan', agent.id, input]);
-        return idempotency.run<MaintenanceRunOutput>({ caller, idempotencyKey, fingerprint, what: 'maintenance request', status: 201 }, async () => {
-          const changes = await planChanges(context, agent, input.kind);
-          const now = context.nowIso();
-          const run: MaintenanceRunRecord = {
-            id: context.ids('mnt_'),
-            organizationId: agent.organizationId,
-            agentId: agent.id,
-            kind: input.kind,
-            status: 'dry_run',
-            maxShare,
-            currentMemories: await countCurrent(context, agent.id),
-            changes,
-            done: 0,
-            createdBy: actor(caller),
-            error: null,
-            createdAt: now,
-            updatedAt: now,
-            appliedAt: null,
-            undoUntil: null,
-            undoneAt: null,
-          };
-          await context.store.maintenanceRuns.insert({ run });
-          return presentRun(context, run, true);
-        });
+        return idempotency.run<MaintenanceRunOutput>({ caller, idempotencyKey, fingerprint, what: 'maintenance request', status: 201 }, async () =>
+          presentRun(context, await createRun(agent, input.kind, maxShare, actor(caller)), true),
+        );
       },
 
       /**
@@ -108,17 +140,7 @@ export function createMaintenance(context: ServiceContext, options: { maxShare: 
         const { agent, run } = await findRun(caller, agentId, runId);
         const fingerprint = requestFingerprint(['maintenance.apply', agent.id, run.id]);
         return idempotency.run<MaintenanceRunOutput>({ caller, idempotencyKey, fingerprint, what: 'maintenance request', status: 200 }, async () => {
-          if (run.status !== 'dry_run') throw new ServiceError('conflict', `Maintenance run ${run.id} is ${run.status}; only a dry run can be applied (plan a new one).`);
-          const guard = await guardOf(context, run);
-          if (!guard.allowed) throw new ServiceError('conflict', guard.reason!);
-          const changed = await changedSince(run);
-          if (changed.length > 0) {
-            throw new ServiceError('conflict', `${changed.length} memor${changed.length === 1 ? 'y' : 'ies'} changed since the dry run (${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', ...' : ''}); plan a new run.`);
-          }
-          // The intent: recorded before the index changes (a process that stops now resumes it on start).
-          const applying = await context.store.maintenanceRuns.update({ runId: run.id, patch: { status: 'applying' }, updatedAt: context.nowIso(), ifStatus: ['dry_run'] });
-          if (!applying) throw new ServiceError('conflict', `Maintenance run ${run.id} is already being applied.`);
-          return presentRun(context, await finish(applying), true);
+          return presentRun(context, await applyRun(agent, run), true);
         });
       },
 

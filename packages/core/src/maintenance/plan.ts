@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { duplicateKey } from '../memory/duplicates.js';
-import { extractClaims, supersedesClaim, type FactClaim } from '../memory/fact-updates.js';
+import { memoryScopeOf } from '../agents/memory-scope.js';
+import { SUPERSESSION_CANDIDATES } from '../memory/default-memory-writer.js';
+import { canSupersede, extractClaims, supersedesClaim, type FactClaim } from '../memory/fact-updates.js';
 import { cosineSimilarity } from '../memory-index/memory-index-helpers.js';
 import { sameSource } from '../observations/merge-duplicates.js';
 import type { MemoryHitRecord, MemorySourceRef } from '../ports/memory-index.js';
@@ -33,7 +35,7 @@ export function stateOf(record: MemoryHitRecord): MaintenanceMemoryState {
 }
 
 /** Every memory of the agent the filters select, all pages. */
-async function listAll(context: ServiceContext, agentId: string, filters: { now?: string; expiredBefore?: string }): Promise<MemoryHitRecord[]> {
+export async function listAll(context: ServiceContext, agentId: string, filters: { now?: string; expiredBefore?: string }): Promise<MemoryHitRecord[]> {
   const records: MemoryHitRecord[] = [];
   let cursor: string | null = null;
   do {
@@ -67,7 +69,7 @@ export async function planChanges(context: ServiceContext, agent: AgentRecord, k
   const now = context.nowIso();
   if (kind === 'sweep_expired') return planSweep(context, agent.id, now);
   const current = (await listAll(context, agent.id, { now })).filter((record) => record.source.kind === 'turn').sort(oldestFirst);
-  return kind === 'merge_duplicates' ? planMerges(context, agent.id, current, now) : planSupersessions(context, agent.id, current);
+  return kind === 'merge_duplicates' ? planMerges(context, agent.id, current, now) : planSupersessions(context, agent, current, now);
 }
 
 async function planSweep(context: ServiceContext, agentId: string, now: string): Promise<MaintenanceChange[]> {
@@ -148,19 +150,34 @@ function conflicting(a: readonly FactClaim[], b: readonly FactClaim[]): boolean 
   return a.some((claim) => b.some((other) => supersedesClaim(claim, other) || supersedesClaim(other, claim)));
 }
 
-async function planSupersessions(context: ServiceContext, agentId: string, current: MemoryHitRecord[]): Promise<MaintenanceChange[]> {
-  const person = personOf(context, agentId);
+/**
+ * Supersession across history, judged as the writer judges a new turn (`default-memory-writer.ts`):
+ * each memory stating a fact that could replace another looks at its {@link SUPERSESSION_CANDIDATES}
+ * nearest memories by the index (semantic hits first, then full-text ones, as the writer's
+ * `searchSimilar` gives them), counting only those said no later than it (the ones that existed
+ * when it was learned), and supersedes those its claims replace. Comparing every earlier memory
+ * instead cost LoCoMo recall (docs/benchmarks.md "Maintenance runs (issue 43)").
+ */
+async function planSupersessions(context: ServiceContext, agent: AgentRecord, current: MemoryHitRecord[], now: string): Promise<MaintenanceChange[]> {
+  const person = personOf(context, agent.id);
+  const threadsOf = await personThreads(context, agent);
   const stating = current
     .map((record) => ({ record, claims: extractClaims(record.text) }))
-    .filter(({ claims }) => claims.length > 0)
+    .filter(({ claims }) => claims.some(canSupersede))
     .sort((a, b) => (said(a.record) === said(b.record) ? oldestFirst(a.record, b.record) : said(a.record) < said(b.record) ? -1 : 1));
   const changes: MaintenanceChange[] = [];
   const taken = new Set<string>();
-  for (const [position, { record: next, claims }] of stating.entries()) {
-    for (const { record: old, claims: oldClaims } of stating.slice(0, position)) {
+  const known = new Map<string, FactClaim[]>();
+  const claimsOf = (record: MemoryHitRecord) => {
+    let claims = known.get(record.id);
+    if (!claims) known.set(record.id, (claims = extractClaims(record.text)));
+    return claims;
+  };
+  for (const { record: next, claims } of stating) {
+    for (const old of await candidatesOf(context, agent.id, next, now, threadsOf === undefined ? undefined : threadsOf(await person(next.source.threadId)))) {
       if (taken.has(old.id)) continue;
       const replaces = claims.some((claim) =>
-        oldClaims.some((before) => supersedesClaim(claim, before) && (claim.subject === 'self' ? old.speaker === next.speaker : old.source.threadId === next.source.threadId)),
+        claimsOf(old).some((before) => supersedesClaim(claim, before) && (claim.subject === 'self' ? old.speaker === next.speaker : old.source.threadId === next.source.threadId)),
       );
       if (!replaces || (await person(old.source.threadId)) !== (await person(next.source.threadId))) continue;
       taken.add(old.id);
@@ -168,7 +185,7 @@ async function planSupersessions(context: ServiceContext, agentId: string, curre
         action: 'supersede',
         memoryId: old.id,
         keepId: next.id,
-        reason: 'A later memory of the same speaker states a new value of the same fact (the current-truth rules).',
+        reason: 'A later memory of the same speaker states a new value of the same fact (the current-truth rules, over the candidates the writer would look at).',
         validTo: next.validFrom ?? said(next),
         added: [],
         before: { memory: stateOf(old), keep: stateOf(next) },
@@ -176,4 +193,33 @@ async function planSupersessions(context: ServiceContext, agentId: string, curre
     }
   }
   return changes;
+}
+
+/**
+ * The memories the writer's candidate search would have shown for `next` when it was learned: its
+ * `SUPERSESSION_CANDIDATES` nearest conversation memories said no later than it (not itself, not
+ * its own turn's pieces), semantic hits first. The search asks for more than that so memories said
+ * later (absent at write time) do not take the earlier ones' places.
+ */
+async function candidatesOf(context: ServiceContext, agentId: string, next: MemoryHitRecord, now: string, threadIds: string[] | undefined): Promise<MemoryHitRecord[]> {
+  const [vector] = (await context.embedder.embed({ texts: [next.text] })).vectors;
+  const { semantic, lexical } = await context.index.search({ agentId, text: next.text, vector: vector ?? null, limit: SUPERSESSION_CANDIDATES * 3, now, ...(threadIds === undefined ? {} : { threadIds }) });
+  const earlier = (record: MemoryHitRecord) =>
+    record.id !== next.id &&
+    record.source.kind === 'turn' &&
+    !(record.source.observationId === next.source.observationId && record.source.turnIndex === next.source.turnIndex) &&
+    !(Date.parse(said(record)) > Date.parse(said(next)));
+  const pick = (hits: typeof semantic) => hits.map((hit) => hit.record).filter(earlier).slice(0, SUPERSESSION_CANDIDATES);
+  return [...pick(semantic), ...pick(lexical)].slice(0, SUPERSESSION_CANDIDATES);
+}
+
+/** With `memory_scope: "end_user"`, the thread ids of each person (the writer looks only at the same person's memories). */
+async function personThreads(context: ServiceContext, agent: AgentRecord): Promise<((person: string) => string[]) | undefined> {
+  if (memoryScopeOf(agent) !== 'end_user') return undefined;
+  const byPerson = new Map<string, string[]>();
+  for (const thread of await context.store.threads.list({ agentId: agent.id })) {
+    const person = thread.endUserId ?? '';
+    byPerson.set(person, [...(byPerson.get(person) ?? []), thread.id]);
+  }
+  return (person) => byPerson.get(person) ?? [];
 }

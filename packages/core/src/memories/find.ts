@@ -49,6 +49,11 @@ export function markSourceOf(record: Pick<MemoryHitRecord, 'id' | 'source'>): Me
   return { memoryId: record.id, threadId: source.threadId, observationId: source.observationId, sourceId: source.kind === 'document' ? source.sourceId : null };
 }
 
+/** A mark for a memory that has none yet. */
+export function blankMark(record: Pick<MemoryHitRecord, 'id' | 'source' | 'organizationId' | 'agentId'>, now: string): MemoryMarkRecord {
+  return { organizationId: record.organizationId, agentId: record.agentId, ...markSourceOf(record), pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: now };
+}
+
 /** The marks (issue 42) of these memories of the agent, by memory id. */
 export async function marksOf(context: ServiceContext, agentId: string, records: readonly Pick<MemoryHitRecord, 'id'>[]): Promise<Map<string, MemoryMarkRecord>> {
   if (records.length === 0) return new Map();

@@ -10,7 +10,7 @@ import type { MemoryDetailOutput } from '../schemas/outputs.js';
 import type { ServiceContext } from '../service/context.js';
 import type { ForgetMemoryRequest, MemoryRequest, PatchMemoryRequest } from '../service/requests.js';
 import { parseBody } from '../validation/parse.js';
-import { findMemory, learningCredits, markSourceOf, marksOf } from './find.js';
+import { blankMark, findMemory, learningCredits, marksOf } from './find.js';
 import { presentMemory } from './present.js';
 
 /**
@@ -33,21 +33,6 @@ export const DEFAULT_RESTORE_WINDOW_DAYS = 7;
 
 /** Who did it, as marks record it: the API key id, and the person when the request carried one. */
 const actor = (caller: Caller) => (caller.endUserId === null ? caller.keyId : `${caller.keyId} for ${caller.endUserId}`);
-
-/** A mark for a memory that has none yet. */
-function blankMark(record: MemoryHitRecord, now: string): MemoryMarkRecord {
-  return {
-    organizationId: record.organizationId,
-    agentId: record.agentId,
-    ...markSourceOf(record),
-    pinned: false,
-    forgotten: null,
-    edited: null,
-    citedAt: null,
-    citedCount: 0,
-    updatedAt: now,
-  };
-}
 
 /** A mark that says nothing any more is removed rather than kept empty. */
 async function saveMark(context: ServiceContext, mark: MemoryMarkRecord): Promise<void> {

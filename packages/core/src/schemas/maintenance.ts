@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { agentId, dateTime, text } from './common.js';
 
 /** The kinds of maintenance run (an extension, issue 43). */
-export const MAINTENANCE_KINDS = ['merge_duplicates', 'supersede_history', 'sweep_expired'] as const;
+export const MAINTENANCE_KINDS = ['merge_duplicates', 'supersede_history', 'sweep_expired', 'reapply_policy'] as const;
 
 /** An `mnt_` id (an extension: maintenance runs). */
 export const maintenanceRunId = z.string().regex(/^mnt_[0-9A-HJKMNP-TV-Z]{26}$/);
@@ -20,12 +20,14 @@ export const maintenancePlanBody = z
 /** One change of a run's diff, with the texts of the memories it touches (null once erased). */
 export const maintenanceChange = z
   .object({
-    action: z.enum(['merge', 'supersede', 'forget']),
+    action: z.enum(['merge', 'supersede', 'forget', 'redact', 'recategorise']),
     memory_id: z.string(),
     memory_text: z.string().nullable(),
     keep_id: z.string().nullable(),
     keep_text: z.string().nullable(),
     reason: z.string(),
+    /** `reapply_policy`: the memory's category of the extraction policy before and after (null otherwise). */
+    category: z.object({ from: z.string().nullable(), to: z.string().nullable() }).strict().nullable(),
   })
   .strict()
   .meta({ id: 'MaintenanceChange' });
@@ -42,8 +44,12 @@ const runFields = {
     .object({ allowed: z.boolean(), max_share: z.number(), share: z.number(), current_memories: z.number().int().min(0), reason: z.string().nullable() })
     .strict(),
   /** What the application did (zero until applied). */
-  receipt: z.object({ merged: z.number().int().min(0), superseded: z.number().int().min(0), forgotten: z.number().int().min(0) }).strict(),
+  receipt: z
+    .object({ merged: z.number().int().min(0), superseded: z.number().int().min(0), forgotten: z.number().int().min(0), redacted: z.number().int().min(0), recategorised: z.number().int().min(0) })
+    .strict(),
   error: z.string().nullable(),
+  /** Who planned it: the key id, or `schedule` for a run of the idle schedule. */
+  created_by: z.string(),
   created_at: dateTime,
   updated_at: dateTime,
   applied_at: dateTime.nullable(),

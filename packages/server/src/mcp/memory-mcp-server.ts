@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MemoryAgentsError, type MemoryAgentsClient } from '@memory-agents/client';
 import { MEMORY_DATA_RULE, fenceMemoryData } from '@memory-agents/core';
 import { z } from 'zod';
+import { registerMaintenanceTools } from './maintenance-tools.js';
+import { run, ToolInputError, type ToolResult } from './tool-run.js';
 
 /** Options of `createMemoryMcpServer`. */
 export type MemoryMcpServerOptions = {
@@ -25,8 +26,6 @@ export type MemoryMcpServerOptions = {
   /** The package version announced to MCP clients. */
   version: string;
 };
-
-type ToolResult = CallToolResult;
 
 /**
  * The agent learns one thing at a time: an observation sent while it learns another answers 429
@@ -63,7 +62,8 @@ function explanationLines(hits: ExplainedHit[]): string[] {
 }
 
 /**
- * The memory-agents MCP server: tools `remember`, `recall`, `ask`, `erase`, `list_agents` (and `upload` in
+ * The memory-agents MCP server: tools `remember`, `recall`, `ask`, `erase`, `list_agents`, the
+ * maintenance tools (`maintenance-tools.ts`; and `upload` in
  * the stdio mode), and a resource per recent thread of the agent. One instance serves one MCP
  * session; every tool goes through the typed client, so a refusal of the service becomes a tool
  * error (`isError`) carrying the service's `code`.
@@ -284,6 +284,8 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       }),
   );
 
+  registerMaintenanceTools(server, client, agentOf, agentIdArg);
+
   if (options.agentId !== undefined) {
     const agentId = options.agentId;
     server.registerResource(
@@ -332,22 +334,4 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   }
 
   return server;
-}
-
-/** A mistake in a tool's arguments that the service never saw. */
-class ToolInputError extends Error {}
-
-/** Runs a tool; a refusal of the service or a bad argument becomes a tool error with its code. */
-async function run(work: () => Promise<ToolResult>): Promise<ToolResult> {
-  try {
-    return await work();
-  } catch (error) {
-    if (MemoryAgentsError.isInstance(error)) {
-      const body = { error: error.message, code: error.code, status: error.status, request_id: error.requestId, ...(error.retryAfter === undefined ? {} : { retry_after: error.retryAfter }) };
-      const retry = error.retryAfter === undefined ? '' : ` Retry after ${error.retryAfter} s.`;
-      return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}${retry}` }], structuredContent: body };
-    }
-    if (error instanceof ToolInputError) return { isError: true, content: [{ type: 'text', text: `invalid_request: ${error.message}` }], structuredContent: { error: error.message, code: 'invalid_request' } };
-    throw error;
-  }
 }

@@ -7,7 +7,7 @@
  * with their agent.
  */
 
-export type MaintenanceKind = 'merge_duplicates' | 'supersede_history' | 'sweep_expired';
+export type MaintenanceKind = 'merge_duplicates' | 'supersede_history' | 'sweep_expired' | 'reapply_policy';
 
 /**
  * `dry_run`: planned, nothing changed; `applying` / `undoing`: the intent, recorded before the
@@ -33,10 +33,13 @@ export type MaintenanceSourceRef = Record<string, unknown> & { kind: string; thr
 /**
  * One change of a run: `merge` (the memory is superseded by `keepId`, its sources join the
  * keeper's `alsoFrom`), `supersede` (the memory is superseded by `keepId`), `forget` (the expired
- * memory is forgotten: restorable for the window, then erased).
+ * memory, or one the current extraction policy drops, is forgotten: restorable for the window, then
+ * erased); with `reapply_policy` (issue 44) also `redact` (a new memory `keepId`, planned but not
+ * written before the application, holds the redacted text; the memory is superseded by it and
+ * forgotten) and `recategorise` (the memory's mark gets `category.to`).
  */
 export type MaintenanceChange = {
-  action: 'merge' | 'supersede' | 'forget';
+  action: 'merge' | 'supersede' | 'forget' | 'redact' | 'recategorise';
   memoryId: string;
   /** The memory kept (merge) or replacing it (supersede); null for forget. */
   keepId: string | null;
@@ -47,6 +50,10 @@ export type MaintenanceChange = {
   /** The sources the change adds to the keeper's `alsoFrom` (merge; undo takes exactly these out). */
   added: MaintenanceSourceRef[];
   before: { memory: MaintenanceMemoryState; keep: MaintenanceMemoryState | null };
+  /** `reapply_policy`: the memory's category in its mark before and after (redact, recategorise). */
+  category?: { from: string | null; to: string | null };
+  /** `reapply_policy`: the policy version its mark recorded, and the agent's policy version the change applies. */
+  policyVersion?: { from: number | null; to: number };
 };
 
 export type MaintenanceRunRecord = {

@@ -49,6 +49,21 @@ export function maintenanceRunCases(test: StoreCase) {
     if (reopen) expect(await (await reopen()).maintenanceRuns.get({ agentId: agent.id, runId: record.id })).toEqual(applied);
   });
 
+  test('maintenance runs: a reapply_policy diff round-trips its categories, policy versions and planned ids (issue 44)', async ({ store, reopen }) => {
+    const { org, agent } = await world(store);
+    const state = { validTo: null, supersededBy: null, alsoFrom: [], expiresAt: null, textHash: 'h3' };
+    const record = run(org.id, agent.id, {
+      kind: 'reapply_policy',
+      changes: [
+        { action: 'redact', memoryId: 'mem_c', keepId: 'mem_planned', reason: 'redacts it', validTo: iso(T0), added: [], before: { memory: state, keep: null }, category: { from: null, to: 'billing' }, policyVersion: { from: null, to: 2 } },
+        { action: 'recategorise', memoryId: 'mem_d', keepId: null, reason: 'category hobbies', validTo: null, added: [], before: { memory: state, keep: null }, category: { from: 'misc', to: 'hobbies' }, policyVersion: { from: 1, to: 2 } },
+      ],
+    });
+    await store.maintenanceRuns.insert({ run: record });
+    expect(await store.maintenanceRuns.get({ agentId: agent.id, runId: record.id })).toEqual(record);
+    if (reopen) expect(await (await reopen()).maintenanceRuns.get({ agentId: agent.id, runId: record.id })).toEqual(record);
+  });
+
   test('maintenance runs: list is newest first with a cursor; listByStatus spans agents, oldest first; they go with their agent', async ({ store }) => {
     const first = await world(store);
     const second = await world(store);
