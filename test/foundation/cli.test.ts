@@ -211,7 +211,7 @@ describe('memory-agents CLI', () => {
         const until = Date.now() + 60_000;
         while (!['committed', 'failed'].includes((await status()).status) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
         const final = await status();
-        expect(final, JSON.stringify(final)).toMatchObject({ status: 'committed', resumed_at: null });
+        expect(final, JSON.stringify(final) + server.output()).toMatchObject({ status: 'committed', resumed_at: null });
       } finally {
         await server.stop();
         await removeDataDir(server.dataDir);
