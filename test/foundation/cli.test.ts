@@ -142,6 +142,10 @@ describe('memory-agents CLI', () => {
     const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
+    // pgvector in public before anything else creates it: created by the first connection below
+    // (search_path = the test's schema first), it would land in that schema, and dropping the
+    // schema at the end would drop it, with the vector column of the index's tables in public.
+    await admin.query('CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public').catch(() => undefined);
     const url = new URL(databaseUrl!);
     // pgvector lives in public, where the memory index keeps its tables: a search_path without it is refused.
     url.searchParams.set('options', `-c search_path=${schema},public`);
@@ -169,6 +173,10 @@ describe('memory-agents CLI', () => {
     const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
+    // pgvector in public before anything else creates it: created by the first connection below
+    // (search_path = the test's schema first), it would land in that schema, and dropping the
+    // schema at the end would drop it, with the vector column of the index's tables in public.
+    await admin.query('CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public').catch(() => undefined);
     const url = new URL(databaseUrl!);
     // pgvector's types live in public, where the memory index keeps its tables.
     url.searchParams.set('options', `-c search_path=${schema},public`);
