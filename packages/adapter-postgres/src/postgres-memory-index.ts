@@ -20,7 +20,8 @@ import { searchFilterOf } from './memory-index/filters.js';
 import { findDuplicateRecords, listRecords, updateRecords, vectorMeta } from './memory-index/list.js';
 import { copyRecords, deleteRecords } from './memory-index/copy-delete.js';
 import { rewriteKeywords } from './memory-index/keywords.js';
-import { annIndexState, openTables } from './memory-index/open.js';
+import { openTables } from './memory-index/open.js';
+import { buildAnnIndex } from './memory-index/ann-build.js';
 import { beginReembed, finishReembed, lockedFingerprint, reembedPending, reembedProgress, writeReembedded } from './memory-index/reembed.js';
 import type { SqlClient } from './sql-client.js';
 import type { PostgresMemoryIndexOptions } from './memory-index/options.js';
@@ -41,7 +42,7 @@ export type PostgresMemoryIndex = MemoryIndex & {
  * `memory_index_agents`, `memory_index_terms`, `memory_index_postings`, `memory_index_meta`) with its own migration table
  * (`memory_index_migrations`). The parts live in `memory-index/`: `schema.ts` (tables,
  * migrations, rows), `open.ts` (start), `write-path.ts` (upserts and BM25 statistics),
- * `copy-delete.ts`, `list.ts` (listing, patches, duplicates), `full-text-channel.ts`,
+ * `copy-delete.ts`, `list.ts` (listing, patches, duplicates), `ann-build.ts` (the HNSW index), `full-text-channel.ts`,
  * `vector-channel.ts`, `vectors.ts` and `settle.ts`.
  *
  * - Lexical: Okapi BM25 (k1 1.2, b 0.75) per agent over core's analyzed terms (`terms text[]`, and
@@ -172,31 +173,8 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
     const dimensions = state.fingerprint.dimensions;
     background = background.then(async () => {
       try {
-        const { rows } = await client.query<{ n: number | string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${records} LIMIT ${threshold}) t`);
-        if (Number(rows[0]?.n ?? 0) < threshold || state.hasAnnIndex) return;
-        const build = `INDEX IF NOT EXISTS memory_index_records_embedding_hnsw ON ${records} USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops)`;
-        const memory = options.annBuildMemory ?? '512MB';
-        if (!/^\d+\s*(kB|MB|GB)?$/.test(memory)) throw new RangeError(`annBuildMemory must be a size such as '512MB', not ${JSON.stringify(memory)}`);
-        if (client.dialect === 'postgres' && client.maintenance) {
-          // CONCURRENTLY: writes go on during the build (a plain CREATE INDEX holds back every
-          // insert for the whole build, tens of seconds at 50,000 rows: past the statement timeout).
-          try {
-            await client.maintenance(`SET maintenance_work_mem = '${memory}'`, `CREATE ${build.replace('INDEX IF NOT EXISTS', 'INDEX CONCURRENTLY IF NOT EXISTS')}`);
-          } catch (error) {
-            // A failed concurrent build leaves an invalid index behind: drop it, so a later build can run.
-            await client.maintenance(`DROP INDEX CONCURRENTLY IF EXISTS ${tables.schema}.memory_index_records_embedding_hnsw`).catch(() => undefined);
-            throw error;
-          }
-        } else {
-          await client.transaction(async (tx) => {
-            await tx.query(`SELECT set_config('maintenance_work_mem', $1, true)`, [memory]);
-            await tx.exec(`CREATE ${build}`);
-          }, { unbounded: true });
-        }
-        // Fresh planner statistics, so a large agent's search is planned on the new index.
-        await client.transaction((tx) => tx.exec(`ANALYZE ${records}`), { unbounded: true });
-        // IF NOT EXISTS also skips an invalid index (a killed concurrent build): searched as missing.
-        state.hasAnnIndex = (await annIndexState(client, tables)) === 'valid';
+        if (state.hasAnnIndex) return;
+        if (await buildAnnIndex(client, tables, { threshold, dimensions, memory: options.annBuildMemory ?? '512MB' })) state.hasAnnIndex = true;
       } catch (error) {
         onBackgroundError(error, 'HNSW index build');
       }
