@@ -121,7 +121,7 @@ try {
 
 /** The text of an ingest's turns, in order. */
 async function ingestedText(jobId: string): Promise<string> {
-  const turns = await store.jobs.listTurns({ jobId, fromIndex: 0, limit: 5000 });
+  const turns = await store.turns.list({ jobId, fromIndex: 0, limit: 5000 });
   return turns.map((turn) => turn.text).join('\n');
 }
 

@@ -10,7 +10,7 @@ const text = (value: string) => new TextEncoder().encode(value);
 
 /** Every turn the store holds for a job, in order. */
 async function turnsOf(store: Store, jobId: string) {
-  return store.jobs.listTurns({ jobId, fromIndex: 0, limit: 5000 });
+  return store.turns.list({ jobId, fromIndex: 0, limit: 5000 });
 }
 
 describe('observe-file over HTTP: formats, chunking, words and figures (in-process server, real fixtures)', () => {

@@ -138,7 +138,7 @@ async function crashedErasure(backend: Backend, by: 'observation' | 'thread' = '
   expect(crash.crashed).toBe(true);
   // The crash point: the intent stored (ids only), the old record deleted (or, at the delete, still there), the rewrite not written.
   expect((await real.get({ agentId, ids: [memoryId] })).map((record) => record.text)).toEqual(at === 'delete' ? ['MY SISTER lives in LISBON now.'] : []);
-  const intents = await store.jobs.repoints({ jobId: first.observation_id });
+  const intents = await store.repoints.list({ jobId: first.observation_id });
   expect(intents.map((intent) => intent.memoryId)).toEqual([memoryId]);
   expect(JSON.stringify(intents)).not.toMatch(/LISBON|SISTER|lisbon|sister/);
   await service.stop();
@@ -178,7 +178,7 @@ async function resumedAfterKill(backend: Backend, world: Awaited<ReturnType<type
     const caller = await service.as(world.organizationId);
     expect(await service.erasures.get({ caller, agentId: world.agentId, erasureId: world.erasureId })).toMatchObject({ status: 'completed' });
     await expectRecovered(service, world);
-    expect(await store.jobs.repoints({ jobId: world.first.observation_id })).toEqual([]);
+    expect(await store.repoints.list({ jobId: world.first.observation_id })).toEqual([]);
   } finally {
     await service.stop();
   }

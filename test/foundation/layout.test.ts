@@ -132,12 +132,8 @@ describe('repository layout', () => {
 
   describe('the Store areas (issue 40): one file each, under the same name, in every place that implements or tests them', () => {
     const PLACES = ['packages/core/src/in-memory/store', 'packages/adapter-postgres/src/store', 'packages/core/src/testing/conformance/store'];
-    /**
-     * Files of a place that are not areas: the place's own plumbing, and parts an area is split
-     * into (`job-*.ts` beside `jobs.ts`). Anything else there must be an area of the port.
-     */
+    /** Files of a place that are not areas: the place's own plumbing. Anything else there must be an area of the port. */
     const NOT_AREAS = new Set(['index.ts', 'state.ts', 'rows.ts', 'harness.ts', 'records.ts', 'types.ts']);
-    const isPart = (file: string) => /^job-[a-z-]+\.ts$/.test(file);
     const kebab = (area: string) => area.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
     const portAreas = async () => {
       const source = await readFile(join(ROOT, 'packages/core/src/ports/store/index.ts'), 'utf8');
@@ -153,7 +149,7 @@ describe('repository layout', () => {
       for (const place of PLACES) {
         const files = await filesOf(place);
         expect({ place, missing: areas.filter((area) => !files.includes(area)) }).toEqual({ place, missing: [] });
-        expect({ place, strays: files.filter((file) => !areas.includes(file) && !NOT_AREAS.has(file) && !isPart(file)) }).toEqual({ place, strays: [] });
+        expect({ place, strays: files.filter((file) => !areas.includes(file) && !NOT_AREAS.has(file)) }).toEqual({ place, strays: [] });
       }
     });
 

@@ -117,11 +117,11 @@ describe('job and turn details written by earlier versions', () => {
         details: { sourceId: 'src_2', filename: 'notes.md', converting: false },
       });
       expect(await store.jobs.get({ agentId: 'agent_1', jobId: 'obs_said' })).toMatchObject({ kind: 'observe', details: {} });
-      expect((await store.jobs.listTurns({ jobId: 'obs_done', fromIndex: 0, limit: 10 })).map((turn) => turn.details)).toEqual([
+      expect((await store.turns.list({ jobId: 'obs_done', fromIndex: 0, limit: 10 })).map((turn) => turn.details)).toEqual([
         { sourceId: 'src_2', filename: 'notes.md', page: null, pageEnd: null, piece: 0 },
         { sourceId: 'src_2', filename: null, page: 3, pageEnd: null, piece: null },
       ]);
-      expect((await store.jobs.listTurns({ jobId: 'obs_said', fromIndex: 0, limit: 10 })).map((turn) => turn.details)).toEqual([{}]);
+      expect((await store.turns.list({ jobId: 'obs_said', fromIndex: 0, limit: 10 })).map((turn) => turn.details)).toEqual([{}]);
     } finally {
       await store.close();
       await client.close();
@@ -235,7 +235,7 @@ describe.skipIf(!databaseUrl)('real PostgreSQL (DATABASE_URL), a thread deleted 
       };
       const deleted = store.threads.delete({ agentId, threadId });
       await waiting(1);
-      const progressed = store.jobs.setTurnStates({ jobId, turnIndexes: [0, 1], state: 'committed' });
+      const progressed = store.turns.setStates({ jobId, turnIndexes: [0, 1], state: 'committed' });
       await waiting(2);
       await blocker.query('COMMIT');
       // Before the fix the progress updated the job's turns first and then the job, the cascade

@@ -59,6 +59,15 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     get agents() {
       return open().agents;
     },
+    get turns() {
+      return open().turns;
+    },
+    get receipts() {
+      return open().receipts;
+    },
+    get repoints() {
+      return open().repoints;
+    },
     get threads() {
       return open().threads;
     },

@@ -5,6 +5,9 @@ import { postgresUploads } from './uploads.js';
 import { postgresIdempotency } from './idempotency.js';
 import { postgresImages } from './images.js';
 import { postgresJobs } from './jobs.js';
+import { postgresTurns } from './turns.js';
+import { postgresReceipts } from './receipts.js';
+import { postgresRepoints } from './repoints.js';
 import { postgresKeys } from './keys.js';
 import { postgresNotLearned } from './not-learned.js';
 import { postgresLeases } from './leases.js';
@@ -33,6 +36,9 @@ export function postgresStoreAreas(db: SqlClient): StoreAreas {
     logs: postgresLogs(db),
     leases: postgresLeases(db),
     jobs: postgresJobs(db),
+    turns: postgresTurns(db),
+    receipts: postgresReceipts(db),
+    repoints: postgresRepoints(db),
     notLearned: postgresNotLearned(db),
     ledger: postgresLedger(db),
     rateLimits: postgresRateLimits(db),

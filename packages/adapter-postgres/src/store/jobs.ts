@@ -1,9 +1,7 @@
-import { readJobDetails, readTurnDetails, type JobRecord, type JobStore, type JobSupersession, type LearningReason, type TurnRecord, type TurnState } from '@memory-agents/core/adapter';
+import { readJobDetails, type JobRecord, type JobStore, type TurnRecord } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { patchRow, type PatchColumn } from '../patch-row.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
-import { postgresJobModelUsage } from './job-model-usage.js';
-import { postgresJobRepoints } from './job-repoints.js';
 
 /** Job statuses after which a job no longer runs (core's `FINAL_JOB_STATUSES`), as an SQL list. */
 const FINAL = "('committed', 'failed', 'cancelled')";
@@ -28,20 +26,6 @@ function toJob(row: Row): JobRecord {
     updatedAt: iso(row.updated_at),
     // The JSON column is read into the typed details of the job's kind (rows of any earlier version).
     ...readJobDetails(row.kind, row.details),
-  };
-}
-
-function toTurn(row: Row): TurnRecord {
-  return {
-    jobId: row.job_id as string,
-    turnIndex: Number(row.turn_index),
-    speaker: row.speaker as string,
-    text: row.text as string,
-    timestamp: row.sent_at as string,
-    tags: row.tags as string[],
-    state: row.state as TurnState,
-    failureReason: (row.failure_reason as LearningReason | null) ?? null,
-    details: readTurnDetails(row.details),
   };
 }
 
@@ -82,11 +66,9 @@ async function insertTurns(db: SqlClient, jobId: string, turns: readonly TurnRec
   );
 }
 
-/** Jobs and their turns; an insert takes the agent's row lock (its single ingestion slot). */
+/** Jobs (inserted and appended to with their turns); an insert takes the agent's row lock (its single ingestion slot). */
 export function postgresJobs(db: SqlClient): JobStore {
   return {
-    ...postgresJobModelUsage(db),
-    ...postgresJobRepoints(db),
     insert({ job, turns, onlyIfIdle }) {
       return db.transaction(async (tx) => {
         // The agent row lock is the agent's single ingestion slot: concurrent inserts serialize here.
@@ -139,112 +121,6 @@ export function postgresJobs(db: SqlClient): JobStore {
     async agentsWithUnfinishedJobs() {
       const { rows } = await db.query<{ agent_id: string }>(`SELECT DISTINCT agent_id FROM jobs WHERE status NOT IN ${FINAL}`);
       return rows.map((row) => row.agent_id);
-    },
-    async listTurns({ jobId, fromIndex, limit }) {
-      const { rows } = await db.query('SELECT * FROM job_turns WHERE job_id = $1 AND turn_index >= $2 ORDER BY turn_index LIMIT $3', [
-        jobId,
-        fromIndex,
-        limit,
-      ]);
-      return rows.map(toTurn);
-    },
-    async getTurns({ refs }) {
-      if (refs.length === 0) return [];
-      const { rows } = await db.query(
-        `SELECT t.* FROM job_turns t JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::int[]) AS r(job_id, turn_index)) r
-           ON t.job_id = r.job_id AND t.turn_index = r.turn_index ORDER BY t.job_id COLLATE "C", t.turn_index`,
-        [refs.map((ref) => ref.jobId), refs.map((ref) => ref.turnIndex)],
-      );
-      return rows.map(toTurn);
-    },
-    async setTurnStates({ jobId, turnIndexes, state, failureReason }) {
-      // One statement (one round trip, one commit): the job's row is locked first (`locked` feeds
-      // the turns' update), in the order a thread or agent delete cascades (jobs, then job_turns):
-      // the other order deadlocks with a delete running at the same moment. The count reads the
-      // statement's snapshot, before the turns change: the other turns not pending, plus the
-      // changed ones when their new state is not pending. A job that is gone changes nothing.
-      await db.query(
-        `WITH locked AS (SELECT id FROM jobs WHERE id = $1 FOR UPDATE),
-         changed AS (
-           UPDATE job_turns t SET state = $3, failure_reason = $4 FROM locked
-           WHERE t.job_id = locked.id AND t.turn_index = ANY($2::int[]) RETURNING t.turn_index)
-         UPDATE jobs SET turns_processed =
-           (SELECT count(*) FROM job_turns WHERE job_id = $1 AND state <> 'pending' AND NOT (turn_index = ANY($2::int[])))
-           + CASE WHEN $3 = 'pending' THEN 0 ELSE (SELECT count(*) FROM changed) END
-         FROM locked WHERE jobs.id = locked.id`,
-        [jobId, turnIndexes, state, state === 'failed' ? (failureReason ?? null) : null],
-      );
-    },
-    async recordSupersessions({ jobId, supersessions }) {
-      const rows = supersessions.flatMap(({ turnIndex, memoryIds }) => memoryIds.map((memoryId) => ({ turnIndex, memoryId })));
-      if (rows.length === 0) return;
-      // A job that is gone (deleted meanwhile) records nothing: the join drops the rows.
-      await db.query(
-        `INSERT INTO job_supersessions (job_id, memory_id, turn_index)
-         SELECT $1, m.memory_id, m.turn_index FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS m(memory_id, turn_index, n)
-         WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1) ORDER BY m.n
-         ON CONFLICT (job_id, memory_id) DO NOTHING`,
-        [jobId, rows.map((row) => row.memoryId), rows.map((row) => row.turnIndex)],
-      );
-    },
-    async supersessions({ jobId }) {
-      const { rows } = await db.query<{ memory_id: string; turn_index: number | null }>(
-        'SELECT memory_id, turn_index FROM job_supersessions WHERE job_id = $1 ORDER BY turn_index NULLS LAST, seq',
-        [jobId],
-      );
-      const found: JobSupersession[] = [];
-      for (const row of rows) {
-        const turnIndex = row.turn_index === null ? null : Number(row.turn_index);
-        const last = found.at(-1);
-        if (last && last.turnIndex === turnIndex) last.memoryIds.push(row.memory_id);
-        else found.push({ turnIndex, memoryIds: [row.memory_id] });
-      }
-      return found;
-    },
-    async recordMerges({ jobId, merges }) {
-      if (merges.length === 0) return;
-      // A job that is gone (deleted meanwhile) records nothing: the join drops the rows.
-      await db.query(
-        `INSERT INTO job_merges (job_id, turn_index, memory_id)
-         SELECT $1, m.turn_index, m.memory_id FROM unnest($2::int[], $3::text[]) AS m(turn_index, memory_id)
-         WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1)
-         ON CONFLICT (job_id, turn_index) DO UPDATE SET memory_id = excluded.memory_id`,
-        [jobId, merges.map((merge) => merge.turnIndex), merges.map((merge) => merge.memoryId)],
-      );
-    },
-    async merges({ jobId }) {
-      const { rows } = await db.query<{ turn_index: number; memory_id: string }>('SELECT turn_index, memory_id FROM job_merges WHERE job_id = $1 ORDER BY turn_index', [jobId]);
-      return rows.map((row) => ({ turnIndex: Number(row.turn_index), memoryId: row.memory_id }));
-    },
-    async recordPolicyDrops({ jobId, drops }) {
-      if (drops.length === 0) return;
-      const turns = [...new Set(drops.map((drop) => drop.turnIndex))];
-      // A job that is gone (deleted meanwhile) records nothing: the join drops the rows.
-      await db.query('DELETE FROM job_policy_drops WHERE job_id = $1 AND turn_index = ANY($2::int[])', [jobId, turns]);
-      await db.query(
-        `INSERT INTO job_policy_drops (job_id, turn_index, seq, category, rule)
-         SELECT $1, d.turn_index, d.seq, d.category, d.rule FROM unnest($2::int[], $3::int[], $4::text[], $5::text[]) AS d(turn_index, seq, category, rule)
-         WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1)
-         ON CONFLICT (job_id, turn_index, seq) DO UPDATE SET category = excluded.category, rule = excluded.rule`,
-        [jobId, drops.map((drop) => drop.turnIndex), drops.map((_, i) => i), drops.map((drop) => drop.category), drops.map((drop) => drop.rule)],
-      );
-    },
-    async policyDrops({ jobId }) {
-      const { rows } = await db.query<{ turn_index: number; category: string | null; rule: string }>('SELECT turn_index, category, rule FROM job_policy_drops WHERE job_id = $1 ORDER BY turn_index, seq', [jobId]);
-      return rows.map((row) => ({ turnIndex: Number(row.turn_index), category: row.category, rule: row.rule }));
-    },
-    async turnCounts({ jobId }) {
-      const { rows } = await db.query<{ state: TurnState; n: string }>('SELECT state, count(*) AS n FROM job_turns WHERE job_id = $1 GROUP BY state', [jobId]);
-      const counts: Record<TurnState, number> = { pending: 0, read: 0, committed: 0, failed: 0 };
-      for (const row of rows) counts[row.state] = Number(row.n);
-      return counts;
-    },
-    async countCommittedTurns({ agentId }) {
-      const { rows } = await db.query<{ n: string }>(
-        "SELECT count(*) AS n FROM job_turns t JOIN jobs j ON j.id = t.job_id WHERE j.agent_id = $1 AND t.state = 'committed'",
-        [agentId],
-      );
-      return Number(rows[0]?.n ?? 0);
     },
     async cancelForThread({ threadId, at }) {
       const { rows } = await db.query<{ id: string }>(

@@ -34,7 +34,7 @@ export function createAgents(context: ServiceContext, reclaimer: Reclaimer) {
     if (!source) throw new Error(`restore source ${agent.restoreFrom} vanished`);
     await context.index.deleteBy({ agentId: agent.id });
     await context.index.copyAgent({ fromAgentId: source.id, toAgentId: agent.id, toOrganizationId: agent.organizationId, newId: () => context.ids('mem_') });
-    return { resumedFromTurn: source.resumedFromTurn + (await context.store.jobs.countCommittedTurns({ agentId: source.id })) };
+    return { resumedFromTurn: source.resumedFromTurn + (await context.store.turns.countCommitted({ agentId: source.id })) };
   }
 
   /** Finishes creation work: `initializing` -> `ready` (or `failed`). Also run on start for leftovers. */

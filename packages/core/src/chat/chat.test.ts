@@ -198,7 +198,7 @@ describe('chat: store calls per answer', () => {
   it('reads the cited turns in one store call, once per answer even when streamed, and gives the same citations', async () => {
     const inner = inMemoryStore();
     let turnReads = 0;
-    const store: Store = { ...inner, jobs: { ...inner.jobs, getTurns: (request) => (turnReads++, inner.jobs.getTurns(request)) } };
+    const store: Store = { ...inner, turns: { ...inner.turns, get: (request) => (turnReads++, inner.turns.get(request)) } };
     const { service, owner, agentId, threadId, observeSettled } = await learningService({ store });
     await observeSettled(turns(6));
     await observeSettled(turns(4));

@@ -22,11 +22,11 @@ async function storeWithTurns() {
   await inner.jobs.insert({ job: second, turns: turns(second.id, 3), onlyIfIdle: false });
   let reads = 0;
   const store: Store = Object.create(inner) as Store;
-  Object.defineProperty(store, 'jobs', {
+  Object.defineProperty(store, 'turns', {
     get: () => ({
-      ...inner.jobs,
-      listTurns: (r: Parameters<Store['jobs']['listTurns']>[0]) => (reads++, inner.jobs.listTurns(r)),
-      getTurns: (r: Parameters<Store['jobs']['getTurns']>[0]) => (reads++, inner.jobs.getTurns(r)),
+      ...inner.turns,
+      list: (r: Parameters<Store['turns']['list']>[0]) => (reads++, inner.turns.list(r)),
+      get: (r: Parameters<Store['turns']['get']>[0]) => (reads++, inner.turns.get(r)),
     }),
   });
   const context = { store } as unknown as ServiceContext;

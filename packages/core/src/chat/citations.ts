@@ -15,7 +15,7 @@ export async function citationOf(context: ServiceContext, record: MemoryHitRecor
 
 /**
  * The citations of `records`, in order, as {@link citationOf} makes them. The source turns the
- * `verified` check reads are read in one store call (`jobs.getTurns`), whatever observations they
+ * `verified` check reads are read in one store call (`turns.get`), whatever observations they
  * come from: each read is a store round trip.
  */
 export async function citationsOf(context: ServiceContext, records: readonly MemoryHitRecord[]): Promise<Citation[]> {
@@ -32,7 +32,7 @@ async function sourceTurns(context: ServiceContext, records: readonly MemoryHitR
   if (records.length === 0) return new Map();
   const refs = records.map(({ source }) => ({ jobId: source.observationId, turnIndex: source.turnIndex }));
   const found = new Map<string, TurnRecord>();
-  for (const turn of await context.store.jobs.getTurns({ refs })) found.set(turnKey(turn.jobId, turn.turnIndex), turn);
+  for (const turn of await context.store.turns.get({ refs })) found.set(turnKey(turn.jobId, turn.turnIndex), turn);
   return found;
 }
 

@@ -162,7 +162,7 @@ describe('charges and refunds under concurrency', () => {
     const entries = await store.ledger.list({ organizationId: 'org_1', limit: 10 });
     expect(entries.filter((entry) => entry.kind === 'charge')).toHaveLength(1);
     expect((await store.ledger.getAccount({ organizationId: 'org_1' }))!.balance).toBe('99.997');
-    expect(await store.jobs.turnCounts({ jobId: 'obs_1' })).toMatchObject({ read: 2, pending: 0 });
+    expect(await store.turns.counts({ jobId: 'obs_1' })).toMatchObject({ read: 2, pending: 0 });
   });
 
   it('reads only the turns the balance covers; the rest are refused uncharged (credits_exhausted)', async () => {

@@ -168,7 +168,7 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
         chargedCost = '0';
         const account = await tx.ledger.getAccount({ organizationId: job.organizationId });
         if (!account || !account.enabled) {
-          await tx.jobs.setTurnStates({ jobId: job.id, turnIndexes: fresh.map((turn) => turn.turnIndex), state: 'read' });
+          await tx.turns.setStates({ jobId: job.id, turnIndexes: fresh.map((turn) => turn.turnIndex), state: 'read' });
           return { read: fresh, refused: [] };
         }
         const prices = resolvePrices(account.prices, defaults);
@@ -205,7 +205,7 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
           // `duplicate`: already charged under this reference; `insufficient`: another charge won the race.
           if (!result.ok && result.reason !== 'duplicate') return { read: [], refused: fresh };
           if (result.ok) chargedCost = total.toFixed();
-          await tx.jobs.setTurnStates({ jobId: job.id, turnIndexes: charged.map((item) => item.turn.turnIndex), state: 'read' });
+          await tx.turns.setStates({ jobId: job.id, turnIndexes: charged.map((item) => item.turn.turnIndex), state: 'read' });
         }
         return { read: charged.map((item) => item.turn), refused: costs.slice(affordable).map((item) => item.turn) };
       });
@@ -284,7 +284,7 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
   async function refundedWords(job: JobRecord, wanted: Set<string>): Promise<number> {
     let words = 0;
     for (let fromIndex = 0; ; ) {
-      const page = await store.jobs.listTurns({ jobId: job.id, fromIndex, limit: 1000 });
+      const page = await store.turns.list({ jobId: job.id, fromIndex, limit: 1000 });
       if (page.length === 0) return words;
       for (const turn of page) if (wanted.has(String(turn.turnIndex))) words += billedWords(turn.text);
       fromIndex = page.at(-1)!.turnIndex + 1;

@@ -17,7 +17,7 @@ const PAGE = 1000;
  *   its timestamp, keywords its speaker, date and words (the erased turn's neighbours are not
  *   kept), the rest of `alsoFrom`. With none left it is deleted with the job as before.
  * Crash-safe: a re-pointing is deleted then written anew, so its intent (ids, dates and flags,
- * never text: `store.jobs.recordRepoint`) is stored first; a resumed erasure writes again every
+ * never text: `store.repoints.record`) is stored first; a resumed erasure writes again every
  * intent left and only then looks for memories still to re-point (docs/decisions.md).
  * Idempotent: run again (a resumed erasure) it finds nothing left to change.
  */
@@ -26,7 +26,7 @@ export async function detachMerged(context: ServiceContext, agentId: string, job
   const erased = new Set(jobIds);
   const kept = (source: MemorySourceRef) => !erased.has(source.observationId);
   const targets = new Set<string>();
-  for (const jobId of erased) for (const merge of await context.store.jobs.merges({ jobId })) targets.add(merge.memoryId);
+  for (const jobId of erased) for (const merge of await context.store.receipts.merges({ jobId })) targets.add(merge.memoryId);
   const patches: MemoryPatch[] = [];
   for (const record of targets.size === 0 ? [] : await context.index.get({ agentId, ids: [...targets] })) {
     if (erased.has(record.source.observationId) || record.alsoFrom.every(kept)) continue;
@@ -35,7 +35,7 @@ export async function detachMerged(context: ServiceContext, agentId: string, job
   if (patches.length > 0) await context.index.update({ agentId, patches });
   // Re-pointings a stopped process left half done (the old record perhaps deleted already).
   for (const jobId of erased) {
-    for (const intent of await context.store.jobs.repoints({ jobId })) {
+    for (const intent of await context.store.repoints.list({ jobId })) {
       await rewrite(context, jobId, intent, await repointed(context, { ...intent, remaining: intent.remaining.filter(kept) }));
     }
   }
@@ -55,7 +55,7 @@ export async function detachMerged(context: ServiceContext, agentId: string, job
       };
       const rewritten = await repointed(context, intent);
       if (!rewritten) continue;
-      await context.store.jobs.recordRepoint({ jobId, repoint: intent });
+      await context.store.repoints.record({ jobId, repoint: intent });
       await rewrite(context, jobId, intent, rewritten);
     }
   }
@@ -70,7 +70,7 @@ async function rewrite(context: ServiceContext, jobId: string, intent: JobRepoin
   await context.index.deleteBy({ agentId: intent.agentId, ids: [intent.memoryId] });
   if (rewritten) await context.index.upsert({ records: [rewritten], embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions } });
   await repointMark(context, intent.agentId, intent.memoryId, rewritten);
-  await context.store.jobs.clearRepoint({ jobId, memoryId: intent.memoryId });
+  await context.store.repoints.clear({ jobId, memoryId: intent.memoryId });
 }
 
 /** The memory's mark (issue 42) follows it: gone with it, or moved to the source it now has. */
@@ -100,7 +100,7 @@ async function mergedMemoriesOf(context: ServiceContext, agentId: string, jobId:
 async function repointed(context: ServiceContext, intent: JobRepoint): Promise<MemoryRecord | null> {
   const { remaining } = intent;
   for (const [position, source] of remaining.entries()) {
-    const [turn] = await context.store.jobs.getTurns({ refs: [{ jobId: source.observationId, turnIndex: source.turnIndex }] });
+    const [turn] = await context.store.turns.get({ refs: [{ jobId: source.observationId, turnIndex: source.turnIndex }] });
     const text = turn?.text.trim() ?? '';
     if (!turn || text === '') continue;
     const [vector] = (await context.embedder.embed({ texts: [text] })).vectors;

@@ -76,15 +76,15 @@ export async function* exportAgent(context: ExportContext, { organizationId, age
     for (const job of jobsByThread.get(thread.id) ?? []) {
       yield emit('job', { job });
       for (let from = 0; ; from += 1000) {
-        const turns = await context.store.jobs.listTurns({ jobId: job.id, fromIndex: from, limit: 1000 });
+        const turns = await context.store.turns.list({ jobId: job.id, fromIndex: from, limit: 1000 });
         for (const turn of turns) yield emit('turn', { turn });
         if (turns.length < 1000) break;
       }
       // What its receipt reads beyond turns and memories, so the copy's receipt says the same.
       const [merges, supersessions, modelUsage] = await Promise.all([
-        context.store.jobs.merges({ jobId: job.id }),
-        context.store.jobs.supersessions({ jobId: job.id }),
-        context.store.jobs.modelUsage({ jobId: job.id }),
+        context.store.receipts.merges({ jobId: job.id }),
+        context.store.receipts.supersessions({ jobId: job.id }),
+        context.store.receipts.modelUsage({ jobId: job.id }),
       ]);
       if (merges.length + supersessions.length + modelUsage.length > 0) yield emit('job_learning', { jobId: job.id, merges, supersessions, modelUsage });
       ledgerJobs.push(job.id);

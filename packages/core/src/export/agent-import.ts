@@ -284,9 +284,9 @@ export async function importAgent(context: ImportContext, { organizationId, open
         case 'job_learning': {
           const { jobId, merges, supersessions, modelUsage } = record as unknown as JobLearningLine;
           const id = job(jobId);
-          await context.store.jobs.recordMerges({ jobId: id, merges: merges.map((merge) => ({ turnIndex: merge.turnIndex, memoryId: memory(merge.memoryId) })) });
-          await context.store.jobs.recordSupersessions({ jobId: id, supersessions: supersessions.map((entry) => ({ turnIndex: entry.turnIndex, memoryIds: entry.memoryIds.map(memory) })) });
-          for (const batch of modelUsage) await context.store.jobs.recordModelUsage({ jobId: id, batch });
+          await context.store.receipts.recordMerges({ jobId: id, merges: merges.map((merge) => ({ turnIndex: merge.turnIndex, memoryId: memory(merge.memoryId) })) });
+          await context.store.receipts.recordSupersessions({ jobId: id, supersessions: supersessions.map((entry) => ({ turnIndex: entry.turnIndex, memoryIds: entry.memoryIds.map(memory) })) });
+          for (const batch of modelUsage) await context.store.receipts.recordModelUsage({ jobId: id, batch });
           break;
         }
         case 'not_learned': {

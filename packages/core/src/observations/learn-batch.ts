@@ -166,7 +166,7 @@ async function recordPolicy(context: ServiceContext, job: JobRecord, applied: Po
     // Memories merged into an existing one were not written: they keep no mark.
     const memories = applied.marks.filter((mark) => ids.has(mark.memoryId));
     if (memories.length > 0) await context.store.memoryMarks.recordLearned({ organizationId: job.organizationId, agentId: job.agentId, memories, at: context.nowIso() });
-    if (applied.drops.length > 0) await context.store.jobs.recordPolicyDrops({ jobId: job.id, drops: applied.drops });
+    if (applied.drops.length > 0) await context.store.receipts.recordPolicyDrops({ jobId: job.id, drops: applied.drops });
   } catch (error) {
     context.logger.warn('recording what the extraction policy did failed', { jobId: job.id, error: describeError(error) });
   }
@@ -251,7 +251,7 @@ async function recordSupersessions(context: ServiceContext, job: JobRecord, turn
   const byTurn = new Map<number | null, string[]>();
   for (const [memoryId, turnIndex] of turnOf) byTurn.set(turnIndex, [...(byTurn.get(turnIndex) ?? []), memoryId]);
   try {
-    await context.store.jobs.recordSupersessions({ jobId: job.id, supersessions: [...byTurn].map(([turnIndex, memoryIds]) => ({ turnIndex, memoryIds })) });
+    await context.store.receipts.recordSupersessions({ jobId: job.id, supersessions: [...byTurn].map(([turnIndex, memoryIds]) => ({ turnIndex, memoryIds })) });
   } catch (error) {
     context.logger.warn('recording superseded memories failed', { jobId: job.id, error: describeError(error) });
   }

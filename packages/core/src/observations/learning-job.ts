@@ -103,7 +103,7 @@ async function processTurns(run: JobRun, job: JobRecord): Promise<number> {
  * Committed and failed turns are final: a resumed job never reads them again.
  */
 async function nextBatch(context: ServiceContext, job: JobRecord, fromIndex: number): Promise<{ batch: TurnRecord[]; fromIndex: number } | null> {
-  const page = await context.store.jobs.listTurns({ jobId: job.id, fromIndex, limit: TURN_BATCH });
+  const page = await context.store.turns.list({ jobId: job.id, fromIndex, limit: TURN_BATCH });
   if (page.length === 0) return null;
   const batch: TurnRecord[] = [];
   let chars = 0;
@@ -137,7 +137,7 @@ async function recordResults(context: ServiceContext, job: JobRecord, results: T
   const { store } = context;
   const committed = results.filter((result) => result.ok).map((result) => result.turnIndex);
   if (committed.length > 0) {
-    await store.jobs.setTurnStates({ jobId: job.id, turnIndexes: committed, state: 'committed' });
+    await store.turns.setStates({ jobId: job.id, turnIndexes: committed, state: 'committed' });
     context.telemetry({ kind: 'turns_learned', turns: committed.length });
   }
   const failures = new Map<LearningReason, number[]>();
@@ -145,7 +145,7 @@ async function recordResults(context: ServiceContext, job: JobRecord, results: T
     if (result.ok) continue;
     failures.set(result.reason, [...(failures.get(result.reason) ?? []), result.turnIndex]);
   }
-  for (const [reason, turnIndexes] of failures) await store.jobs.setTurnStates({ jobId: job.id, turnIndexes, state: 'failed', failureReason: reason });
+  for (const [reason, turnIndexes] of failures) await store.turns.setStates({ jobId: job.id, turnIndexes, state: 'failed', failureReason: reason });
 }
 
 /**
@@ -167,7 +167,7 @@ async function forgetCancelled(context: ServiceContext, job: JobRecord): Promise
 async function turnsIn(context: ServiceContext, job: JobRecord, states: readonly TurnRecord['state'][]): Promise<TurnRecord[]> {
   const found: TurnRecord[] = [];
   for (let fromIndex = 0; ; ) {
-    const page = await context.store.jobs.listTurns({ jobId: job.id, fromIndex, limit: 1000 });
+    const page = await context.store.turns.list({ jobId: job.id, fromIndex, limit: 1000 });
     if (page.length === 0) return found;
     found.push(...page.filter((turn) => states.includes(turn.state)));
     fromIndex = page.at(-1)!.turnIndex + 1;
@@ -177,7 +177,7 @@ async function turnsIn(context: ServiceContext, job: JobRecord, states: readonly
 /** Fails every turn of the job not yet committed or failed. */
 async function failRemaining(context: ServiceContext, job: JobRecord, reason: LearningReason): Promise<void> {
   const remaining = (await turnsIn(context, job, ['pending', 'read'])).map((turn) => turn.turnIndex);
-  if (remaining.length > 0) await context.store.jobs.setTurnStates({ jobId: job.id, turnIndexes: remaining, state: 'failed', failureReason: reason });
+  if (remaining.length > 0) await context.store.turns.setStates({ jobId: job.id, turnIndexes: remaining, state: 'failed', failureReason: reason });
 }
 
 /**
@@ -196,7 +196,7 @@ async function settle(context: ServiceContext, job: JobRecord, allCommitted: boo
     return;
   }
   // Counting first: a job that learned every turn is not listed again.
-  const counts = await store.jobs.turnCounts({ jobId: job.id });
+  const counts = await store.turns.counts({ jobId: job.id });
   const failed =
     counts.failed > 0
       ? (await turnsIn(context, job, ['failed'])).map((turn) => ({ turnIndex: turn.turnIndex, reason: turn.failureReason ?? 'generation_failed' }))

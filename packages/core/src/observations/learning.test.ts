@@ -304,7 +304,7 @@ describe('observation jobs: the ingestion slot and readiness', () => {
     // Simulate a crash mid-job: the job back to processing with its turns unread and the lease
     // held by a holder that no longer exists.
     await store.jobs.update({ jobId: accepted.observation_id, patch: { status: 'processing' } });
-    await store.jobs.setTurnStates({ jobId: accepted.observation_id, turnIndexes: [1, 2], state: 'read' });
+    await store.turns.setStates({ jobId: accepted.observation_id, turnIndexes: [1, 2], state: 'read' });
     await store.leases.acquire({ name: `ingest:${first.agentId}`, holder: 'worker_dead', ttlMs: 3_600_000, now: Date.now() });
     const { createMemoryService } = await import('../create-memory-service.js');
     const { silentLogger } = await import('../service/logger.js');
@@ -328,7 +328,7 @@ describe('observation jobs: the ingestion slot and readiness', () => {
     expect(learned).toBe(4);
     // Simulate a crash after turns 0 and 1 committed: turns 2 and 3 never reached the index.
     await store.jobs.update({ jobId, patch: { status: 'processing' } });
-    await store.jobs.setTurnStates({ jobId, turnIndexes: [2, 3], state: 'pending' });
+    await store.turns.setStates({ jobId, turnIndexes: [2, 3], state: 'pending' });
     await index.deleteBy({ agentId: first.agentId, ids: [2, 3].map((turn) => `mem_${jobId.slice(4)}_${turn}_0`) });
     expect((await index.stats({ agentId: first.agentId })).count).toBe(2);
     await store.leases.acquire({ name: `ingest:${first.agentId}`, holder: 'worker_dead', ttlMs: 3_600_000, now: Date.now() });
@@ -340,7 +340,7 @@ describe('observation jobs: the ingestion slot and readiness', () => {
     const status = await restarted.observationStatus({ caller: first.owner, agentId: first.agentId, threadId: first.threadId, observationId: jobId });
     expect(status).toMatchObject({ status: 'committed', turns_total: 4, turns_processed: 4, learning: null });
     expect(status.resumed_at).not.toBeNull();
-    expect(await store.jobs.turnCounts({ jobId })).toEqual({ pending: 0, read: 0, committed: 4, failed: 0 });
+    expect(await store.turns.counts({ jobId })).toEqual({ pending: 0, read: 0, committed: 4, failed: 0 });
     expect((await index.stats({ agentId: first.agentId })).count).toBe(4);
     await restarted.stop();
   });

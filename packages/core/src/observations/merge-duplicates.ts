@@ -124,7 +124,7 @@ export async function applyMerges(context: ServiceContext, job: JobRecord, plan:
   if (plan.merges.length === 0) return;
   for (let attempt = 1; attempt <= MERGE_ATTEMPTS; attempt++) {
     try {
-      await context.store.jobs.recordMerges({ jobId: job.id, merges: plan.merges.map(({ turnIndex, memoryId }) => ({ turnIndex, memoryId })) });
+      await context.store.receipts.recordMerges({ jobId: job.id, merges: plan.merges.map(({ turnIndex, memoryId }) => ({ turnIndex, memoryId })) });
       // A job cancelled meanwhile (its thread erased) cites nothing: erasure could not find it.
       const current = await context.store.jobs.get({ agentId: job.agentId, jobId: job.id });
       if (!current || current.status === 'cancelled') return;

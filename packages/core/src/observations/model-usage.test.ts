@@ -48,14 +48,14 @@ describe('meterBatch', () => {
     expect(first.run.context.embedder.id).toBe('emb:16');
     await calls(first.run, ['a', 'b', 'c']);
     await first.record(stored, batchTurns.slice(0, 3));
-    expect(await store.jobs.modelUsage({ jobId: stored.id })).toEqual([
+    expect(await store.receipts.modelUsage({ jobId: stored.id })).toEqual([
       { turnIndexes: [0, 1, 2], usage: [{ model: 'llm', inputTokens: 50, outputTokens: 5 }, { model: 'emb:16', inputTokens: 4, outputTokens: 0 }] },
     ]);
     // The same turns learned again after a crash: the new run's tokens replace the first run's.
     const again = meterBatch(run);
     await calls(again.run, ['a', 'b']);
     await again.record(stored, batchTurns.slice(0, 3));
-    expect(await store.jobs.modelUsage({ jobId: stored.id })).toEqual([
+    expect(await store.receipts.modelUsage({ jobId: stored.id })).toEqual([
       { turnIndexes: [0, 1, 2], usage: [{ model: 'llm', inputTokens: 50, outputTokens: 5 }, { model: 'emb:16', inputTokens: 3, outputTokens: 0 }] },
     ]);
   });
@@ -66,9 +66,9 @@ describe('meterBatch', () => {
     const silent = meterBatch({ ...run, context: { ...run.context, embedder: mockEmbedder() } });
     await calls(silent.run, ['a']);
     await silent.record(stored, batchTurns);
-    expect(await store.jobs.modelUsage({ jobId: stored.id })).toEqual([]);
+    expect(await store.receipts.modelUsage({ jobId: stored.id })).toEqual([]);
 
-    const failing = meterBatch({ ...run, context: { ...run.context, store: { ...store, jobs: { ...store.jobs, recordModelUsage: async () => Promise.reject(new Error('store down')) } } } });
+    const failing = meterBatch({ ...run, context: { ...run.context, store: { ...store, receipts: { ...store.receipts, recordModelUsage: async () => Promise.reject(new Error('store down')) } } } });
     await calls(failing.run, ['a']);
     await expect(failing.record(stored, batchTurns)).resolves.toBeUndefined();
     expect(logged).toEqual(['recording model tokens failed']);

@@ -66,7 +66,7 @@ export function meterBatch(run: JobRun): { run: JobRun; record(job: JobRecord, t
       const usage = sumModelUsage([...fromWriter, ...fromEmbedder]);
       if (usage.length === 0 || turns.length === 0) return;
       try {
-        await run.context.store.jobs.recordModelUsage({ jobId: job.id, batch: { turnIndexes: turns.map((turn) => turn.turnIndex), usage } });
+        await run.context.store.receipts.recordModelUsage({ jobId: job.id, batch: { turnIndexes: turns.map((turn) => turn.turnIndex), usage } });
       } catch (error) {
         // The memories are committed; a receipt then lacks this batch's tokens (logged).
         run.context.logger.warn('recording model tokens failed', { jobId: job.id, error: describeError(error) });

@@ -25,11 +25,11 @@ export async function buildReceipt(context: ServiceContext, job: JobRecord): Pro
   const [turns, memoryIds, supersessions, merges, usage, entries, drops] = await Promise.all([
     allTurns(context, job),
     memoriesOf(context, job),
-    context.store.jobs.supersessions({ jobId: job.id }),
-    context.store.jobs.merges({ jobId: job.id }),
-    context.store.jobs.modelUsage({ jobId: job.id }),
+    context.store.receipts.supersessions({ jobId: job.id }),
+    context.store.receipts.merges({ jobId: job.id }),
+    context.store.receipts.modelUsage({ jobId: job.id }),
     context.store.ledger.listForJob({ organizationId: job.organizationId, jobId: job.id }),
-    context.store.jobs.policyDrops({ jobId: job.id }),
+    context.store.receipts.policyDrops({ jobId: job.id }),
   ]);
   const droppedOf = new Map<number, { category: string | null; rule: string }[]>();
   for (const { turnIndex, category, rule } of drops) droppedOf.set(turnIndex, [...(droppedOf.get(turnIndex) ?? []), { category, rule }]);
@@ -79,7 +79,7 @@ export async function buildReceipt(context: ServiceContext, job: JobRecord): Pro
 async function allTurns(context: ServiceContext, job: JobRecord): Promise<TurnRecord[]> {
   const found: TurnRecord[] = [];
   for (let fromIndex = 0; ; ) {
-    const page = await context.store.jobs.listTurns({ jobId: job.id, fromIndex, limit: PAGE });
+    const page = await context.store.turns.list({ jobId: job.id, fromIndex, limit: PAGE });
     found.push(...page);
     if (page.length < PAGE) return found;
     fromIndex = page.at(-1)!.turnIndex + 1;

@@ -28,7 +28,7 @@ export function createFinishLearning(setup: SourcesSetup, slot: IngestSlot, orig
   async function piecesNotLearned(root: UploadRecord, learned: Set<number>): Promise<(NewTurn & { words?: number })[] | null> {
     const all: NewTurn[] = [];
     for (let fromIndex = 0; ; ) {
-      const page = await context.store.jobs.listTurns({ jobId: root.jobId, fromIndex, limit: 1000 });
+      const page = await context.store.turns.list({ jobId: root.jobId, fromIndex, limit: 1000 });
       if (page.length === 0) break;
       for (const turn of page) all.push({ speaker: turn.speaker, text: turn.text, timestamp: turn.timestamp, tags: turn.tags, details: turn.details });
       fromIndex = page.at(-1)!.turnIndex + 1;

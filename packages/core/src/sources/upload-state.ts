@@ -19,7 +19,7 @@ const PAGE = 1000;
 /** Pieces a job committed (document turns carry their piece index in `details.piece`). */
 async function committedPieces(context: ServiceContext, jobId: string, into: Set<number>): Promise<void> {
   for (let fromIndex = 0; ; ) {
-    const page = await context.store.jobs.listTurns({ jobId, fromIndex, limit: PAGE });
+    const page = await context.store.turns.list({ jobId, fromIndex, limit: PAGE });
     if (page.length === 0) return;
     for (const turn of page) {
       if (turn.state !== 'committed') continue;

@@ -223,7 +223,7 @@ describe('cachingStore: observation jobs', () => {
 
     await store.jobs.update({ jobId, patch: { status: 'processing', updatedAt: at } });
     expect((await get())?.status).toBe('processing');
-    await store.jobs.setTurnStates({ jobId, turnIndexes: [0, 1], state: 'committed' });
+    await store.turns.setStates({ jobId, turnIndexes: [0, 1], state: 'committed' });
     expect((await get())?.turnsProcessed).toBe(2);
     await store.jobs.appendTurns({ jobId, turns: turns(jobId, 5).slice(3) });
     expect((await get())?.turnsTotal).toBe(5);

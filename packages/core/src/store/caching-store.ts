@@ -39,8 +39,8 @@ const NONE = Symbol('none');
  * Observation jobs too, by id: a client polls `.../status` while the job learns, and learning reads
  * its job between batches (a cancel check); with the embedded default's database in its own thread
  * each such read would cross threads and queue behind learning's writes. Every write to a job row
- * goes through `jobs` (insert, update, setTurnStates, appendTurns, delete by id; cancelForThread
- * for a thread's jobs) or removes it by cascade (an agent's or a thread's delete): the first kind
+ * goes through `jobs` (insert, update, appendTurns, delete by id; cancelForThread
+ * for a thread's jobs), `turns.setStates` (a job's count of turns read) or removes it by cascade (an agent's or a thread's delete): the first kind
  * drops the job, the others every cached job (rare operations).
  */
 export function cachingStore(store: Store, options: CachingStoreOptions = {}): Store {
@@ -157,10 +157,14 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
         return job && job.agentId === request.agentId ? job : null;
       },
       update: (request) => write([jobId(request.jobId)], () => area().update(request)),
-      setTurnStates: (request) => write([jobId(request.jobId)], () => area().setTurnStates(request)),
       appendTurns: (request) => write([jobId(request.jobId)], () => area().appendTurns(request)),
       delete: (request) => write(request.jobIds.map(jobId), () => area().delete(request)),
       cancelForThread: (request) => writeJobs(() => area().cancelForThread(request)),
+    };
+    // A turn's new state changes its job's `turnsProcessed`: the cached job is dropped.
+    const turns: StoreAreas['turns'] = {
+      ...passThrough(() => areas().turns, TURN_READS),
+      setStates: (request) => write([jobId(request.jobId)], () => areas().turns.setStates(request)),
     };
     const ledger: StoreAreas['ledger'] = {
       getAccount: (request) =>
@@ -185,7 +189,7 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
         return records;
       },
     };
-    const wrapped = { organizations, keys, agents, threads, ledger, notLearned, jobs } as Record<string, unknown>;
+    const wrapped = { organizations, keys, agents, threads, ledger, notLearned, jobs, turns } as Record<string, unknown>;
     for (const name of PASSED_THROUGH) Object.defineProperty(wrapped, name, { enumerable: true, get: () => areas()[name] });
     return wrapped as StoreAreas;
   }
@@ -213,35 +217,15 @@ export function cachingStore(store: Store, options: CachingStoreOptions = {}): S
 }
 
 /** The areas `cachingStore` hands through untouched. */
-const PASSED_THROUGH = ['messages', 'logs', 'leases', 'rateLimits', 'uploads', 'idempotency', 'images', 'erasures', 'webhooks', 'memoryMarks', 'maintenanceRuns'] as const satisfies readonly (keyof StoreAreas)[];
+const PASSED_THROUGH = ['receipts', 'repoints', 'messages', 'logs', 'leases', 'rateLimits', 'uploads', 'idempotency', 'images', 'erasures', 'webhooks', 'memoryMarks', 'maintenanceRuns'] as const satisfies readonly (keyof StoreAreas)[];
 
 const JOB_PREFIX = 'job:';
 /** In a transaction's touched ids: it changed jobs not known by id; every cached job is dropped after the commit. */
 const ALL_JOBS = `${JOB_PREFIX}*`;
-/** Methods of `jobs` that read, or write only rows other than the job's own (its merges, supersessions, model usage, erasure re-points). */
-const JOB_READS = [
-  'nextForAgent',
-  'countAhead',
-  'listForThread',
-  'agentsWithUnfinishedJobs',
-  'listTurns',
-  'getTurns',
-  'recordSupersessions',
-  'supersessions',
-  'recordModelUsage',
-  'modelUsage',
-  'recordMerges',
-  'merges',
-  'recordPolicyDrops',
-  'policyDrops',
-  'turnCounts',
-  'countCommittedTurns',
-  'allForThread',
-  'listUnfinished',
-  'recordRepoint',
-  'repoints',
-  'clearRepoint',
-] as const satisfies readonly (keyof StoreAreas['jobs'])[];
+/** Methods of `jobs` that only read. */
+const JOB_READS = ['nextForAgent', 'countAhead', 'listForThread', 'agentsWithUnfinishedJobs', 'allForThread', 'listUnfinished'] as const satisfies readonly (keyof StoreAreas['jobs'])[];
+/** Methods of `turns` that only read. */
+const TURN_READS = ['list', 'get', 'counts', 'countCommitted'] as const satisfies readonly (keyof StoreAreas['turns'])[];
 
 /** The named methods of an area, each calling the area as it is at the call. */
 function passThrough<A extends object, K extends keyof A>(area: () => A, names: readonly K[]): Pick<A, K> {

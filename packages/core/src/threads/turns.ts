@@ -37,7 +37,7 @@ export function createThreadTurns(context: ServiceContext) {
     const found: { job: JobRecord; turn: TurnRecord }[] = [];
     for (let i = start; i < jobs.length && found.length <= limit; i++) {
       const job = jobs[i]!;
-      const stored = await context.store.jobs.listTurns({ jobId: job.id, fromIndex: i === start ? fromIndex : 0, limit: limit + 1 - found.length });
+      const stored = await context.store.turns.list({ jobId: job.id, fromIndex: i === start ? fromIndex : 0, limit: limit + 1 - found.length });
       for (const turn of stored) found.push({ job, turn });
     }
     const next = found[limit];

@@ -5,6 +5,9 @@ import { inMemoryIdempotency } from './idempotency.js';
 import { inMemoryImages } from './images.js';
 import { inMemoryErasures } from './erasures.js';
 import { inMemoryJobs } from './jobs.js';
+import { inMemoryTurns } from './turns.js';
+import { inMemoryReceipts } from './receipts.js';
+import { inMemoryRepoints } from './repoints.js';
 import { inMemoryKeys } from './keys.js';
 import { inMemoryNotLearned } from './not-learned.js';
 import { inMemoryLeases } from './leases.js';
@@ -43,6 +46,9 @@ function areas(get: () => State): StoreAreas {
     logs: inMemoryLogs(get),
     leases: inMemoryLeases(get),
     jobs: inMemoryJobs(get),
+    turns: inMemoryTurns(get),
+    receipts: inMemoryReceipts(get),
+    repoints: inMemoryRepoints(get),
     notLearned: inMemoryNotLearned(get),
     ledger: inMemoryLedger(get),
     rateLimits: inMemoryRateLimits(),

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { ErasureRecord, JobRepoint } from '../../../ports/store/index.js';
+import type { ErasureRecord } from '../../../ports/store/index.js';
 import type { StoreCase } from './harness.js';
 import { iso, T0 } from './harness.js';
 import { job, learningRecord, turns, world } from './records.js';
@@ -44,40 +44,11 @@ export function erasureCases(test: StoreCase) {
     expect(await store.jobs.delete({ agentId: 'agent_other', jobIds: [gone.id] })).toBe(0);
     expect(await store.jobs.delete({ agentId: agent.id, jobIds: [gone.id, 'obs_missing'] })).toBe(1);
     expect(await store.jobs.get({ agentId: agent.id, jobId: gone.id })).toBeNull();
-    expect(await store.jobs.listTurns({ jobId: gone.id, fromIndex: 0, limit: 10 })).toEqual([]);
+    expect(await store.turns.list({ jobId: gone.id, fromIndex: 0, limit: 10 })).toEqual([]);
     expect(await store.notLearned.list({ threadId: thread.id, limit: 10 })).toEqual([]);
     expect(await store.uploads.get({ agentId: agent.id, jobId: gone.id })).toBeNull();
-    expect(await store.jobs.listTurns({ jobId: kept.id, fromIndex: 0, limit: 10 })).toHaveLength(2);
+    expect(await store.turns.list({ jobId: kept.id, fromIndex: 0, limit: 10 })).toHaveLength(2);
     expect(await store.jobs.delete({ agentId: agent.id, jobIds: [] })).toBe(0);
-  });
-
-  test('jobs: recordRepoint replaces per memory, repoints reads by memory id, clearRepoint forgets, all go with the job', async ({ store, reopen }) => {
-    const { org, agent, thread } = await world(store);
-    const j = job(thread);
-    await store.jobs.insert({ job: j, turns: turns(j.id, 1), onlyIfIdle: false });
-    const repoint = (memoryId: string, overrides: Partial<JobRepoint> = {}): JobRepoint => ({
-      memoryId, organizationId: org.id, agentId: agent.id, createdAt: iso(T0), writer: 'default', validTo: null, supersededBy: null, suspicious: false,
-      remaining: [
-        { kind: 'turn', threadId: 'thread_k', observationId: 'obs_k', turnIndex: 2 },
-        { kind: 'document', threadId: 'thread_d', observationId: 'obs_d', turnIndex: 0, sourceId: 'src_d', page: 3, filename: 'd.pdf' },
-      ],
-      ...overrides,
-    });
-    expect(await store.jobs.repoints({ jobId: j.id })).toEqual([]);
-    await store.jobs.recordRepoint({ jobId: j.id, repoint: repoint('mem_b') });
-    await store.jobs.recordRepoint({ jobId: j.id, repoint: repoint('mem_a', { remaining: [] }) });
-    const latest = repoint('mem_a', { validTo: iso(T0 + 5), supersededBy: 'mem_z', suspicious: true, writer: 'llm' });
-    await store.jobs.recordRepoint({ jobId: j.id, repoint: latest });
-    await store.jobs.recordRepoint({ jobId: 'obs_missing', repoint: repoint('mem_x') });
-    const expected = [latest, repoint('mem_b')];
-    expect(await store.jobs.repoints({ jobId: j.id })).toEqual(expected);
-    expect(await store.jobs.repoints({ jobId: 'obs_missing' })).toEqual([]);
-    if (reopen) expect(await (await reopen()).jobs.repoints({ jobId: j.id })).toEqual(expected);
-    await store.jobs.clearRepoint({ jobId: j.id, memoryId: 'mem_a' });
-    await store.jobs.clearRepoint({ jobId: j.id, memoryId: 'mem_none' });
-    expect(await store.jobs.repoints({ jobId: j.id })).toEqual([repoint('mem_b')]);
-    await store.jobs.delete({ agentId: agent.id, jobIds: [j.id] });
-    expect(await store.jobs.repoints({ jobId: j.id })).toEqual([]);
   });
 
   test('idempotency: forget removes the organization\'s records whose response mentions an id', async ({ store }) => {

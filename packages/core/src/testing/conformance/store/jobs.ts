@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { StoreCase } from './harness.js';
 import { iso, T0 } from './harness.js';
-import { agent, job, learningRecord, organization, thread, turns, world } from './records.js';
+import { job, learningRecord, thread, turns, world } from './records.js';
 
 /** Conformance cases of the `jobs` area. */
 export function jobCases(test: StoreCase) {
@@ -14,9 +14,9 @@ export function jobCases(test: StoreCase) {
     expect(second!.seq).toBeGreaterThan(stored!.seq);
     expect(await store.jobs.get({ agentId: a.id, jobId: first.id })).toEqual(stored);
     expect(await store.jobs.get({ agentId: 'agent_other', jobId: first.id })).toBeNull();
-    const listed = await store.jobs.listTurns({ jobId: first.id, fromIndex: 1, limit: 10 });
+    const listed = await store.turns.list({ jobId: first.id, fromIndex: 1, limit: 10 });
     expect(listed.map((turn) => turn.turnIndex)).toEqual([1, 2]);
-    expect((await store.jobs.listTurns({ jobId: first.id, fromIndex: 0, limit: 1 }))[0]).toEqual(turns(first.id, 1)[0]);
+    expect((await store.turns.list({ jobId: first.id, fromIndex: 0, limit: 1 }))[0]).toEqual(turns(first.id, 1)[0]);
     if (reopen) expect(await (await reopen()).jobs.get({ agentId: a.id, jobId: first.id })).toEqual(stored);
   });
 
@@ -27,36 +27,8 @@ export function jobCases(test: StoreCase) {
     const until = iso(T0 + 86_400_000);
     const written = [{ ...plain!, details: {} }, { ...expiring!, details: { expiresAt: until } }, { ...piece!, details: { ...piece!.details, expiresAt: until } }];
     await store.jobs.insert({ job: said, turns: written, onlyIfIdle: false });
-    expect((await store.jobs.listTurns({ jobId: said.id, fromIndex: 0, limit: 10 })).map((turn) => turn.details)).toEqual(written.map((turn) => turn.details));
-    if (reopen) expect((await (await reopen()).jobs.getTurns({ refs: [{ jobId: said.id, turnIndex: 1 }] }))[0]?.details).toEqual({ expiresAt: iso(T0 + 86_400_000) });
-  });
-
-  test('jobs: getTurns reads the named turns of several jobs in one call, each once, by job id then index', async ({ store }) => {
-    const { thread: t } = await world(store);
-    const a = job(t);
-    const b = job(t);
-    await store.jobs.insert({ job: a, turns: turns(a.id, 4), onlyIfIdle: false });
-    await store.jobs.insert({ job: b, turns: turns(b.id, 3), onlyIfIdle: false });
-    await store.jobs.setTurnStates({ jobId: b.id, turnIndexes: [2], state: 'committed' });
-    const got = await store.jobs.getTurns({
-      refs: [
-        { jobId: b.id, turnIndex: 2 },
-        { jobId: a.id, turnIndex: 3 },
-        { jobId: a.id, turnIndex: 0 },
-        { jobId: a.id, turnIndex: 3 },
-        { jobId: a.id, turnIndex: 9 },
-        { jobId: 'obs_missing', turnIndex: 0 },
-      ],
-    });
-    const [first, second] = [a.id, b.id].sort();
-    const expected = [
-      ...(first === a.id ? [turns(a.id, 4)[0], turns(a.id, 4)[3]] : [{ ...turns(b.id, 3)[2], state: 'committed' }]),
-      ...(second === a.id ? [turns(a.id, 4)[0], turns(a.id, 4)[3]] : [{ ...turns(b.id, 3)[2], state: 'committed' }]),
-    ];
-    expect(got).toEqual(expected);
-    expect(await store.jobs.getTurns({ refs: [] })).toEqual([]);
-    got[0]!.text = 'changed';
-    expect((await store.jobs.getTurns({ refs: [{ jobId: got[0]!.jobId, turnIndex: got[0]!.turnIndex }] }))[0]!.text).not.toBe('changed');
+    expect((await store.turns.list({ jobId: said.id, fromIndex: 0, limit: 10 })).map((turn) => turn.details)).toEqual(written.map((turn) => turn.details));
+    if (reopen) expect((await (await reopen()).turns.get({ refs: [{ jobId: said.id, turnIndex: 1 }] }))[0]?.details).toEqual({ expiresAt: iso(T0 + 86_400_000) });
   });
 
   test('jobs: onlyIfIdle admits exactly one of many concurrent inserts for an agent', async ({ store }) => {
@@ -136,103 +108,6 @@ export function jobCases(test: StoreCase) {
     expect(await store.jobs.update({ jobId: 'obs_missing', patch: { status: 'failed' }, ifStatus: ['queued'] })).toBeNull();
   });
 
-  test('jobs: turnsProcessed counts each turn once, whatever the states set before and repeated indexes', async ({ store }) => {
-    const { agent: a, thread: t } = await world(store);
-    const j = job(t, { turnsTotal: 5 });
-    await store.jobs.insert({ job: j, turns: turns(j.id, 5), onlyIfIdle: false });
-    const processed = async () => (await store.jobs.get({ agentId: a.id, jobId: j.id }))?.turnsProcessed;
-    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [0, 1, 1, 2], state: 'read' });
-    expect(await processed()).toBe(3);
-    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [0, 1, 2, 3], state: 'committed' });
-    expect(await processed()).toBe(4);
-    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [3, 4], state: 'failed', failureReason: 'generation_failed' });
-    expect(await processed()).toBe(5);
-    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [4, 9], state: 'pending' });
-    expect(await processed()).toBe(4);
-    expect(await store.jobs.turnCounts({ jobId: j.id })).toEqual({ pending: 1, read: 0, committed: 3, failed: 1 });
-  });
-
-  test('jobs: recordSupersessions keeps each memory once per job, grouped by turn (null last), and goes with the job', async ({ store, reopen }) => {
-    const { agent: a, thread: t } = await world(store);
-    const j = job(t, { turnsTotal: 3 });
-    await store.jobs.insert({ job: j, turns: turns(j.id, 3), onlyIfIdle: false });
-    expect(await store.jobs.supersessions({ jobId: j.id })).toEqual([]);
-    await store.jobs.recordSupersessions({ jobId: j.id, supersessions: [{ turnIndex: null, memoryIds: ['mem_z'] }, { turnIndex: 2, memoryIds: ['mem_b', 'mem_a'] }] });
-    await store.jobs.recordSupersessions({ jobId: j.id, supersessions: [{ turnIndex: 0, memoryIds: ['mem_c', 'mem_a'] }, { turnIndex: 2, memoryIds: ['mem_d'] }] });
-    await store.jobs.recordSupersessions({ jobId: 'obs_missing', supersessions: [{ turnIndex: 0, memoryIds: ['mem_x'] }] });
-    const expected = [
-      { turnIndex: 0, memoryIds: ['mem_c'] },
-      { turnIndex: 2, memoryIds: ['mem_b', 'mem_a', 'mem_d'] },
-      { turnIndex: null, memoryIds: ['mem_z'] },
-    ];
-    expect(await store.jobs.supersessions({ jobId: j.id })).toEqual(expected);
-    expect(await store.jobs.supersessions({ jobId: 'obs_missing' })).toEqual([]);
-    if (reopen) expect(await (await reopen()).jobs.supersessions({ jobId: j.id })).toEqual(expected);
-    await store.jobs.delete({ agentId: a.id, jobIds: [j.id] });
-    expect(await store.jobs.supersessions({ jobId: j.id })).toEqual([]);
-  });
-
-  test('jobs: recordMerges keeps the latest memory per turn, in turn order, and goes with the job', async ({ store, reopen }) => {
-    const { agent: a, thread: t } = await world(store);
-    const j = job(t, { turnsTotal: 3 });
-    await store.jobs.insert({ job: j, turns: turns(j.id, 3), onlyIfIdle: false });
-    expect(await store.jobs.merges({ jobId: j.id })).toEqual([]);
-    await store.jobs.recordMerges({ jobId: j.id, merges: [{ turnIndex: 2, memoryId: 'mem_b' }, { turnIndex: 0, memoryId: 'mem_a' }] });
-    await store.jobs.recordMerges({ jobId: j.id, merges: [{ turnIndex: 2, memoryId: 'mem_c' }] });
-    await store.jobs.recordMerges({ jobId: 'obs_missing', merges: [{ turnIndex: 0, memoryId: 'mem_x' }] });
-    const expected = [
-      { turnIndex: 0, memoryId: 'mem_a' },
-      { turnIndex: 2, memoryId: 'mem_c' },
-    ];
-    expect(await store.jobs.merges({ jobId: j.id })).toEqual(expected);
-    expect(await store.jobs.merges({ jobId: 'obs_missing' })).toEqual([]);
-    if (reopen) expect(await (await reopen()).jobs.merges({ jobId: j.id })).toEqual(expected);
-    await store.jobs.delete({ agentId: a.id, jobIds: [j.id] });
-    expect(await store.jobs.merges({ jobId: j.id })).toEqual([]);
-  });
-
-  test('jobs: recordPolicyDrops keeps the latest entries per turn, in turn order, and goes with the job (issue 44)', async ({ store, reopen }) => {
-    const { agent: a, thread: t } = await world(store);
-    const j = job(t, { turnsTotal: 3 });
-    await store.jobs.insert({ job: j, turns: turns(j.id, 3), onlyIfIdle: false });
-    expect(await store.jobs.policyDrops({ jobId: j.id })).toEqual([]);
-    const drop = (turnIndex: number, category: string | null, rule: string) => ({ turnIndex, category, rule });
-    await store.jobs.recordPolicyDrops({ jobId: j.id, drops: [drop(2, 'smalltalk', 'exclude[0]'), drop(0, null, 'only_categories'), drop(2, 'gossip', 'exclude[1]')] });
-    await store.jobs.recordPolicyDrops({ jobId: j.id, drops: [drop(0, 'smalltalk', 'exclude[0]')] });
-    await store.jobs.recordPolicyDrops({ jobId: 'obs_missing', drops: [drop(0, null, 'x')] });
-    const expected = [drop(0, 'smalltalk', 'exclude[0]'), drop(2, 'smalltalk', 'exclude[0]'), drop(2, 'gossip', 'exclude[1]')];
-    expect(await store.jobs.policyDrops({ jobId: j.id })).toEqual(expected);
-    expect(await store.jobs.policyDrops({ jobId: 'obs_missing' })).toEqual([]);
-    if (reopen) expect(await (await reopen()).jobs.policyDrops({ jobId: j.id })).toEqual(expected);
-    await store.jobs.delete({ agentId: a.id, jobIds: [j.id] });
-    expect(await store.jobs.policyDrops({ jobId: j.id })).toEqual([]);
-  });
-
-  test('jobs: setTurnStates records states and failure reasons and recounts turnsProcessed', async ({ store }) => {
-    const { agent: a, thread: t } = await world(store);
-    const stored = await store.jobs.insert({ job: job(t, { turnsTotal: 4 }), turns: turns('placeholder', 0), onlyIfIdle: false });
-    await store.jobs.update({ jobId: stored!.id, patch: {} });
-    const withTurns = await store.jobs.insert({ job: job(t, { turnsTotal: 4 }), turns: [], onlyIfIdle: false });
-    const j = job(t, { turnsTotal: 4 });
-    await store.jobs.insert({ job: j, turns: turns(j.id, 4), onlyIfIdle: false });
-    expect(withTurns).not.toBeNull();
-    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [0, 1], state: 'read' });
-    expect((await store.jobs.get({ agentId: a.id, jobId: j.id }))?.turnsProcessed).toBe(2);
-    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [0], state: 'committed' });
-    await store.jobs.setTurnStates({ jobId: j.id, turnIndexes: [1], state: 'failed', failureReason: 'generation_timeout' });
-    expect(await store.jobs.turnCounts({ jobId: j.id })).toEqual({ pending: 2, read: 0, committed: 1, failed: 1 });
-    const listed = await store.jobs.listTurns({ jobId: j.id, fromIndex: 0, limit: 4 });
-    expect(listed.map((turn) => [turn.state, turn.failureReason])).toEqual([
-      ['committed', null],
-      ['failed', 'generation_timeout'],
-      ['pending', null],
-      ['pending', null],
-    ]);
-    expect((await store.jobs.get({ agentId: a.id, jobId: j.id }))?.turnsProcessed).toBe(2);
-    expect(await store.jobs.countCommittedTurns({ agentId: a.id })).toBe(1);
-    expect(await store.jobs.countCommittedTurns({ agentId: 'agent_other' })).toBe(0);
-  });
-
   test('jobs: cancelForThread cancels only unfinished jobs of that thread', async ({ store }) => {
     const { agent: a, thread: t } = await world(store);
     const other = thread(a);
@@ -253,7 +128,7 @@ export function jobCases(test: StoreCase) {
     await store.notLearned.insert({ record: learningRecord(org.id, a.id, t.id, j.id) });
     await store.threads.delete({ agentId: a.id, threadId: t.id });
     expect(await store.jobs.get({ agentId: a.id, jobId: j.id })).toBeNull();
-    expect(await store.jobs.listTurns({ jobId: j.id, fromIndex: 0, limit: 10 })).toEqual([]);
+    expect(await store.turns.list({ jobId: j.id, fromIndex: 0, limit: 10 })).toEqual([]);
     expect(await store.notLearned.list({ threadId: t.id, limit: 10 })).toEqual([]);
     const t2 = thread(a);
     await store.threads.insert({ thread: t2 });
@@ -287,7 +162,7 @@ export function jobCases(test: StoreCase) {
     expect(await store.jobs.listUnfinished({ organizationId: 'org_other' })).toEqual([]);
     const appended = await store.jobs.appendTurns({ jobId: j2!.id, turns: turns(j2!.id, 4) });
     expect(appended!.turnsTotal).toBe(4);
-    expect((await store.jobs.listTurns({ jobId: j2!.id, fromIndex: 0, limit: 10 })).map((turn) => turn.turnIndex)).toEqual([0, 1, 2, 3]);
+    expect((await store.turns.list({ jobId: j2!.id, fromIndex: 0, limit: 10 })).map((turn) => turn.turnIndex)).toEqual([0, 1, 2, 3]);
     expect(await store.jobs.appendTurns({ jobId: 'obs_missing', turns: [] })).toBeNull();
   });
 }

@@ -1,4 +1,4 @@
-import type { JobRepoint, JobStore, MemorySourceRef } from '@memory-agents/core/adapter';
+import type { JobRepoint, MemorySourceRef, RepointStore } from '@memory-agents/core/adapter';
 import type { SqlClient } from '../sql-client.js';
 import { iso, isoOrNull, json, type Row } from './rows.js';
 
@@ -16,10 +16,10 @@ function toRepoint(row: Row): JobRepoint {
   };
 }
 
-/** The `jobs` area's re-pointing intents of an erasure (issue 33), in `job_repoints`. */
-export function postgresJobRepoints(db: SqlClient): Pick<JobStore, 'recordRepoint' | 'repoints' | 'clearRepoint'> {
+/** The re-pointing intents of an erasure (issue 33), in `job_repoints`. */
+export function postgresRepoints(db: SqlClient): RepointStore {
   return {
-    async recordRepoint({ jobId, repoint: r }) {
+    async record({ jobId, repoint: r }) {
       // A job that is gone (deleted meanwhile) records nothing: the EXISTS drops the row.
       await db.query(
         `INSERT INTO job_repoints (job_id, memory_id, organization_id, agent_id, created_at, writer, valid_to, superseded_by, suspicious, remaining)
@@ -30,11 +30,11 @@ export function postgresJobRepoints(db: SqlClient): Pick<JobStore, 'recordRepoin
         [jobId, r.memoryId, r.organizationId, r.agentId, r.createdAt, r.writer, r.validTo, r.supersededBy, r.suspicious, json(r.remaining)],
       );
     },
-    async repoints({ jobId }) {
+    async list({ jobId }) {
       const { rows } = await db.query('SELECT * FROM job_repoints WHERE job_id = $1 ORDER BY memory_id COLLATE "C"', [jobId]);
       return rows.map(toRepoint);
     },
-    async clearRepoint({ jobId, memoryId }) {
+    async clear({ jobId, memoryId }) {
       await db.query('DELETE FROM job_repoints WHERE job_id = $1 AND memory_id = $2', [jobId, memoryId]);
     },
   };
