@@ -23,7 +23,7 @@ export type ExportRecordType = (typeof EXPORT_RECORD_TYPES)[number];
 export const LATER_RECORD_TYPES: readonly ExportRecordType[] = ['job_learning'];
 
 /**
- * A `job_learning` line: what learning recorded for the job in `store.jobs` that its receipt reads
+ * A `job_learning` line: what learning recorded for the job in `store.receipts` that its receipt reads
  * (turns merged into memories, memories superseded, model tokens per batch). Written after the
  * job's turns, only when one of them is not empty.
  */
