@@ -128,6 +128,12 @@ describe('serve --metrics --metrics-listen: /metrics on an address of its own', 
       const response = await fetch(server.metricsUrl!);
       expect(response.status).toBe(200);
       expect(await response.text()).toContain('# TYPE memory_agents_http_request_duration_seconds histogram');
+      // Any other path there is the spec's error body, with its request id (written by hand before, without one).
+      const other = await fetch(server.metricsUrl!.replace(/\/metrics$/, '/v1/session'));
+      expect(other.status).toBe(404);
+      const body = (await other.json()) as { error: string; code: string; request_id: string };
+      expect(body).toEqual({ error: 'Only /metrics is served here.', code: 'not_found', request_id: expect.stringMatching(/^req_/) });
+      expect(other.headers.get('x-request-id')).toBe(body.request_id);
     } finally {
       await server.close();
     }

@@ -129,7 +129,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       const { host: metricsHost, port: metricsPort } = options.metrics.listen;
       const listening: Server = createNodeServer(async (request, response) => {
         if ((request.url ?? '').split('?')[0] === '/metrics') return metrics.handle(request, response);
-        response.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' }).end('{"error":"Only /metrics is served here.","code":"not_found"}');
+        sendErrorJson(response, 404, 'not_found', 'Only /metrics is served here.');
       }, options.limits, logger);
       await new Promise<void>((resolve, reject) => {
         listening.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, metricsHost, metricsPort)));
@@ -180,13 +180,21 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const mcpHandler = () =>
     (mcp ??= import('./mcp/http-transport.js').then(({ createMcpHttpHandler }) => createMcpHttpHandler(service, { logger, publicUrl: () => url, version })));
   const inspector = (options.inspector ?? inspectorByDefault(hostname)) ? createInspectorHandler() : null;
-  api = async (request, response) => {
+  // The one router of the API's port: what it serves beside /v1, the first match answering; every
+  // other path goes to /v1's handler (its own 404s and errors come from the one error table).
+  const mounts: { matches: (path: string) => boolean; handle: NodeHandler }[] = [
+    { matches: (path) => path === '/mcp' || path === '/mcp/', handle: async (request, response) => (await mcpHandler()).handle(request, response) },
+    ...(metricsOnApiPort ? [{ matches: (path: string) => path === '/metrics', handle: metricsOnApiPort.handle }] : []),
+    ...(inspector
+      ? [
+          { matches: (path: string) => path.startsWith(INSPECTOR_API), handle: ((request, response) => inspectorApi(request, response, v1)) as NodeHandler },
+          { matches: isInspectorPath, handle: inspector },
+        ]
+      : []),
+  ];
+  api = (request, response) => {
     const path = (request.url ?? '/').split('?')[0]!;
-    if (path === '/mcp' || path === '/mcp/') return (await mcpHandler()).handle(request, response);
-    if (metricsOnApiPort && path === '/metrics') return metricsOnApiPort.handle(request, response);
-    if (inspector && path.startsWith(INSPECTOR_API)) return inspectorApi(request, response, v1);
-    if (inspector && isInspectorPath(path)) return inspector(request, response);
-    return v1(request, response);
+    return (mounts.find((mount) => mount.matches(path))?.handle ?? v1)(request, response);
   };
 
   let closing: Promise<void> | null = null;
