@@ -118,11 +118,16 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
       expect(Object.keys((await refused.json()) as object).sort()).toEqual(['code', 'error', 'request_id']);
     }
     expect((await fetch(`${server.url}/v1/session`, { headers: { ...auth, 'Sec-Fetch-Site': 'same-origin' } })).status).toBe(400);
-    expect((await fetch(`${server.url}/inspect/nothing.js`)).status).toBe(404);
+    // The inspector's own errors are the spec's error body (with a request id) and keep its headers.
+    const missing = await fetch(`${server.url}/inspect/nothing.js`);
+    expect([missing.status, missing.headers.get('content-security-policy')]).toEqual([404, csp]);
+    expect(await missing.json()).toEqual({ error: 'The inspector has no such file.', code: 'not_found', request_id: expect.stringMatching(/^req_/) });
     // Its icon is its own file (issue 45): no /favicon.ico 404 on every load.
     const icon = await fetch(`${server.url}/inspect/favicon.svg`);
     expect([icon.status, icon.headers.get('content-type'), icon.headers.get('content-security-policy')]).toEqual([200, "image/svg+xml", csp]);
-    expect((await fetch(`${server.url}/inspect`, { method: 'POST' })).status).toBe(405);
+    const posted = await fetch(`${server.url}/inspect`, { method: 'POST' });
+    expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    expect(Object.keys((await posted.json()) as object).sort()).toEqual(['code', 'error', 'request_id']);
   });
 
   it('refuses a wrong key and keeps nothing', async () => {

@@ -67,8 +67,9 @@ export function createInspectorHandler(directory: URL = new URL('./inspector/', 
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? '/').split('?')[0]!;
     const entry = FILES[path];
-    const json = (status: number, code: string, error: string, headers: Record<string, string> = {}) =>
-      void response.writeHead(status, { ...INSPECTOR_HEADERS, 'Content-Type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify({ code, error }));
+    // Errors from the one error table (code, sentence, request id), with the inspector's headers.
+    const json = (status: number, code: 'method_not_allowed' | 'not_found', error: string, headers: Record<string, string> = {}) =>
+      void sendErrorJson(response, status, code, error, { ...INSPECTOR_HEADERS, ...headers });
     if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, 'method_not_allowed', 'The inspector answers GET and HEAD only.', { Allow: 'GET, HEAD' });
     if (!entry) return json(404, 'not_found', 'The inspector has no such file.');
     let body = cache.get(entry.file);
