@@ -142,6 +142,16 @@ describe.each(BACKENDS)('memory lifecycle on %s', (_backend, open) => {
     expect(history).toMatchObject({ text: 'My dentist is Dr Okafor on Elm Street.', superseded_by: edited.memory_id, valid_to: new Date(now).toISOString() });
     // History is not edited again: the current memory is.
     expect(await call('PATCH', dentist.memory_id, { text: 'something else' })).toMatchObject({ status: 409, body: { code: 'conflict', error: expect.stringContaining(edited.memory_id) } });
+    // Its versions, oldest first, from either end (the history route; the other memories are not part of it).
+    for (const memoryId of [dentist.memory_id, edited.memory_id]) {
+      const versions = await client.memories.history({ agentId, memoryId });
+      expect(versions).toMatchObject({ agent_id: agentId, memory_id: memoryId, truncated: false });
+      expect(versions.versions.map((version) => [version.memory_id, version.superseded_by])).toEqual([
+        [dentist.memory_id, edited.memory_id],
+        [edited.memory_id, null],
+      ]);
+    }
+    expect(await call('GET', 'mem_nothing_here/history')).toMatchObject({ status: 404, body: { code: 'not_found' } });
   });
 
   it('refuses bad bodies with 422 and a sentence, and unknown memories with 404', async () => {

@@ -24,6 +24,7 @@ import type {
   ThreadTurnsOutput,
   LogsOutput,
   MemoryDetailOutput,
+  MemoryHistoryOutput,
   MemoryListOutput,
   MemorySearchOutput,
   ObservationReceiptOutput,
@@ -180,6 +181,12 @@ export interface MemoryService {
     list(request: ListMemoriesRequest): Promise<MemoryListOutput>;
     /** `GET .../memories/{memory_id}`: text, dates, provenance and learning credits; 404 `not_found`. */
     get(request: MemoryRequest): Promise<MemoryDetailOutput>;
+    /**
+     * `GET .../memories/{memory_id}/history` (extension): the versions of the fact it holds, oldest
+     * first (what it replaced, itself, what replaced it), at most 100; expired and forgotten versions
+     * only with `include_expired`; 404 `not_found` as `get`.
+     */
+    history(request: MemoryRequest): Promise<MemoryHistoryOutput>;
     /**
      * `POST .../memories/search`: what chat's retrieval gives for `query` (the same ranking), each hit
      * with its rank, fused score and every signal's contribution; `as_of` searches what was true then.

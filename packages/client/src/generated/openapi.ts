@@ -452,6 +452,23 @@ export interface paths {
         patch: operations["updateMemory"];
         trace?: never;
     };
+    "/v1/agents/{agent_id}/memories/{memory_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every version of the fact a memory holds, oldest first: what it replaced (edits, older statements), itself, what replaced it (an extension) */
+        get: operations["getMemoryHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{agent_id}/memories/{memory_id}/forget": {
         parameters: {
             query?: never;
@@ -1372,6 +1389,12 @@ export interface components {
             category: string | null;
             policy_version: number | null;
             learning_credits: string;
+        };
+        MemoryHistory: {
+            agent_id: string;
+            memory_id: string;
+            versions: components["schemas"]["Memory"][];
+            truncated: boolean;
         };
         MemoryPatchRequest: {
             expires_at?: string | null;
@@ -6178,6 +6201,137 @@ export interface operations {
              *     - `payload_too_large`: The images are too large or too many.
              */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `invalid_request`: The request is malformed or a value is out of range.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `internal_error`: An internal error occurred.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `service_unavailable`: A dependency did not respond.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Seconds to wait, when the service knows. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMemoryHistory: {
+        parameters: {
+            query?: {
+                include_expired?: boolean | ("true" | "false");
+            };
+            header?: {
+                /** @description Acts for one person of the customer: narrows thread reach to the threads that person created and picks the per-subject rate window. 1 to 255 characters, not only whitespace. */
+                "X-SP-End-User"?: components["parameters"]["X-SP-End-User"];
+            };
+            path: {
+                agent_id: string;
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every version of the fact a memory holds, oldest first: what it replaced (edits, older statements), itself, what replaced it (an extension) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryHistory"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `invalid_request`: The request is malformed or a value is out of range.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `unauthorized`: The API key is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description One of these error codes:
+             *     - `agent_not_found`: Agent not found.
+             *     - `not_found`: Not found.
+             */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

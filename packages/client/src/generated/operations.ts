@@ -61,6 +61,8 @@ export const OPERATIONS = {
     search: { operationId: 'searchMemories', method: 'POST', path: '/v1/agents/{agent_id}/memories/search', input: 'body', response: 'json', idempotent: false },
     /** `GET /v1/agents/{agent_id}/memories/{memory_id}`: One memory: its text, dates, where it was learned from, by which job and writer, and what learning it cost. */
     get: { operationId: 'getMemory', method: 'GET', path: '/v1/agents/{agent_id}/memories/{memory_id}', input: 'query', response: 'json', idempotent: false },
+    /** `GET /v1/agents/{agent_id}/memories/{memory_id}/history`: Every version of the fact a memory holds, oldest first: what it replaced (edits, older statements), itself, what replaced it (an extension). */
+    history: { operationId: 'getMemoryHistory', method: 'GET', path: '/v1/agents/{agent_id}/memories/{memory_id}/history', input: 'query', response: 'json', idempotent: false },
     /** `PATCH /v1/agents/{agent_id}/memories/{memory_id}`: Edit a memory (text: the old text stays as superseded history), pin or unpin it, set or clear when it expires (an extension, issue 42). */
     update: { operationId: 'updateMemory', method: 'PATCH', path: '/v1/agents/{agent_id}/memories/{memory_id}', input: 'body', response: 'json', idempotent: false },
     /** `POST /v1/agents/{agent_id}/memories/{memory_id}/forget`: Forget a memory with a reason: hidden everywhere at once, restorable for the restore window, then erased (an extension, issue 42). */

@@ -15,6 +15,7 @@ import type { ListMemoriesRequest, MemoryRequest, SearchMemoriesRequest } from '
 import { parseBody, parseQuery } from '../validation/parse.js';
 import { findMemory, learningCredits, marksOf, reachableThreads } from './find.js';
 import { createMemoryLifecycle } from './lifecycle.js';
+import { memoryHistory } from './history.js';
 import { decayFor, withDecay } from './decay.js';
 import { presentMemory, presentSignals } from './present.js';
 
@@ -95,6 +96,9 @@ export function createMemories(context: ServiceContext) {
       const marks = await marksOf(context, agent.id, [record]);
       return { ...presentMemory(record, marks.get(record.id)), learning_credits: await learningCredits(context, caller, record) };
     },
+
+    /** `GET .../memories/{memory_id}/history` (extension): every version of its fact, oldest first. */
+    history: (request: MemoryRequest) => memoryHistory(context, request),
 
     /**
      * `POST .../memories/search`: chat's retrieval for `query` (the same ranking), each hit with

@@ -100,6 +100,22 @@ export const memoryList = z
   .strict()
   .meta({ id: 'MemoryList' });
 
+/**
+ * `GET .../memories/{memory_id}/history` (extension): every version of the fact the memory holds,
+ * oldest first: the memories it replaced (an edit's original, the older statements learning or a
+ * maintenance run superseded), itself, and those that replaced it.
+ */
+export const memoryHistory = z
+  .object({
+    agent_id: agentId,
+    memory_id: z.string(),
+    versions: z.array(memory),
+    /** True when the chain has more than the 100 versions listed (the oldest are left out). */
+    truncated: z.boolean(),
+  })
+  .strict()
+  .meta({ id: 'MemoryHistory' });
+
 const booleanString = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 /** `GET .../memories` query: filters, `limit` 1..100 (default 20) and `cursor`. */

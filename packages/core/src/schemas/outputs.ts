@@ -4,7 +4,7 @@ import type { billing } from './billing.js';
 import type { chatStreamDeltaEvent, chatStreamErrorEvent } from './chat-stream.js';
 import type { documentIngestResponse, imageUploaded, sourcesResponse } from './documents.js';
 import type { chatResponse, learningRecordResponse, observationListResponse, observationReceipt, observationStatus, observeAccepted, observeAndEnrichResponse, observeAndRespondResponse, recallResponse } from './observations.js';
-import type { memory, memoryDetail, memoryList, memorySearchResponse, memorySignals, memorySource } from './memories.js';
+import type { memory, memoryDetail, memoryHistory, memoryList, memorySearchResponse, memorySignals, memorySource } from './memories.js';
 import type { logsResponse, session } from './session.js';
 import type { thread, threadDeleteAccepted } from './threads.js';
 import type { threadTurnsResponse } from './turns.js';
@@ -91,6 +91,7 @@ export type MemoryListOutput = z.output<typeof memoryList>;
 export type MemoryOutput = z.output<typeof memory>;
 /** `service.memories.get`: the memory and its learning credits. */
 export type MemoryDetailOutput = z.output<typeof memoryDetail>;
+export type MemoryHistoryOutput = z.output<typeof memoryHistory>;
 /** Where a memory was learned from. */
 export type MemorySourceOutput = z.output<typeof memorySource>;
 /** What each retrieval signal added to a search hit's score. */

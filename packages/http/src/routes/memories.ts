@@ -10,6 +10,9 @@ export const memoryRoutes = [
   route(memories.get, async ({ service, caller, params, query }) => ({
     body: await service.memories.get({ caller, agentId: params.agent_id, memoryId: params.memory_id, query }),
   })),
+  route(memories.history, async ({ service, caller, params, query }) => ({
+    body: await service.memories.history({ caller, agentId: params.agent_id, memoryId: params.memory_id, query }),
+  })),
   route(memories.update, async ({ service, caller, params, body }) => ({
     body: await service.memories.update({ caller, agentId: params.agent_id, memoryId: params.memory_id, body }),
   })),
