@@ -21,14 +21,24 @@ const BATCH = 256;
 const MEMORIES = 600;
 
 let provider: ScriptedOpenaiServer;
+/** Re-embedding batches the provider was asked for so far. */
+let reembedBatches = 0;
 let dir = '';
 
 beforeAll(async () => {
   provider = await startScriptedOpenaiServer({
     fallback: {
       chat: { type: 'compute', reply: obedientModel },
-      // Re-embedding batches answer a little late, so the kill lands between two of them.
-      embeddings: { type: 'compute', reply: (body: { input?: unknown }) => ({ type: 'embeddings', ...(Array.isArray(body.input) && body.input.length > 1 ? { delayMs: 400 } : {}) }) },
+      // Re-embedding batches (more than one text) answer a little late, and the second one not
+      // before the kill (held for a minute): the kill lands while it is in flight, whatever the
+      // machine's load (a fixed delay let a slow test see every batch requested before its kill).
+      embeddings: {
+        type: 'compute',
+        reply: (body: { input?: unknown }) => {
+          if (!Array.isArray(body.input) || body.input.length < 2) return { type: 'embeddings' };
+          return { type: 'embeddings', delayMs: ++reembedBatches === 2 ? 60_000 : 400 };
+        },
+      },
     },
   });
   dir = await mkdtemp(join(tmpdir(), 'ma-e2e-reembed-'));
