@@ -3,7 +3,7 @@
  * current items as history, and the newer of two near-duplicate hits ranked first.
  */
 import { analyze } from '../embedding/text-analysis.js';
-import { extractClaims, sameAttribute, type FactClaim } from '../memory/fact-updates.js';
+import { CHANGE_CUE, extractClaims, sameAttribute, type FactClaim } from '../memory/fact-updates.js';
 import type { MemoryHitRecord, MemoryIndex } from '../ports/memory-index.js';
 import { formatContextItem } from './context.js';
 import type { RetrievedItem } from './weights.js';
@@ -71,6 +71,21 @@ const NEAR_DUPLICATE_OVERLAP = 0.6;
  * one's cosine to the query is at least this share of the best cosine among the candidates.
  */
 export const SAME_ANSWER_SHARE = 0.7;
+/**
+ * With a sentence model: a newer memory of the same speaker that says something changed
+ * ({@link STATED_CHANGE}) replaces an older one that answers the query, when each one's cosine to
+ * the query is at least this share of the best. Lower than {@link SAME_ANSWER_SHARE} because the
+ * words of a change ("Everyone calls the kitten Pepper these days") often sit further from the
+ * question than the first statement did ("What is our kitten's name?"). Fitted on the
+ * development fixtures (docs/benchmarks.md, "Current truth by meaning"): 0.4.
+ */
+export const STATED_CHANGE_SHARE = 0.4;
+/**
+ * A statement that something changed: the writer's change cues (now, switched, pushed, no longer,
+ * ...) and the everyday words for "at present, unlike before" (these days, lately, nowadays,
+ * from now on, at the moment).
+ */
+export const STATED_CHANGE = new RegExp(`${CHANGE_CUE.source}|\\b(?:these days|lately|nowadays|currently|from now on|at the moment|at present)\\b`, 'i');
 
 /**
  * Retrieval prefers the newer of two near-duplicate hits about the same subject (issue 32): among
@@ -113,18 +128,43 @@ export function preferNewer(items: RetrievedItem[], meaning: ReadonlyMap<string,
     for (const term of fa.terms) if (fb.terms.has(term)) shared += 1;
     return shared / Math.min(fa.terms.size, fb.terms.size) >= NEAR_DUPLICATE_OVERLAP;
   };
+  // A stated change (with a sentence model): the newer memory says something changed and both
+  // answer the query by meaning, if less alike than SAME_ANSWER_SHARE asks; it replaces the older
+  // one whatever their fused scores (the change's words are often further from the question).
+  // A new value of the same thing counts as a stated change too: both give a number (a date, a
+  // price, a count), none the same, and they share a word ("the proposal is due on June 2" / "the
+  // proposal deadline is June 16").
+  const newValue = (a: RetrievedItem, b: RetrievedItem) => {
+    const [na, nb] = [numbersOf(a.record.text), numbersOf(b.record.text)];
+    if (na.size === 0 || nb.size === 0 || [...nb].some((value) => na.has(value))) return false;
+    const terms = factsOf(a).terms;
+    return [...factsOf(b).terms].some((term) => terms.has(term));
+  };
+  const statedChange = (a: RetrievedItem, b: RetrievedItem) =>
+    best > 0 &&
+    a.record.speaker !== null &&
+    a.record.speaker === b.record.speaker &&
+    (meaning!.get(a.record.id) ?? 0) >= STATED_CHANGE_SHARE * best &&
+    (meaning!.get(b.record.id) ?? 0) >= STATED_CHANGE_SHARE * best &&
+    (STATED_CHANGE.test(b.record.text) || newValue(a, b));
   for (let i = 0; i < top.length; i++) {
     const older = top[i]!;
     const olderTime = times.get(older)!;
     for (let j = i + 1; j < top.length; j++) {
       const newer = top[j]!;
-      if (!(times.get(newer)! > olderTime) || newer.score < NEWER_TIE_BREAK_SHARE * older.score || !nearDuplicate(older, newer)) continue;
+      if (!(times.get(newer)! > olderTime)) continue;
+      if (!statedChange(older, newer) && (newer.score < NEWER_TIE_BREAK_SHARE * older.score || !nearDuplicate(older, newer))) continue;
       top.splice(j, 1);
       top.splice(i, 0, newer);
       break;
     }
   }
   return [...top, ...items.slice(NEWER_TIE_BREAK_TOP)];
+}
+
+/** The numbers a text gives ("June 16" -> 16, "42 euros" -> 42, "20 mg" -> 20), as written. */
+function numbersOf(text: string): Set<string> {
+  return new Set(text.match(/\d+(?:[.,]\d+)?/g) ?? []);
 }
 
 /** When a memory's fact became true (epoch ms): its validity start, else its date, else when it was learned. */

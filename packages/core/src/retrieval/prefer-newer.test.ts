@@ -56,4 +56,39 @@ describe('preferNewer', () => {
     // At the edge: exactly 0.7 of the best moves.
     expect(order(item('new', 'My boss is Tom Becker.', '2024-04-01T00:00:00Z', 1.7), new Map([['old', 0.5], ['new', 0.35]]))).toEqual(['new', 'old']);
   });
+  describe('a stated change, with a sentence model (cosines to the query by id)', () => {
+    const old = item('old', 'We adopted a grey kitten and named her Luna.', '2024-01-01T00:00:00Z', 2.3);
+    const filler = item('filler', 'Thanks for telling me.', '2024-04-01T00:00:00Z', 1.2, 'assistant');
+    const cosines = (extra: Record<string, number>) => new Map(Object.entries({ old: 0.68, filler: 0.1, ...extra }));
+
+    it('moves a newer memory that says something changed ahead, however much lower it scored', () => {
+      const next = item('new', 'Everyone at home calls the kitten Pepper these days.', '2024-04-01T00:00:00Z', 0.9);
+      expect(preferNewer([old, filler, next], cosines({ new: 0.54 })).map((entry) => entry.record.id)).toEqual(['new', 'old', 'filler']);
+    });
+
+    it('counts a new number of the same thing as a stated change', () => {
+      const due = item('old', 'The grant proposal is due on June 2.', '2024-01-01T00:00:00Z', 2.3);
+      const moved = item('new', 'The funder gave us more time, the proposal deadline is June 16.', '2024-04-01T00:00:00Z', 0.8);
+      expect(preferNewer([due, filler, moved], new Map([['old', 0.88], ['new', 0.62], ['filler', 0.1]])).map((entry) => entry.record.id)).toEqual(['new', 'old', 'filler']);
+      // The same number again, or no shared word, is no new value.
+      const same = item('new', 'The proposal deadline is still June 2, the funder said.', '2024-04-01T00:00:00Z', 0.8);
+      expect(preferNewer([due, filler, same], new Map([['old', 0.88], ['new', 0.62], ['filler', 0.1]])).map((entry) => entry.record.id)).toEqual(['old', 'filler', 'new']);
+      const unrelated = item('new', 'My nephew turns 16 on Friday.', '2024-04-01T00:00:00Z', 0.8);
+      expect(preferNewer([due, filler, unrelated], new Map([['old', 0.88], ['new', 0.62], ['filler', 0.1]])).map((entry) => entry.record.id)).toEqual(['old', 'filler', 'new']);
+    });
+
+    it('keeps the order when the newer one does not answer the query, is another speaker’s, is older, or there is no model', () => {
+      const next = item('new', 'Everyone at home calls the kitten Pepper these days.', '2024-04-01T00:00:00Z', 0.9);
+      // Below 0.4 of the best cosine: not about what was asked.
+      expect(preferNewer([old, filler, next], cosines({ new: 0.2 })).map((entry) => entry.record.id)).toEqual(['old', 'filler', 'new']);
+      const theirs = item('new', 'Everyone at home calls the kitten Pepper these days.', '2024-04-01T00:00:00Z', 0.9, 'assistant');
+      expect(preferNewer([old, filler, theirs], cosines({ new: 0.54 })).map((entry) => entry.record.id)).toEqual(['old', 'filler', 'new']);
+      const earlier = item('new', 'Everyone at home calls the kitten Pepper these days.', '2023-12-01T00:00:00Z', 0.9);
+      expect(preferNewer([old, filler, earlier], cosines({ new: 0.54 })).map((entry) => entry.record.id)).toEqual(['old', 'filler', 'new']);
+      expect(preferNewer([old, filler, next]).map((entry) => entry.record.id)).toEqual(['old', 'filler', 'new']);
+      // No change said and no new number: not a stated change.
+      const plain = item('new', 'The kitten sleeps on the sofa.', '2024-04-01T00:00:00Z', 0.9);
+      expect(preferNewer([old, filler, plain], cosines({ new: 0.54 })).map((entry) => entry.record.id)).toEqual(['old', 'filler', 'new']);
+    });
+  });
 });
