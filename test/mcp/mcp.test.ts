@@ -76,7 +76,8 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
     const { tools } = await mcp.listTools();
     const names = tools.map((tool) => tool.name).sort();
     const maintenance = ['maintenance_apply', 'maintenance_list', 'maintenance_plan', 'maintenance_undo'];
-    expect(names).toEqual(transport === 'stdio' ? ['ask', 'erase', 'list_agents', ...maintenance, 'recall', 'remember', 'upload'] : ['ask', 'erase', 'list_agents', ...maintenance, 'recall', 'remember']);
+    expect(names).toEqual(transport === 'stdio' ? ['ask', 'erase', 'list_agents', ...maintenance, 'memory_history', 'recall', 'remember', 'upload'] : ['ask', 'erase', 'list_agents', ...maintenance, 'memory_history', 'recall', 'remember']);
+    expect(tools.find((tool) => tool.name === 'memory_history')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(tools.find((tool) => tool.name === 'erase')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     const remember = tools.find((tool) => tool.name === 'remember')!;
     expect(remember.description).toMatch(/long-term memory/);
@@ -106,6 +107,24 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
     const thread = await api.threads.get({ agentId, threadId });
     expect(thread.title).toBe(`MCP: vitest-${transport}`);
     expect(thread.messages!.map((m) => m.text).join('\n')).not.toContain('Where did Ingrid move?');
+  });
+
+  it('shows a memory’s versions after an edit, oldest first, as quoted data; an unknown id is a tool error', async () => {
+    const remembered = await call(mcp, 'remember', { text: `The ${transport} team lunch is on Tuesdays.`, speaker: 'alice' });
+    expect(remembered.isError).toBeFalsy();
+    const [first] = (await api.memories.list({ agentId, text_contains: `${transport} team lunch` })).memories;
+    const edited = await api.memories.update({ agentId, memoryId: first!.memory_id, text: `The ${transport} team lunch moved to Thursdays.` });
+    const history = await call(mcp, 'memory_history', { memory_id: edited.memory_id });
+    expect(history.isError).toBeFalsy();
+    const versions = (history.structuredContent as { versions: { memory_id: string; current: boolean; text: string }[] }).versions;
+    expect(versions.map((version) => [version.memory_id, version.current])).toEqual([
+      [first!.memory_id, false],
+      [edited.memory_id, true],
+    ]);
+    expect(text(history)).toMatch(/<memory-data id="[0-9a-f]{16}">\n> 1\. \[replaced by mem_[^\n]*Tuesdays\.\n> 2\. \[current\][^\n]*Thursdays\./);
+    const unknown = await call(mcp, 'memory_history', { memory_id: 'mem_unknown' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.structuredContent).toMatchObject({ code: 'not_found' });
   });
 
   it('asks: an answer from memory with citations', async () => {
@@ -165,6 +184,7 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
         ['recall', { query: 'Where did Ingrid move?' }],
         ['remember', { text: 'I am an intruder.' }],
         ['ask', { question: 'Where did Ingrid move?' }],
+        ['memory_history', { memory_id: 'mem_anything' }],
       ] as const) {
         const result = await call(other, tool, args);
         expect(result.isError).toBe(true);

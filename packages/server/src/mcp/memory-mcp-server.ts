@@ -264,6 +264,37 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   );
 
   server.registerTool(
+    'memory_history',
+    {
+      title: 'Memory history',
+      description:
+        'Every version of the fact one memory holds, oldest first: what it replaced (an edit, an older statement of the same thing) ' +
+        'and what replaced it, each with when it was learned and whether it is still current. Use it to answer "what did it say before?" ' +
+        'or to see why a fact changed. Take memory ids from recall\'s explanation.',
+      inputSchema: {
+        memory_id: z.string().min(1).max(200).describe('A memory id (mem_...), e.g. from recall.'),
+        agent_id: agentIdArg,
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      run(async () => {
+        const agentId = agentOf(args.agent_id);
+        const history = await client.memories.history({ agentId, memoryId: args.memory_id });
+        const versions = history.versions.map((version) => ({
+          memory_id: version.memory_id,
+          text: version.text,
+          learned_at: version.learned_at,
+          current: version.superseded_by === null && version.valid_to === null,
+          superseded_by: version.superseded_by,
+        }));
+        const lines = versions.map((version, i) => `${i + 1}. [${version.current ? 'current' : `replaced by ${version.superseded_by ?? 'nothing (no longer true)'}`}] ${version.learned_at} ${version.memory_id}: ${version.text}`);
+        const text = fencedText(`The versions of memory ${history.memory_id}, oldest first${history.truncated ? ' (older ones left out)' : ''}.`, lines);
+        return { content: [{ type: 'text', text }], structuredContent: { memory_id: history.memory_id, versions, truncated: history.truncated } };
+      }),
+  );
+
+  server.registerTool(
     'list_agents',
     {
       title: 'List agents',
