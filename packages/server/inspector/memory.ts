@@ -45,7 +45,7 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params, _
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('h2', {}, 'Also learned from') : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('ul', {}, ...memory.also_from.map((other: any) => h('li', {}, sourceLink(agentId!, other)))) : null,
     counted('Timeline', `${events.length} event${events.length === 1 ? '' : 's'}`),
-    h('p', { class: 'hint' }, 'Its versions in order: what replaced or edited what, the turns merged into each, their forgetting and expiry (from the supersession chain, the edits and the learning receipts).'),
+    h('p', { class: 'hint' }, 'Its versions in order: what replaced or edited what, the turns merged into each, their forgetting and expiry (from its history: GET .../memories/{id}/history).'),
     timelineList(agentId!, memory.memory_id, events),
     // A forgotten memory takes no change (409) until it is restored.
     memory.forgotten ? restorePanel(agentId!, memory, rerender) : null,
@@ -191,44 +191,7 @@ function expiryForm(agentId: string, memory: any, rerender: () => void): HTMLEle
   return h('div', {}, h('p', { class: 'hint' }, 'From that moment the memory is gone from lists, search and chat (a moment past expires it now); "Never expire" brings it back.'), form);
 }
 
-/** How far the timeline follows the chain each way. */
-const CHAIN = 10;
-
 type TimelineEvent = { at: string | null; kind: 'learned' | 'merged' | 'superseded' | 'edited' | 'forgotten' | 'expires' | 'expired' | 'missing'; memory: any; other?: any; source?: any };
-
-/** A memory by id, history and expired ones too; null when it is gone (deleted or erased). */
-async function memoryOrNull(agentId: string, memoryId: string): Promise<any | null> {
-  try {
-    return await api('GET', `/v1/agents/${enc(agentId)}/memories/${enc(memoryId)}${query({ include_expired: true })}`);
-  } catch (error) {
-    if (error instanceof ApiError && !(error instanceof KeyRefused) && error.status === 404) return null;
-    throw error;
-  }
-}
-
-/**
- * The memories `memory` replaced: the one an edit wrote it from (`edited.from_memory_id`), or those
- * its learning receipt's turn `superseded`, narrowed to those whose successor it is.
- */
-async function replaced(agentId: string, memory: any): Promise<any[]> {
-  if (memory.edited?.from_memory_id) {
-    const older = await memoryOrNull(agentId, memory.edited.from_memory_id);
-    return older?.superseded_by === memory.memory_id ? [older] : [];
-  }
-  const observation = memory.job_id ?? memory.source?.observation_id;
-  if (!observation || !memory.source?.thread_id) return [];
-  let receipt: any;
-  try {
-    receipt = await api('GET', `/v1/agents/${enc(agentId)}/threads/${enc(memory.source.thread_id)}/observe/${enc(observation)}/receipt`);
-  } catch (error) {
-    // An erased thread or a job not final: no older versions can be read.
-    if (error instanceof ApiError && !(error instanceof KeyRefused) && (error.status === 404 || error.status === 409)) return [];
-    throw error;
-  }
-  const ids: string[] = receipt.turns.find((turn: any) => turn.turn_index === memory.source.turn_index)?.superseded ?? [];
-  const older = await Promise.all(ids.map((id) => memoryOrNull(agentId, id)));
-  return older.filter((other) => other?.superseded_by === memory.memory_id);
-}
 
 /** When a turn was said (its timestamp in the thread turns API), or null. */
 async function saidAt(agentId: string, source: any): Promise<string | null> {
@@ -242,37 +205,25 @@ async function saidAt(agentId: string, source: any): Promise<string | null> {
 }
 
 /**
- * A memory's timeline: its versions (back through the learning receipts' `superseded`, forward
- * through `superseded_by`, {@link CHAIN} steps each way), when each was learned and replaced, the
- * turns merged into each (`also_from`, at the time they were said) and its expiry, oldest first.
+ * A memory's timeline: its versions (the history route: what it replaced and what replaced it,
+ * expired and forgotten ones too), when each was learned and replaced, the turns merged into each
+ * (`also_from`, at the time they were said) and its expiry, oldest first.
  */
 async function timeline(agentId: string, memory: any): Promise<TimelineEvent[]> {
-  const versions = [memory];
-  for (let step = 0, current = memory; step < CHAIN; step++) {
-    const [older] = await replaced(agentId, current);
-    if (!older) break;
-    versions.unshift(older);
-    current = older;
-  }
-  let gone: TimelineEvent | null = null;
-  for (let step = 0, current = memory; step < CHAIN && current.superseded_by; step++) {
-    const newer = await memoryOrNull(agentId, current.superseded_by);
-    if (!newer) {
-      gone = { at: current.valid_to, kind: 'missing', memory: current };
-      break;
-    }
-    versions.push(newer);
-    current = newer;
-  }
+  const history = await api('GET', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}/history${query({ include_expired: true })}`);
+  const versions: any[] = history.versions;
+  const byId = new Map(versions.map((version) => [version.memory_id, version]));
   const events: TimelineEvent[] = [];
   for (let i = 0; i < versions.length; i++) {
     const version = versions[i];
     // A version an edit wrote is dated by the edit (below, on the version before it), not learned.
-    if (!(version.edited && i > 0 && versions[i - 1].memory_id === version.edited.from_memory_id)) events.push({ at: version.learned_at, kind: 'learned', memory: version, source: version.source });
+    if (!(version.edited && byId.has(version.edited.from_memory_id))) events.push({ at: version.learned_at, kind: 'learned', memory: version, source: version.source });
     const merged = await Promise.all((version.also_from ?? []).map(async (source: any) => ({ source, at: await saidAt(agentId, source) })));
     merged.sort((a, b) => (Date.parse(a.at ?? '') || 0) - (Date.parse(b.at ?? '') || 0));
     for (const { source, at } of merged) events.push({ at, kind: 'merged', memory: version, source });
-    const next = versions[i + 1];
+    const next = version.superseded_by ? byId.get(version.superseded_by) : undefined;
+    // Replaced by a memory that is gone (deleted or erased): the history cannot show it.
+    if (version.superseded_by && !next) events.push({ at: version.valid_to, kind: 'missing', memory: version });
     if (version.superseded_by && next) {
       const edit = next.edited?.from_memory_id === version.memory_id ? next.edited : null;
       events.push(edit ? { at: edit.at, kind: 'edited', memory: version, other: next } : { at: version.valid_to ?? next.learned_at, kind: 'superseded', memory: version, other: next });
@@ -281,7 +232,6 @@ async function timeline(agentId: string, memory: any): Promise<TimelineEvent[]> 
     if (version.forgotten) events.push({ at: version.forgotten.at, kind: 'forgotten', memory: version });
     else if (version.expires_at) events.push({ at: version.expires_at, kind: Date.parse(version.expires_at) <= Date.now() ? 'expired' : 'expires', memory: version });
   }
-  if (gone) events.push(gone);
   // In the chain's order (a version's learning, its merges, its replacement, then the next version):
   // moments alone would mislead, as a replacement is dated when the new fact became true, often
   // before either version was learned.
