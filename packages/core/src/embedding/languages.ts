@@ -88,15 +88,15 @@ const OWN_LETTERS: Record<Other, RegExp | null> = {
 };
 
 /**
- * Frequent words of each language that its stop list leaves out (or that tokenising glues to an
- * elided article): votes only, never dropped from the terms.
+ * Frequent words of each language that its stop list leaves out: votes only, never dropped from
+ * the terms.
  */
 const MORE_VOTES: Record<Other, readonly string[]> = {
   de: ['seit', 'auch', 'noch', 'schon', 'sehr', 'immer', 'gerne', 'heute', 'morgen', 'gestern', 'jetzt', 'bitte', 'danke'],
   fr: ['depuis', 'chez', 'très', 'aussi', 'toujours', 'déjà', 'encore', 'beaucoup', 'ça', 'aujourd', 'hier', 'demain', 'merci', 'oui'],
   es: ['desde', 'también', 'hoy', 'ayer', 'mañana', 'gracias', 'muy', 'sí', 'aquí'],
   pt: ['desde', 'também', 'muito', 'ainda', 'já', 'sempre', 'hoje', 'ontem', 'amanhã', 'obrigado', 'obrigada', 'sim', 'você'],
-  it: ['anche', 'molto', 'ancora', 'già', 'sempre', 'oggi', 'ieri', 'domani', 'grazie', 'dall', 'dell', 'nell', 'sull', 'all'],
+  it: ['anche', 'molto', 'ancora', 'già', 'sempre', 'oggi', 'ieri', 'domani', 'grazie'],
   nl: ['sinds', 'ook', 'nog', 'heel', 'erg', 'altijd', 'graag', 'vandaag', 'gisteren', 'morgen', 'bedankt', 'niet', 'naar'],
 };
 
@@ -113,34 +113,36 @@ OTHERS.forEach((language, bit) => {
   }
 });
 
-/** Words split at apostrophes too (`dall'anno` → `dall`, `anno`), lower case. */
-const VOTING_WORD = /[\p{L}\p{M}\p{N}]+/gu;
+const ANY_OWN_LETTER = /[äöüßçœèêëîïûùñ¿¡ãõòì]/u;
 
 /**
- * The language of a lower-cased text: a vote of its words (each votes for every language whose stop
- * words or frequent words hold it; a letter only one language uses adds one) against the English
- * stop words (`englishStopWords`). Another language must have at least `minimum` votes, more than
- * English and one for every eight words; ties and anything less stay English, so short, mixed and
- * code-like text stays English.
+ * The language of a text from its word `tokens` (lower case, apostrophes dropped, as `tokenize`
+ * makes them) and its lower-cased text: a vote of its words (each votes for every language whose
+ * stop words or frequent words hold it; a letter only one language uses adds one) against the
+ * English stop words (`englishStopWords`). Another language must have at least `minimum` votes,
+ * more than English and one for every eight words; ties and anything less stay English, so short,
+ * mixed and code-like text stays English.
  */
-export function voteLanguage(lower: string, englishStopWords: ReadonlySet<string>, minimum = 2): TextLanguage {
+export function voteLanguage(tokens: readonly string[], lower: string, englishStopWords: ReadonlySet<string>, minimum = 2): TextLanguage {
   let english = 0;
-  let words = 0;
+  let voted = 0;
   const votes = [0, 0, 0, 0, 0, 0];
-  VOTING_WORD.lastIndex = 0;
-  for (let match = VOTING_WORD.exec(lower); match !== null; match = VOTING_WORD.exec(lower)) {
-    const word = match[0];
-    words++;
+  for (const word of tokens) {
     if (englishStopWords.has(word)) english++;
     const bits = VOTES.get(word);
     if (bits === undefined) continue;
+    voted++;
     for (let bit = 0; bit < 6; bit++) if (bits & (1 << bit)) votes[bit]!++;
   }
+  // No language can outvote English (a letter adds one at most): the common case, decided at once.
+  if (voted + 1 <= english || voted + 1 < minimum) return 'en';
+  const words = tokens.length;
+  const ownLetters = ANY_OWN_LETTER.test(lower);
   let best: TextLanguage = 'en';
   let bestVotes = minimum - 1;
   OTHERS.forEach((language, bit) => {
     const letters = OWN_LETTERS[language];
-    const count = votes[bit]! + (letters !== null && letters.test(lower) ? 1 : 0);
+    const count = votes[bit]! + (ownLetters && letters !== null && letters.test(lower) ? 1 : 0);
     if (count > bestVotes) {
       best = language;
       bestVotes = count;

@@ -142,9 +142,9 @@ export function isStopWord(token: string): boolean {
  * @example analyze('The runners were running in new shoes') // ['runner', 'run', 'new', 'sho']  (keys, not words: 'caroline' → 'carolin')
  */
 export function analyze(text: string): string[] {
-  const lower = text.toLowerCase();
-  const language = voteLanguage(lower, STOP_WORDS);
-  return language === 'en' ? analyzeEnglish(tokenize(text)) : analyzeAs(language, text);
+  const tokens = tokenize(text);
+  const language = voteLanguage(tokens, text.toLowerCase(), STOP_WORDS);
+  return language === 'en' ? analyzeEnglish(tokens) : analyzeAs(language, text);
 }
 
 /**
@@ -154,7 +154,7 @@ export function analyze(text: string): string[] {
  * @example detectLanguage('Paul habite à Lyon depuis mars') // 'fr';  detectLanguage('Wo?') // 'en'
  */
 export function detectLanguage(text: string): TextLanguage {
-  return voteLanguage(text.toLowerCase(), STOP_WORDS);
+  return voteLanguage(tokenize(text), text.toLowerCase(), STOP_WORDS);
 }
 
 /**
@@ -167,8 +167,9 @@ export function detectLanguage(text: string): TextLanguage {
 export function analyzeQuery(text: string): string[] {
   // A query is short: one vote for another language and none for English is enough (its English
   // terms are searched too, so reading an English query so costs no match).
-  const language = voteLanguage(text.toLowerCase(), STOP_WORDS, 1);
-  const english = analyzeEnglish(tokenize(text));
+  const tokens = tokenize(text);
+  const language = voteLanguage(tokens, text.toLowerCase(), STOP_WORDS, 1);
+  const english = analyzeEnglish(tokens);
   return [...new Set(language === 'en' ? english : [...analyzeAs(language, text), ...english])];
 }
 
