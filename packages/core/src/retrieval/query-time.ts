@@ -1,4 +1,4 @@
-import { resolveRelativeDates } from '../memory/relative-dates.js';
+import { resolveRelativeDatesAnyLanguage } from '../memory/relative-dates-languages.js';
 
 /** A span of time a query talks about: `[start, end)` in epoch milliseconds. */
 export type TimeRange = { start: number; end: number };
@@ -87,7 +87,7 @@ export function queryTimeRanges(query: string, now: number): TimeRange[] {
   if (!Number.isNaN(reference.getTime())) {
     const spans = trailingSpans(withoutDates, reference);
     ranges.push(...spans.ranges);
-    for (const resolved of resolveRelativeDates(spans.rest, reference)) {
+    for (const resolved of resolveRelativeDatesAnyLanguage(spans.rest, reference)) {
       const start = Date.parse(`${resolved.date}T00:00:00.000Z`);
       const days = { day: 1, week: 7, month: 31, year: 366 }[resolved.granularity];
       ranges.push({ start: start - DAY_MS, end: start + (days + 1) * DAY_MS });
