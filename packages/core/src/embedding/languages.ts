@@ -113,6 +113,21 @@ OTHERS.forEach((language, bit) => {
   }
 });
 
+const ENGLISH_BIT = 1 << 6;
+const OTHER_BITS = ENGLISH_BIT - 1;
+const VOTERS = new WeakMap<ReadonlySet<string>, Map<string, number>>();
+
+/** {@link VOTES} with the English stop words as one more bit: one lookup a word. */
+function votersWith(englishStopWords: ReadonlySet<string>): Map<string, number> {
+  let voters = VOTERS.get(englishStopWords);
+  if (!voters) {
+    voters = new Map(VOTES);
+    for (const word of englishStopWords) voters.set(word, (voters.get(word) ?? 0) | ENGLISH_BIT);
+    VOTERS.set(englishStopWords, voters);
+  }
+  return voters;
+}
+
 const ANY_OWN_LETTER = /[äöüßçœèêëîïûùñ¿¡ãõòì]/u;
 
 /**
@@ -124,13 +139,15 @@ const ANY_OWN_LETTER = /[äöüßçœèêëîïûùñ¿¡ãõòì]/u;
  * mixed and code-like text stays English.
  */
 export function voteLanguage(tokens: readonly string[], lower: string, englishStopWords: ReadonlySet<string>, minimum = 2): TextLanguage {
+  const voters = votersWith(englishStopWords);
   let english = 0;
   let voted = 0;
   const votes = [0, 0, 0, 0, 0, 0];
   for (const word of tokens) {
-    if (englishStopWords.has(word)) english++;
-    const bits = VOTES.get(word);
+    const bits = voters.get(word);
     if (bits === undefined) continue;
+    if (bits & ENGLISH_BIT) english++;
+    if ((bits & OTHER_BITS) === 0) continue;
     voted++;
     for (let bit = 0; bit < 6; bit++) if (bits & (1 << bit)) votes[bit]!++;
   }
