@@ -6,7 +6,7 @@
  * - Detection: a vote of stop words (and a few letters only one language uses) over German,
  *   French, Spanish, Portuguese, Italian and Dutch against the English stop words. English wins
  *   ties, short and ambiguous text: a text is another language only when that language has at
- *   least two votes and more than English ({@link detectLanguage}).
+ *   least two votes, more than English and one for every eight words ({@link voteLanguage}).
  * - Terms: NFKC, lower case with `ß` → `ss`, apostrophes split words (`l'homme` → `l`, `homme`;
  *   the elided article is a stop word), that language's stop words and one-letter tokens dropped,
  *   the Snowball stemmer of that language (`@orama/stemmers`), then accents folded (`é` → `e`), so
@@ -79,11 +79,11 @@ const STEMMERS: Record<Other, (word: string) => string> = {
 
 /** Letters (and marks) that only that language of the six writes: one more vote when present. */
 const OWN_LETTERS: Record<Other, RegExp | null> = {
-  de: /[äöüß]/u,
-  fr: /[çœèêëîïûù]/u,
-  es: /[ñ¿¡]/u,
-  pt: /[ãõ]/u,
-  it: /[òì]/u,
+  de: /[äöüß]/iu,
+  fr: /[çœèêëîïûù]/iu,
+  es: /[ñ¿¡]/iu,
+  pt: /[ãõ]/iu,
+  it: /[òì]/iu,
   nl: null,
 };
 
@@ -128,23 +128,28 @@ function votersWith(englishStopWords: ReadonlySet<string>): Map<string, number> 
   return voters;
 }
 
-const ANY_OWN_LETTER = /[äöüßçœèêëîïûùñ¿¡ãõòì]/u;
+const ANY_OWN_LETTER = /[äöüßçœèêëîïûùñ¿¡ãõòì]/iu;
+/** Words that vote. */
+const VOTE_WINDOW = 64;
 
 /**
  * The language of a text from its word `tokens` (lower case, apostrophes dropped, as `tokenize`
- * makes them) and its lower-cased text: a vote of its words (each votes for every language whose
+ * makes them; the first {@link VOTE_WINDOW}) and the text itself: a vote of its words (each votes for every language whose
  * stop words or frequent words hold it; a letter only one language uses adds one) against the
  * English stop words (`englishStopWords`). Another language must have at least `minimum` votes,
  * more than English and one for every eight words; ties and anything less stay English, so short,
  * mixed and code-like text stays English.
  */
-export function voteLanguage(tokens: readonly string[], lower: string, englishStopWords: ReadonlySet<string>, minimum = 2): TextLanguage {
+export function voteLanguage(tokens: readonly string[], text: string, englishStopWords: ReadonlySet<string>, minimum = 2): TextLanguage {
   const voters = votersWith(englishStopWords);
   let english = 0;
   let voted = 0;
   const votes = [0, 0, 0, 0, 0, 0];
-  for (const word of tokens) {
-    const bits = voters.get(word);
+  // The first words decide: a memory's indexed text is its own words first, then its keywords
+  // (dates, names, the neighbouring turns), and the vote then costs the same for any length.
+  const words = Math.min(tokens.length, VOTE_WINDOW);
+  for (let i = 0; i < words; i++) {
+    const bits = voters.get(tokens[i]!);
     if (bits === undefined) continue;
     if (bits & ENGLISH_BIT) english++;
     if ((bits & OTHER_BITS) === 0) continue;
@@ -153,13 +158,12 @@ export function voteLanguage(tokens: readonly string[], lower: string, englishSt
   }
   // No language can outvote English (a letter adds one at most): the common case, decided at once.
   if (voted + 1 <= english || voted + 1 < minimum) return 'en';
-  const words = tokens.length;
-  const ownLetters = ANY_OWN_LETTER.test(lower);
+  const ownLetters = ANY_OWN_LETTER.test(text);
   let best: TextLanguage = 'en';
   let bestVotes = minimum - 1;
   OTHERS.forEach((language, bit) => {
     const letters = OWN_LETTERS[language];
-    const count = votes[bit]! + (ownLetters && letters !== null && letters.test(lower) ? 1 : 0);
+    const count = votes[bit]! + (ownLetters && letters !== null && letters.test(text) ? 1 : 0);
     if (count > bestVotes) {
       best = language;
       bestVotes = count;

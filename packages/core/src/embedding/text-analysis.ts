@@ -143,7 +143,7 @@ export function isStopWord(token: string): boolean {
  */
 export function analyze(text: string): string[] {
   const tokens = tokenize(text);
-  const language = voteLanguage(tokens, text.toLowerCase(), STOP_WORDS);
+  const language = voteLanguage(tokens, text, STOP_WORDS);
   return language === 'en' ? analyzeEnglish(tokens) : analyzeAs(language, text);
 }
 
@@ -154,7 +154,7 @@ export function analyze(text: string): string[] {
  * @example detectLanguage('Paul habite à Lyon depuis mars') // 'fr';  detectLanguage('Wo?') // 'en'
  */
 export function detectLanguage(text: string): TextLanguage {
-  return voteLanguage(tokenize(text), text.toLowerCase(), STOP_WORDS);
+  return voteLanguage(tokenize(text), text, STOP_WORDS);
 }
 
 /**
@@ -168,7 +168,7 @@ export function analyzeQuery(text: string): string[] {
   // A query is short: one vote for another language and none for English is enough (its English
   // terms are searched too, so reading an English query so costs no match).
   const tokens = tokenize(text);
-  const language = voteLanguage(tokens, text.toLowerCase(), STOP_WORDS, 1);
+  const language = voteLanguage(tokens, text, STOP_WORDS, 1);
   const english = analyzeEnglish(tokens);
   return [...new Set(language === 'en' ? english : [...analyzeAs(language, text), ...english])];
 }
