@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMemoryWriter } from './default-memory-writer.js';
 import { localDateNames, resolveRelativeDatesAnyLanguage } from './relative-dates-languages.js';
+import { queryTimeRanges } from '../retrieval/query-time.js';
 
 // 2026-03-18 is a Wednesday.
 const wednesday = new Date('2026-03-18T10:00:00Z');
@@ -51,5 +52,24 @@ describe('defaultMemoryWriter in another language', () => {
     const { outcomes } = await defaultMemoryWriter().write({ agentId: 'agent_x', turns: [turn], searchSimilar: async () => [] });
     const [draft] = outcomes[0]!.ok ? outcomes[0]!.memories : [];
     expect(draft!.keywords).toBe('user 2026-03-18 18 March 2026 wednesday 2026-03-17 17 March 2026 tuesday Paul I went to the cinema yesterday with Paul.');
+  });
+});
+
+describe('a question in another language names its time', () => {
+  const day = (iso: string) => Date.parse(`${iso}T00:00:00.000Z`);
+  const DAY = 86_400_000;
+  it.each([
+    ['Was hat Anna am 3. März 2023 gemacht?', { start: day('2023-03-03') - DAY, end: day('2023-03-03') + 2 * DAY }],
+    ['Qu’est-ce que Paul a fait le 8 mai 2023 ?', { start: day('2023-05-08') - DAY, end: day('2023-05-08') + 2 * DAY }],
+    // chrono's French parser does not read a month with its year alone: the year still counts.
+    ['Qu’est-ce que Paul a fait en mai 2023 ?', { start: day('2023-01-01'), end: day('2024-01-01') }],
+    ['¿Qué hizo María el 8 de mayo de 2023?', { start: day('2023-05-08') - DAY, end: day('2023-05-08') + 2 * DAY }],
+  ])('%s', (question, range) => {
+    expect(queryTimeRanges(question, Date.parse('2024-01-01T00:00:00Z'))).toEqual([range]);
+  });
+
+  it('an English question reads as before, and a relative German one against now', () => {
+    expect(queryTimeRanges('What did Anna do on 3 March 2023?', 0)).toEqual([{ start: day('2023-03-03') - DAY, end: day('2023-03-03') + 2 * DAY }]);
+    expect(queryTimeRanges('Was hat Anna gestern mit ihr gemacht?', Date.parse('2026-03-18T10:00:00Z'))).toEqual([{ start: day('2026-03-17') - DAY, end: day('2026-03-17') + 2 * DAY }]);
   });
 });

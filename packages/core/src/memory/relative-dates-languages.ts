@@ -82,3 +82,26 @@ export function localDateNames(language: Exclude<TextLanguage, 'en'>, iso: strin
 export function resolveRelativeDatesAnyLanguage(text: string, reference: Date, language: TextLanguage = detectLanguage(text)): ResolvedDate[] {
   return language === 'en' ? resolveRelativeDates(text, reference) : resolveRelativeDatesOf(language, text, reference);
 }
+
+/**
+ * The dates a text in `language` states with its year ("am 3. März 2023", "en mai 2023", "el 8 de
+ * mayo de 2023"): `[start, end)` in epoch ms (a day widened by one day each side, as the English
+ * query patterns do; a month; a year), and the text with them blanked. For a question's time cue.
+ */
+export function statedDateRangesOf(language: Exclude<TextLanguage, 'en'>, text: string): { ranges: { start: number; end: number }[]; rest: string } {
+  const ranges: { start: number; end: number }[] = [];
+  let rest = text;
+  for (const found of PARSERS[language].parse(text, { instant: new Date(0), timezone: 0 })) {
+    const start = found.start;
+    if (!start.isCertain('year') || found.tags().has('result/relativeDate') || !/\d{4}/u.test(found.text)) continue;
+    const year = start.get('year')!;
+    const month = (start.get('month') ?? 1) - 1;
+    if (start.isCertain('day') && start.isCertain('month')) {
+      const day = Date.UTC(year, month, start.get('day')!);
+      ranges.push({ start: day - 86_400_000, end: day + 2 * 86_400_000 });
+    } else if (start.isCertain('month')) ranges.push({ start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1) });
+    else ranges.push({ start: Date.UTC(year, 0, 1), end: Date.UTC(year + 1, 0, 1) });
+    rest = rest.slice(0, found.index) + ' '.repeat(found.text.length) + rest.slice(found.index + found.text.length);
+  }
+  return { ranges, rest };
+}

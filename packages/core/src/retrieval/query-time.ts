@@ -1,4 +1,5 @@
-import { resolveRelativeDatesAnyLanguage } from '../memory/relative-dates-languages.js';
+import { resolveRelativeDatesAnyLanguage, statedDateRangesOf } from '../memory/relative-dates-languages.js';
+import { detectLanguage } from '../embedding/text-analysis.js';
 
 /** A span of time a query talks about: `[start, end)` in epoch milliseconds. */
 export type TimeRange = { start: number; end: number };
@@ -83,7 +84,11 @@ function trailingSpans(text: string, reference: Date): { ranges: TimeRange[]; re
  */
 export function queryTimeRanges(query: string, now: number): TimeRange[] {
   const { text, reference } = statedDate(query, now);
-  const { ranges, rest: withoutDates } = absoluteRanges(text);
+  // A question in another language: the dates it states, read by chrono's parser of it (issue 44).
+  const language = detectLanguage(text);
+  const stated = language === 'en' ? { ranges: [], rest: text } : statedDateRangesOf(language, text);
+  const { ranges, rest: withoutDates } = absoluteRanges(stated.rest);
+  ranges.unshift(...stated.ranges);
   if (!Number.isNaN(reference.getTime())) {
     const spans = trailingSpans(withoutDates, reference);
     ranges.push(...spans.ranges);
