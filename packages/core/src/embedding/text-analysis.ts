@@ -162,7 +162,7 @@ export function detectLanguage(text: string): TextLanguage {
  * before. Another language: its terms and, after them, the English pipeline's, so memories stored
  * before issue 44 (analyzed as English whatever their language) are still found.
  *
- * @example analyzeQuery('Où habite Paul ?') // ['habit', 'paul', 'où', 'habite'] (French, then the old terms)
+ * @example analyzeQuery('Où habite Paul ?') // ['habit', 'paul', 'où'] (French, then what the English pipeline adds)
  */
 export function analyzeQuery(text: string): string[] {
   // A query is short: one vote for another language and none for English is enough (its English
