@@ -1,6 +1,6 @@
 import { MatchQuery, Operator, type Table } from '@lancedb/lancedb';
 import {
-  analyze,
+  analyzeQuery,
   canonicalIso,
   compareMemoryHits,
   cosineSimilarity,
@@ -65,7 +65,7 @@ export async function searchIndex(state: IndexState, request: MemorySearchReques
       ...searchFilter({ ...request, now }),
       share: () => (share ??= agentShare(state, current, request.agentId)),
     };
-    const terms = [...new Set(analyze(request.text))];
+    const terms = analyzeQuery(request.text);
     const vector = request.vector;
     if (vector && state.fingerprint && vector.length !== state.fingerprint.dimensions) {
       throw new RangeError(`query vector has ${vector.length} dimensions, the index ${state.fingerprint.dimensions}`);

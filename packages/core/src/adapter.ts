@@ -51,7 +51,7 @@ export {
   type MemoryRecordV2Fields,
   type MemorySourceColumns,
 } from './memory-index/memory-index-helpers.js';
-export { analyze, tokenize, stem, isStopWord, STOP_WORDS } from './embedding/text-analysis.js';
+export { analyze, analyzeQuery, detectLanguage, tokenize, stem, isStopWord, STOP_WORDS, TEXT_LANGUAGES, type TextLanguage } from './embedding/text-analysis.js';
 // ... and the duplicate key an index with `findDuplicates` stores per record (issue 33)
 export { duplicateKey, normaliseForDuplicates, DUPLICATE_MIN_WORDS } from './memory/duplicates.js';
 export { CANDIDATES_PER_CHANNEL } from './retrieval/retrieve.js';

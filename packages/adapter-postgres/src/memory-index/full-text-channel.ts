@@ -1,4 +1,4 @@
-import { analyze, type MemoryHit } from '@memory-agents/core/adapter';
+import { analyzeQuery, type MemoryHit } from '@memory-agents/core/adapter';
 import { filterSql, isCurrentOnly, unexpiredSql, type SearchFilter } from './filters.js';
 import { hitColumns, hitFromRow, type HitRow, type IndexState } from './schema.js';
 
@@ -43,7 +43,7 @@ export function fullTextChannel(state: IndexState, options: FullTextChannelOptio
 
   return {
     async search(agentId: string, text: string, limit: number, filter: SearchFilter): Promise<MemoryHit[]> {
-      const queryTerms = [...new Set(analyze(text))];
+      const queryTerms = analyzeQuery(text);
       if (queryTerms.length === 0) return [];
       const { rows: statistics } = await client.query<{
         row_count: string | number;

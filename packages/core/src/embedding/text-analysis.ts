@@ -5,7 +5,13 @@
  *
  * Pipeline: lower-case → split on anything that is not a letter or digit (apostrophes inside a word
  * are dropped: `john's` → `johns`) → drop stop words and one-letter tokens → light English stemming.
+ * Text that {@link detectLanguage} reads as German, French, Spanish, Portuguese, Italian or Dutch
+ * goes through that language's pipeline instead (./languages.ts: Snowball stemmer, its stop words,
+ * case and accent folding, elision split); English output is unchanged (issue 44).
  */
+import { analyzeAs, voteLanguage, type TextLanguage } from './languages.js';
+
+export { TEXT_LANGUAGES, type TextLanguage } from './languages.js';
 
 /**
  * English function words that carry no retrieval signal. Deliberately short: words that can be
@@ -136,8 +142,40 @@ export function isStopWord(token: string): boolean {
  * @example analyze('The runners were running in new shoes') // ['runner', 'run', 'new', 'sho']  (keys, not words: 'caroline' → 'carolin')
  */
 export function analyze(text: string): string[] {
+  const tokens = tokenize(text);
+  const language = voteLanguage(tokens, text, STOP_WORDS);
+  return language === 'en' ? analyzeEnglish(tokens) : analyzeAs(language, text);
+}
+
+/**
+ * The language {@link analyze} reads `text` in: German, French, Spanish, Portuguese, Italian or
+ * Dutch when that language's stop words (and letters) outvote English by at least two; else English.
+ *
+ * @example detectLanguage('Paul habite à Lyon depuis mars') // 'fr';  detectLanguage('Wo?') // 'en'
+ */
+export function detectLanguage(text: string): TextLanguage {
+  return voteLanguage(tokenize(text), text, STOP_WORDS);
+}
+
+/**
+ * Distinct query terms of `text` for a full-text search. English: {@link analyze}'s terms, as
+ * before. Another language: its terms and, after them, the English pipeline's, so memories stored
+ * before issue 44 (analyzed as English whatever their language) are still found.
+ *
+ * @example analyzeQuery('Où habite Paul ?') // ['habit', 'paul', 'où'] (French, then what the English pipeline adds)
+ */
+export function analyzeQuery(text: string): string[] {
+  // A query is short: one vote for another language and none for English is enough (its English
+  // terms are searched too, so reading an English query so costs no match).
+  const tokens = tokenize(text);
+  const language = voteLanguage(tokens, text, STOP_WORDS, 1);
+  const english = analyzeEnglish(tokens);
+  return [...new Set(language === 'en' ? english : [...analyzeAs(language, text), ...english])];
+}
+
+function analyzeEnglish(tokens: readonly string[]): string[] {
   const terms: string[] = [];
-  for (const token of tokenize(text)) {
+  for (const token of tokens) {
     if (isStopWord(token)) continue;
     terms.push(cachedStem(token));
   }

@@ -1,4 +1,4 @@
-import { analyze } from '../embedding/text-analysis.js';
+import { analyze, analyzeQuery } from '../embedding/text-analysis.js';
 import { duplicateKey } from '../memory/duplicates.js';
 import {
   applyMemoryPatch,
@@ -123,7 +123,7 @@ class AgentPartition {
   }
 
   lexical(text: string, limit: number, accepts: (record: MemoryRecord) => boolean): MemoryHit[] {
-    const queryTerms = [...new Set(analyze(text))];
+    const queryTerms = analyzeQuery(text);
     const count = this.entries.size;
     if (queryTerms.length === 0 || count === 0) return [];
     const averageLength = this.totalLength / count || 1;

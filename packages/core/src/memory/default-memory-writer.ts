@@ -3,8 +3,11 @@ import type { DraftRef, MemoryDraft, MemoryWriteRequest, MemoryWriter, Supersess
 import { CHANGE_CUE, canSupersede, extractClaims, supersedesClaim, type FactClaim } from './fact-updates.js';
 import { resolveAbsoluteDates } from './absolute-dates.js';
 import { isInstructionLike } from '../boundary/instruction-like.js';
-import { dateKeywords, resolveRelativeDates } from './relative-dates.js';
+import { dateKeywords, type resolveRelativeDates } from './relative-dates.js';
+import { localDateNames, resolveRelativeDatesAnyLanguage } from './relative-dates-languages.js';
+import { detectLanguage } from '../embedding/text-analysis.js';
 import { expiryOf } from './expiry-phrases.js';
+import { expiryInLanguage } from './expiry-phrases-languages.js';
 
 /** Longest memory a turn is cut into (at sentence boundaries); conversation turns are usually one. */
 export const DEFAULT_MEMORY_MAX_CHARS = 1_200;
@@ -136,11 +139,15 @@ function memoriesOf(turn: WriterTurn, maxChars: number, neighbours: string): Mem
     const start = turn.text.indexOf(piece, searchFrom);
     const span = start === -1 ? null : { start, end: start + piece.length };
     if (span) searchFrom = span.end;
-    const resolved = Number.isNaN(reference.getTime()) ? [] : resolveRelativeDates(piece, reference);
+    const language = detectLanguage(piece);
+    const resolved = Number.isNaN(reference.getTime()) ? [] : resolveRelativeDatesAnyLanguage(piece, reference, language);
     const validFrom = Number.isNaN(reference.getTime()) ? null : changedSince(piece, reference, resolved);
     // A conversation turn that bounds what it says ("the code is valid until Friday") expires then (issue 42).
-    const expiresAt = turn.source.kind === 'document' ? null : expiryOf(piece, reference);
-    const keywords = [...baseKeywords, ...resolved.map((date) => dateKeywords(date.date, date.granularity)), ...entitiesOf(piece), piece, neighbours]
+    // German, French, Spanish, Portuguese, Italian and Dutch have their own, narrower cues (issue 44).
+    const expiresAt = turn.source.kind === 'document' ? null : language === 'en' ? expiryOf(piece, reference) : expiryInLanguage(language, piece, reference);
+    // Another language (issue 44): the month and weekday names of the turn's and resolved dates in it too.
+    const localNames = language === 'en' ? [] : [localDateNames(language, turn.timestamp, 'day'), ...resolved.map((date) => localDateNames(language, date.date, date.granularity))];
+    const keywords = [...baseKeywords, ...resolved.map((date) => dateKeywords(date.date, date.granularity)), ...localNames, ...entitiesOf(piece), piece, neighbours]
       .filter((word) => word !== '')
       .join(' ');
     return {

@@ -38,9 +38,9 @@ export function expiryOf(text: string, reference: Date): string | null {
   return latest === null ? null : new Date(latest).toISOString();
 }
 
-const MAX_AHEAD_MS = 5 * 366 * 86_400_000;
-const MAX_BOUNDED_CHARS = 300;
-const SENTENCE_END = /(?<=[.!?])\s+(?=\S)/u;
+export const MAX_AHEAD_MS = 5 * 366 * 86_400_000;
+export const MAX_BOUNDED_CHARS = 300;
+export const SENTENCE_END = /(?<=[.!?])\s+(?=\S)/u;
 const CLAUSE_END = /(?<=[.!?;])\s+|\s+(?:but|although|though|whereas)\s+/iu;
 
 const LAPSING_THINGS =
@@ -56,10 +56,13 @@ const PAST = /\b(?:was|were|had|did|went|slept|spent|stayed|waited|lived|worked|
 const COUNT = '\\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a few';
 const FOR_THE_NEXT = new RegExp(`\\bfor\\s+(?:the\\s+)?(?:next|coming|another)\\s+(${COUNT})\\s+(hours?|days?|weeks?|months?)\\b`, 'giu');
 
-/** The instant of a date phrase starting `fragment` (chrono, forward from the turn), or null. */
-function dateRightAfter(fragment: string, reference: Date): number | null {
-  const [found] = chrono.parse(fragment.slice(0, 60), { instant: reference, timezone: 0 }, { forwardDate: true });
-  if (!found || !/^(?:the\s+)?$/iu.test(fragment.slice(0, found.index))) return null;
+/**
+ * The instant of a date phrase starting `fragment` (chrono's `parser`, English by default, forward
+ * from the turn), or null. `lead`: what may stand before the date (an article).
+ */
+export function dateRightAfter(fragment: string, reference: Date, parser: chrono.Chrono = chrono.casual, lead = /^(?:the\s+)?$/iu): number | null {
+  const [found] = parser.parse(fragment.slice(0, 60), { instant: reference, timezone: 0 }, { forwardDate: true });
+  if (!found || !lead.test(fragment.slice(0, found.index))) return null;
   // A time of day alone ("open until 10pm") is a daily hour, not an end.
   if (!found.start.isCertain('day') && !found.start.isCertain('weekday')) return null;
   const date = found.start.date();

@@ -1,4 +1,5 @@
-import { resolveRelativeDates } from '../memory/relative-dates.js';
+import { resolveRelativeDatesAnyLanguage, statedDateRangesOf } from '../memory/relative-dates-languages.js';
+import { detectLanguage } from '../embedding/text-analysis.js';
 
 /** A span of time a query talks about: `[start, end)` in epoch milliseconds. */
 export type TimeRange = { start: number; end: number };
@@ -83,11 +84,15 @@ function trailingSpans(text: string, reference: Date): { ranges: TimeRange[]; re
  */
 export function queryTimeRanges(query: string, now: number): TimeRange[] {
   const { text, reference } = statedDate(query, now);
-  const { ranges, rest: withoutDates } = absoluteRanges(text);
+  // A question in another language: the dates it states, read by chrono's parser of it (issue 44).
+  const language = detectLanguage(text);
+  const stated = language === 'en' ? { ranges: [], rest: text } : statedDateRangesOf(language, text);
+  const { ranges, rest: withoutDates } = absoluteRanges(stated.rest);
+  ranges.unshift(...stated.ranges);
   if (!Number.isNaN(reference.getTime())) {
     const spans = trailingSpans(withoutDates, reference);
     ranges.push(...spans.ranges);
-    for (const resolved of resolveRelativeDates(spans.rest, reference)) {
+    for (const resolved of resolveRelativeDatesAnyLanguage(spans.rest, reference)) {
       const start = Date.parse(`${resolved.date}T00:00:00.000Z`);
       const days = { day: 1, week: 7, month: 31, year: 366 }[resolved.granularity];
       ranges.push({ start: start - DAY_MS, end: start + (days + 1) * DAY_MS });
