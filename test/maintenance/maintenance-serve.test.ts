@@ -12,7 +12,8 @@ describe('serve --maintenance-idle-minutes', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'ma-e2e-'));
     const server = await startServerProcess({ dataDir, args: ['--data', dataDir, '--maintenance-idle-minutes', '30', '--maintenance-kinds', 'merge_duplicates,sweep_expired', '--maintenance-max-runs-per-day', '2', '--maintenance-max-memories', '50'] });
     expect(server.url).toMatch(/^http:\/\//);
-    expect(await server.stop()).toBe(0);
+    const code = await server.stop();
+    expect(code, `serve ended by ${server.child.signalCode ?? 'its own exit'}:\n${server.output()}`).toBe(0);
     const refused: [string[], string][] = [
       [['--maintenance-kinds', 'merge_duplicates'], '--maintenance-kinds needs --maintenance-idle-minutes'],
       [['--maintenance-idle-minutes', '0'], '--maintenance-idle-minutes takes a number above 0'],

@@ -392,7 +392,12 @@ export function postgresMemoryIndex(options: PostgresMemoryIndexOptions): Postgr
 
     async reembedProgress() {
       await ready();
-      return guard('reembedProgress', () => reembedProgress(client, tables));
+      return guard('reembedProgress', async () => {
+        const progress = await reembedProgress(client, tables);
+        // None in progress: another process may have just switched; what `embedder()` answers next must say so.
+        if (progress === null && state.fingerprint) await currentFingerprint(client, true);
+        return progress;
+      });
     },
 
     async reembedPending({ limit, after }) {

@@ -186,6 +186,11 @@ export class Reembedder {
         return true;
       }
       this.#progress = await index.reembedProgress();
+      // None in progress any more: the holder switched the index between the two reads.
+      if (this.#progress === null && sameFingerprint(await index.embedder(), target)) {
+        this.#switched();
+        return true;
+      }
       return false;
     }
     let lost = false;
