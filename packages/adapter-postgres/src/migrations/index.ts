@@ -13,6 +13,7 @@ import { storeMigration0012 } from './0012-job-repoints.js';
 import { storeMigration0013 } from './0013-memory-marks.js';
 import { storeMigration0014 } from './0014-memory-policy-marks.js';
 import { storeMigration0015 } from './0015-maintenance-runs.js';
+import { storeMigration0016 } from './0016-memory-review.js';
 
 /**
  * The store's versioned migrations, applied in order by `migrate()`. Never edit a released one;
@@ -34,4 +35,5 @@ export const STORE_MIGRATIONS: readonly { version: number; name: string; sql: st
   { version: 13, name: 'memory-marks', sql: storeMigration0013 },
   { version: 14, name: 'memory-policy-marks', sql: storeMigration0014 },
   { version: 15, name: 'maintenance-runs', sql: storeMigration0015 },
+  { version: 16, name: 'memory-review', sql: storeMigration0016 },
 ];

@@ -2,7 +2,10 @@ import { copy, type State } from './state.js';
 import type { MemoryMarkRecord, MemoryMarkStore } from '../../ports/store/index.js';
 
 /** A stored mark as `get` returns it: the fields added later (issue 44) null when never set. */
-const read = (mark: MemoryMarkRecord): MemoryMarkRecord => ({ ...copy(mark), category: mark.category ?? null, policyVersion: mark.policyVersion ?? null });
+const read = (mark: MemoryMarkRecord): MemoryMarkRecord => ({ ...copy(mark), category: mark.category ?? null, policyVersion: mark.policyVersion ?? null, review: mark.review ?? null });
+
+/** The review queue's order: oldest proposal first, then memory id; the cursor is the last key given. */
+const reviewKey = (mark: MemoryMarkRecord) => `${mark.review!.proposedAt}|${mark.memoryId}`;
 
 /** Memory marks (issue 42), per agent then memory id. */
 export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
@@ -33,9 +36,9 @@ export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
     },
     async recordLearned({ organizationId, agentId, memories, at }) {
       const agent = ofAgent(agentId);
-      for (const { category, policyVersion, ...source } of memories) {
+      for (const { category, policyVersion, review, ...source } of memories) {
         const mark = agent.get(source.memoryId) ?? { organizationId, agentId, ...copy(source), pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, updatedAt: at };
-        agent.set(source.memoryId, { ...mark, category, policyVersion, updatedAt: at });
+        agent.set(source.memoryId, { ...mark, category, policyVersion, ...(review ? { review: copy(review) } : {}), updatedAt: at });
       }
     },
     async deleteBy({ agentId, threadId, observationId, sourceId }) {
@@ -47,6 +50,17 @@ export function inMemoryMemoryMarks(get: () => State): MemoryMarkStore {
     async delete({ agentId, memoryIds }) {
       const agent = get().memoryMarks.get(agentId);
       for (const id of memoryIds) agent?.delete(id);
+    },
+    async listReview({ agentId, state, limit, cursor }) {
+      const marks = [...(get().memoryMarks.get(agentId)?.values() ?? [])]
+        .filter((mark) => mark.review?.state === state && (cursor == null || reviewKey(mark) > cursor))
+        .sort((a, b) => (reviewKey(a) < reviewKey(b) ? -1 : 1));
+      const page = marks.slice(0, limit);
+      return { records: page.map(read), nextCursor: marks.length > limit && page.length > 0 ? reviewKey(page.at(-1)!) : null };
+    },
+    async declinedFingerprints({ agentId, fingerprints }) {
+      const declined = new Set([...(get().memoryMarks.get(agentId)?.values() ?? [])].flatMap((mark) => (mark.review?.state === 'declined' ? [mark.review.fingerprint] : [])));
+      return [...new Set(fingerprints)].filter((fingerprint) => declined.has(fingerprint));
     },
     async listForgottenDue({ before, limit }) {
       const due = Date.parse(before);

@@ -21,6 +21,38 @@ export type MemoryForgetting = {
   expiresAtBefore: string | null;
 };
 
+/** What a review decision did (issue 43): approve, decline, edit the text, or undo the last approve or decline. */
+export type ReviewAction = 'approve' | 'decline' | 'edit' | 'undo';
+
+/** One decision on a proposed memory, for the audit: what, when, by whom, and the reason given. */
+export type ReviewDecision = { action: ReviewAction; at: string; by: string; reason: string | null };
+
+/** Where a memory stands in the review queue (issue 43). */
+export type ReviewState = 'pending' | 'approved' | 'declined';
+
+/**
+ * A memory learning proposed under the agent's `review_mode` (issue 43): hidden from every read
+ * path (it expires at the instant it was proposed, as a forgotten memory does) until a person
+ * approves it; a declined one stays hidden, and its fingerprint keeps learning from proposing it again.
+ */
+export type MemoryReview = {
+  state: ReviewState;
+  /** Why it was held: `inferred` (its words are not the source's: a paraphrase, a resolved date) or `all` (every memory is reviewed). */
+  heldAs: 'inferred' | 'all';
+  /** ISO date-time it was proposed. */
+  proposedAt: string;
+  /** A hash of its speaker and normalised text: what a decline refuses for good. */
+  fingerprint: string;
+  /** The memory's own expiry (from the words or the observe body), given back on approval. */
+  expiresAtBefore: string | null;
+  /** Memories the writer said it replaces: superseded when it is approved (if still current then). */
+  supersedes: string[];
+  /** The memories its approval superseded (undo makes them current again). */
+  superseded: string[];
+  /** Every decision, oldest first. */
+  decisions: ReviewDecision[];
+};
+
 /** A memory written by an edit: the memory it replaced (now superseded history), by whom, when. */
 export type MemoryEdit = { at: string; by: string; fromMemoryId: string };
 
@@ -43,6 +75,8 @@ export type MemoryMarkRecord = {
   category?: string | null;
   /** The version of the extraction policy that kept it (issue 44). @default null (no policy) */
   policyVersion?: number | null;
+  /** Its place in the review queue (issue 43). @default null (never held for review) */
+  review?: MemoryReview | null;
   updatedAt: string;
 };
 
@@ -50,7 +84,10 @@ export type MemoryMarkRecord = {
 export type MemoryMarkSource = Pick<MemoryMarkRecord, 'memoryId' | 'threadId' | 'observationId' | 'sourceId'>;
 
 /** A memory just learned and what the extraction policy said of it (see {@link MemoryMarkStore.recordLearned}). */
-export type LearnedMark = MemoryMarkSource & { category: string | null; policyVersion: number | null };
+export type LearnedMark = MemoryMarkSource & { category: string | null; policyVersion: number | null; review?: MemoryReview | null };
+
+/** One page of the review queue: marks oldest proposal first, and where the next page starts. */
+export type ReviewPage = { records: MemoryMarkRecord[]; nextCursor: string | null };
 
 export type MemoryMarkStore = {
   /** The marks of these memories of the agent (memories with none are absent from the result). */
@@ -66,13 +103,21 @@ export type MemoryMarkStore = {
    * Records what the extraction policy said of memories just learned (issue 44), in one write:
    * sets `category` and `policyVersion` (and `updatedAt = at`) of each, creating a mark (with the
    * memory's source, nothing else set) where there is none; the other fields of an existing mark
-   * stay. A memory named twice: the last entry counts.
+   * stay. A memory named twice: the last entry counts. A `review` given (issue 43) is set too; an
+   * entry without one keeps the mark's.
    */
   recordLearned(request: { organizationId: string; agentId: string; memories: readonly LearnedMark[]; at: string }): Promise<void>;
   /** Removes the marks of these memories (absent ones are ignored). */
   delete(request: { agentId: string; memoryIds: readonly string[] }): Promise<void>;
   /** Removes the agent's marks of memories learned in the thread / observation / source given (all given must match). */
   deleteBy(request: { agentId: string; threadId?: string; observationId?: string; sourceId?: string }): Promise<void>;
+  /**
+   * The agent's marks whose review is in `state` (issue 43), oldest proposal first (ties by memory
+   * id), `limit` at most, from `cursor` (the `nextCursor` of the page before; opaque).
+   */
+  listReview(request: { agentId: string; state: ReviewState; limit: number; cursor?: string | null }): Promise<ReviewPage>;
+  /** Which of these fingerprints the agent's review declined (issue 43): a declined proposal is never proposed again. */
+  declinedFingerprints(request: { agentId: string; fingerprints: readonly string[] }): Promise<string[]>;
   /** Forgotten marks whose `restoreUntil` is at or before `before`, soonest first, of any organization. */
   listForgottenDue(request: { before: string; limit: number }): Promise<MemoryMarkRecord[]>;
 };

@@ -1,15 +1,59 @@
 import { expect } from 'vitest';
-import type { MemoryMarkRecord } from '../../../ports/store/index.js';
+import type { MemoryMarkRecord, MemoryReview } from '../../../ports/store/index.js';
 import type { StoreCase } from './harness.js';
 import { iso, T0 } from './harness.js';
 import { world } from './records.js';
 
 function mark(organizationId: string, agentId: string, memoryId: string, overrides: Partial<MemoryMarkRecord> = {}): MemoryMarkRecord {
-  return { organizationId, agentId, memoryId, threadId: 'thread_1', observationId: 'obs_1', sourceId: null, pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, category: null, policyVersion: null, updatedAt: iso(T0), ...overrides };
+  return { organizationId, agentId, memoryId, threadId: 'thread_1', observationId: 'obs_1', sourceId: null, pinned: false, forgotten: null, edited: null, citedAt: null, citedCount: 0, category: null, policyVersion: null, review: null, updatedAt: iso(T0), ...overrides };
+}
+
+function review(proposedAt: number, overrides: Partial<MemoryReview> = {}): MemoryReview {
+  return { state: 'pending', heldAs: 'inferred', proposedAt: iso(proposedAt), fingerprint: 'fp_a', expiresAtBefore: null, supersedes: ['mem_old'], superseded: [], decisions: [], ...overrides };
 }
 
 /** Conformance cases of the `memoryMarks` area (issue 42). */
 export function memoryMarkCases(test: StoreCase) {
+  test('memory marks: a review round-trips through put and recordLearned; an entry without one keeps it (issue 43)', async ({ store, reopen }) => {
+    const { org, agent } = await world(store);
+    const decided = review(T0 + 1, { state: 'declined', decisions: [{ action: 'decline', at: iso(T0 + 5), by: 'key_1', reason: 'not said' }] });
+    await store.memoryMarks.put({ record: mark(org.id, agent.id, 'mem_a', { review: decided }) });
+    const learned = (memoryId: string, reviewed: MemoryReview | null | undefined) => ({ memoryId, threadId: 'thread_1', observationId: 'obs_1', sourceId: null, category: null, policyVersion: null, ...(reviewed === undefined ? {} : { review: reviewed }) });
+    await store.memoryMarks.recordLearned({ organizationId: org.id, agentId: agent.id, memories: [learned('mem_b', review(T0 + 2)), learned('mem_a', undefined)], at: iso(T0 + 10) });
+    const expected = [mark(org.id, agent.id, 'mem_a', { review: decided, updatedAt: iso(T0 + 10) }), mark(org.id, agent.id, 'mem_b', { review: review(T0 + 2), updatedAt: iso(T0 + 10) })];
+    expect(await store.memoryMarks.get({ agentId: agent.id, memoryIds: ['mem_a', 'mem_b'] })).toEqual(expected);
+    if (reopen) expect(await (await reopen()).memoryMarks.get({ agentId: agent.id, memoryIds: ['mem_a', 'mem_b'] })).toEqual(expected);
+  });
+
+  test('memory marks: listReview pages one state of one agent, oldest proposal first (ties by id), to the end (issue 43)', async ({ store }) => {
+    const { org, agent } = await world(store);
+    const other = await world(store);
+    for (const [id, at] of [['mem_c', 3], ['mem_a', 1], ['mem_b', 3], ['mem_d', 4]] as const) await store.memoryMarks.put({ record: mark(org.id, agent.id, id, { review: review(T0 + at) }) });
+    await store.memoryMarks.put({ record: mark(org.id, agent.id, 'mem_declined', { review: review(T0 + 2, { state: 'declined' }) }) });
+    await store.memoryMarks.put({ record: mark(org.id, agent.id, 'mem_plain', { pinned: true }) });
+    await store.memoryMarks.put({ record: mark(other.org.id, other.agent.id, 'mem_elsewhere', { review: review(T0) }) });
+    const first = await store.memoryMarks.listReview({ agentId: agent.id, state: 'pending', limit: 2 });
+    expect(first.records.map((m) => m.memoryId)).toEqual(['mem_a', 'mem_b']);
+    expect(first.nextCursor).not.toBeNull();
+    const second = await store.memoryMarks.listReview({ agentId: agent.id, state: 'pending', limit: 2, cursor: first.nextCursor });
+    expect(second.records.map((m) => m.memoryId)).toEqual(['mem_c', 'mem_d']);
+    expect(second.nextCursor).toBeNull();
+    expect((await store.memoryMarks.listReview({ agentId: agent.id, state: 'pending', limit: 4 })).nextCursor).toBeNull();
+    expect((await store.memoryMarks.listReview({ agentId: agent.id, state: 'declined', limit: 10 })).records.map((m) => m.memoryId)).toEqual(['mem_declined']);
+    expect((await store.memoryMarks.listReview({ agentId: agent.id, state: 'approved', limit: 10 })).records).toEqual([]);
+  });
+
+  test('memory marks: declinedFingerprints answers the declined ones of that agent only, each once (issue 43)', async ({ store }) => {
+    const { org, agent } = await world(store);
+    const other = await world(store);
+    await store.memoryMarks.put({ record: mark(org.id, agent.id, 'mem_a', { review: review(T0, { state: 'declined', fingerprint: 'fp_1' }) }) });
+    await store.memoryMarks.put({ record: mark(org.id, agent.id, 'mem_b', { review: review(T0, { state: 'pending', fingerprint: 'fp_2' }) }) });
+    await store.memoryMarks.put({ record: mark(org.id, agent.id, 'mem_c', { review: review(T0, { state: 'approved', fingerprint: 'fp_3' }) }) });
+    await store.memoryMarks.put({ record: mark(other.org.id, other.agent.id, 'mem_d', { review: review(T0, { state: 'declined', fingerprint: 'fp_4' }) }) });
+    expect((await store.memoryMarks.declinedFingerprints({ agentId: agent.id, fingerprints: ['fp_1', 'fp_2', 'fp_3', 'fp_4', 'fp_1'] })).sort()).toEqual(['fp_1']);
+    expect(await store.memoryMarks.declinedFingerprints({ agentId: agent.id, fingerprints: [] })).toEqual([]);
+  });
+
   test('memory marks: put replaces, get returns the named marks in the order asked, delete removes them', async ({ store, reopen }) => {
     const { org, agent } = await world(store);
     const forgotten = { at: iso(T0 + 1), reason: 'customer asked: "wrong"', by: 'key_1', restoreUntil: iso(T0 + 7 * 86_400_000), expiresAtBefore: null };
