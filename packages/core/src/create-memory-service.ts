@@ -50,6 +50,7 @@ import { createWebhooks } from './webhooks/webhooks.js';
 import type { WebhookOptions } from './webhooks/options.js';
 import { Reembedder } from './reembed/reembedder.js';
 import { createMaintenance, DEFAULT_MAINTENANCE_MAX_SHARE } from './maintenance/maintenance.js';
+import { createReview } from './review/review.js';
 import { maintainIdleAgents, resolveSchedule, scheduledPasses, type MaintenanceScheduleOptions } from './maintenance/schedule.js';
 
 export type { MemoryService } from './memory-service.js';
@@ -260,6 +261,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     images: createImages(context).images,
     erasures: erasures.erasures,
     maintenance: maintenance.maintenance,
+    review: createReview(context),
     webhooks: webhooks.webhooks,
     ...createAccount(context),
     reembedding: {

@@ -11,7 +11,7 @@ const MEMBERS = {
   admin: true, agents: true, threads: true, memories: true, observe: true, observationStatus: true, observationReceipt: true, listObservations: true, chat: true, chatStream: true,
   observeAndRespond: true, observeAndEnrich: true, recall: true, retrieve: true, observeFile: true, sources: true,
   images: true, erasures: true, webhooks: true, exports: true, authenticate: true, as: true, session: true, billing: true, limits: true, logs: true, start: true,
-  stop: true, idle: true, ready: true, reembedding: true, sweepMemories: true, maintainIdle: true, maintenance: true,
+  stop: true, idle: true, ready: true, reembedding: true, sweepMemories: true, maintainIdle: true, maintenance: true, review: true,
 } satisfies Record<keyof MemoryService, true>;
 
 describe('MemoryService', () => {

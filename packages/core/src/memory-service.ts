@@ -42,6 +42,8 @@ import type {
 import type { ReembedRunOptions, ReembedStatus } from './reembed/reembedder.js';
 import type { MaintenanceListRequest, MaintenancePlanRequest, MaintenanceRunRequest } from './maintenance/maintenance.js';
 import type { MaintenanceRunListOutput, MaintenanceRunOutput } from './schemas/maintenance.js';
+import type { ReviewDeclineRequest, ReviewEditRequest, ReviewListRequest, ReviewMemoryRequest } from './review/review.js';
+import type { ReviewItemOutput, ReviewListOutput } from './schemas/review.js';
 import type { SchedulePass } from './maintenance/schedule.js';
 import type {
   AgentRequest,
@@ -313,6 +315,24 @@ export interface MemoryService {
     get(request: MaintenanceRunRequest): Promise<MaintenanceRunOutput>;
     /** `GET .../maintenance`: the agent's runs, newest first (`limit`, `cursor`), without diffs. */
     list(request: MaintenanceListRequest): Promise<MaintenanceRunListOutput>;
+  };
+  /**
+   * The review queue (an extension, issue 43; docs/api.md "Review"): the memories the agent's
+   * `review_mode` holds wait here, hidden from chat, recall and search, until approved. A decline
+   * keeps one hidden and learning never proposes its words again; undo reverses the last approve or
+   * decline within the restore window. Wrong state: 409 `conflict`; `X-SP-End-User` is 403.
+   */
+  readonly review: {
+    /** `GET /v1/agents/{agent_id}/review` (`state` pending by default, `limit`, `cursor`): oldest proposal first. */
+    list(request: ReviewListRequest): Promise<ReviewListOutput>;
+    /** `POST .../review/{memory_id}/approve`: re-checked against what is current (409 when a current memory says the same). */
+    approve(request: ReviewMemoryRequest): Promise<ReviewItemOutput>;
+    /** `POST .../review/{memory_id}/decline` `{ reason? }`. */
+    decline(request: ReviewDeclineRequest): Promise<ReviewItemOutput>;
+    /** `PATCH .../review/{memory_id}` `{ text }`: a pending memory's text, embedded again. */
+    edit(request: ReviewEditRequest): Promise<ReviewItemOutput>;
+    /** `POST .../review/{memory_id}/undo`: the last approve or decline reversed within the restore window. */
+    undo(request: ReviewMemoryRequest): Promise<ReviewItemOutput>;
   };
   /**
    * Webhooks (an opt-in extension, issue 34; polling stays the spec's way). Off unless the service

@@ -110,6 +110,18 @@ export const OPERATIONS = {
     /** `POST /v1/agents/{agent_id}/maintenance/{run_id}/undo`: Reverses an applied run within its undo window (the restore window). */
     undo: { operationId: 'undoMaintenance', method: 'POST', path: '/v1/agents/{agent_id}/maintenance/{run_id}/undo', input: 'none', response: 'json', idempotent: true },
   },
+  review: {
+    /** `GET /v1/agents/{agent_id}/review`: The memories waiting for review (or approved, or declined), oldest proposal first, each with its decisions and hidden characters. */
+    list: { operationId: 'listReview', method: 'GET', path: '/v1/agents/{agent_id}/review', input: 'query', response: 'json', idempotent: false },
+    /** `POST /v1/agents/{agent_id}/review/{memory_id}/approve`: Approve a pending memory: chat, recall and search use it from now on, and the memories it replaces (still current) are superseded. */
+    approve: { operationId: 'approveReview', method: 'POST', path: '/v1/agents/{agent_id}/review/{memory_id}/approve', input: 'none', response: 'json', idempotent: false },
+    /** `POST /v1/agents/{agent_id}/review/{memory_id}/decline`: Decline a pending memory (an optional reason): it stays hidden, and learning never proposes the same words again. */
+    decline: { operationId: 'declineReview', method: 'POST', path: '/v1/agents/{agent_id}/review/{memory_id}/decline', input: 'body', response: 'json', idempotent: false },
+    /** `PATCH /v1/agents/{agent_id}/review/{memory_id}`: Change a pending memory's text before deciding (embedded again). */
+    edit: { operationId: 'editReview', method: 'PATCH', path: '/v1/agents/{agent_id}/review/{memory_id}', input: 'body', response: 'json', idempotent: false },
+    /** `POST /v1/agents/{agent_id}/review/{memory_id}/undo`: Reverse the last approve or decline within the restore window: the memory is pending again. */
+    undo: { operationId: 'undoReview', method: 'POST', path: '/v1/agents/{agent_id}/review/{memory_id}/undo', input: 'none', response: 'json', idempotent: false },
+  },
   billing: {
     /** `GET /v1/billing`: Credit balance, billing settings and ledger entries (newest first); readable with no credit left. */
     get: { operationId: 'getBilling', method: 'GET', path: '/v1/billing', input: 'query', response: 'json', idempotent: false },

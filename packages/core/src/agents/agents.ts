@@ -178,9 +178,12 @@ export type Agents = ReturnType<typeof createAgents>;
  * The config a PATCH stores: the body's, whole (spec), except that a `memory_scope` the body omits
  * keeps the stored one (issue 42): narrowing who reads whose memory never lapses because a client
  * that does not know the extension changed the role. Widening takes `"memory_scope": "agent"`.
+ * Decay and the review mode are kept the same way.
  */
 function keepMemoryScope(config: AgentConfig, stored: AgentConfig): AgentConfig {
   const scoped = config.memory_scope === undefined && stored.memory_scope !== undefined ? { ...config, memory_scope: stored.memory_scope } : config;
   // Likewise decay (issue 42); `"memory_decay": {}` switches it off.
-  return scoped.memory_decay === undefined && stored.memory_decay !== undefined ? { ...scoped, memory_decay: stored.memory_decay } : scoped;
+  const decaying = scoped.memory_decay === undefined && stored.memory_decay !== undefined ? { ...scoped, memory_decay: stored.memory_decay } : scoped;
+  // And the review mode (issue 43): `"review_mode": "off"` switches it off.
+  return decaying.review_mode === undefined && stored.review_mode !== undefined ? { ...decaying, review_mode: stored.review_mode } : decaying;
 }

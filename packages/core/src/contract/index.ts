@@ -10,6 +10,7 @@ import { exportOperations } from './exports.js';
 import { images } from './images.js';
 import { maintenanceOperations } from './maintenance.js';
 import { memories } from './memories.js';
+import { reviewOperations } from './review.js';
 import type { Operation } from './operation.js';
 import { session } from './session.js';
 import { sources } from './sources.js';
@@ -19,7 +20,7 @@ import { webhooks } from './webhooks.js';
 export { operation, type HttpMethod, type Operation, type OperationBody, type OperationOutput, type OperationTag, type PathParams, type ResponseKind, type UploadForm } from './operation.js';
 
 /** Every operation, by group and name: `CONTRACT.threads.observe` is `POST .../observe`, the client's `threads.observe`. */
-export const CONTRACT = { session, agents, threads, memories, sources, images, erasures, exports: exportOperations, maintenance: maintenanceOperations, billing, webhooks };
+export const CONTRACT = { session, agents, threads, memories, sources, images, erasures, exports: exportOperations, maintenance: maintenanceOperations, review: reviewOperations, billing, webhooks };
 
 export type Contract = typeof CONTRACT;
 export type OperationGroup = keyof Contract;

@@ -102,12 +102,13 @@ export async function* exportAgent(context: ExportContext, { organizationId, age
     const page = await context.index.list({ agentId, limit: MEMORY_PAGE, cursor, includeHistory: true });
     const withVectors = vectors ? new Map((await context.index.get({ agentId, ids: page.records.map((r) => r.id) })).map((r) => [r.id, r.vector])) : null;
     // What people did to each memory (issue 42): pinned, forgotten, edited, cited; and its category
-    // and policy version (issue 44); ids left out.
+    // and policy version (issue 44); its review (issue 43); ids left out.
     const marks = page.records.length === 0 ? [] : await context.store.memoryMarks.get({ agentId, memoryIds: page.records.map((r) => r.id) });
     const markOf = new Map(
-      marks.map(({ pinned, forgotten, edited, citedAt, citedCount, category, policyVersion, memoryId }) => [
+      marks.map(({ pinned, forgotten, edited, citedAt, citedCount, category, policyVersion, review, memoryId }) => [
         memoryId,
-        { pinned, forgotten, edited, citedAt, citedCount, category: category ?? null, policyVersion: policyVersion ?? null },
+        // Its place in the review queue (issue 43) only when it has one: files of memories never held stay as they were.
+        { pinned, forgotten, edited, citedAt, citedCount, category: category ?? null, policyVersion: policyVersion ?? null, ...(review ? { review } : {}) },
       ]),
     );
     for (const record of page.records) {

@@ -237,5 +237,16 @@ function markProblem(mark: unknown): string | null {
   if (edited !== null && (!isObject(edited) || !isIso(edited.at) || typeof edited.by !== 'string' || typeof edited.fromMemoryId !== 'string')) {
     return 'has an edited that is not null or { at, by, fromMemoryId }';
   }
+  const review = mark.review;
+  if (review !== undefined && review !== null) {
+    const ids = (value: unknown) => Array.isArray(value) && value.every((id) => typeof id === 'string');
+    if (
+      !isObject(review) || !['pending', 'approved', 'declined'].includes(review.state as string) || !['inferred', 'all'].includes(review.heldAs as string) ||
+      !isIso(review.proposedAt) || typeof review.fingerprint !== 'string' || !(review.expiresAtBefore === null || isIso(review.expiresAtBefore)) ||
+      !ids(review.supersedes) || !ids(review.superseded) || !Array.isArray(review.decisions)
+    ) {
+      return 'has a review that is not null or { state, heldAs, proposedAt, fingerprint, expiresAtBefore, supersedes, superseded, decisions }';
+    }
+  }
   return null;
 }

@@ -11,7 +11,7 @@ import type { Rekey } from './import-rekey.js';
 export type ImportLine = Record<string, unknown> & { type: ExportRecordType };
 
 /** A memory's mark as an export line carries it (issue 42): without the ids the import gives it. */
-type ExportedMark = Pick<MemoryMarkRecord, 'pinned' | 'forgotten' | 'edited' | 'citedAt' | 'citedCount' | 'category' | 'policyVersion'>;
+type ExportedMark = Pick<MemoryMarkRecord, 'pinned' | 'forgotten' | 'edited' | 'citedAt' | 'citedCount' | 'category' | 'policyVersion' | 'review'>;
 
 type LinesOptions = {
   organization: OrganizationRecord;
@@ -165,6 +165,7 @@ export function importLines(context: ImportContext, options: LinesOptions): Impo
           observationId: from.observationId,
           sourceId: from.kind === 'document' ? from.sourceId : null,
           edited: mark.edited === null ? null : { ...mark.edited, fromMemoryId: memory(mark.edited.fromMemoryId) },
+          review: mark.review ? { ...mark.review, supersedes: mark.review.supersedes.map(memory), superseded: mark.review.superseded.map(memory) } : null,
           updatedAt: context.nowIso(),
         });
       }

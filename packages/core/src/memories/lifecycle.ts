@@ -36,7 +36,7 @@ const actor = (caller: Caller) => (caller.endUserId === null ? caller.keyId : `$
 
 /** A mark that says nothing any more is removed rather than kept empty. */
 async function saveMark(context: ServiceContext, mark: MemoryMarkRecord): Promise<void> {
-  if (!mark.pinned && mark.forgotten === null && mark.edited === null && mark.citedCount === 0 && (mark.category ?? null) === null && (mark.policyVersion ?? null) === null) {
+  if (!mark.pinned && mark.forgotten === null && mark.edited === null && mark.citedCount === 0 && (mark.category ?? null) === null && (mark.policyVersion ?? null) === null && (mark.review ?? null) === null) {
     await context.store.memoryMarks.delete({ agentId: mark.agentId, memoryIds: [mark.memoryId] });
   } else {
     await context.store.memoryMarks.put({ record: mark });
@@ -100,6 +100,7 @@ export function createMemoryLifecycle(context: ServiceContext) {
       const record = await findMemory(context, caller, agent, memoryId, 'change');
       const mark = await markOf(record);
       if (mark.forgotten !== null) throw new ServiceError('conflict', `Memory ${memoryId} is forgotten; restore it (POST .../memories/${memoryId}/restore) before changing it.`);
+      refuseHeld(mark);
       const now = context.nowIso();
       const pinned = input.pinned ?? mark.pinned;
       // Pinning clears an expiry; an expiry given in the same request (or later) still applies.
@@ -131,6 +132,7 @@ export function createMemoryLifecycle(context: ServiceContext) {
       const record = await findMemory(context, caller, agent, memoryId, 'change');
       const mark = await markOf(record);
       if (mark.forgotten !== null) throw new ServiceError('conflict', `Memory ${memoryId} was already forgotten at ${mark.forgotten.at}; it can be restored until ${mark.forgotten.restoreUntil}.`);
+      refuseHeld(mark);
       const now = context.nowIso();
       const forgotten = { at: now, reason: input.reason, by: actor(caller), restoreUntil: new Date(Date.parse(now) + context.lifecycle.restoreWindowMs).toISOString(), expiresAtBefore: record.expiresAt };
       // The mark first: a failure between the two leaves a mark to restore, never a hidden memory without one.
@@ -185,6 +187,16 @@ async function erase(context: ServiceContext, organizationId: string, agentId: s
   return records.length;
 }
 
+/** A memory the review queue hides is decided there (issue 43): pinning or expiring it here would show it. */
+function refuseHeld(mark: MemoryMarkRecord): void {
+  if (isHiddenByReview(mark)) {
+    throw new ServiceError('conflict', `Memory ${mark.memoryId} is ${mark.review!.state} in the review queue; approve it (POST .../review/${mark.memoryId}/approve) before changing it.`);
+  }
+}
+
+/** A memory waiting in the review queue, or declined there: hidden by expiring at its proposal, kept (a decline is remembered). */
+const isHiddenByReview = (mark: MemoryMarkRecord | undefined) => mark?.review?.state === 'pending' || mark?.review?.state === 'declined';
+
 /** Memories of every agent that expired at least `retentionMs` ago (a forgotten one waits for its window). */
 async function sweepExpired(context: ServiceContext, retentionMs: number, batch: number): Promise<number> {
   const before = new Date(context.clock.now() - retentionMs).toISOString();
@@ -195,7 +207,8 @@ async function sweepExpired(context: ServiceContext, retentionMs: number, batch:
     do {
       const page = await context.index.list({ agentId: agent.id, limit: batch, cursor, includeHistory: true, expiredBefore: before });
       const marks = await marksOf(context, agent.id, page.records);
-      const due = page.records.filter((record) => marks.get(record.id)?.forgotten == null).map((record) => record.id);
+      // A forgotten memory waits for its window; one pending or declined in review (issue 43) is hidden by expiry, not expired.
+      const due = page.records.filter((record) => marks.get(record.id)?.forgotten == null && !isHiddenByReview(marks.get(record.id))).map((record) => record.id);
       if (due.length > 0) erased += await erase(context, agent.organizationId, agent.id, due);
       cursor = page.nextCursor;
     } while (cursor !== null);

@@ -46,6 +46,7 @@ export function presentMemory(record: MemoryHitRecord, mark?: MemoryMarkRecord |
     edited: edited === null ? null : { at: edited.at, by: edited.by, from_memory_id: edited.fromMemoryId },
     category: mark?.category ?? null,
     policy_version: mark?.policyVersion ?? null,
+    review_state: mark?.review?.state ?? null,
   };
 }
 

@@ -10,7 +10,9 @@ import type { ServiceContext } from '../service/context.js';
 import { JobStopped, type JobRun } from './job-run.js';
 import { meterBatch } from './model-usage.js';
 import { applyMerges, planMerges } from './merge-duplicates.js';
-import { applyMemoryPolicy, batchPolicy, writerPolicyOf, type PolicyApplied } from './memory-policy.js';
+import { applyMemoryPolicy, batchConfig, writerPolicyOf, type PolicyApplied } from './memory-policy.js';
+import { holdForReview, recordHeld } from '../review/hold.js';
+import { reviewModeOf } from '../review/proposals.js';
 
 /** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */
 const COMMIT_ATTEMPTS = 3;
@@ -37,8 +39,10 @@ async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): P
   if (recorded && (recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions)) {
     return turns.map((turn) => ({ turnIndex: turn.turnIndex, ok: false, reason: 'embedder_mismatch' }));
   }
-  // The agent's extraction policy (issue 44): what the writer is told, and what is kept of its memories.
-  const policy = await batchPolicy(run.context, job);
+  // The agent's extraction policy (issue 44): what the writer is told, and what is kept of its
+  // memories; its review mode (issue 43): which of them wait for a person's approval.
+  const config = await batchConfig(run.context, job);
+  const policy = config?.extraction_policy ?? null;
   // Vectors of texts this batch embedded: the writer's lookups embed a memory's text, and the commit
   // embeds the same text again (a sentence model spends ~10-20 ms of CPU on each).
   const vectors = new Map<string, Float32Array>();
@@ -48,17 +52,20 @@ async function learnMetered(run: JobRun, job: JobRecord, turns: TurnRecord[]): P
   const { results, committing } = built;
   if (committing.length === 0) return results;
   const applied = await applyMemoryPolicy(run.context, job, policy, turns, written.outcomes, built.records);
-  const records = applied.records;
+  const held = await holdForReview(run.context, job, config ? reviewModeOf(config) : 'off', turns, applied.records, written.supersedes);
+  applied.drops.push(...held.drops);
+  const records = held.records;
   // Memory ids are per job, turn and piece: a job that never ran before (not resumed) cannot have
   // any of its memories in the index yet, nor can a turn never read before (`pending` with billing
   // on). A resumed job's turns may have been committed before its process died: they merge.
   const newIds = job.resumedAt === null && turns.every((turn) => turn.state === 'pending');
   // Near-duplicates of stored memories (or of each other) are merged, not learned twice (issue 33).
-  const plan = await planMerges(run.context, job, turns, records, written.supersedes);
+  const plan = await planMerges(run.context, job, turns, records, held.supersedes);
+  await recordHeld(run.context, job, held.reviews, plan.records, applied.marks);
   const committed = await commitRecords(run.context, job, plan.records, newIds, vectors);
   if (committed === true) await recordPolicy(run.context, job, applied, plan.records);
   if (committed === true) await applyMerges(run.context, job, plan);
-  if (committed === true && written.supersedes.length > 0) await applySupersessions(run.context, job, turns, written.supersedes, plan.records);
+  if (committed === true && held.supersedes.length > 0) await applySupersessions(run.context, job, turns, held.supersedes, plan.records);
   for (const turnIndex of committing) results.push(committed === true ? { turnIndex, ok: true } : { turnIndex, ok: false, reason: committed });
   return results.sort((a, b) => a.turnIndex - b.turnIndex);
 }

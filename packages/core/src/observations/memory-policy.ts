@@ -13,10 +13,10 @@ import type { ServiceContext } from '../service/context.js';
  * and its category in its mark (store area `memoryMarks`). With no policy it changes nothing.
  */
 
-/** The agent's policy as learning reads it once per batch: null when the agent has none. */
-export async function batchPolicy(context: ServiceContext, job: JobRecord): Promise<ExtractionPolicy | null> {
+/** The agent's config as learning reads it once per batch (its policy, its review mode); null when the agent is gone. */
+export async function batchConfig(context: ServiceContext, job: JobRecord): Promise<AgentConfig | null> {
   const agent = await context.store.agents.get({ organizationId: job.organizationId, agentId: job.agentId });
-  return agent?.config.extraction_policy ?? null;
+  return agent?.config ?? null;
 }
 
 /** What the writer is told of the policy; undefined when the policy asks nothing of it. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentId, dateTime, metadataObject, text } from './common.js';
+import { reviewMode } from './review.js';
 import { thread } from './threads.js';
 
 /**
@@ -136,6 +137,12 @@ export const agentConfig = z
     memory_decay: memoryDecay
       .optional()
       .describe('An extension (issue 42): old memories rank lower (a half-life per kind, reset when an answer cites one; pinned ones never decay). Kept by a PATCH whose agent_config omits it.'),
+    review_mode: reviewMode
+      .optional()
+      .describe(
+        'An extension (issue 43): which memories learning holds for a person to approve before chat, recall and search use them. "off" (the default when absent): none; ' +
+          '"inferred": those whose words are not the source\'s (a model writer\'s paraphrase, a resolved date); "all": every new memory. Kept by a PATCH whose agent_config omits it.',
+      ),
   })
   .strict()
   .meta({ id: 'AgentConfig' });

@@ -14,3 +14,4 @@ export * from './webhooks.js';
 export * from './exports.js';
 export * from './turns.js';
 export * from './maintenance.js';
+export * from './review.js';

@@ -37,6 +37,9 @@ const documentSource = z
   })
   .strict();
 
+/** Where a memory stands in the review queue (an extension, issue 43; `schemas/review.ts`). */
+export const reviewState = z.enum(['pending', 'approved', 'declined']).meta({ id: 'ReviewState' });
+
 /** Where a memory was learned from. */
 export const memorySource = z.discriminatedUnion('kind', [turnSource, documentSource]).meta({ id: 'MemorySource' });
 
@@ -79,6 +82,8 @@ export const memory = z
     category: z.string().nullable(),
     /** Extension (issue 44): the version of the agent's extraction policy that kept it; null when learned without one. */
     policy_version: z.number().int().nullable(),
+    /** Extension (issue 43): its state in the review queue (a pending or declined one is hidden everywhere); null when it was never held. */
+    review_state: reviewState.nullable(),
   })
   .strict()
   .meta({ id: 'Memory' });

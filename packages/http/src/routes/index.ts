@@ -4,6 +4,7 @@ import { billingRoutes } from './billing.js';
 import { documentRoutes } from './documents.js';
 import { exportRoutes } from './exports.js';
 import { maintenanceRoutes } from './maintenance.js';
+import { reviewRoutes } from './review.js';
 import { imageRoutes } from './images.js';
 import { memoryRoutes } from './memories.js';
 import { observationRoutes } from './observations.js';
@@ -13,4 +14,4 @@ import { erasureRoutes } from './erasures.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** Every route of the `/v1` API. */
-export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...erasureRoutes, ...webhookRoutes, ...exportRoutes, ...maintenanceRoutes];
+export const ROUTES: readonly Route[] = [...sessionRoutes, ...agentRoutes, ...threadRoutes, ...observationRoutes, ...billingRoutes, ...documentRoutes, ...imageRoutes, ...memoryRoutes, ...erasureRoutes, ...webhookRoutes, ...exportRoutes, ...maintenanceRoutes, ...reviewRoutes];

@@ -43,6 +43,8 @@ export type AgentConfig = {
   extraction_policy?: ExtractionPolicy;
   /** Rank decay by age per kind of memory (an extension, issue 42); absent decays nothing. */
   memory_decay?: { turn_half_life_days?: number; document_half_life_days?: number };
+  /** Which new memories wait for a person's approval (an extension, issue 43); absent is `off`. */
+  review_mode?: 'off' | 'inferred' | 'all';
 };
 
 export type AgentRecord = {
