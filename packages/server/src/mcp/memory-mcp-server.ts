@@ -4,6 +4,7 @@ import { MemoryAgentsError, type MemoryAgentsClient } from '@memory-agents/clien
 import { MEMORY_DATA_RULE, fenceMemoryData } from '@memory-agents/core';
 import { z } from 'zod';
 import { registerMaintenanceTools } from './maintenance-tools.js';
+import { registerReviewTools } from './review-tools.js';
 import { run, ToolInputError, type ToolResult } from './tool-run.js';
 
 /** Options of `createMemoryMcpServer`. */
@@ -316,6 +317,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   );
 
   registerMaintenanceTools(server, client, agentOf, agentIdArg);
+  registerReviewTools(server, client, agentOf, agentIdArg);
 
   if (options.agentId !== undefined) {
     const agentId = options.agentId;
