@@ -21,6 +21,9 @@ export default defineConfig([
     tsconfig: 'inspector/tsconfig.json',
     format: ['esm'],
     platform: 'browser',
+    // The typed client is bundled in (tsup leaves the package's dependencies external otherwise,
+    // and a browser cannot resolve a bare specifier).
+    noExternal: ['@memory-agents/client'],
     target: 'es2022',
     minify: true,
     sourcemap: false,

@@ -142,6 +142,34 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     await page.context().close();
   });
 
+  it('calls its API (through the typed client) at /inspect/api with the key alone: no cookie, no referrer, no cache (issue 40)', async () => {
+    const { page, problems } = await tab();
+    // A cookie of this origin the page must not send along.
+    await page.context().addCookies([{ name: 'session', value: 'not-for-the-api', url: server.url }]);
+    const requests: Promise<{ method: string; path: string; headers: Record<string, string> }>[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/inspect/api/')) requests.push(request.allHeaders().then((headers) => ({ method: request.method(), path: url.pathname + url.search, headers })));
+    });
+    await signIn(page, server.key!);
+    await page.goto(`${server.url}/inspect#/agents/${agentId}`);
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    const calls = await Promise.all(requests);
+    const paths = calls.map((call) => `${call.method} ${call.path}`);
+    for (const path of ['GET /inspect/api/v1/session', 'GET /inspect/api/v1/agents', `GET /inspect/api/v1/agents/${agentId}`, `GET /inspect/api/v1/agents/${agentId}/memories?limit=20`, `GET /inspect/api/v1/agents/${agentId}/maintenance?limit=10`]) {
+      expect(paths).toContain(path);
+    }
+    for (const { path, headers } of calls) {
+      expect(headers.authorization, path).toBe(`Bearer ${server.key}`);
+      expect([headers.cookie, headers.referer], path).toEqual([undefined, undefined]);
+      // cache: 'no-store' makes the browser ask past any cache.
+      expect([headers['cache-control'], headers.pragma], path).toEqual(['no-cache', 'no-cache']);
+    }
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('shows threads, messages and observations as text: stored markup never runs', async () => {
     const { page, problems } = await tab();
     await signIn(page, server.key!);

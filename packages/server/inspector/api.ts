@@ -1,5 +1,7 @@
-// Calls to the server's own /v1 API with the key the person signed in with. The key lives in this
-// tab's session storage only (gone when the tab closes; never in local storage, a cookie or a URL).
+// Calls to the server's own /v1 API with the key the person signed in with, through the typed
+// client (@memory-agents/client). The key lives in this tab's session storage only (gone when the
+// tab closes; never in local storage, a cookie or a URL).
+import { createClient, MemoryAgentsError, type MemoryAgentsClient } from '@memory-agents/client';
 
 const KEY = 'memory-agents.inspector.key';
 
@@ -9,48 +11,48 @@ export const session = {
   signOut: (): void => sessionStorage.removeItem(KEY),
 };
 
-/** A refusal or failure of the API, with its code and sentence as the server gave them. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+/**
+ * A refusal or failure of the API, with its code and sentence as the server gave them: every error
+ * the client throws (a `MemoryAgentsError`) is one, and `new ApiError(status, code, message)` is
+ * one the inspector raises itself.
+ */
+export class ApiError extends MemoryAgentsError {
+  constructor(status: number, code: string, message: string) {
+    super({ status, code, requestId: null, message });
+  }
+
+  static [Symbol.hasInstance](value: unknown): value is MemoryAgentsError {
+    return MemoryAgentsError.isInstance(value);
   }
 }
 
-/** Raised once a key is refused (401): the app signs out and says why. */
-export class KeyRefused extends ApiError {}
-
-export async function api<T = any>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, key = session.key()): Promise<T> {
-  if (key === null) throw new KeyRefused(401, 'unauthorized', 'Sign in with an API key.');
-  // The inspector's door to /v1 (the spec refuses a key from a browser on /v1 itself).
-  const response = await fetch(`/inspect/api${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    cache: 'no-store',
-    credentials: 'omit',
-    referrerPolicy: 'no-referrer',
-  });
-  const text = await response.text();
-  const parsed = text === '' ? null : safeJson(text);
-  if (!response.ok) {
-    const code = typeof parsed?.code === 'string' ? parsed.code : 'error';
-    const message = typeof parsed?.error === 'string' ? parsed.error : `The server answered ${response.status}.`;
-    if (response.status === 401) throw new KeyRefused(401, code, message);
-    throw new ApiError(response.status, code, message);
+/** A key refused (any 401): the app signs out and says why. */
+export class KeyRefused extends ApiError {
+  static override [Symbol.hasInstance](value: unknown): value is MemoryAgentsError & { status: 401 } {
+    return MemoryAgentsError.isInstance(value) && value.status === 401;
   }
-  return parsed as T;
 }
 
-function safeJson(text: string): any {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
+/**
+ * The inspector's door to /v1: `/inspect/api/v1/...` (the spec refuses a key from a browser on /v1
+ * itself). No cache, no cookie, no referrer; without a key nothing is sent.
+ */
+const inspectorFetch =
+  (key: string | null): typeof fetch =>
+  (input, init) =>
+    key === null
+      ? Promise.reject(new KeyRefused(401, 'unauthorized', 'Sign in with an API key.'))
+      : fetch(input, { ...init, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+
+let last: { key: string | null; client: MemoryAgentsClient } | undefined;
+
+/** The typed client of the API with `key` (the signed-in one unless given): `await api().agents.get({ agentId })`. */
+export function api(key = session.key()): MemoryAgentsClient {
+  if (last === undefined || last.key !== key) {
+    // The client needs an absolute base URL (it builds each request's with `new URL`).
+    last = { key, client: createClient({ baseUrl: new URL('/inspect/api', location.href).href, apiKey: key ?? '', fetch: inspectorFetch(key) }) };
   }
+  return last.client;
 }
 
 /** `?a=1&b=2` from the defined, non-empty values. */

@@ -2,7 +2,7 @@
 // knows, why a memory ranked, where it came from (the words of the turn), what the model would get,
 // and erase it. No framework, no network but the server it came from; every value is rendered as
 // text (dom.ts). The views live in thread.ts, memory.ts and erase.ts; what they share in ui.ts.
-import { api, ApiError, enc, KeyRefused, query, session } from './api.js';
+import { api, ApiError, KeyRefused, query, session } from './api.js';
 import { append, facts, h, replace, table, when, type Child } from './dom.js';
 import { chartsView, creditsChart, ledger } from './charts.js';
 import { documentView, sourceView } from './document.js';
@@ -135,7 +135,7 @@ function renderSignIn(): void {
         event.preventDefault();
         const key = input.value.trim();
         try {
-          const who = await api('GET', '/v1/session', undefined, key);
+          const who = await api(key).session.get();
           session.signIn(key);
           const home = location.hash === '' || location.hash === '#/';
           say(`Signed in to ${who.organization_name}.`, 'info', !home);
@@ -157,7 +157,7 @@ function renderSignIn(): void {
 }
 
 async function agentsView(): Promise<Child[]> {
-  const agents: any[] = await api('GET', '/v1/agents');
+  const agents = await api().agents.list();
   for (const agent of agents) agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
   return [
     h('h1', { tabindex: '-1' }, 'Agents', ' ', h('span', { class: 'count' }, `(${agents.length})`)),
@@ -165,7 +165,7 @@ async function agentsView(): Promise<Child[]> {
       ? h('p', {}, 'This organization has no agents yet.')
       : table(
           ['Agent', 'Id', 'Status', 'Created'],
-          agents.map((agent: any) => [link(agentHref(agent.agent_id), agent.agent_config?.role || 'Agent'), idWithCopy(agent.agent_id), agent.status, when(agent.created_at)]),
+          agents.map((agent) => [link(agentHref(agent.agent_id), agent.agent_config?.role || 'Agent'), idWithCopy(agent.agent_id), agent.status, when(agent.created_at)]),
         ),
   ];
 }
@@ -175,8 +175,8 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
   const cursor = search.get('cursor') ?? '';
   const history = search.get('history') === '1';
   const [agent, memories, maintenance] = await Promise.all([
-    api('GET', `/v1/agents/${enc(agentId!)}`),
-    api('GET', `/v1/agents/${enc(agentId!)}/memories${query({ limit: 20, text_contains: contains, include_history: history || undefined, cursor })}`),
+    api().agents.get({ agentId: agentId! }),
+    api().memories.list({ agentId: agentId!, limit: 20, text_contains: contains || undefined, include_history: history || undefined, cursor: cursor || undefined }),
     maintenanceSection(agentId!),
   ]);
   agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
@@ -191,7 +191,7 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
     },
   });
   append(filter, [h('label', { for: 'contains' }, 'Memories containing'), filterInput, h('label', { class: 'check-label' }, historyBox, ' Include history (superseded memories)'), h('button', { type: 'submit' }, 'Filter')]);
-  const list: any[] = memories.memories ?? [];
+  const list = memories.memories ?? [];
   return [
     h('h1', { tabindex: '-1' }, agent.agent_config?.role ?? 'Agent'),
     facts([
@@ -213,7 +213,7 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
       ? h('p', {}, 'No threads.')
       : table(
           ['Thread', 'Id', 'Status', 'Updated'],
-          agent.threads.map((thread: any) => [link(threadHref(agentId!, thread.thread_id), thread.title), idWithCopy(thread.thread_id), thread.status, when(thread.updated_at)]),
+          agent.threads.map((thread) => [link(threadHref(agentId!, thread.thread_id), thread.title), idWithCopy(thread.thread_id), thread.status, when(thread.updated_at)]),
         ),
     // The API gives no total of memories: a page of 20, and "+" when older ones follow.
     counted('Memories', `${list.length}${memories.next_cursor ? '+' : ''}${history ? ', history included' : ''}`),
@@ -234,7 +234,7 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
 
 async function billingView(_: Params, search: URLSearchParams): Promise<Child[]> {
   const cursor = search.get('cursor') ?? '';
-  const [billing, all] = await Promise.all([api('GET', `/v1/billing${query({ limit: 50, cursor })}`), ledger()]);
+  const [billing, all] = await Promise.all([api().billing.get({ limit: 50, cursor: cursor || undefined }), ledger()]);
   return [
     h('h1', { tabindex: '-1' }, 'Billing'),
     facts([
@@ -249,7 +249,7 @@ async function billingView(_: Params, search: URLSearchParams): Promise<Child[]>
       ? h('p', {}, 'No entries.')
       : table(
           ['Entry', 'Route', 'Words in', 'Words out', 'Cost', 'When'],
-          billing.entries.map((entry: any) => [entry.entry_id, entry.route, entry.in_words, entry.out_words, entry.cost, when(entry.created_at)]),
+          billing.entries.map((entry) => [entry.entry_id, entry.route, entry.in_words, entry.out_words, entry.cost, when(entry.created_at)]),
         ),
     billing.entries.length === 50 && billing.next_cursor ? h('p', {}, link(`#/billing${query({ cursor: billing.next_cursor })}`, 'More entries →')) : null,
   ];

@@ -1,7 +1,8 @@
 // Small inline SVG charts, no chart library: memories learned over time (the memories list) and
 // credits charged over time (the billing ledger). Bars per day (per month past two months of data),
 // each with its number in a <title> and data-* attributes, and the numbers again in a table.
-import { api, enc, query } from './api.js';
+import type { Schemas } from '@memory-agents/client';
+import { api } from './api.js';
 import { h, table, type Child } from './dom.js';
 import { buckets, type Bar } from './buckets.js';
 import { agentCrumb, agentHref, agentNames, link, type Params } from './ui.js';
@@ -54,8 +55,8 @@ async function learnedTimes(agentId: string): Promise<{ times: string[]; complet
   const times: string[] = [];
   let cursor = '';
   for (let page = 0; page < CHART_PAGES; page++) {
-    const list = await api('GET', `/v1/agents/${enc(agentId)}/memories${query({ limit: 100, include_history: true, cursor })}`);
-    times.push(...list.memories.map((memory: any) => memory.learned_at));
+    const list = await api().memories.list({ agentId, limit: 100, include_history: true, cursor: cursor || undefined });
+    times.push(...list.memories.map((memory) => memory.learned_at));
     cursor = list.next_cursor ?? '';
     if (!cursor) return { times, complete: true };
   }
@@ -63,7 +64,7 @@ async function learnedTimes(agentId: string): Promise<{ times: string[]; complet
 }
 
 export async function chartsView({ agent: agentId }: Params): Promise<Child[]> {
-  const [agent, learned] = await Promise.all([api('GET', `/v1/agents/${enc(agentId!)}`), learnedTimes(agentId!)]);
+  const [agent, learned] = await Promise.all([api().agents.get({ agentId: agentId! }), learnedTimes(agentId!)]);
   agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
   const bars = buckets(learned.times.map((at) => ({ at, value: 1 })));
   return [
@@ -78,11 +79,11 @@ export async function chartsView({ agent: agentId }: Params): Promise<Child[]> {
 }
 
 /** The ledger's entries (newest CHART_PAGES × 100) for the credits chart, and whether that is all. */
-export async function ledger(): Promise<{ entries: any[]; complete: boolean }> {
-  const entries: any[] = [];
+export async function ledger(): Promise<{ entries: Schemas['BillingEntry'][]; complete: boolean }> {
+  const entries: Schemas['BillingEntry'][] = [];
   let cursor: number | null = null;
   for (let page = 0; page < CHART_PAGES; page++) {
-    const billing: any = await api('GET', `/v1/billing${query({ limit: 100, cursor })}`);
+    const billing = await api().billing.get({ limit: 100, cursor: cursor === null ? undefined : String(cursor) });
     entries.push(...billing.entries);
     cursor = billing.next_cursor;
     if (cursor === null || billing.entries.length < 100) return { entries, complete: true };
@@ -91,7 +92,7 @@ export async function ledger(): Promise<{ entries: any[]; complete: boolean }> {
 }
 
 /** Credits charged per day (positive entries; grants and refunds, negative, left out). */
-export function creditsChart(entries: any[], complete: boolean): Child[] {
+export function creditsChart(entries: Schemas['BillingEntry'][], complete: boolean): Child[] {
   const bars = buckets(entries.filter((entry) => Number(entry.cost) > 0).map((entry) => ({ at: entry.created_at, value: Number(entry.cost) })));
   return [
     h('h2', {}, 'Credits charged over time'),

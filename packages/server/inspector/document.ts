@@ -1,18 +1,23 @@
 // A document opened at one page: the converted text of that page's pieces (what learning read), from
 // the thread turns API narrowed to the upload's observation. A memory's "page N" lands here.
-import { api, enc, query } from './api.js';
+import type { Memory, Schemas } from '@memory-agents/client';
+import { api, query } from './api.js';
 import { facts, h, type Child } from './dom.js';
 import { agentCrumb, counted, documentHref, idWithCopy, link, memoryHref, threadHref, turnHref, type Params } from './ui.js';
+
+type ThreadTurn = Schemas['ThreadTurn'];
+/** A piece of a document: a turn with its place in the document. */
+type Piece = ThreadTurn & { document: NonNullable<ThreadTurn['document']> };
 
 /** Pages of 200 turns read (a document of more pieces shows its first 2,000). */
 const PIECE_PAGES = 10;
 
 /** The upload's pieces, in order (at most PIECE_PAGES pages of 200), and whether that is all of them. */
-async function pieces(base: string, observationId: string): Promise<{ turns: any[]; complete: boolean }> {
-  const turns: any[] = [];
+async function pieces(ids: { agentId: string; threadId: string }, observationId: string): Promise<{ turns: ThreadTurn[]; complete: boolean }> {
+  const turns: ThreadTurn[] = [];
   let cursor = '';
   for (let page = 0; page < PIECE_PAGES; page++) {
-    const read = await api('GET', `${base}/turns${query({ observation_id: observationId, limit: 200, cursor })}`);
+    const read = await api().threads.turns({ ...ids, observation_id: observationId, limit: 200, cursor: cursor || undefined });
     turns.push(...read.turns);
     cursor = read.next_cursor;
     if (!cursor) return { turns, complete: true };
@@ -21,23 +26,23 @@ async function pieces(base: string, observationId: string): Promise<{ turns: any
 }
 
 /** Whether a piece is on page `page` (a piece may run from `page` to `page_end`). */
-const onPage = (turn: any, page: number) => turn.document?.page != null && turn.document.page <= page && page <= (turn.document.page_end ?? turn.document.page);
+const onPage = (turn: Piece, page: number) => turn.document.page != null && turn.document.page <= page && page <= (turn.document.page_end ?? turn.document.page);
 
 export async function documentView({ agent: agentId, thread: threadId, observation: observationId }: Params, search: URLSearchParams): Promise<Child[]> {
-  const base = `/v1/agents/${enc(agentId!)}/threads/${enc(threadId!)}`;
+  const ids = { agentId: agentId!, threadId: threadId! };
   const [thread, read, memories] = await Promise.all([
-    api('GET', base),
-    pieces(base, observationId!),
-    api('GET', `/v1/agents/${enc(agentId!)}/memories${query({ observation_id: observationId, limit: 100 })}`),
+    api().threads.get(ids),
+    pieces(ids, observationId!),
+    api().memories.list({ agentId: agentId!, observation_id: observationId || undefined, limit: 100 }),
   ]);
-  const all = read.turns.filter((turn) => turn.document);
+  const all = read.turns.filter((turn): turn is Piece => Boolean(turn.document));
   const first = all[0]?.document;
   const pages = [...new Set(all.flatMap((turn) => (turn.document.page == null ? [] : range(turn.document.page, turn.document.page_end ?? turn.document.page))))].sort((a, b) => a - b);
   const asked = Number(search.get('page') ?? pages[0] ?? 0);
   const page = pages.includes(asked) ? asked : pages[0] ?? null;
   const piece = search.get('piece');
   const shown = page === null ? all : all.filter((turn) => onPage(turn, page));
-  const byPiece = new Map<number, any[]>();
+  const byPiece = new Map<number, Memory[]>();
   for (const memory of memories.memories ?? []) if (memory.source?.observation_id === observationId) byPiece.set(memory.source.turn_index, [...(byPiece.get(memory.source.turn_index) ?? []), memory]);
   const href = (n: number) => `${documentHref(agentId!, threadId!, observationId!)}${query({ page: n })}`;
   return [
@@ -70,10 +75,10 @@ export async function documentView({ agent: agentId, thread: threadId, observati
         const learned = byPiece.get(turn.turn_index) ?? [];
         return h(
           'li',
-          { class: String(doc.piece) === piece ? 'turn piece target' : 'turn piece', tabindex: '-1', 'data-piece': doc.piece },
-          h('div', { class: 'turn-head' }, h('span', { class: 'time' }, `${span}piece ${doc.piece + 1} · `), link(turnHref(agentId!, threadId!, observationId!, turn.turn_index), 'in the conversation')),
+          { class: String(doc.piece) === piece ? 'turn piece target' : 'turn piece', tabindex: '-1', 'data-piece': String(doc.piece) },
+          h('div', { class: 'turn-head' }, h('span', { class: 'time' }, `${span}piece ${Number(doc.piece) + 1} · `), link(turnHref(agentId!, threadId!, observationId!, turn.turn_index), 'in the conversation')),
           h('p', {}, turn.text),
-          learned.length === 0 ? null : h('ul', { class: 'turn-memories', 'aria-label': `Memories from piece ${doc.piece + 1}` }, ...learned.map((memory) => h('li', {}, link(memoryHref(agentId!, memory.memory_id), memory.text)))),
+          learned.length === 0 ? null : h('ul', { class: 'turn-memories', 'aria-label': `Memories from piece ${Number(doc.piece) + 1}` }, ...learned.map((memory) => h('li', {}, link(memoryHref(agentId!, memory.memory_id), memory.text)))),
         );
       }),
     ),
@@ -88,7 +93,7 @@ const range = (from: number, to: number): number[] => Array.from({ length: Math.
  * memory of it was learned from, opened as {@link documentView} does.
  */
 export async function sourceView({ agent: agentId, source: sourceId }: Params, search: URLSearchParams): Promise<Child[]> {
-  const list = await api('GET', `/v1/agents/${enc(agentId!)}/memories${query({ source_id: sourceId, include_history: true, limit: 1 })}`);
+  const list = await api().memories.list({ agentId: agentId!, source_id: sourceId || undefined, include_history: true, limit: 1 });
   const from = list.memories[0]?.source;
   if (!from?.observation_id) {
     return [h('p', { class: 'crumbs' }, agentCrumb(agentId!)), h('h1', { tabindex: '-1' }, 'Document'), h('p', {}, 'Nothing learned from this document is left (it was erased, or no memory came from it).')];

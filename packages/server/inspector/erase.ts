@@ -8,7 +8,7 @@ export function eraseForm(agentId: string, target: 'thread_id' | 'source_id' | '
   const input = value === undefined ? h('input', { type: 'text', name: target, required: true, 'aria-label': 'Person id (X-SP-End-User)' }) : null;
   const start = async () => {
     const id = value ?? input!.value.trim();
-    const erasure = await api('POST', `/v1/agents/${enc(agentId)}/memories/erase`, { [target]: id });
+    const erasure = await api().erasures.erase({ agentId, [target]: id });
     location.hash = `${agentHref(agentId)}/erasures/${enc(erasure.erasure_id)}`;
   };
   // With a person's id to type, an empty field asks for it before the question.
@@ -17,7 +17,7 @@ export function eraseForm(agentId: string, target: 'thread_id' | 'source_id' | '
 }
 
 export async function erasureView({ agent: agentId, erasure: erasureId }: Params, _: URLSearchParams, rerender: () => void): Promise<Child[]> {
-  const erasure = await api('GET', `/v1/agents/${enc(agentId!)}/erasures/${enc(erasureId!)}`);
+  const erasure = await api().erasures.get({ agentId: agentId!, erasureId: erasureId! });
   const done = erasure.status === 'completed' || erasure.status === 'failed';
   if (!done) setTimeout(() => location.hash.includes(erasureId!) && rerender(), 500);
   return [

@@ -1,10 +1,13 @@
 // Maintenance runs (issues 43 and 44): the agent's runs, a dry run planned from here, and a page per
 // run with its diff (each memory before -> after, its category), the guard, and apply / undo.
-import { api, enc, query } from './api.js';
+import type { Schemas } from '@memory-agents/client';
+import { api, enc } from './api.js';
 import { facts, h, replace, table, when, type Child } from './dom.js';
 import { actionFailed, agentCrumb, agentHref, counted, idWithCopy, link, memoryHref, say, type Params } from './ui.js';
 
-const KINDS: [string, string][] = [
+type Kind = Schemas['MaintenancePlanRequest']['kind'];
+
+const KINDS: [Kind, string][] = [
   ['merge_duplicates', 'Merge restatements of one fact'],
   ['supersede_history', 'Supersede old facts a later memory replaces'],
   ['sweep_expired', 'Forget expired memories'],
@@ -17,7 +20,7 @@ export const runHref = (agent: string, run: string) => `${agentHref(agent)}/main
 
 /** The agent page's section: a dry run planned from a kind, and the latest runs. */
 export async function maintenanceSection(agentId: string): Promise<Child[]> {
-  const { runs } = await api('GET', `/v1/agents/${enc(agentId)}/maintenance${query({ limit: 10 })}`);
+  const { runs } = await api().maintenance.list({ agentId, limit: 10 });
   const kind = h('select', { id: 'maintenance-kind', name: 'kind' }, ...KINDS.map(([value, label]) => h('option', { value }, label)));
   const form = h(
     'form',
@@ -26,7 +29,7 @@ export async function maintenanceSection(agentId: string): Promise<Child[]> {
       onsubmit: async (event: Event) => {
         event.preventDefault();
         try {
-          const run = await api('POST', `/v1/agents/${enc(agentId)}/maintenance`, { kind: kind.value });
+          const run = await api().maintenance.plan({ agentId, kind: kind.value as Kind });
           location.hash = runHref(agentId, run.run_id);
         } catch (error) {
           actionFailed(error);
@@ -45,7 +48,7 @@ export async function maintenanceSection(agentId: string): Promise<Child[]> {
       ? h('p', {}, 'No maintenance runs yet.')
       : table(
           ['Run', 'Kind', 'Status', 'Changes', 'By', 'Planned'],
-          runs.map((run: any) => [link(runHref(agentId, run.run_id), run.run_id), run.kind, run.status, run.progress.total, run.created_by, when(run.created_at)]),
+          runs.map((run) => [link(runHref(agentId, run.run_id), run.run_id), run.kind, run.status, run.progress.total, run.created_by, when(run.created_at)]),
         ),
   ];
 }
@@ -54,7 +57,7 @@ const memoryCell = (agentId: string, id: string | null, text: string | null): Ch
   id === null ? '' : text === null ? h('span', { class: 'hint' }, `${id} (erased)`) : link(memoryHref(agentId, id), text);
 
 /** What a change does to its memory, as "before -> after" columns. */
-function changeRow(agentId: string, change: any): Child[] {
+function changeRow(agentId: string, change: Schemas['MaintenanceChange']): Child[] {
   const category = change.category && change.category.from !== change.category.to ? `${change.category.from ?? 'none'} → ${change.category.to ?? 'none'}` : (change.category?.to ?? '');
   const after =
     change.action === 'forget'
@@ -69,7 +72,7 @@ function changeRow(agentId: string, change: any): Child[] {
 
 /** `#/agents/{agent}/maintenance/{run}`: the run, its guard, its diff, and the action its status allows. */
 export async function maintenanceRunView({ agent: agentId, run: runId }: Params, _: URLSearchParams, rerender: () => void): Promise<Child[]> {
-  const run = await api('GET', `/v1/agents/${enc(agentId!)}/maintenance/${enc(runId!)}`);
+  const run = await api().maintenance.get({ agentId: agentId!, runId: runId! });
   const act = (verb: 'apply' | 'undo', label: string) => {
     const button = h('button', {
       type: 'button',
@@ -77,7 +80,7 @@ export async function maintenanceRunView({ agent: agentId, run: runId }: Params,
       onclick: async () => {
         button.disabled = true;
         try {
-          const done = await api('POST', `/v1/agents/${enc(agentId!)}/maintenance/${enc(runId!)}/${verb}`);
+          const done = await api().maintenance[verb]({ agentId: agentId!, runId: runId! });
           say(verb === 'apply' ? `Applied: ${describeReceipt(done.receipt)}.` : 'Undone: every change of the run was reversed.');
           rerender();
         } catch (error) {
@@ -106,11 +109,11 @@ export async function maintenanceRunView({ agent: agentId, run: runId }: Params,
     ]),
     actions,
     counted('Changes', run.changes.length),
-    run.changes.length === 0 ? h('p', {}, 'Nothing to change.') : table(['Change', 'Memory (before)', 'After', 'Category', 'Why'], run.changes.map((change: any) => changeRow(agentId!, change))),
+    run.changes.length === 0 ? h('p', {}, 'Nothing to change.') : table(['Change', 'Memory (before)', 'After', 'Category', 'Why'], run.changes.map((change) => changeRow(agentId!, change))),
   ];
 }
 
-function describeReceipt(receipt: any): string {
-  const parts = Object.entries(receipt as Record<string, number>).filter(([, count]) => count > 0).map(([name, count]) => `${count} ${name}`);
+function describeReceipt(receipt: Schemas['MaintenanceRun']['receipt']): string {
+  const parts = Object.entries(receipt).filter(([, count]) => count > 0).map(([name, count]) => `${count} ${name}`);
   return parts.length === 0 ? 'nothing changed' : parts.join(', ');
 }

@@ -1,19 +1,20 @@
 // One memory: its text, provenance, timeline, and the edit, pin, forget, restore and expiry forms.
-import { api, ApiError, enc, KeyRefused, query } from './api.js';
+import type { Memory, Schemas } from '@memory-agents/client';
+import { api, ApiError, KeyRefused } from './api.js';
 import { append, facts, h, when, type Child } from './dom.js';
 import { isoFromLocal, localValue } from './when.js';
 import { actionFailed, agentCrumb, agentHref, confirmed, counted, idWithCopy, link, memoryHref, say, sourceLink, type Params } from './ui.js';
 
 export async function memoryView({ agent: agentId, memory: memoryId }: Params, _: URLSearchParams, rerender: () => void): Promise<Child[]> {
   // Expired memories too (for audit): an expiry set here in the past must not lose the page.
-  const memory = await api('GET', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}${query({ include_expired: true })}`);
+  const memory = await api().memories.get({ agentId: agentId!, memoryId: memoryId!, include_expired: true });
   const expired = memory.expires_at !== null && Date.parse(memory.expires_at) <= Date.now();
   const remove = confirmed('Delete this memory…', 'Delete this memory? It is no longer listed, retrieved or cited. This cannot be undone.', 'Delete for good', async () => {
-    await api('DELETE', `/v1/agents/${enc(agentId!)}/memories/${enc(memoryId!)}`);
+    await api().memories.delete({ agentId: agentId!, memoryId: memoryId! });
     say(`The memory "${memory.text.slice(0, 60)}${memory.text.length > 60 ? '…' : ''}" was deleted.`, 'info', true);
     location.hash = agentHref(agentId!);
   });
-  const source = memory.source ?? {};
+  const source = memory.source ?? null;
   const [words, events] = await Promise.all([sourceTurn(agentId!, source), timeline(agentId!, memory)]);
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
@@ -43,7 +44,7 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params, _
     words ? h('h2', {}, 'The words it came from') : null,
     words ? h('blockquote', { class: 'source-words' }, ...marked(words.text, memory.span)) : null,
     Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('h2', {}, 'Also learned from') : null,
-    Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('ul', {}, ...memory.also_from.map((other: any) => h('li', {}, sourceLink(agentId!, other)))) : null,
+    Array.isArray(memory.also_from) && memory.also_from.length > 0 ? h('ul', {}, ...memory.also_from.map((other) => h('li', {}, sourceLink(agentId!, other)))) : null,
     counted('Timeline', `${events.length} event${events.length === 1 ? '' : 's'}`),
     h('p', { class: 'hint' }, 'Its versions in order: what replaced or edited what, the turns merged into each, their forgetting and expiry (from its history: GET .../memories/{id}/history).'),
     timelineList(agentId!, memory.memory_id, events),
@@ -66,7 +67,7 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params, _
  * Edit the text (`PATCH .../memories/{id}` `text`): the answer is a new memory (the old one stays as
  * history), so the page goes to it and the notice links the old one.
  */
-function editForm(agentId: string, memory: any): HTMLElement {
+function editForm(agentId: string, memory: Memory): HTMLElement {
   const text = h('textarea', { id: 'memory-text', name: 'text', rows: 3, required: true, maxlength: 4000 });
   text.value = memory.text;
   const save = h('button', { type: 'submit' }, 'Save the new text');
@@ -76,7 +77,7 @@ function editForm(agentId: string, memory: any): HTMLElement {
       event.preventDefault();
       save.disabled = true;
       try {
-        const edited = await api('PATCH', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}`, { text: text.value });
+        const edited = await api().memories.update({ agentId, memoryId: memory.memory_id, text: text.value });
         say(h('span', {}, 'Saved as a new memory. The old text is kept as history: ', link(memoryHref(agentId, memory.memory_id), `"${memory.text.slice(0, 60)}${memory.text.length > 60 ? '…' : ''}"`), '.'), 'info', true);
         location.hash = memoryHref(agentId, edited.memory_id);
       } catch (error) {
@@ -91,14 +92,14 @@ function editForm(agentId: string, memory: any): HTMLElement {
 }
 
 /** Pin or unpin (`PATCH .../memories/{id}` `pinned`). Pinning clears an expiry. */
-function pinPanel(agentId: string, memory: any, rerender: () => void): HTMLElement {
+function pinPanel(agentId: string, memory: Memory, rerender: () => void): HTMLElement {
   const toggle = h('button', {
     type: 'button',
     'aria-pressed': memory.pinned ? 'true' : 'false',
     onclick: async () => {
       toggle.disabled = true;
       try {
-        await api('PATCH', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}`, { pinned: !memory.pinned });
+        await api().memories.update({ agentId, memoryId: memory.memory_id, pinned: !memory.pinned });
         say(memory.pinned ? 'The memory is no longer pinned.' : 'The memory is pinned.');
         rerender();
       } catch (error) {
@@ -114,10 +115,10 @@ function pinPanel(agentId: string, memory: any, rerender: () => void): HTMLEleme
  * Forget with a reason (`POST .../forget`): hidden at once, restorable for the server's window, then
  * erased for good, so it asks first.
  */
-function forgetForm(agentId: string, memory: any, rerender: () => void): HTMLElement {
+function forgetForm(agentId: string, memory: Memory, rerender: () => void): HTMLElement {
   const reason = h('input', { id: 'forget-reason', name: 'reason', type: 'text', required: true, maxlength: 500, size: 40 });
   const forget = async () => {
-    const forgotten = await api('POST', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}/forget`, { reason: reason.value });
+    const forgotten = await api().memories.forget({ agentId, memoryId: memory.memory_id, reason: reason.value });
     say(`The memory was forgotten. It can be restored until ${when(forgotten.forgotten?.restore_until)}; then it is erased for good.`);
     rerender();
   };
@@ -133,14 +134,15 @@ function forgetForm(agentId: string, memory: any, rerender: () => void): HTMLEle
 }
 
 /** A forgotten memory: its reason, and Restore until its window ends. */
-function restorePanel(agentId: string, memory: any, rerender: () => void): HTMLElement {
-  const open = Date.parse(memory.forgotten.restore_until) > Date.now();
+function restorePanel(agentId: string, memory: Memory, rerender: () => void): HTMLElement {
+  const forgotten = memory.forgotten!;
+  const open = Date.parse(forgotten.restore_until) > Date.now();
   const restore = h('button', {
     type: 'button',
     onclick: async () => {
       restore.disabled = true;
       try {
-        await api('POST', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}/restore`);
+        await api().memories.restore({ agentId, memoryId: memory.memory_id });
         say('The memory was restored: it is back in lists, search and chat.');
         rerender();
       } catch (error) {
@@ -153,10 +155,10 @@ function restorePanel(agentId: string, memory: any, rerender: () => void): HTMLE
     'section',
     { class: 'forgotten', 'aria-label': 'Forgotten' },
     h('h2', {}, 'Forgotten'),
-    h('p', {}, 'Reason: ', h('q', { class: 'forgotten-reason' }, memory.forgotten.reason), ` (by ${memory.forgotten.by}, ${when(memory.forgotten.at)}).`),
+    h('p', {}, 'Reason: ', h('q', { class: 'forgotten-reason' }, forgotten.reason), ` (by ${forgotten.by}, ${when(forgotten.at)}).`),
     open
-      ? h('p', {}, `It can be restored until ${when(memory.forgotten.restore_until)}; then it is erased for good. `, restore)
-      : h('p', {}, `The restore window ended ${when(memory.forgotten.restore_until)}: it is erased at the next sweep.`),
+      ? h('p', {}, `It can be restored until ${when(forgotten.restore_until)}; then it is erased for good. `, restore)
+      : h('p', {}, `The restore window ended ${when(forgotten.restore_until)}: it is erased at the next sweep.`),
   );
 }
 
@@ -164,11 +166,11 @@ function restorePanel(agentId: string, memory: any, rerender: () => void): HTMLE
  * When the memory expires (`PATCH .../memories/{id}` `expires_at`): a moment, or never. Undoable
  * (clearing the expiry brings an expired memory back), so it asks no confirmation.
  */
-function expiryForm(agentId: string, memory: any, rerender: () => void): HTMLElement {
+function expiryForm(agentId: string, memory: Memory, rerender: () => void): HTMLElement {
   const input = h('input', { id: 'expires-at', name: 'expires_at', type: 'datetime-local', required: true, value: localValue(memory.expires_at ?? '') });
   const save = async (expiresAt: string | null) => {
     try {
-      await api('PATCH', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}`, { expires_at: expiresAt });
+      await api().memories.update({ agentId, memoryId: memory.memory_id, expires_at: expiresAt });
       say(expiresAt ? `The memory now expires at ${when(expiresAt)}.` : 'The memory no longer expires.');
       rerender();
     } catch (error) {
@@ -191,13 +193,18 @@ function expiryForm(agentId: string, memory: any, rerender: () => void): HTMLEle
   return h('div', {}, h('p', { class: 'hint' }, 'From that moment the memory is gone from lists, search and chat (a moment past expires it now); "Never expire" brings it back.'), form);
 }
 
-type TimelineEvent = { at: string | null; kind: 'learned' | 'merged' | 'superseded' | 'edited' | 'forgotten' | 'expires' | 'expired' | 'missing'; memory: any; other?: any; source?: any };
+type MemorySource = Schemas['MemorySource'];
+type TimelineEvent = { at: string | null; memory: Memory } & (
+  | { kind: 'learned' | 'merged'; source: MemorySource }
+  | { kind: 'superseded' | 'edited'; other: Memory }
+  | { kind: 'forgotten' | 'expires' | 'expired' | 'missing' }
+);
 
 /** When a turn was said (its timestamp in the thread turns API), or null. */
-async function saidAt(agentId: string, source: any): Promise<string | null> {
+async function saidAt(agentId: string, source: MemorySource): Promise<string | null> {
   try {
-    const turns = await api('GET', `/v1/agents/${enc(agentId)}/threads/${enc(source.thread_id)}/turns${query({ observation_id: source.observation_id, limit: 200 })}`);
-    return turns.turns.find((turn: any) => turn.turn_index === source.turn_index)?.timestamp ?? null;
+    const turns = await api().threads.turns({ agentId, threadId: source.thread_id, observation_id: source.observation_id, limit: 200 });
+    return turns.turns.find((turn) => turn.turn_index === source.turn_index)?.timestamp ?? null;
   } catch (error) {
     if (error instanceof ApiError && !(error instanceof KeyRefused) && error.status === 404) return null;
     throw error;
@@ -209,16 +216,16 @@ async function saidAt(agentId: string, source: any): Promise<string | null> {
  * expired and forgotten ones too), when each was learned and replaced, the turns merged into each
  * (`also_from`, at the time they were said) and its expiry, oldest first.
  */
-async function timeline(agentId: string, memory: any): Promise<TimelineEvent[]> {
-  const history = await api('GET', `/v1/agents/${enc(agentId)}/memories/${enc(memory.memory_id)}/history${query({ include_expired: true })}`);
-  const versions: any[] = history.versions;
+async function timeline(agentId: string, memory: Memory): Promise<TimelineEvent[]> {
+  const history = await api().memories.history({ agentId, memoryId: memory.memory_id, include_expired: true });
+  const versions = history.versions;
   const byId = new Map(versions.map((version) => [version.memory_id, version]));
   const events: TimelineEvent[] = [];
   for (let i = 0; i < versions.length; i++) {
-    const version = versions[i];
+    const version = versions[i]!;
     // A version an edit wrote is dated by the edit (below, on the version before it), not learned.
     if (!(version.edited && byId.has(version.edited.from_memory_id))) events.push({ at: version.learned_at, kind: 'learned', memory: version, source: version.source });
-    const merged = await Promise.all((version.also_from ?? []).map(async (source: any) => ({ source, at: await saidAt(agentId, source) })));
+    const merged = await Promise.all((version.also_from ?? []).map(async (source) => ({ source, at: await saidAt(agentId, source) })));
     merged.sort((a, b) => (Date.parse(a.at ?? '') || 0) - (Date.parse(b.at ?? '') || 0));
     for (const { source, at } of merged) events.push({ at, kind: 'merged', memory: version, source });
     const next = version.superseded_by ? byId.get(version.superseded_by) : undefined;
@@ -239,7 +246,7 @@ async function timeline(agentId: string, memory: any): Promise<TimelineEvent[]> 
 }
 
 function timelineList(agentId: string, current: string, events: TimelineEvent[]): Child {
-  const name = (memory: any) => (memory.memory_id === current ? h('strong', {}, `"${memory.text}" (this memory)`) : link(memoryHref(agentId, memory.memory_id), `"${memory.text}"`));
+  const name = (memory: Memory) => (memory.memory_id === current ? h('strong', {}, `"${memory.text}" (this memory)`) : link(memoryHref(agentId, memory.memory_id), `"${memory.text}"`));
   const what = (event: TimelineEvent): Child[] => {
     switch (event.kind) {
       case 'learned':
@@ -250,9 +257,9 @@ function timelineList(agentId: string, current: string, events: TimelineEvent[])
       case 'superseded':
         return ['', name(event.memory), ' was replaced by ', name(event.other)];
       case 'edited':
-        return ['', name(event.memory), ' was edited into ', name(event.other), ` (by ${event.other.edited.by})`];
+        return ['', name(event.memory), ' was edited into ', name(event.other), ` (by ${event.other.edited?.by})`];
       case 'forgotten':
-        return ['', name(event.memory), ` was forgotten: "${event.memory.forgotten.reason}" (by ${event.memory.forgotten.by}; restorable until ${when(event.memory.forgotten.restore_until)})`];
+        return ['', name(event.memory), ` was forgotten: "${event.memory.forgotten?.reason}" (by ${event.memory.forgotten?.by}; restorable until ${when(event.memory.forgotten?.restore_until)})`];
       case 'missing':
         return ['', name(event.memory), ` was replaced by a memory that is gone (deleted or erased)`];
       case 'expires':
@@ -266,11 +273,11 @@ function timelineList(agentId: string, current: string, events: TimelineEvent[])
 }
 
 /** The observed turn a memory came from (its observation's first 200 turns are read), or null. */
-async function sourceTurn(agentId: string, source: any): Promise<{ text: string } | null> {
+async function sourceTurn(agentId: string, source: MemorySource | null): Promise<{ text: string } | null> {
   if (!source?.thread_id || !source.observation_id || Number(source.turn_index) >= 200) return null;
   try {
-    const turns = await api('GET', `/v1/agents/${enc(agentId)}/threads/${enc(source.thread_id)}/turns${query({ observation_id: source.observation_id, limit: 200 })}`);
-    return turns.turns.find((turn: any) => turn.turn_index === Number(source.turn_index)) ?? null;
+    const turns = await api().threads.turns({ agentId, threadId: source.thread_id, observation_id: source.observation_id, limit: 200 });
+    return turns.turns.find((turn) => turn.turn_index === Number(source.turn_index)) ?? null;
   } catch (error) {
     // The thread or observation is gone (erased): the memory page shows the rest.
     if (error instanceof ApiError && error.status === 404 && !(error instanceof KeyRefused)) return null;

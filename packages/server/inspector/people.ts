@@ -1,6 +1,7 @@
 // People: the end users (X-SP-End-User) who used an agent, and one person's threads and memories.
 // No route lists an agent's people, so they are read from its activity log (who called it, in which
 // thread, when; never text): the latest LOG_PAGES pages of it, and the page says so.
+import type { Schemas } from '@memory-agents/client';
 import { api, enc, query } from './api.js';
 import { facts, h, table, when, type Child } from './dom.js';
 import { eraseForm } from './erase.js';
@@ -9,14 +10,15 @@ import { agentCrumb, agentHref, agentNames, counted, idWithCopy, link, memoryTab
 const LOG_PAGES = 10;
 const LOG_PAGE = 100;
 
+type LogEntry = Schemas['ActivityLogEntry'];
 type Person = { id: string; requests: number; threads: Set<string>; first: string; last: string };
 
 /** The agent's latest activity (at most LOG_PAGES pages, newest first) and whether that is all of it. */
-async function activity(agentId: string): Promise<{ entries: any[]; complete: boolean }> {
-  const entries: any[] = [];
+async function activity(agentId: string): Promise<{ entries: LogEntry[]; complete: boolean }> {
+  const entries: LogEntry[] = [];
   let cursor = '';
   for (let page = 0; page < LOG_PAGES; page++) {
-    const log = await api('GET', `/v1/agents/${enc(agentId)}/logs${query({ limit: LOG_PAGE, cursor })}`);
+    const log = await api().agents.logs({ agentId, limit: LOG_PAGE, cursor: cursor || undefined });
     entries.push(...log.entries);
     cursor = log.next_cursor ?? '';
     if (!cursor) return { entries, complete: true };
@@ -25,7 +27,7 @@ async function activity(agentId: string): Promise<{ entries: any[]; complete: bo
 }
 
 /** The people in the entries (an `eu_` subject; the organization's own calls name no person). */
-function people(entries: any[]): Map<string, Person> {
+function people(entries: LogEntry[]): Map<string, Person> {
   const found = new Map<string, Person>();
   for (const entry of entries) {
     if (!String(entry.user_id).startsWith('eu_')) continue;
@@ -43,9 +45,9 @@ const personHref = (agent: string, person: string) => `${agentHref(agent)}/peopl
 const extent = (complete: boolean) => (complete ? 'From the whole activity log of this agent.' : `From the latest ${LOG_PAGES * LOG_PAGE} entries of this agent's activity log; older activity is not counted.`);
 
 export async function peopleView({ agent: agentId }: Params): Promise<Child[]> {
-  const [agent, log] = await Promise.all([api('GET', `/v1/agents/${enc(agentId!)}`), activity(agentId!)]);
+  const [agent, log] = await Promise.all([api().agents.get({ agentId: agentId! }), activity(agentId!)]);
   agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
-  const live = new Set<string>(agent.threads.map((thread: any) => thread.thread_id));
+  const live = new Set<string>(agent.threads.map((thread) => thread.thread_id));
   const found = [...people(log.entries).values()].sort((a, b) => (a.last < b.last ? 1 : -1));
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
@@ -69,14 +71,14 @@ export async function peopleView({ agent: agentId }: Params): Promise<Child[]> {
 export async function personView({ agent: agentId, person: personId }: Params, search: URLSearchParams): Promise<Child[]> {
   const cursor = search.get('cursor') ?? '';
   const [agent, log, memories] = await Promise.all([
-    api('GET', `/v1/agents/${enc(agentId!)}`),
+    api().agents.get({ agentId: agentId! }),
     activity(agentId!),
-    api('GET', `/v1/agents/${enc(agentId!)}/memories${query({ end_user_id: personId, limit: 20, cursor })}`),
+    api().memories.list({ agentId: agentId!, end_user_id: personId || undefined, limit: 20, cursor: cursor || undefined }),
   ]);
   agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
   const person = people(log.entries).get(personId!);
-  const threads = agent.threads.filter((thread: any) => person?.threads.has(thread.thread_id));
-  const list: any[] = memories.memories ?? [];
+  const threads = agent.threads.filter((thread) => person?.threads.has(thread.thread_id));
+  const list = memories.memories ?? [];
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!), ' / ', link(`${agentHref(agentId!)}/people`, 'People')),
     h('h1', { tabindex: '-1' }, `Person ${short(personId!)}`),
@@ -92,7 +94,7 @@ export async function personView({ agent: agentId, person: personId }: Params, s
       ? h('p', {}, 'No threads of this person.')
       : table(
           ['Thread', 'Id', 'Status', 'Updated'],
-          threads.map((thread: any) => [link(threadHref(agentId!, thread.thread_id), thread.title), idWithCopy(thread.thread_id), thread.status, when(thread.updated_at)]),
+          threads.map((thread) => [link(threadHref(agentId!, thread.thread_id), thread.title), idWithCopy(thread.thread_id), thread.status, when(thread.updated_at)]),
         ),
     h('h2', {}, 'What the agent knows about them ', h('span', { class: 'count' }, `(${list.length}${memories.next_cursor ? '+' : ''})`)),
     h('p', { class: 'hint' }, "The memories learned in this person's threads."),

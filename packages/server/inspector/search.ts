@@ -1,5 +1,6 @@
 // Search as a chat turn would (at a moment in the past too), and the model's view: the exact memory
 // context and citations chat would get for a message (the recall route).
+import type { Citation, Schemas, Thread } from '@memory-agents/client';
 import { api, enc, query } from './api.js';
 import { append, facts, h, replace, table, when, type Child } from './dom.js';
 import { isoFromLocal, localValue } from './when.js';
@@ -27,9 +28,9 @@ export const contextForm = (agentId: string, q = '', asOf = '') => askForm('Mess
 export async function searchView({ agent: agentId }: Params, search: URLSearchParams): Promise<Child[]> {
   const q = search.get('q') ?? '';
   const asOf = search.get('as_of') ?? '';
-  const result = await api('POST', `/v1/agents/${enc(agentId!)}/memories/search`, { query: q, ...(asOf ? { as_of: asOf } : {}) });
-  const hits: any[] = result.hits ?? [];
-  const signals = [...new Set(hits.flatMap((hit) => Object.keys(hit.signals ?? {})))];
+  const result = await api().memories.search({ agentId: agentId!, query: q, ...(asOf ? { as_of: asOf } : {}) });
+  const hits = result.hits ?? [];
+  const signals = [...new Set(hits.flatMap((hit) => Object.keys(hit.signals ?? {}) as (keyof Schemas['MemorySignals'])[]))];
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, 'Search'),
@@ -62,7 +63,7 @@ function citationTarget(agentId: string, citation: { href: string; label: string
 export async function contextView({ agent: agentId }: Params, search: URLSearchParams): Promise<Child[]> {
   const q = search.get('q') ?? '';
   const asOf = search.get('as_of') ?? '';
-  const [recall, agent] = await Promise.all([api('POST', `/v1/agents/${enc(agentId!)}/recall`, { query: q, ...(asOf ? { as_of: asOf } : {}) }), api('GET', `/v1/agents/${enc(agentId!)}`)]);
+  const [recall, agent] = await Promise.all([api().agents.recall({ agentId: agentId!, query: q, ...(asOf ? { as_of: asOf } : {}) }), api().agents.get({ agentId: agentId! })]);
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, "The model's view"),
@@ -84,12 +85,12 @@ export async function contextView({ agent: agentId }: Params, search: URLSearchP
   ];
 }
 
-function citationTable(agentId: string, citations: any[]): Child {
+function citationTable(agentId: string, citations: Citation[]): Child {
   return citations.length === 0
     ? h('p', {}, 'No citations.')
     : table(
         ['Citation', 'Kind', 'Verified'],
-        citations.map((citation: any) => [link(citationTarget(agentId, citation), citation.label), citation.media_type, citation.verified ? 'yes' : 'no']),
+        citations.map((citation) => [link(citationTarget(agentId, citation), citation.label), citation.media_type, citation.verified ? 'yes' : 'no']),
       );
 }
 
@@ -98,10 +99,10 @@ function citationTable(agentId: string, citations: any[]): Child {
  * agent's answer with its citations beside the model's view. A real chat turn: it is stored in the
  * thread, learned from and charged like any other, so it is sent only on a click.
  */
-function chatPane(agentId: string, threads: any[], q: string, asOf: string): HTMLElement {
+function chatPane(agentId: string, threads: Thread[], q: string, asOf: string): HTMLElement {
   const message = h('textarea', { id: 'chat-message', name: 'message', rows: 3, required: true, maxlength: 2000 });
   message.value = q;
-  const thread = h('select', { id: 'chat-thread', name: 'thread' }, h('option', { value: '' }, 'A new thread ("Try-out")'), ...threads.map((t: any) => h('option', { value: t.thread_id }, t.title)));
+  const thread = h('select', { id: 'chat-thread', name: 'thread' }, h('option', { value: '' }, 'A new thread ("Try-out")'), ...threads.map((t) => h('option', { value: t.thread_id }, t.title)));
   const answer = h('div', { class: 'chat-answer', 'aria-live': 'polite' });
   const send = h('button', { type: 'submit' }, 'Ask the agent');
   const form = h(
@@ -113,9 +114,9 @@ function chatPane(agentId: string, threads: any[], q: string, asOf: string): HTM
         send.disabled = true;
         replace(answer, h('p', { class: 'loading' }, 'Asking…'));
         try {
-          const threadId = thread.value || (await api('POST', `/v1/agents/${enc(agentId)}/threads`, { title: 'Try-out' })).thread_id;
+          const threadId = thread.value || (await api().threads.create({ agentId, title: 'Try-out' })).thread_id;
           if (!thread.value) thread.append(h('option', { value: threadId, selected: true }, 'Try-out'));
-          const reply = await api('POST', `/v1/agents/${enc(agentId)}/threads/${enc(threadId)}/chat`, { turn_id: `inspector-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, message: message.value, ...(asOf ? { as_of: asOf } : {}) });
+          const reply = await api().threads.chat({ agentId, threadId, turn_id: `inspector-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, message: message.value, ...(asOf ? { as_of: asOf } : {}) });
           replace(
             answer,
             h('h3', {}, 'The answer'),

@@ -2,9 +2,13 @@
 // requests read (`memory_scope`) and the extraction policy (`extraction_policy`: redaction,
 // include/exclude rules, categories, guidance and language for the LLM writer). Saved with
 // `PATCH /v1/agents/{id}`, the rest of the config kept as it is; the server's 422 sentence is shown.
-import { api, enc } from './api.js';
+import type { Agent, AgentConfig, Schemas } from '@memory-agents/client';
+import { api } from './api.js';
 import { h, type Child } from './dom.js';
 import { actionFailed, say } from './ui.js';
+
+type TurnRule = Schemas['TurnRule'];
+type MemoryCategory = Schemas['MemoryCategory'];
 
 const BUILT_IN = [
   ['card_number', 'card numbers (Luhn-checked)'],
@@ -14,7 +18,7 @@ const BUILT_IN = [
 ] as const;
 
 /** What the agent redacts, in words. */
-export function redactionSummary(config: any): string {
+export function redactionSummary(config: AgentConfig | undefined): string {
   const kinds: string[] = config?.extraction_policy?.redact ?? [];
   if (kinds.length === 0) return 'nothing';
   const region = config?.extraction_policy?.phone_region;
@@ -22,7 +26,7 @@ export function redactionSummary(config: any): string {
 }
 
 /** The agent's memory decay, in words. */
-export function decaySummary(config: any): string {
+export function decaySummary(config: AgentConfig | undefined): string {
   const decay = config?.memory_decay ?? {};
   const part = (days: unknown, kind: string) => (typeof days === 'number' ? `${kind} memories lose half their score every ${days} day${days === 1 ? '' : 's'}` : null);
   const parts = [part(decay.turn_half_life_days, 'turn'), part(decay.document_half_life_days, 'document')].filter((p) => p !== null);
@@ -30,8 +34,8 @@ export function decaySummary(config: any): string {
 }
 
 /** The include/exclude rules of the agent's extraction policy (issue 44), in words. */
-export function rulesSummary(config: any): string {
-  const rule = (r: any) =>
+export function rulesSummary(config: AgentConfig | undefined): string {
+  const rule = (r: TurnRule) =>
     [
       r.speakers ? `speaker ${r.speakers.join(' or ')}` : '',
       r.keywords ? `"${r.keywords.join('" or "')}"` : '',
@@ -40,19 +44,19 @@ export function rulesSummary(config: any): string {
     ]
       .filter(Boolean)
       .join(' and ');
-  const exclude: any[] = config?.extraction_policy?.exclude ?? [];
-  const include: any[] = config?.extraction_policy?.include ?? [];
+  const exclude = config?.extraction_policy?.exclude ?? [];
+  const include = config?.extraction_policy?.include ?? [];
   const parts = [...exclude.map((r) => `never learn ${rule(r)}`), ...(include.length > 0 ? [`learn only ${include.map(rule).join('; or ')}`] : [])];
   return parts.length === 0 ? 'none' : parts.join('; ');
 }
 
 /** Categories as the form shows them: one a line, `name: description; keyword, keyword`. */
-export function categoriesText(categories: any[] | undefined): string {
+export function categoriesText(categories: MemoryCategory[] | undefined): string {
   return (categories ?? []).map((c) => `${c.name}${c.description ? `: ${c.description}` : ''}${c.keywords ? `; ${c.keywords.join(', ')}` : ''}`).join('\n');
 }
 
 /** The categories a person typed (see {@link categoriesText}); the server checks names and lengths. */
-export function parseCategories(text: string): any[] {
+export function parseCategories(text: string): MemoryCategory[] {
   return text
     .split('\n')
     .map((line) => line.trim())
@@ -68,19 +72,20 @@ export function parseCategories(text: string): any[] {
 }
 
 /** A JSON array of rules typed in a box: the array, undefined when empty, or a sentence saying what is wrong. */
-function parseRules(text: string, what: string): any[] | undefined | string {
+function parseRules(text: string, what: string): TurnRule[] | undefined | string {
   if (text.trim() === '') return undefined;
   try {
-    const rules = JSON.parse(text);
-    return Array.isArray(rules) ? rules : `${what} must be a JSON array of rules, such as [{"keywords": ["password"]}].`;
+    const rules: unknown = JSON.parse(text);
+    // The server checks each rule (its 422 sentence is shown).
+    return Array.isArray(rules) ? (rules as TurnRule[]) : `${what} must be a JSON array of rules, such as [{"keywords": ["password"]}].`;
   } catch (error) {
     return `${what} are not valid JSON: ${(error as Error).message}`;
   }
 }
 
 /** The settings form; `saved` re-renders the page once the server took the change. */
-export function settingsForm(agent: any, saved: () => void): Child {
-  const config = agent.agent_config ?? {};
+export function settingsForm(agent: Agent, saved: () => void): Child {
+  const config = agent.agent_config;
   const kinds: string[] = config.extraction_policy?.redact ?? [];
   const scope = h('select', { id: 'memory-scope', name: 'memory_scope' },
     h('option', { value: 'agent', selected: config.memory_scope !== 'end_user' }, 'shared (agent): every person reads every memory'),
@@ -92,13 +97,13 @@ export function settingsForm(agent: any, saved: () => void): Child {
   const region = h('input', { type: 'text', id: 'phone-region', name: 'phone_region', value: config.extraction_policy?.phone_region ?? '', maxlength: 2, size: 3, placeholder: 'DE' });
   // Memory decay half-lives in days (issue 42): an empty field is no decay for that kind; the server
   // checks the range (its 422 sentence is shown).
-  const decay = config.memory_decay ?? {};
+  const decay: Schemas['MemoryDecay'] = config.memory_decay ?? {};
   const halfLife = (id: string, value: unknown) => h('input', { type: 'number', id, name: id, step: 'any', value: typeof value === 'number' ? String(value) : '', placeholder: 'off', size: 8 });
   const turnDays = halfLife('decay-turn', decay.turn_half_life_days);
   const documentDays = halfLife('decay-document', decay.document_half_life_days);
   const days = (input: HTMLInputElement) => (input.value.trim() === '' ? undefined : Number(input.value));
   // Issue 44: learning rules (JSON arrays), categories, guidance and language of the extraction policy.
-  const policyNow = config.extraction_policy ?? {};
+  const policyNow: Schemas['ExtractionPolicy'] = config.extraction_policy ?? {};
   const rulesBox = (id: string, rules: unknown) => h('textarea', { id, name: id, rows: 3, cols: 70, placeholder: '[{"keywords": ["password"]}, {"patterns": ["order #?\\\\d{4,12}"]}]' }, rules === undefined ? '' : JSON.stringify(rules));
   const excludeBox = rulesBox('policy-exclude', policyNow.exclude);
   const includeBox = rulesBox('policy-include', policyNow.include);
@@ -116,7 +121,8 @@ export function settingsForm(agent: any, saved: () => void): Child {
       ];
       const exclude = parseRules(excludeBox.value, 'Exclude rules');
       const include = parseRules(includeBox.value, 'Include rules');
-      for (const problem of [exclude, include]) if (typeof problem === 'string') return say(problem, 'error');
+      if (typeof exclude === 'string') return say(exclude, 'error');
+      if (typeof include === 'string') return say(include, 'error');
       const categories = parseCategories(categoriesBox.value);
       const { redact: _r, phone_region: _p, exclude: _e, include: _i, categories: _c, only_categories: _o, instructions: _n, language: _l, version: _v, ...kept } = config.extraction_policy ?? {};
       const policy = {
@@ -131,8 +137,8 @@ export function settingsForm(agent: any, saved: () => void): Child {
         ...(language.value.trim() && language.value.trim() !== 'speaker' ? { language: language.value.trim() } : {}),
       };
       const memoryDecay = { ...(days(turnDays) !== undefined ? { turn_half_life_days: days(turnDays) } : {}), ...(days(documentDays) !== undefined ? { document_half_life_days: days(documentDays) } : {}) };
-      const body = { agent_config: { ...config, memory_scope: scope.value, extraction_policy: policy, ...(Object.keys(memoryDecay).length > 0 || config.memory_decay ? { memory_decay: memoryDecay } : {}) } };
-      api('PATCH', `/v1/agents/${enc(agent.agent_id)}`, body).then(() => {
+      const body = { agent_config: { ...config, memory_scope: scope.value as Schemas['MemoryScope'], extraction_policy: policy, ...(Object.keys(memoryDecay).length > 0 || config.memory_decay ? { memory_decay: memoryDecay } : {}) } };
+      api().agents.update({ agentId: agent.agent_id, ...body }).then(() => {
         say('Settings saved. The extraction policy applies to turns observed from now on.', 'info', true);
         saved();
       }, actionFailed);

@@ -1,5 +1,6 @@
 // What every view of the inspector shares: the page's fixed parts, the notice line, links and
 // readable names for ids, a confirmation step, and where a memory came from.
+import type { Memory, Schemas } from '@memory-agents/client';
 import { ApiError, enc, KeyRefused, session } from './api.js';
 import { h, replace, table, when, type Child } from './dom.js';
 
@@ -120,7 +121,7 @@ export function confirmed(label: string, question: string, confirmLabel: string,
 }
 
 /** Where a memory came from: the observed turn (its anchor on the thread page), or a document opened at its page. */
-export function sourceLink(agentId: string, source: any): Child {
+export function sourceLink(agentId: string, source: Schemas['MemorySource'] | null | undefined): Child {
   if (!source?.thread_id) return '';
   if (source.kind === 'document') {
     const where = `${source.filename}${source.page ? `, page ${source.page}` : ''}, piece ${Number(source.piece) + 1}`;
@@ -133,9 +134,9 @@ export function sourceLink(agentId: string, source: any): Child {
 export const short = (id: string): string => shortId(id).textContent ?? id;
 
 /** Whether a memory is history: superseded, or no longer valid. */
-export const isHistory = (memory: any): boolean => Boolean(memory.superseded_by || memory.valid_to);
+export const isHistory = (memory: Pick<Memory, 'superseded_by' | 'valid_to'>): boolean => Boolean(memory.superseded_by || memory.valid_to);
 
-export function memoryTable(agentId: string, memories: any[], caption?: string): Child {
+export function memoryTable(agentId: string, memories: Memory[], caption?: string): Child {
   if (memories.length === 0) return h('p', {}, 'No memories match.');
   return table(
     ['Memory', 'Speaker', 'Learned', 'From'],
