@@ -8,6 +8,7 @@ import { chartsView, creditsChart, ledger } from './charts.js';
 import { documentView, sourceView } from './document.js';
 import { eraseForm, erasureView } from './erase.js';
 import { maintenanceRunView, maintenanceSection } from './maintenance.js';
+import { reviewSummary, reviewView } from './review.js';
 import { memoryView } from './memory.js';
 import { contextForm, contextView, searchForm, searchView } from './search.js';
 import { peopleView, personView } from './people.js';
@@ -31,6 +32,7 @@ const ROUTES: [RegExp, View][] = [
   [/^\/agents\/(?<agent>[^/]+)\/people\/(?<person>[^/]+)$/, personView],
   [/^\/agents\/(?<agent>[^/]+)\/erasures\/(?<erasure>[^/]+)$/, erasureView],
   [/^\/agents\/(?<agent>[^/]+)\/maintenance\/(?<run>[^/]+)$/, maintenanceRunView],
+  [/^\/agents\/(?<agent>[^/]+)\/review$/, reviewView],
 ];
 
 const reembedding = document.getElementById('reembedding') as HTMLElement;
@@ -174,10 +176,11 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
   const contains = search.get('contains') ?? '';
   const cursor = search.get('cursor') ?? '';
   const history = search.get('history') === '1';
-  const [agent, memories, maintenance] = await Promise.all([
+  const [agent, memories, maintenance, review] = await Promise.all([
     api().agents.get({ agentId: agentId! }),
     api().memories.list({ agentId: agentId!, limit: 20, text_contains: contains || undefined, include_history: history || undefined, cursor: cursor || undefined }),
     maintenanceSection(agentId!),
+    reviewSummary(agentId!),
   ]);
   agentNames.set(agent.agent_id, agent.agent_config?.role || 'Agent');
   const filterInput = h('input', { id: 'contains', name: 'contains', type: 'search', value: contains });
@@ -204,8 +207,11 @@ async function agentView({ agent: agentId }: Params, search: URLSearchParams, re
       ['Redacted before storing', redactionSummary(agent.agent_config)],
       // Issue 42: how memories' scores fade with age.
       ['Memory decay', decaySummary(agent.agent_config)],
+      // Issue 43: which new memories wait for a person's approval.
+      ['Review mode', agent.agent_config?.review_mode ?? 'off'],
       ['Created', when(agent.created_at)],
     ]),
+    ...review,
     h('p', {}, link(`${agentHref(agentId!)}/people`, 'People: who used this agent, and what it knows about each →')),
     h('p', {}, link(`${agentHref(agentId!)}/charts`, 'Over time: memories learned per day →')),
     counted('Threads', agent.threads.length),

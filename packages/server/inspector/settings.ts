@@ -91,6 +91,12 @@ export function settingsForm(agent: Agent, saved: () => void): Child {
     h('option', { value: 'agent', selected: config.memory_scope !== 'end_user' }, 'shared (agent): every person reads every memory'),
     h('option', { value: 'end_user', selected: config.memory_scope === 'end_user' }, 'per person (end_user): each person reads their own threads and shared ones'),
   );
+  // Issue 43: which new memories wait in the review queue.
+  const review = h('select', { id: 'review-mode', name: 'review_mode' },
+    h('option', { value: 'off', selected: (config.review_mode ?? 'off') === 'off' }, 'off: every memory is used at once'),
+    h('option', { value: 'inferred', selected: config.review_mode === 'inferred' }, "inferred: memories not in the speaker's words wait for approval"),
+    h('option', { value: 'all', selected: config.review_mode === 'all' }, 'all: every new memory waits for approval'),
+  );
   const boxes = BUILT_IN.map(([kind, label]) => ({ kind, box: h('input', { type: 'checkbox', name: 'redact', value: kind, checked: kinds.includes(kind), class: 'check', id: `redact-${kind}` }), label }));
   // The operator's own kinds (serve --redact-pattern) are typed by name.
   const others = h('input', { type: 'text', id: 'redact-other', name: 'redact_other', value: kinds.filter((kind) => !BUILT_IN.some(([name]) => name === kind)).join(', '), placeholder: 'e.g. national_id' });
@@ -137,7 +143,7 @@ export function settingsForm(agent: Agent, saved: () => void): Child {
         ...(language.value.trim() && language.value.trim() !== 'speaker' ? { language: language.value.trim() } : {}),
       };
       const memoryDecay = { ...(days(turnDays) !== undefined ? { turn_half_life_days: days(turnDays) } : {}), ...(days(documentDays) !== undefined ? { document_half_life_days: days(documentDays) } : {}) };
-      const body = { agent_config: { ...config, memory_scope: scope.value as Schemas['MemoryScope'], extraction_policy: policy, ...(Object.keys(memoryDecay).length > 0 || config.memory_decay ? { memory_decay: memoryDecay } : {}) } };
+      const body = { agent_config: { ...config, memory_scope: scope.value as Schemas['MemoryScope'], ...(review.value !== 'off' || config.review_mode ? { review_mode: review.value as Schemas['ReviewMode'] } : {}), extraction_policy: policy, ...(Object.keys(memoryDecay).length > 0 || config.memory_decay ? { memory_decay: memoryDecay } : {}) } };
       api().agents.update({ agentId: agent.agent_id, ...body }).then(() => {
         say('Settings saved. The extraction policy applies to turns observed from now on.', 'info', true);
         saved();
@@ -146,6 +152,7 @@ export function settingsForm(agent: Agent, saved: () => void): Child {
   });
   form.append(
     h('p', {}, h('label', { for: 'memory-scope' }, 'Memory scope '), scope),
+    h('p', {}, h('label', { for: 'review-mode' }, 'Review before use '), review),
     h('fieldset', {},
       h('legend', {}, 'Redact before storing (turns observed from now on)'),
       ...boxes.map(({ kind, box, label }) => h('label', { class: 'check-label', for: `redact-${kind}` }, box, ` ${label}`)),
