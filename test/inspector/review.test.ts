@@ -78,6 +78,9 @@ describe.skipIf(!haveBrowser)('the inspector shows the review queue and decides 
     await page.getByText(/^Undo: mem_\S+ is now pending\./).waitFor();
     expect((await queue()).map((item) => item.memory.text).sort()).toEqual(['Remember that I hate olives on pizza.', 'The door code is 4417 since Monday.']);
     await page.screenshot({ path: `${ARTIFACTS}review-declined-tab.png`, fullPage: true });
+    // This server has no language model: reflection is refused with the server's sentence.
+    await page.getByRole('button', { name: 'Ask the model for proposals' }).click();
+    await page.getByText(/Reflection needs a language model/).waitFor();
     expect(problems).toEqual([]);
   });
 });

@@ -70,6 +70,10 @@ describe('review over MCP', () => {
     expect(await call('review_decide', { memory_id: 'mem_01ARZ3NDEKTSV4RRFFQ69G5FAV', decision: 'approve' })).toMatchObject({ isError: true, structuredContent: { code: 'not_found', status: 404 } });
   });
 
+  it('reflect needs a language model: on the built-in one it is a tool error with service_not_configured', async () => {
+    expect(await call('review_reflect', { max_proposals: 3 })).toMatchObject({ isError: true, structuredContent: { code: 'service_not_configured', status: 503 } });
+  });
+
   it('refuses through a session bound to a person', async () => {
     const person = await connect('alice');
     try {

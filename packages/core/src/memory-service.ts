@@ -42,8 +42,8 @@ import type {
 import type { ReembedRunOptions, ReembedStatus } from './reembed/reembedder.js';
 import type { MaintenanceListRequest, MaintenancePlanRequest, MaintenanceRunRequest } from './maintenance/maintenance.js';
 import type { MaintenanceRunListOutput, MaintenanceRunOutput } from './schemas/maintenance.js';
-import type { ReviewDeclineRequest, ReviewEditRequest, ReviewListRequest, ReviewMemoryRequest } from './review/review.js';
-import type { ReviewItemOutput, ReviewListOutput } from './schemas/review.js';
+import type { ReviewDeclineRequest, ReviewEditRequest, ReviewListRequest, ReviewMemoryRequest, ReviewReflectRequest } from './review/review.js';
+import type { ReviewItemOutput, ReviewListOutput, ReviewReflectionOutput } from './schemas/review.js';
 import type { SchedulePass } from './maintenance/schedule.js';
 import type {
   AgentRequest,
@@ -333,6 +333,13 @@ export interface MemoryService {
     edit(request: ReviewEditRequest): Promise<ReviewItemOutput>;
     /** `POST .../review/{memory_id}/undo`: the last approve or decline reversed within the restore window. */
     undo(request: ReviewMemoryRequest): Promise<ReviewItemOutput>;
+    /**
+     * `POST .../review/reflect` (201) `{ max_proposals? }`: the language model proposes facts the
+     * agent's newest memories imply together, each pending review. The built-in extractive model
+     * cannot: 503 `service_not_configured`; a model that fails or answers no JSON: 503
+     * `answer_model_unavailable`; charged as learning (402 out of credit).
+     */
+    reflect(request: ReviewReflectRequest): Promise<ReviewReflectionOutput>;
   };
   /**
    * Webhooks (an opt-in extension, issue 34; polling stays the spec's way). Off unless the service

@@ -102,10 +102,24 @@ export async function reviewView({ agent: agentId }: Params, search: URLSearchPa
       ? h('p', {}, state === 'pending' ? 'Nothing waits for review.' : `No ${state} memories.`)
       : table(['Memory', 'Speaker', 'Held because', 'Would replace', 'Proposed', 'Last decision', 'Decide'], rows),
   );
+  // Reflection (a language model proposes facts the memories imply together; each lands here pending).
+  const reflect = h('button', { type: 'button' }, 'Ask the model for proposals');
+  reflect.addEventListener('click', async () => {
+    reflect.disabled = true;
+    try {
+      const done = await api().review.reflect({ agentId: agentId! });
+      say(`${done.model} read ${done.memories_read} memories and proposed ${done.proposals.length}.`, 'info', true);
+      rerender();
+    } catch (error) {
+      reflect.disabled = false;
+      actionFailed(error);
+    }
+  });
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, 'Review queue'),
     h('p', { class: 'hint' }, `Review mode: ${page.review_mode}. Memories waiting here are hidden from chat, recall and search until approved; a declined one is never proposed again. Undo works within the restore window.`),
+    h('p', {}, reflect, h('span', { class: 'hint' }, ' Needs a server started with a language model; proposals wait here, never used before approval.')),
     tabs,
     counted(STATES.find(([value]) => value === state)![1], `${page.items.length}${page.next_cursor ? '+' : ''}`),
     list,

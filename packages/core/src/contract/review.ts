@@ -54,6 +54,17 @@ export const reviewOperations = {
     output: schemas.reviewItem,
     codes: ['agent_not_found', 'forbidden', 'not_found', 'conflict'],
   }),
+  reflect: operation({
+    operationId: 'reflectReview',
+    method: 'POST',
+    path: `${REVIEW}/reflect`,
+    tag: 'Memories',
+    summary: "A reflection (needs a language model): the model reads the agent's newest memories and proposes facts they imply together, each pending review",
+    status: 201,
+    body: schemas.reviewReflectBody,
+    output: schemas.reviewReflection,
+    codes: ['agent_not_found', 'forbidden', 'payment_required', 'answer_model_unavailable', 'service_not_configured'],
+  }),
   undo: operation({
     operationId: 'undoReview',
     method: 'POST',

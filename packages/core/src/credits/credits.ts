@@ -65,6 +65,24 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
     return account && account.enabled ? account : null;
   }
 
+  /** One charge of `words` input words at the input-word price, once per `reference` (a second call charges nothing); 402 when billing is on and the balance cannot cover it. */
+  async function chargeWords(request: { organizationId: string; route: string; reference: string; words: number; refused: string }): Promise<string> {
+    const account = await enabledAccount(request.organizationId);
+    if (!account) return '0';
+    const cost = priceOf(request.words, resolvePrices(account.prices, defaults).inputWord);
+    const refused = () => paymentRequired(`The organization is out of credit; ${request.refused} (it costs ${cost} credits). Add credits and retry.`);
+    if (!covers(account, cost)) throw refused();
+    const result = await store.ledger.append({
+      organizationId: request.organizationId,
+      entry: { kind: 'charge', route: request.route, inWords: request.words, outWords: 0, cost, reference: request.reference, jobId: null, turnCosts: {}, createdAt: nowIso() },
+      requireFunds: true,
+    });
+    if (!result.ok && result.reason === 'duplicate') return '0';
+    if (!result.ok) throw refused();
+    report('charged', cost);
+    return cost;
+  }
+
   return {
     defaultPrices: defaults,
 
@@ -134,20 +152,16 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
      * charged ("0" with billing off or when already charged).
      */
     async chargeMaintenance(request: { organizationId: string; runId: string; words: number }): Promise<string> {
-      const account = await enabledAccount(request.organizationId);
-      if (!account) return '0';
-      const cost = priceOf(request.words, resolvePrices(account.prices, defaults).inputWord);
-      const refused = () => paymentRequired(`The organization is out of credit; maintenance run ${request.runId} was not applied (it costs ${cost} credits). Add credits and retry.`);
-      if (!covers(account, cost)) throw refused();
-      const result = await store.ledger.append({
-        organizationId: request.organizationId,
-        entry: { kind: 'charge', route: 'maintenance', inWords: request.words, outWords: 0, cost, reference: `maintenance:${request.runId}`, jobId: null, turnCosts: {}, createdAt: nowIso() },
-        requireFunds: true,
-      });
-      if (!result.ok && result.reason === 'duplicate') return '0';
-      if (!result.ok) throw refused();
-      report('charged', cost);
-      return cost;
+      return chargeWords({ organizationId: request.organizationId, route: 'maintenance', reference: `maintenance:${request.runId}`, words: request.words, refused: `maintenance run ${request.runId} was not applied` });
+    },
+
+    /**
+     * Charges a reflection (issue 43) as learning is charged: the input words of the memories the
+     * model read, at the input-word price, route `reflection`, once per `reference`. 402
+     * `payment_required` when billing is on and the balance cannot cover it (nothing is proposed then).
+     */
+    async chargeReflection(request: { organizationId: string; reference: string; words: number }): Promise<string> {
+      return chargeWords({ organizationId: request.organizationId, route: 'reflection', reference: `reflection:${request.reference}`, words: request.words, refused: 'nothing was proposed' });
     },
 
     /**

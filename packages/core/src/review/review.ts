@@ -2,21 +2,23 @@ import type { Caller } from '../auth/caller.js';
 import { findAgent } from '../agents/lookup.js';
 import { ServiceError } from '../errors/index.js';
 import { actor } from '../maintenance/maintenance.js';
-import { findMemory, marksOf } from '../memories/find.js';
+import { blankMark, findMemory, marksOf } from '../memories/find.js';
 import { presentMemory } from '../memories/present.js';
 import { isUnexpiredAt } from '../memory-index/memory-index-helpers.js';
 import type { MemoryHitRecord, MemoryPatch } from '../ports/memory-index.js';
 import type { AgentRecord, MemoryMarkRecord, MemoryReview, ReviewAction } from '../ports/store/index.js';
-import { reviewDeclineBody, reviewEditBody, reviewListQuery, type ReviewItemOutput, type ReviewListOutput } from '../schemas/review.js';
+import { reviewDeclineBody, reviewEditBody, reviewListQuery, reviewReflectBody, type ReviewItemOutput, type ReviewListOutput, type ReviewReflectionOutput } from '../schemas/review.js';
 import type { ServiceContext } from '../service/context.js';
 import type { AgentRequest } from '../service/requests.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
 import { hiddenCharacters, reviewFingerprint, reviewModeOf } from './proposals.js';
+import { DEFAULT_REFLECTION_PROPOSALS, reflect } from './reflect.js';
 
 export type ReviewListRequest = AgentRequest & { query?: Record<string, unknown> };
 export type ReviewMemoryRequest = AgentRequest & { memoryId: string };
 export type ReviewDeclineRequest = ReviewMemoryRequest & { body?: unknown };
 export type ReviewEditRequest = ReviewMemoryRequest & { body: unknown };
+export type ReviewReflectRequest = AgentRequest & { body?: unknown };
 
 type Held = { agent: AgentRecord; record: MemoryHitRecord; mark: MemoryMarkRecord & { review: MemoryReview } };
 
@@ -136,6 +138,24 @@ export function createReview(context: ServiceContext) {
       await context.store.memoryMarks.put({ record: next });
       const { vector: _vector, ...hit } = edited;
       return presentReviewItem(hit, next);
+    },
+
+    /**
+     * `POST .../review/reflect` (with a language model): the model reads the agent's newest memories
+     * and proposes facts they imply together, each written pending review (reflect.ts).
+     */
+    async reflect({ caller, agentId, body }: ReviewReflectRequest): Promise<ReviewReflectionOutput> {
+      const input = parseBody(reviewReflectBody, body ?? {});
+      const agent = await agentFor(caller, agentId);
+      const reflected = await reflect(context, agent, input.max_proposals ?? DEFAULT_REFLECTION_PROPOSALS);
+      const now = context.nowIso();
+      return {
+        agent_id: agent.id,
+        model: context.model.id,
+        memories_read: reflected.memoriesRead,
+        credits: reflected.credits,
+        proposals: reflected.proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review })),
+      };
     },
 
     async undo({ caller, agentId, memoryId }: ReviewMemoryRequest): Promise<ReviewItemOutput> {

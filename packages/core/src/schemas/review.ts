@@ -77,7 +77,29 @@ export const reviewEditBody = z
   .strict()
   .meta({ id: 'ReviewEditRequest' });
 
+/** `POST .../review/reflect`: how many proposals at most (1..20, default 5). */
+export const reviewReflectBody = z
+  .object({ max_proposals: z.number().int().min(1).max(20).optional() })
+  .strict()
+  .meta({ id: 'ReviewReflectRequest' });
+
+/** What a reflection proposed: each proposal pending in the queue (none when the memories imply nothing new). */
+export const reviewReflection = z
+  .object({
+    agent_id: agentId,
+    /** The language model that reflected. */
+    model: z.string(),
+    /** How many memories it read (the newest current ones, at most 100; never a reflection's own). */
+    memories_read: z.number().int().min(0),
+    /** Credits charged (the words read, at the input-word price; "0" with billing off). */
+    credits: z.string(),
+    proposals: z.array(reviewItem),
+  })
+  .strict()
+  .meta({ id: 'ReviewReflection' });
+
 export type ReviewModeValue = z.output<typeof reviewMode>;
 export type ReviewItemOutput = z.output<typeof reviewItem>;
 export type ReviewListOutput = z.output<typeof reviewList>;
 export type HiddenCharacterOutput = z.output<typeof hiddenCharacter>;
+export type ReviewReflectionOutput = z.output<typeof reviewReflection>;

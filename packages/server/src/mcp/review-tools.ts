@@ -65,6 +65,25 @@ export function registerReviewTools(server: McpServer, client: MemoryAgentsClien
   );
 
   server.registerTool(
+    'review_reflect',
+    {
+      title: 'Reflect (propose derived facts)',
+      description:
+        "Asks the server's language model for facts the agent's newest memories imply together (a preference seen several times, a relation, a routine). " +
+        'Each proposal waits in the review queue for approval; nothing current changes. Needs a server started with a language model.',
+      inputSchema: { max_proposals: z.number().int().min(1).max(20).optional().describe('Most proposals. Defaults to 5.'), agent_id: agentIdArg },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    (args) =>
+      run(async () => {
+        const reflection = await client.review.reflect({ agentId: agentOf(args.agent_id), ...(args.max_proposals === undefined ? {} : { max_proposals: args.max_proposals }) });
+        const heading = `${reflection.model} read ${reflection.memories_read} memories and proposed ${reflection.proposals.length}; each waits in the review queue.`;
+        const text = reflection.proposals.length === 0 ? heading : `${heading}\nTheir text ${MEMORY_DATA_RULE}\n${fenceMemoryData(reflection.proposals.map(itemLine))}`;
+        return { content: [{ type: 'text', text }], structuredContent: reflection };
+      }),
+  );
+
+  server.registerTool(
     'review_decide',
     {
       title: 'Decide on a held memory',
