@@ -76,7 +76,8 @@ async function planSweep(context: ServiceContext, agentId: string, now: string):
   const expired = await listAll(context, agentId, { expiredBefore: now });
   const marks = await marksOf(context, agentId, expired);
   return expired
-    .filter((record) => marks.get(record.id)?.forgotten == null && marks.get(record.id)?.pinned !== true)
+    // A memory waiting in the review queue, or declined there (issue 43), is hidden by expiry, not expired.
+    .filter((record) => marks.get(record.id)?.forgotten == null && marks.get(record.id)?.pinned !== true && marks.get(record.id)?.review?.state !== 'pending' && marks.get(record.id)?.review?.state !== 'declined')
     .sort(oldestFirst)
     .map((record) => ({ action: 'forget', memoryId: record.id, keepId: null, reason: `Expired at ${record.expiresAt}.`, validTo: null, added: [], before: { memory: stateOf(record), keep: null } }));
 }

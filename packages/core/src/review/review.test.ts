@@ -204,6 +204,18 @@ describe('review queue', () => {
     expect((await service.recall({ caller: other, agentId: copy, body: { query: 'What is Alice’s phone number?' } })).memory_context.split('\n')[0]).toContain('555 0199');
   });
 
+  it('maintenance leaves the queue alone: sweep_expired does not take pending or declined memories for expired ones', async () => {
+    const { service, owner, agentId, observeSettled, queue } = await reviewing('all');
+    await observeSettled([say('Alice', 'The team standup is at nine every morning.', '2026-05-10T10:00:00Z'), say('Bob', 'Remember that I hate olives on pizza.', '2026-05-10T10:01:00Z')]);
+    const [first] = (await queue()).items;
+    await service.review.decline({ caller: owner, agentId, memoryId: first!.memory.memory_id, body: {} });
+    for (const kind of ['sweep_expired', 'merge_duplicates', 'supersede_history'] as const) {
+      expect((await service.maintenance.plan({ caller: owner, agentId, body: { kind } })).changes).toEqual([]);
+    }
+    expect((await queue()).items).toHaveLength(1);
+    expect((await queue('declined')).items).toHaveLength(1);
+  });
+
   it('pages the queue oldest first at the limit’s edges', async () => {
     const { service, owner, agentId, observeSettled } = await reviewing('all');
     await observeSettled(Array.from({ length: 3 }, (_, i) => say('Alice', `My favourite number number ${i + 1} is ${1000 + i * 37}.`, `2026-05-1${i}T10:00:00Z`)));
