@@ -81,6 +81,9 @@ describe.skipIf(!haveBrowser)('the inspector shows the review queue and decides 
     // This server has no language model: reflection is refused with the server's sentence.
     await page.getByRole('button', { name: 'Ask the model for proposals' }).click();
     await page.getByText(/Reflection needs a language model/).waitFor();
+    // Re-learning under the writer that learned them: every turn unchanged.
+    await page.getByRole('button', { name: 'Re-learn every thread' }).click();
+    await page.getByText(/read 3 turns: 3 unchanged, 0 memories proposed\./).waitFor();
     expect(problems).toEqual([]);
   });
 });

@@ -70,6 +70,13 @@ describe('review over MCP', () => {
     expect(await call('review_decide', { memory_id: 'mem_01ARZ3NDEKTSV4RRFFQ69G5FAV', decision: 'approve' })).toMatchObject({ isError: true, structuredContent: { code: 'not_found', status: 404 } });
   });
 
+  it('re-learns under the same writer: every turn unchanged, nothing proposed', async () => {
+    const relearned = await call('review_relearn', { max_turns: 10 });
+    expect(relearned.isError).toBeFalsy();
+    expect(relearned.structuredContent).toMatchObject({ turns_read: 3, unchanged_turns: 3, proposals: [], next_cursor: null });
+    expect(text(relearned)).toMatch(/^\S+ read 3 turns: 3 unchanged, 0 memories proposed for review\.$/);
+  });
+
   it('reflect needs a language model: on the built-in one it is a tool error with service_not_configured', async () => {
     expect(await call('review_reflect', { max_proposals: 3 })).toMatchObject({ isError: true, structuredContent: { code: 'service_not_configured', status: 503 } });
   });

@@ -76,7 +76,7 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (transport) => {
     const { tools } = await mcp.listTools();
     const names = tools.map((tool) => tool.name).sort();
     const maintenance = ['maintenance_apply', 'maintenance_list', 'maintenance_plan', 'maintenance_undo'];
-    expect(names).toEqual(transport === 'stdio' ? ['ask', 'erase', 'list_agents', ...maintenance, 'memory_history', 'recall', 'remember', 'review_decide', 'review_queue', 'review_reflect', 'upload'] : ['ask', 'erase', 'list_agents', ...maintenance, 'memory_history', 'recall', 'remember', 'review_decide', 'review_queue', 'review_reflect']);
+    expect(names).toEqual(transport === 'stdio' ? ['ask', 'erase', 'list_agents', ...maintenance, 'memory_history', 'recall', 'remember', 'review_decide', 'review_queue', 'review_reflect', 'review_relearn', 'upload'] : ['ask', 'erase', 'list_agents', ...maintenance, 'memory_history', 'recall', 'remember', 'review_decide', 'review_queue', 'review_reflect', 'review_relearn']);
     expect(tools.find((tool) => tool.name === 'memory_history')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(tools.find((tool) => tool.name === 'erase')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     const remember = tools.find((tool) => tool.name === 'remember')!;

@@ -42,8 +42,8 @@ import type {
 import type { ReembedRunOptions, ReembedStatus } from './reembed/reembedder.js';
 import type { MaintenanceListRequest, MaintenancePlanRequest, MaintenanceRunRequest } from './maintenance/maintenance.js';
 import type { MaintenanceRunListOutput, MaintenanceRunOutput } from './schemas/maintenance.js';
-import type { ReviewDeclineRequest, ReviewEditRequest, ReviewListRequest, ReviewMemoryRequest, ReviewReflectRequest } from './review/review.js';
-import type { ReviewItemOutput, ReviewListOutput, ReviewReflectionOutput } from './schemas/review.js';
+import type { ReviewDeclineRequest, ReviewEditRequest, ReviewListRequest, ReviewMemoryRequest, ReviewReflectRequest, ReviewRelearnRequest } from './review/review.js';
+import type { ReviewItemOutput, ReviewListOutput, ReviewReflectionOutput, ReviewRelearningOutput } from './schemas/review.js';
 import type { SchedulePass } from './maintenance/schedule.js';
 import type {
   AgentRequest,
@@ -340,6 +340,13 @@ export interface MemoryService {
      * `answer_model_unavailable`; charged as learning (402 out of credit).
      */
     reflect(request: ReviewReflectRequest): Promise<ReviewReflectionOutput>;
+    /**
+     * `POST .../review/relearn` (201) `{ thread_id?, max_turns?, cursor? }`: turns learned again under
+     * the current writer and policy; each memory that reads differently now is proposed pending
+     * review, replacing the turn's current memories once approved. Unknown thread: 404
+     * `thread_not_found`; charged as learning (402 out of credit).
+     */
+    relearn(request: ReviewRelearnRequest): Promise<ReviewRelearningOutput>;
   };
   /**
    * Webhooks (an opt-in extension, issue 34; polling stays the spec's way). Off unless the service

@@ -89,7 +89,7 @@ export async function reviewView({ agent: agentId }: Params, search: URLSearchPa
   const rows = page.items.map((item) => [
     h('div', {}, withMarkers(item.memory.text, item.hidden_characters), item.hidden_characters.length > 0 ? h('p', { class: 'error' }, `${item.hidden_characters.length} hidden character${item.hidden_characters.length === 1 ? '' : 's'} shown as markers`) : null),
     item.memory.speaker ?? '',
-    item.held_as === 'inferred' ? 'inferred (not the speaker\'s words)' : 'every memory is reviewed',
+    item.held_as === 'inferred' ? 'inferred (not the speaker\'s words)' : item.held_as === 'relearn' ? 're-learned (reads differently now)' : 'every memory is reviewed',
     h('div', {}, ...item.supersedes.map((id) => h('div', {}, link(memoryHref(agentId!, id), id)))),
     h('div', {}, when(item.proposed_at), h('div', { class: 'hint' }, idWithCopy(item.memory.memory_id))),
     decisionText(item),
@@ -115,11 +115,26 @@ export async function reviewView({ agent: agentId }: Params, search: URLSearchPa
       actionFailed(error);
     }
   });
+  // Re-learning (the turns learned again under the current writer and policy; what reads differently lands here).
+  const relearn = h('button', { type: 'button' }, 'Re-learn every thread');
+  relearn.addEventListener('click', async () => {
+    relearn.disabled = true;
+    try {
+      const done = await api().review.relearn({ agentId: agentId!, max_turns: 2000 });
+      const more = done.next_cursor === null ? '' : ' More turns remain: re-learn again to continue.';
+      say(`${done.writer} read ${done.turns_read} turns: ${done.unchanged_turns} unchanged, ${done.proposals.length} memories proposed.${more}`, 'info', true);
+      rerender();
+    } catch (error) {
+      relearn.disabled = false;
+      actionFailed(error);
+    }
+  });
   return [
     h('p', { class: 'crumbs' }, agentCrumb(agentId!)),
     h('h1', { tabindex: '-1' }, 'Review queue'),
     h('p', { class: 'hint' }, `Review mode: ${page.review_mode}. Memories waiting here are hidden from chat, recall and search until approved; a declined one is never proposed again. Undo works within the restore window.`),
     h('p', {}, reflect, h('span', { class: 'hint' }, ' Needs a server started with a language model; proposals wait here, never used before approval.')),
+    h('p', {}, relearn, h('span', { class: 'hint' }, ' Learns the turns again under the current writer and policy; memories that read differently wait here.')),
     tabs,
     counted(STATES.find(([value]) => value === state)![1], `${page.items.length}${page.next_cursor ? '+' : ''}`),
     list,

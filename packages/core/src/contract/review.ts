@@ -65,6 +65,17 @@ export const reviewOperations = {
     output: schemas.reviewReflection,
     codes: ['agent_not_found', 'forbidden', 'payment_required', 'answer_model_unavailable', 'service_not_configured'],
   }),
+  relearn: operation({
+    operationId: 'relearnReview',
+    method: 'POST',
+    path: `${REVIEW}/relearn`,
+    tag: 'Memories',
+    summary: "Re-learn a thread (or every thread) under the current writer and extraction policy: each memory that now reads differently is proposed pending review, replacing the turn's current ones once approved",
+    status: 201,
+    body: schemas.reviewRelearnBody,
+    output: schemas.reviewRelearning,
+    codes: ['agent_not_found', 'thread_not_found', 'forbidden', 'payment_required'],
+  }),
   undo: operation({
     operationId: 'undoReview',
     method: 'POST',

@@ -156,12 +156,13 @@ export function createCredits(deps: { store: Store; clock: Clock; prices?: Parti
     },
 
     /**
-     * Charges a reflection (issue 43) as learning is charged: the input words of the memories the
-     * model read, at the input-word price, route `reflection`, once per `reference`. 402
-     * `payment_required` when billing is on and the balance cannot cover it (nothing is proposed then).
+     * Charges other memory work (issue 43: a reflection, a re-learning) as learning is charged: the
+     * input words read, at the input-word price, under `route`, once per `reference`. 402
+     * `payment_required` when billing is on and the balance cannot cover it (`refused` says what did
+     * not happen).
      */
-    async chargeReflection(request: { organizationId: string; reference: string; words: number }): Promise<string> {
-      return chargeWords({ organizationId: request.organizationId, route: 'reflection', reference: `reflection:${request.reference}`, words: request.words, refused: 'nothing was proposed' });
+    async chargeWork(request: { organizationId: string; route: string; reference: string; words: number; refused: string }): Promise<string> {
+      return chargeWords(request);
     },
 
     /**

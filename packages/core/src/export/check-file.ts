@@ -241,7 +241,7 @@ function markProblem(mark: unknown): string | null {
   if (review !== undefined && review !== null) {
     const ids = (value: unknown) => Array.isArray(value) && value.every((id) => typeof id === 'string');
     if (
-      !isObject(review) || !['pending', 'approved', 'declined'].includes(review.state as string) || !['inferred', 'all'].includes(review.heldAs as string) ||
+      !isObject(review) || !['pending', 'approved', 'declined'].includes(review.state as string) || !['inferred', 'all', 'relearn'].includes(review.heldAs as string) ||
       !isIso(review.proposedAt) || typeof review.fingerprint !== 'string' || !(review.expiresAtBefore === null || isIso(review.expiresAtBefore)) ||
       !ids(review.supersedes) || !ids(review.superseded) || !Array.isArray(review.decisions)
     ) {

@@ -279,7 +279,8 @@ function writerFailureReason(error: unknown): LearningReason {
   return 'generation_failed';
 }
 
-function sourceOf(job: JobRecord, turn: TurnRecord): MemorySourceRef {
+/** Where a turn of a job came from, as its memories cite it. */
+export function sourceOf(job: JobRecord, turn: TurnRecord): MemorySourceRef {
   const details = turn.details;
   if (job.kind === 'document' && details.sourceId !== undefined) {
     return {

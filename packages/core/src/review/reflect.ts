@@ -80,7 +80,7 @@ export async function reflect(context: ServiceContext, agent: AgentRecord, max: 
   const memories = page.records.filter((record) => record.provenance.writer !== REFLECTION_WRITER).reverse();
   if (memories.length < 2) return { memoriesRead: memories.length, credits: '0', proposed: [] };
   const reference = context.ids('mem_');
-  const credits = await context.credits.chargeReflection({ organizationId: agent.organizationId, reference, words: memories.reduce((sum, record) => sum + countWords(record.text), 0) });
+  const credits = await context.credits.chargeWork({ organizationId: agent.organizationId, route: 'reflection', reference: `reflection:${reference}`, words: memories.reduce((sum, record) => sum + countWords(record.text), 0), refused: 'nothing was proposed' });
   let answer: string;
   try {
     answer = (await context.model.generate({ messages: prompt(memories, max), responseFormat: 'json', maxOutputTokens: 2000 })).text;

@@ -7,18 +7,20 @@ import { presentMemory } from '../memories/present.js';
 import { isUnexpiredAt } from '../memory-index/memory-index-helpers.js';
 import type { MemoryHitRecord, MemoryPatch } from '../ports/memory-index.js';
 import type { AgentRecord, MemoryMarkRecord, MemoryReview, ReviewAction } from '../ports/store/index.js';
-import { reviewDeclineBody, reviewEditBody, reviewListQuery, reviewReflectBody, type ReviewItemOutput, type ReviewListOutput, type ReviewReflectionOutput } from '../schemas/review.js';
+import { reviewDeclineBody, reviewEditBody, reviewListQuery, reviewReflectBody, reviewRelearnBody, type ReviewItemOutput, type ReviewListOutput, type ReviewReflectionOutput, type ReviewRelearningOutput } from '../schemas/review.js';
 import type { ServiceContext } from '../service/context.js';
 import type { AgentRequest } from '../service/requests.js';
 import { parseBody, parseQuery } from '../validation/parse.js';
 import { hiddenCharacters, reviewFingerprint, reviewModeOf } from './proposals.js';
 import { DEFAULT_REFLECTION_PROPOSALS, reflect } from './reflect.js';
+import { DEFAULT_RELEARN_TURNS, relearn } from './relearn.js';
 
 export type ReviewListRequest = AgentRequest & { query?: Record<string, unknown> };
 export type ReviewMemoryRequest = AgentRequest & { memoryId: string };
 export type ReviewDeclineRequest = ReviewMemoryRequest & { body?: unknown };
 export type ReviewEditRequest = ReviewMemoryRequest & { body: unknown };
 export type ReviewReflectRequest = AgentRequest & { body?: unknown };
+export type ReviewRelearnRequest = AgentRequest & { body?: unknown };
 
 type Held = { agent: AgentRecord; record: MemoryHitRecord; mark: MemoryMarkRecord & { review: MemoryReview } };
 
@@ -155,6 +157,30 @@ export function createReview(context: ServiceContext) {
         memories_read: reflected.memoriesRead,
         credits: reflected.credits,
         proposals: reflected.proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review })),
+      };
+    },
+
+    /**
+     * `POST .../review/relearn`: a thread's (or every thread's) turns learned again under the current
+     * writer and policy; each memory that now reads differently is proposed pending review (relearn.ts).
+     */
+    async relearn({ caller, agentId, body }: ReviewRelearnRequest): Promise<ReviewRelearningOutput> {
+      const input = parseBody(reviewRelearnBody, body ?? {});
+      const agent = await agentFor(caller, agentId);
+      const relearned = await relearn(context, agent, {
+        maxTurns: input.max_turns ?? DEFAULT_RELEARN_TURNS,
+        ...(input.thread_id === undefined ? {} : { threadId: input.thread_id }),
+        ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
+      });
+      const now = context.nowIso();
+      return {
+        agent_id: agent.id,
+        writer: context.writer.id,
+        turns_read: relearned.turnsRead,
+        unchanged_turns: relearned.unchanged,
+        credits: relearned.credits,
+        proposals: relearned.proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review })),
+        next_cursor: relearned.nextCursor,
       };
     },
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentId, dateTime, text } from './common.js';
+import { agentId, dateTime, text, threadId } from './common.js';
 import { MAX_EDITED_MEMORY_CHARS, MAX_FORGET_REASON_CHARS, memory, memoryId, reviewState } from './memories.js';
 
 /**
@@ -26,8 +26,8 @@ export const reviewItem = z
   .object({
     memory,
     state: reviewState,
-    /** Why it was held: `inferred` (its words are not the source's) or `all`. */
-    held_as: z.enum(['inferred', 'all']),
+    /** Why it was held: `inferred` (its words are not the source's; a reflection's), `all` (every memory is reviewed), `relearn` (a turn learned again reads differently). */
+    held_as: z.enum(['inferred', 'all', 'relearn']),
     proposed_at: dateTime,
     /** Memories it replaces once approved (those still current then). */
     supersedes: z.array(memoryId),
@@ -98,8 +98,36 @@ export const reviewReflection = z
   .strict()
   .meta({ id: 'ReviewReflection' });
 
+/** `POST .../review/relearn`: one thread (else every thread), at most `max_turns` turns (1..2000, default 500), from `cursor`. */
+export const reviewRelearnBody = z
+  .object({
+    thread_id: threadId.optional(),
+    max_turns: z.number().int().min(1).max(2000).optional(),
+    cursor: z.string().min(1).max(200).optional(),
+  })
+  .strict()
+  .meta({ id: 'ReviewRelearnRequest' });
+
+/** What a re-learning proposed: each memory that now reads differently, pending review. */
+export const reviewRelearning = z
+  .object({
+    agent_id: agentId,
+    /** The memory writer that learned the turns again. */
+    writer: z.string(),
+    turns_read: z.number().int().min(0),
+    /** Turns whose memories read the same under the current writer and policy. */
+    unchanged_turns: z.number().int().min(0),
+    credits: z.string(),
+    proposals: z.array(reviewItem),
+    /** Where the next call continues (whole jobs a call); null when every turn was read. */
+    next_cursor: z.string().nullable(),
+  })
+  .strict()
+  .meta({ id: 'ReviewRelearning' });
+
 export type ReviewModeValue = z.output<typeof reviewMode>;
 export type ReviewItemOutput = z.output<typeof reviewItem>;
 export type ReviewListOutput = z.output<typeof reviewList>;
 export type HiddenCharacterOutput = z.output<typeof hiddenCharacter>;
 export type ReviewReflectionOutput = z.output<typeof reviewReflection>;
+export type ReviewRelearningOutput = z.output<typeof reviewRelearning>;

@@ -10,5 +10,6 @@ export const reviewRoutes = [
   route(review.decline, async ({ service, caller, params, body }) => ({ body: await service.review.decline({ caller, agentId: params.agent_id, memoryId: params.memory_id, body }) })),
   route(review.edit, async ({ service, caller, params, body }) => ({ body: await service.review.edit({ caller, agentId: params.agent_id, memoryId: params.memory_id, body }) })),
   route(review.reflect, async ({ service, caller, params, body }) => ({ body: await service.review.reflect({ caller, agentId: params.agent_id, body }) })),
+  route(review.relearn, async ({ service, caller, params, body }) => ({ body: await service.review.relearn({ caller, agentId: params.agent_id, body }) })),
   route(review.undo, async ({ service, caller, params }) => ({ body: await service.review.undo({ caller, agentId: params.agent_id, memoryId: params.memory_id }) })),
 ];

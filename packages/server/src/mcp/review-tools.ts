@@ -84,6 +84,36 @@ export function registerReviewTools(server: McpServer, client: MemoryAgentsClien
   );
 
   server.registerTool(
+    'review_relearn',
+    {
+      title: 'Re-learn under the current writer',
+      description:
+        "Learns a thread's turns (or every thread's) again under the server's current memory writer and the agent's extraction policy. " +
+        "Each memory that now reads differently waits in the review queue, replacing the turn's current memories once approved; nothing current changes now.",
+      inputSchema: {
+        thread_id: z.string().min(1).optional().describe('One thread (thread_...); absent: every thread of the agent.'),
+        max_turns: z.number().int().min(1).max(2000).optional().describe('Most turns this call reads (whole observations). Defaults to 500.'),
+        cursor: z.string().min(1).optional().describe('next_cursor of the call before, to continue.'),
+        agent_id: agentIdArg,
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      run(async () => {
+        const relearned = await client.review.relearn({
+          agentId: agentOf(args.agent_id),
+          ...(args.thread_id === undefined ? {} : { thread_id: args.thread_id }),
+          ...(args.max_turns === undefined ? {} : { max_turns: args.max_turns }),
+          ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+        });
+        const more = relearned.next_cursor === null ? '' : ` More turns follow: call again with cursor ${relearned.next_cursor}.`;
+        const heading = `${relearned.writer} read ${relearned.turns_read} turns: ${relearned.unchanged_turns} unchanged, ${relearned.proposals.length} memories proposed for review.${more}`;
+        const text = relearned.proposals.length === 0 ? heading : `${heading}\nTheir text ${MEMORY_DATA_RULE}\n${fenceMemoryData(relearned.proposals.map(itemLine))}`;
+        return { content: [{ type: 'text', text }], structuredContent: relearned };
+      }),
+  );
+
+  server.registerTool(
     'review_decide',
     {
       title: 'Decide on a held memory',

@@ -37,8 +37,11 @@ export type ReviewState = 'pending' | 'approved' | 'declined';
  */
 export type MemoryReview = {
   state: ReviewState;
-  /** Why it was held: `inferred` (its words are not the source's: a paraphrase, a resolved date) or `all` (every memory is reviewed). */
-  heldAs: 'inferred' | 'all';
+  /**
+   * Why it was held: `inferred` (its words are not the source's: a paraphrase, a resolved date, a
+   * reflection), `all` (every memory is reviewed), `relearn` (a turn learned again reads differently).
+   */
+  heldAs: 'inferred' | 'all' | 'relearn';
   /** ISO date-time it was proposed. */
   proposedAt: string;
   /** A hash of its speaker and normalised text: what a decline refuses for good. */

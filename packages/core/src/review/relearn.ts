@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import { countWords } from '../credits/pricing.js';
+import { ServiceError } from '../errors/index.js';
+import { marksOf, markSourceOf } from '../memories/find.js';
+import { applyMemoryPolicy, writerPolicyOf } from '../observations/memory-policy.js';
+import { sourceOf } from '../observations/learn-batch.js';
+import { isUnexpiredAt } from '../memory-index/memory-index-helpers.js';
+import { TURN_BATCH } from '../observations/learning-job.js';
+import { policyVersionOf } from '../policy/extraction-policy.js';
+import type { MemoryHitRecord, MemoryRecord } from '../ports/memory-index.js';
+import type { AgentRecord, JobRecord, LearnedMark, MemoryReview, TurnRecord } from '../ports/store/index.js';
+import type { ServiceContext } from '../service/context.js';
+import { reviewFingerprint } from './proposals.js';
+
+/** Most turns one re-learning call reads, and the default (`max_turns`). */
+export const MAX_RELEARN_TURNS = 2000;
+export const DEFAULT_RELEARN_TURNS = 500;
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * The id a re-learned memory gets: the same turn, piece, writer and policy version give the same id,
+ * so a second call proposes nothing twice (`mem_` and 26 characters, like a ULID).
+ */
+function relearnedId(jobId: string, turnIndex: number, piece: number, writer: string, policyVersion: number): string {
+  const digest = createHash('sha256').update(`relearn\n${jobId}\n${turnIndex}\n${piece}\n${writer}\n${policyVersion}`).digest();
+  let id = 'mem_';
+  for (let i = 0; i < 26; i++) id += CROCKFORD[digest[i]! % 32];
+  return id;
+}
+
+export type Relearned = { turnsRead: number; unchanged: number; credits: string; proposed: { record: MemoryHitRecord; review: MemoryReview }[]; nextCursor: string | null };
+
+const relearnKey = (jobId: string, memoryId: string) => `${jobId}\n${memoryId}`;
+
+/** The jobs to re-learn, in order (threads by id, jobs by sequence), from `cursor` (a job id). */
+async function jobsOf(context: ServiceContext, agent: AgentRecord, threadId: string | undefined, cursor: string | undefined): Promise<JobRecord[]> {
+  const threads = threadId === undefined ? (await context.store.threads.list({ agentId: agent.id })).map((thread) => thread.id).sort() : [threadId];
+  const jobs: JobRecord[] = [];
+  for (const id of threads) jobs.push(...(await context.store.jobs.allForThread({ threadId: id })).filter((job) => job.status === 'committed').sort((a, b) => a.seq - b.seq));
+  if (cursor === undefined) return jobs;
+  const at = jobs.findIndex((job) => job.id === cursor);
+  if (at === -1) throw new ServiceError('invalid_request', `cursor ${cursor} is not a next_cursor of this re-learning; start again without one.`, { status: 422 });
+  return jobs.slice(at);
+}
+
+/**
+ * Re-learning (issue 43): the turns of a thread (or every thread of the agent) learned again under
+ * the current writer and extraction policy, as if new (no lookups of stored memories). Where a
+ * turn's memories now read differently, each new memory is **proposed**, pending review, replacing
+ * (`supersedes`) the turn's current memories it does not repeat; nothing current changes until a
+ * person approves. A turn whose memories read the same is unchanged; one that now yields nothing is
+ * left to `reapply_policy`. At most `maxTurns` turns a call, whole jobs; `nextCursor` continues.
+ */
+export async function relearn(context: ServiceContext, agent: AgentRecord, options: { threadId?: string; maxTurns: number; cursor?: string }): Promise<Relearned> {
+  const recorded = await context.index.embedder();
+  if (recorded !== null && (recorded.id !== context.embedder.id || recorded.dimensions !== context.embedder.dimensions)) {
+    throw new ServiceError('service_unavailable', 'The memory index is being re-embedded for a new embedding model; re-learn when that finishes.');
+  }
+  if (options.threadId !== undefined && !(await context.store.threads.get({ agentId: agent.id, threadId: options.threadId }))) {
+    throw new ServiceError('thread_not_found', `Thread ${options.threadId} was not found.`);
+  }
+  const jobs = await jobsOf(context, agent, options.threadId, options.cursor);
+  const policy = agent.config.extraction_policy ?? null;
+  const version = policyVersionOf(agent.config);
+  const now = context.nowIso();
+  const result: Relearned = { turnsRead: 0, unchanged: 0, credits: '0', proposed: [], nextCursor: null };
+  const reads: { job: JobRecord; turns: TurnRecord[] }[] = [];
+  for (const [i, job] of jobs.entries()) {
+    const turns: TurnRecord[] = [];
+    for (let from = 0; ; from += TURN_BATCH) {
+      const page = await context.store.turns.list({ jobId: job.id, fromIndex: from, limit: TURN_BATCH });
+      turns.push(...page);
+      if (page.length < TURN_BATCH) break;
+    }
+    if (reads.length > 0 && result.turnsRead + turns.length > options.maxTurns) {
+      result.nextCursor = job.id;
+      break;
+    }
+    reads.push({ job, turns });
+    result.turnsRead += turns.length;
+    if (result.turnsRead >= options.maxTurns && i + 1 < jobs.length) {
+      result.nextCursor = jobs[i + 1]!.id;
+      break;
+    }
+  }
+  if (reads.length === 0) return result;
+  result.credits = await context.credits.chargeWork({
+    organizationId: agent.organizationId,
+    route: 'relearn',
+    reference: `relearn:${context.ids('mem_')}`,
+    words: reads.reduce((sum, read) => sum + read.turns.reduce((words, turn) => words + countWords(turn.text), 0), 0),
+    refused: 'nothing was re-learned',
+  });
+  const proposals: { record: MemoryRecord; review: MemoryReview; category: string | null }[] = [];
+  const categories = new Map<string, string | null>();
+  for (const { job, turns } of reads) {
+    const learnable = turns.filter((turn) => turn.state === 'committed' && turn.details.excludedBy === undefined);
+    if (learnable.length === 0) continue;
+    const writerPolicy = writerPolicyOf(policy);
+    const written = await context.writer.write({
+      agentId: agent.id,
+      turns: learnable.map((turn) => ({ turnIndex: turn.turnIndex, speaker: turn.speaker, text: turn.text, timestamp: turn.timestamp, tags: turn.tags, source: sourceOf(job, turn) })),
+      // As if new: the turn's own memories (what re-learning replaces) are not looked at.
+      searchSimilar: async () => [],
+      ...(writerPolicy === undefined ? {} : { policy: writerPolicy }),
+    });
+    const drafts: MemoryRecord[] = [];
+    for (const outcome of written.outcomes) {
+      if (!outcome.ok) continue;
+      const turn = learnable.find((candidate) => candidate.turnIndex === outcome.turnIndex);
+      if (!turn) continue;
+      outcome.memories.forEach((memory, piece) => {
+        drafts.push({
+          id: `mem_${job.id.slice(4)}_${turn.turnIndex}_${piece}`,
+          organizationId: agent.organizationId,
+          agentId: agent.id,
+          text: memory.text,
+          keywords: memory.keywords,
+          vector: new Float32Array(0),
+          speaker: memory.speaker,
+          occurredAt: memory.occurredAt,
+          source: memory.source,
+          createdAt: now,
+          provenance: { writer: context.writer.id, jobId: job.id, span: memory.span ? { ...memory.span } : null },
+          alsoFrom: [],
+          validFrom: memory.validFrom ?? memory.occurredAt ?? now,
+          validTo: null,
+          supersededBy: null,
+          suspicious: memory.suspicious ?? false,
+          expiresAt: turn.details.expiresAt ?? memory.expiresAt ?? null,
+        });
+      });
+    }
+    const applied = await applyMemoryPolicy(context, job, policy, learnable, written.outcomes, drafts);
+    const kept = applied.records;
+    for (const mark of applied.marks) categories.set(relearnKey(job.id, mark.memoryId), mark.category);
+    // The job's memories as they are now: current ones, and those waiting in the review queue (the
+    // words first proposed), which a re-learning that says the same must not propose twice.
+    const current: MemoryHitRecord[] = [];
+    const waiting: { record: MemoryHitRecord; fingerprint: string }[] = [];
+    for (let cursor: string | null = null; ; ) {
+      const page = await context.index.list({ agentId: agent.id, limit: 500, cursor, observationId: job.id });
+      const live = page.records.filter((record) => record.validTo === null);
+      const marks = await marksOf(context, agent.id, live.filter((record) => !isUnexpiredAt(record, now)));
+      for (const record of live) {
+        if (isUnexpiredAt(record, now)) current.push(record);
+        else if (marks.get(record.id)?.review?.state === 'pending') waiting.push({ record, fingerprint: marks.get(record.id)!.review!.fingerprint });
+      }
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    for (const turn of learnable) {
+      const fresh = kept.filter((record) => record.source.turnIndex === turn.turnIndex);
+      const old = current.filter((record) => record.source.turnIndex === turn.turnIndex);
+      const oldPrints = new Set([...old.map((record) => reviewFingerprint(record)), ...waiting.filter(({ record }) => record.source.turnIndex === turn.turnIndex).map(({ fingerprint }) => fingerprint)]);
+      const newPrints = new Set(fresh.map((record) => reviewFingerprint(record)));
+      const changed = fresh.filter((record) => !oldPrints.has(reviewFingerprint(record)));
+      if (changed.length === 0) {
+        result.unchanged += 1;
+        continue;
+      }
+      const replaced = old.filter((record) => !newPrints.has(reviewFingerprint(record))).map((record) => record.id);
+      for (const record of changed) {
+        const category = categories.get(relearnKey(job.id, record.id)) ?? null;
+        const piece = Number(record.id.split('_').at(-1));
+        record.id = relearnedId(job.id, turn.turnIndex, piece, context.writer.id, version);
+        const review: MemoryReview = { state: 'pending', heldAs: 'relearn', proposedAt: now, fingerprint: reviewFingerprint(record), expiresAtBefore: record.expiresAt, supersedes: replaced, superseded: [], decisions: [] };
+        record.expiresAt = now;
+        proposals.push({ record, review, category });
+      }
+    }
+  }
+  // Proposed before (by an earlier call with the same writer and policy), or declined words: not again.
+  const known = await marksOf(context, agent.id, proposals.map((proposal) => proposal.record));
+  const declined = new Set(await context.store.memoryMarks.declinedFingerprints({ agentId: agent.id, fingerprints: proposals.map((proposal) => proposal.review.fingerprint) }));
+  const fresh = proposals.filter((proposal) => !known.get(proposal.record.id)?.review && !declined.has(proposal.review.fingerprint));
+  if (fresh.length > 0) {
+    const { vectors } = await context.embedder.embed({ texts: fresh.map((proposal) => proposal.record.text) });
+    fresh.forEach((proposal, i) => (proposal.record.vector = vectors[i]!));
+    const marks: LearnedMark[] = fresh.map(({ record, review, category }) => ({ ...markSourceOf(record), category, policyVersion: version === 0 ? null : version, review }));
+    // The marks first: a hidden memory never exists without the mark that lists it in the queue.
+    await context.store.memoryMarks.recordLearned({ organizationId: agent.organizationId, agentId: agent.id, memories: marks, at: now });
+    await context.index.upsert({ records: fresh.map((proposal) => proposal.record), embedder: { id: context.embedder.id, dimensions: context.embedder.dimensions } });
+  }
+  result.proposed = fresh.map(({ record: { vector: _vector, ...hit }, review }) => ({ record: hit, review }));
+  return result;
+}
