@@ -9899,7 +9899,10 @@ export interface operations {
     reflectReview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Marks one intended request: a retry with the same key and body replays the first answer verbatim without doing or billing the work again (on observe also while the agent is still learning it, instead of a 429); the same key with a different body answers 409 `conflict` (observe-file also while the first upload is still being read). Keys are kept 24 hours per organization. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path: {
                 agent_id: string;
             };
@@ -10077,7 +10080,10 @@ export interface operations {
     relearnReview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Marks one intended request: a retry with the same key and body replays the first answer verbatim without doing or billing the work again (on observe also while the agent is still learning it, instead of a 429); the same key with a different body answers 409 `conflict` (observe-file also while the first upload is still being read). Keys are kept 24 hours per organization. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path: {
                 agent_id: string;
             };

@@ -120,9 +120,9 @@ export const OPERATIONS = {
     /** `PATCH /v1/agents/{agent_id}/review/{memory_id}`: Change a pending memory's text before deciding (embedded again). */
     edit: { operationId: 'editReview', method: 'PATCH', path: '/v1/agents/{agent_id}/review/{memory_id}', input: 'body', response: 'json', idempotent: false },
     /** `POST /v1/agents/{agent_id}/review/reflect`: A reflection (needs a language model): the model reads the agent's newest memories and proposes facts they imply together, each pending review. */
-    reflect: { operationId: 'reflectReview', method: 'POST', path: '/v1/agents/{agent_id}/review/reflect', input: 'body', response: 'json', idempotent: false },
+    reflect: { operationId: 'reflectReview', method: 'POST', path: '/v1/agents/{agent_id}/review/reflect', input: 'body', response: 'json', idempotent: true },
     /** `POST /v1/agents/{agent_id}/review/relearn`: Re-learn a thread (or every thread) under the current writer and extraction policy: each memory that now reads differently is proposed pending review, replacing the turn's current ones once approved. */
-    relearn: { operationId: 'relearnReview', method: 'POST', path: '/v1/agents/{agent_id}/review/relearn', input: 'body', response: 'json', idempotent: false },
+    relearn: { operationId: 'relearnReview', method: 'POST', path: '/v1/agents/{agent_id}/review/relearn', input: 'body', response: 'json', idempotent: true },
     /** `POST /v1/agents/{agent_id}/review/{memory_id}/undo`: Reverse the last approve or decline within the restore window: the memory is pending again. */
     undo: { operationId: 'undoReview', method: 'POST', path: '/v1/agents/{agent_id}/review/{memory_id}/undo', input: 'none', response: 'json', idempotent: false },
   },

@@ -63,6 +63,7 @@ export const reviewOperations = {
     status: 201,
     body: schemas.reviewReflectBody,
     output: schemas.reviewReflection,
+    idempotent: true,
     codes: ['agent_not_found', 'forbidden', 'payment_required', 'answer_model_unavailable', 'service_not_configured'],
   }),
   relearn: operation({
@@ -74,6 +75,7 @@ export const reviewOperations = {
     status: 201,
     body: schemas.reviewRelearnBody,
     output: schemas.reviewRelearning,
+    idempotent: true,
     codes: ['agent_not_found', 'thread_not_found', 'forbidden', 'payment_required'],
   }),
   undo: operation({

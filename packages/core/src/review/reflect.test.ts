@@ -58,6 +58,17 @@ describe('review.reflect', () => {
     expect(model.generateCalls[1]!.messages[1]!.content).not.toContain('eats sushi often');
   });
 
+  it('honours Idempotency-Key: a retry replays the first answer without asking the model again; another body with the key is 409', async () => {
+    const { service, owner, agentId, model } = await reflecting(JSON.stringify({ proposals: [{ text: 'Alice eats sushi often.', speaker: 'Alice', from: [1, 2] }] }));
+    const first = await service.review.reflect({ caller: owner, agentId, body: {}, idempotencyKey: 'reflect-1' });
+    const again = await service.review.reflect({ caller: owner, agentId, body: {}, idempotencyKey: 'reflect-1' });
+    expect(again).toEqual(first);
+    expect(model.generateCalls).toHaveLength(1);
+    expect(await refusal(service.review.reflect({ caller: owner, agentId, body: { max_proposals: 2 }, idempotencyKey: 'reflect-1' }))).toMatchObject({ status: 409 });
+    const relearned = await service.review.relearn({ caller: owner, agentId, body: {}, idempotencyKey: 'relearn-1' });
+    expect(await service.review.relearn({ caller: owner, agentId, body: {}, idempotencyKey: 'relearn-1' })).toEqual(relearned);
+  });
+
   it('never proposes declined words again, keeps to max_proposals, and proposes nothing from an empty answer', async () => {
     const answer = JSON.stringify({ proposals: [
       { text: 'Alice eats sushi often.', speaker: 'Alice', from: [1, 2] },

@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.js';
 import { findAgent } from '../agents/lookup.js';
+import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
 import { ServiceError } from '../errors/index.js';
 import { actor } from '../maintenance/maintenance.js';
 import { blankMark, findMemory, marksOf } from '../memories/find.js';
@@ -19,8 +20,8 @@ export type ReviewListRequest = AgentRequest & { query?: Record<string, unknown>
 export type ReviewMemoryRequest = AgentRequest & { memoryId: string };
 export type ReviewDeclineRequest = ReviewMemoryRequest & { body?: unknown };
 export type ReviewEditRequest = ReviewMemoryRequest & { body: unknown };
-export type ReviewReflectRequest = AgentRequest & { body?: unknown };
-export type ReviewRelearnRequest = AgentRequest & { body?: unknown };
+export type ReviewReflectRequest = AgentRequest & { body?: unknown; idempotencyKey?: string | undefined };
+export type ReviewRelearnRequest = AgentRequest & { body?: unknown; idempotencyKey?: string | undefined };
 
 type Held = { agent: AgentRecord; record: MemoryHitRecord; mark: MemoryMarkRecord & { review: MemoryReview } };
 
@@ -51,6 +52,7 @@ export function presentReviewItem(record: MemoryHitRecord, mark: MemoryMarkRecor
  * restore window. Every decision is kept with who and when. Organization-level: `X-SP-End-User` is 403.
  */
 export function createReview(context: ServiceContext) {
+  const idempotency = createIdempotency(context);
   async function agentFor(caller: Caller, agentId: string): Promise<AgentRecord> {
     const agent = await findAgent(context, caller, agentId);
     if (caller.endUserId !== null) throw new ServiceError('forbidden', 'Review decides for every thread of the agent; call without X-SP-End-User.');
@@ -79,6 +81,24 @@ export function createReview(context: ServiceContext) {
     const fingerprint = reviewFingerprint(record);
     const { lexical } = await context.index.search({ agentId: record.agentId, text: record.text, vector: null, limit: 10, now });
     return lexical.map((hit) => hit.record).find((other) => other.id !== record.id && reviewFingerprint(other) === fingerprint) ?? null;
+  }
+
+  async function relearnNow(agent: AgentRecord, input: { thread_id?: string | undefined; max_turns?: number | undefined; cursor?: string | undefined }): Promise<ReviewRelearningOutput> {
+    const relearned = await relearn(context, agent, {
+      maxTurns: input.max_turns ?? DEFAULT_RELEARN_TURNS,
+      ...(input.thread_id === undefined ? {} : { threadId: input.thread_id }),
+      ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
+    });
+    const now = context.nowIso();
+    return {
+      agent_id: agent.id,
+      writer: context.writer.id,
+      turns_read: relearned.turnsRead,
+      unchanged_turns: relearned.unchanged,
+      credits: relearned.credits,
+      proposals: relearned.proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review })),
+      next_cursor: relearned.nextCursor,
+    };
   }
 
   return {
@@ -146,45 +166,37 @@ export function createReview(context: ServiceContext) {
      * `POST .../review/reflect` (with a language model): the model reads the agent's newest memories
      * and proposes facts they imply together, each written pending review (reflect.ts).
      */
-    async reflect({ caller, agentId, body }: ReviewReflectRequest): Promise<ReviewReflectionOutput> {
+    async reflect({ caller, agentId, body, idempotencyKey }: ReviewReflectRequest): Promise<ReviewReflectionOutput> {
       const input = parseBody(reviewReflectBody, body ?? {});
       const agent = await agentFor(caller, agentId);
-      const reflected = await reflect(context, agent, input.max_proposals ?? DEFAULT_REFLECTION_PROPOSALS);
-      const now = context.nowIso();
-      return {
-        agent_id: agent.id,
-        model: context.model.id,
-        memories_read: reflected.memoriesRead,
-        credits: reflected.credits,
-        proposals: reflected.proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review })),
-      };
+      const fingerprint = requestFingerprint(['review.reflect', agent.id, input]);
+      // A retry with the same key replays the first answer: the model is not asked (nor charged) twice.
+      return idempotency.run<ReviewReflectionOutput>({ caller, idempotencyKey, fingerprint, what: 'reflection', status: 201 }, async () => {
+        const reflected = await reflect(context, agent, input.max_proposals ?? DEFAULT_REFLECTION_PROPOSALS);
+        const now = context.nowIso();
+        return {
+          agent_id: agent.id,
+          model: context.model.id,
+          memories_read: reflected.memoriesRead,
+          credits: reflected.credits,
+          proposals: reflected.proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review })),
+        };
+      });
     },
 
     /**
      * `POST .../review/relearn`: a thread's (or every thread's) turns learned again under the current
      * writer and policy; each memory that now reads differently is proposed pending review (relearn.ts).
      */
-    async relearn({ caller, agentId, body }: ReviewRelearnRequest): Promise<ReviewRelearningOutput> {
+    async relearn({ caller, agentId, body, idempotencyKey }: ReviewRelearnRequest): Promise<ReviewRelearningOutput> {
       const input = parseBody(reviewRelearnBody, body ?? {});
       const agent = await agentFor(caller, agentId);
-      const relearned = await relearn(context, agent, {
-        maxTurns: input.max_turns ?? DEFAULT_RELEARN_TURNS,
-        ...(input.thread_id === undefined ? {} : { threadId: input.thread_id }),
-        ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
-      });
-      const now = context.nowIso();
-      return {
-        agent_id: agent.id,
-        writer: context.writer.id,
-        turns_read: relearned.turnsRead,
-        unchanged_turns: relearned.unchanged,
-        credits: relearned.credits,
-        proposals: relearned.proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review })),
-        next_cursor: relearned.nextCursor,
-      };
+      const fingerprint = requestFingerprint(['review.relearn', agent.id, input]);
+      return idempotency.run<ReviewRelearningOutput>({ caller, idempotencyKey, fingerprint, what: 're-learning', status: 201 }, () => relearnNow(agent, input));
     },
 
     async undo({ caller, agentId, memoryId }: ReviewMemoryRequest): Promise<ReviewItemOutput> {
+
       const { record, mark } = await held(caller, agentId, memoryId);
       const last = mark.review.decisions.findLast((decision) => decision.action === 'approve' || decision.action === 'decline' || decision.action === 'undo');
       if (!last || last.action === 'undo' || mark.review.state === 'pending') throw new ServiceError('conflict', `Memory ${memoryId} is pending: there is no approval or decline to undo.`);
