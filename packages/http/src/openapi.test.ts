@@ -120,7 +120,7 @@ describe('buildOpenApiDocument', () => {
     }
   });
 
-  it('documents Idempotency-Key on the routes that honour it only (the learning routes and the maintenance POSTs)', () => {
+  it('documents Idempotency-Key on the routes that honour it only (the learning routes, the maintenance POSTs, reflect and relearn)', () => {
     const accepting = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods)
         .filter(([, op]) => op.parameters?.some((parameter) => parameter.$ref === '#/components/parameters/Idempotency-Key'))
@@ -131,6 +131,7 @@ describe('buildOpenApiDocument', () => {
       [
         `post ${THREAD}/observe`, `post ${THREAD}/observe-and-enrich`, `post ${THREAD}/observe-and-respond`, `post ${THREAD}/observe-file`,
         `post ${maintenance}`, `post ${maintenance}/{run_id}/apply`, `post ${maintenance}/{run_id}/undo`,
+        'post /v1/agents/{agent_id}/review/reflect', 'post /v1/agents/{agent_id}/review/relearn',
       ].sort(),
     );
   });
