@@ -4,7 +4,7 @@ import { LanguageModelError } from '../ports/language-model.js';
 import { isServiceError } from '../errors/service-error.js';
 import { learningThreadIds } from '../agents/memory-scope.js';
 import { isDependencyUnavailable } from '../store/available-store.js';
-import type { DraftRef, Supersession, TurnOutcome, WriterPolicy, WriterTurn } from '../ports/memory-writer.js';
+import type { DraftRef, MemoryDraft, Supersession, TurnOutcome, WriterPolicy, WriterTurn } from '../ports/memory-writer.js';
 import type { JobRecord, LearningReason, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { JobStopped, type JobRun } from './job-run.js';
@@ -134,32 +134,37 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
       continue;
     }
     committing.push(turn.turnIndex);
-    outcome.memories.forEach((memory, piece) => {
-      const createdAt = context.nowIso();
-      records.push({
-        // Deterministic per job, turn and piece: a resumed turn replaces, never duplicates.
-        id: `mem_${job.id.slice(4)}_${turn.turnIndex}_${piece}`,
-        organizationId: job.organizationId,
-        agentId: job.agentId,
-        text: memory.text,
-        keywords: memory.keywords,
-        vector: new Float32Array(0),
-        speaker: memory.speaker,
-        occurredAt: memory.occurredAt,
-        source: memory.source,
-        createdAt,
-        provenance: { writer: context.writer.id, jobId: job.id, span: memory.span ? { start: memory.span.start, end: memory.span.end } : null },
-        alsoFrom: [],
-        validFrom: memory.validFrom ?? memory.occurredAt ?? createdAt,
-        validTo: null,
-        supersededBy: null,
-        suspicious: memory.suspicious ?? false,
-        // The observe body's expiry wins over one the writer read from the words.
-        expiresAt: turn.details.expiresAt ?? memory.expiresAt ?? null,
-      });
-    });
+    outcome.memories.forEach((memory, piece) => records.push(draftRecord(context, job, turn, memory, piece, context.nowIso())));
   }
   return { results, records, committing };
+}
+
+/**
+ * The index record of one memory the writer drafted for a turn of a job (no vector yet), under the
+ * id learning gives it: deterministic per job, turn and piece, so a resumed turn replaces, never
+ * duplicates.
+ */
+export function draftRecord(context: ServiceContext, job: JobRecord, turn: TurnRecord, memory: MemoryDraft, piece: number, createdAt: string): MemoryRecord {
+  return {
+    id: `mem_${job.id.slice(4)}_${turn.turnIndex}_${piece}`,
+    organizationId: job.organizationId,
+    agentId: job.agentId,
+    text: memory.text,
+    keywords: memory.keywords,
+    vector: new Float32Array(0),
+    speaker: memory.speaker,
+    occurredAt: memory.occurredAt,
+    source: memory.source,
+    createdAt,
+    provenance: { writer: context.writer.id, jobId: job.id, span: memory.span ? { start: memory.span.start, end: memory.span.end } : null },
+    alsoFrom: [],
+    validFrom: memory.validFrom ?? memory.occurredAt ?? createdAt,
+    validTo: null,
+    supersededBy: null,
+    suspicious: memory.suspicious ?? false,
+    // The observe body's expiry wins over one the writer read from the words.
+    expiresAt: turn.details.expiresAt ?? memory.expiresAt ?? null,
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { inMemoryStore } from '../in-memory/store/index.js';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
 import { silentLogger } from '../service/logger.js';
+import { paraphrasingWriter } from '../__fixtures__/paraphrasing-writer.js';
 
 // Re-learning (issue 43): turns learned by one writer, learned again by the next service's writer
 // (a test double behind the MemoryWriter port that paraphrases one sentence), each changed memory
@@ -13,22 +14,7 @@ import { silentLogger } from '../service/logger.js';
 
 const say = (speaker: string, text: string, timestamp: string) => ({ speaker, timestamp, content: [{ type: 'text' as const, text }] });
 
-function paraphrasing(): MemoryWriter {
-  const inner = defaultMemoryWriter();
-  return {
-    specificationVersion: 'v1',
-    id: 'paraphrasing-test-v2',
-    async write(request) {
-      const result = await inner.write(request);
-      return {
-        ...result,
-        outcomes: result.outcomes.map((outcome) =>
-          outcome.ok ? { ...outcome, memories: outcome.memories.map((memory) => (/moved to Berlin/.test(memory.text) ? { ...memory, text: `${memory.speaker} lives in Berlin since March.`, span: null } : memory)) } : outcome,
-        ),
-      };
-    },
-  };
-}
+const paraphrasing = () => paraphrasingWriter('paraphrasing-test-v2', (speaker, city) => `${speaker} lives in ${city} since March.`);
 
 async function learnedThenRelearning(writer: MemoryWriter = paraphrasing()) {
   const store = inMemoryStore();

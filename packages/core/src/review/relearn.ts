@@ -3,7 +3,7 @@ import { countWords } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
 import { marksOf, markSourceOf } from '../memories/find.js';
 import { applyMemoryPolicy, writerPolicyOf } from '../observations/memory-policy.js';
-import { sourceOf } from '../observations/learn-batch.js';
+import { draftRecord, sourceOf } from '../observations/learn-batch.js';
 import { isUnexpiredAt } from '../memory-index/memory-index-helpers.js';
 import { TURN_BATCH } from '../observations/learning-job.js';
 import { policyVersionOf } from '../policy/extraction-policy.js';
@@ -110,27 +110,7 @@ export async function relearn(context: ServiceContext, agent: AgentRecord, optio
       if (!outcome.ok) continue;
       const turn = learnable.find((candidate) => candidate.turnIndex === outcome.turnIndex);
       if (!turn) continue;
-      outcome.memories.forEach((memory, piece) => {
-        drafts.push({
-          id: `mem_${job.id.slice(4)}_${turn.turnIndex}_${piece}`,
-          organizationId: agent.organizationId,
-          agentId: agent.id,
-          text: memory.text,
-          keywords: memory.keywords,
-          vector: new Float32Array(0),
-          speaker: memory.speaker,
-          occurredAt: memory.occurredAt,
-          source: memory.source,
-          createdAt: now,
-          provenance: { writer: context.writer.id, jobId: job.id, span: memory.span ? { ...memory.span } : null },
-          alsoFrom: [],
-          validFrom: memory.validFrom ?? memory.occurredAt ?? now,
-          validTo: null,
-          supersededBy: null,
-          suspicious: memory.suspicious ?? false,
-          expiresAt: turn.details.expiresAt ?? memory.expiresAt ?? null,
-        });
-      });
+      outcome.memories.forEach((memory, piece) => drafts.push(draftRecord(context, job, turn, memory, piece, now)));
     }
     const applied = await applyMemoryPolicy(context, job, policy, learnable, written.outcomes, drafts);
     const kept = applied.records;

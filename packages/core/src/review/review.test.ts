@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { learningService } from '../__fixtures__/learning-service.js';
 import { refusal } from '../__fixtures__/refusal.js';
-import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
-import type { MemoryWriter } from '../ports/memory-writer.js';
+import { paraphrasingWriter } from '../__fixtures__/paraphrasing-writer.js';
 import { splitLines } from '../export/format.js';
 import { hiddenCharacters, isInferred } from './proposals.js';
 
@@ -12,31 +11,7 @@ import { hiddenCharacters, isInferred } from './proposals.js';
 const DAY = 86_400_000;
 const say = (speaker: string, text: string, timestamp: string) => ({ speaker, timestamp, content: [{ type: 'text' as const, text }] });
 
-/** The default writer, except that "I moved to <city>" comes out as "<speaker> lives in <city>" (no span: a paraphrase). */
-function paraphrasing(): MemoryWriter {
-  const inner = defaultMemoryWriter();
-  return {
-    specificationVersion: 'v1',
-    id: 'paraphrasing-test',
-    ...(inner.capabilities ? { capabilities: inner.capabilities } : {}),
-    async write(request) {
-      const result = await inner.write(request);
-      return {
-        ...result,
-        outcomes: result.outcomes.map((outcome) => {
-          if (!outcome.ok) return outcome;
-          return {
-            ...outcome,
-            memories: outcome.memories.map((memory) => {
-              const moved = /I moved to (\w+)/.exec(memory.text);
-              return moved ? { ...memory, text: `${memory.speaker ?? 'They'} lives in ${moved[1]}.`, span: null } : memory;
-            }),
-          };
-        }),
-      };
-    },
-  };
-}
+const paraphrasing = () => paraphrasingWriter('paraphrasing-test', (speaker, city) => `${speaker} lives in ${city}.`);
 
 async function reviewing(mode: 'inferred' | 'all', options: { now?: () => number } = {}) {
   let now = Date.parse('2026-06-01T12:00:00Z');
