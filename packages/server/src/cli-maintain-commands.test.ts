@@ -35,6 +35,15 @@ describe('memory-agents maintain <kind> (issue 43)', () => {
       expect((await run(['maintain', 'sweep_expired', '--agent', agentId, '--data', data])).stdout).toMatch(/changes=0/);
       expect(await run(['maintain', 'sweep_expired', '--data', data])).toMatchObject({ code: 2 });
       expect((await run(['maintain', 'merge_duplicates', '--agent', 'agent_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--data', data])).stderr).toContain('agent_not_found');
+
+      // Re-learning under the writer that learned them: the turn still learned is unchanged, the one
+      // whose memory the sweep forgot is not learned again; nothing proposed.
+      const relearned = await run(['maintain', 'relearn', '--agent', agentId, '--data', data]);
+      expect(relearned).toMatchObject({ code: 0, stderr: '' });
+      expect(relearned.stdout).toMatch(/^writer=\S+ {2}turns=2 {2}unchanged=1 {2}proposed=0\n$/);
+      expect(JSON.parse((await run(['maintain', 'relearn', '--agent', agentId, '--thread', threadId, '--data', data, '--json'])).stdout)).toMatchObject({ turns_read: 2, unchanged_turns: 1, proposals: [] });
+      expect((await run(['maintain', 'relearn', '--agent', agentId, '--thread', 'thread_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--data', data])).stderr).toContain('thread_not_found');
+      expect(await run(['maintain', 'relearn', '--data', data])).toMatchObject({ code: 2 });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
 import { isServiceError, silentLogger, type MaintenanceRunOutput, type MemoryService } from '@memory-agents/core';
+import type { ModelSettings } from './model-options.js';
 import { stateLocation, UsageError, type CliValues } from './cli-options.js';
 import { CliError, requireStoppedServer, type CliIo } from './cli-support.js';
 
@@ -46,6 +47,52 @@ export async function maintainCommand(kind: (typeof MAINTENANCE_COMMAND_KINDS)[n
     let run = await service.maintenance.plan({ caller, agentId, body: { kind, ...(share === undefined ? {} : { max_share: share }) } });
     if (values.apply === true && run.progress.total > 0) run = await service.maintenance.apply({ caller, agentId, runId: run.run_id });
     io.stdout(values.json === true ? `${JSON.stringify(run, null, 2)}\n` : describe(run));
+    return 0;
+  } catch (error) {
+    if (isServiceError(error)) throw new CliError(error.code, error.message);
+    throw error;
+  } finally {
+    await composed.close();
+  }
+}
+
+/**
+ * `memory-agents maintain relearn --agent AGENT_ID [--thread THREAD_ID] [model options]`: the
+ * agent's turns (or one thread's) learned again under the writer the model options name (the
+ * default writer without them) and the agent's current policy, every turn (call after call of the
+ * API's cursor); each memory that reads differently waits in the review queue (approve it there).
+ */
+export async function relearnCommand(values: CliValues, models: ModelSettings, io: CliIo): Promise<number> {
+  const agentId = values.agent;
+  const command = 'maintain relearn';
+  if (!agentId) throw new UsageError(`${command} needs --agent AGENT_ID`, command);
+  const location = stateLocation(values, command);
+  await requireStoppedServer(location, command);
+  const { composeService } = await import('./compose.js');
+  const { createServiceModels } = await import('./model-options.js');
+  const composed = await composeService(location, silentLogger, await createServiceModels(models, io.env), { backgroundWork: false });
+  await composed.service.start();
+  try {
+    const service = composed.service;
+    const caller = await callerOf(service, agentId, values.org);
+    const totals = { turns: 0, unchanged: 0, proposals: [] as Awaited<ReturnType<MemoryService['review']['relearn']>>['proposals'] };
+    let writer = '';
+    for (let cursor: string | null | undefined; cursor !== null; ) {
+      const step = await service.review.relearn({ caller, agentId, body: { max_turns: 2000, ...(values.thread === undefined ? {} : { thread_id: values.thread }), ...(cursor === undefined ? {} : { cursor }) } });
+      writer = step.writer;
+      totals.turns += step.turns_read;
+      totals.unchanged += step.unchanged_turns;
+      totals.proposals.push(...step.proposals);
+      cursor = step.next_cursor;
+    }
+    if (values.json === true) {
+      io.stdout(`${JSON.stringify({ agent_id: agentId, writer, turns_read: totals.turns, unchanged_turns: totals.unchanged, proposals: totals.proposals }, null, 2)}\n`);
+      return 0;
+    }
+    const lines = [`writer=${writer}  turns=${totals.turns}  unchanged=${totals.unchanged}  proposed=${totals.proposals.length}`];
+    for (const item of totals.proposals) lines.push(`proposed  ${item.memory.memory_id} ${JSON.stringify(item.memory.text)}${item.supersedes.length === 0 ? '' : `  replaces ${item.supersedes.join(', ')}`}`);
+    if (totals.proposals.length > 0) lines.push('They wait in the review queue: approve or decline each (GET /v1/agents/AGENT_ID/review, the inspector, or the MCP tool review_decide).');
+    io.stdout(`${lines.join('\n')}\n`);
     return 0;
   } catch (error) {
     if (isServiceError(error)) throw new CliError(error.code, error.message);

@@ -68,6 +68,13 @@ describe('review.relearn', () => {
     expect(again).toMatchObject({ unchanged_turns: 3, proposals: [] });
   });
 
+  it('does not learn again a turn a person forgot a memory of', async () => {
+    const { service, owner, agentId } = await learnedThenRelearning();
+    const [berlin] = (await service.memories.list({ caller: owner, agentId, query: { text_contains: 'moved to Berlin' } })).memories;
+    await service.memories.forget({ caller: owner, agentId, memoryId: berlin!.memory_id, body: { reason: 'Alice asked' } });
+    expect(await service.review.relearn({ caller: owner, agentId, body: {} })).toMatchObject({ turns_read: 3, unchanged_turns: 2, proposals: [] });
+  });
+
   it('with the writer that learned them, every turn is unchanged and nothing is proposed, also for memories waiting in the queue', async () => {
     const { service, owner, agentId, threadId } = await learnedThenRelearning(defaultMemoryWriter());
     expect(await service.review.relearn({ caller: owner, agentId, body: {} })).toMatchObject({ turns_read: 3, unchanged_turns: 3, proposals: [] });

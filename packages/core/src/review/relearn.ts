@@ -115,27 +115,33 @@ export async function relearn(context: ServiceContext, agent: AgentRecord, optio
     const applied = await applyMemoryPolicy(context, job, policy, learnable, written.outcomes, drafts);
     const kept = applied.records;
     for (const mark of applied.marks) categories.set(relearnKey(job.id, mark.memoryId), mark.category);
-    // The job's memories as they are now: current ones, and those waiting in the review queue (the
-    // words first proposed), which a re-learning that says the same must not propose twice.
+    // The job's memories as they are now: current ones (what a proposal replaces), and the words of
+    // every one not superseded: hidden ones too (forgotten, expired, waiting in the queue under the
+    // words first proposed), which a re-learning that says the same must not propose again.
     const current: MemoryHitRecord[] = [];
-    const waiting: { record: MemoryHitRecord; fingerprint: string }[] = [];
+    const said: { turnIndex: number; fingerprint: string }[] = [];
+    // A turn a person forgot a memory of is not learned again (forgetting is not undone by a re-learning).
+    const forgotten = new Set<number>();
     for (let cursor: string | null = null; ; ) {
       const page = await context.index.list({ agentId: agent.id, limit: 500, cursor, observationId: job.id });
       const live = page.records.filter((record) => record.validTo === null);
       const marks = await marksOf(context, agent.id, live.filter((record) => !isUnexpiredAt(record, now)));
       for (const record of live) {
         if (isUnexpiredAt(record, now)) current.push(record);
-        else if (marks.get(record.id)?.review?.state === 'pending') waiting.push({ record, fingerprint: marks.get(record.id)!.review!.fingerprint });
+        if (marks.get(record.id)?.forgotten) forgotten.add(record.source.turnIndex);
+        said.push({ turnIndex: record.source.turnIndex, fingerprint: marks.get(record.id)?.review?.fingerprint ?? reviewFingerprint(record) });
       }
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
     }
     for (const turn of learnable) {
+      if (forgotten.has(turn.turnIndex)) continue;
       const fresh = kept.filter((record) => record.source.turnIndex === turn.turnIndex);
       const old = current.filter((record) => record.source.turnIndex === turn.turnIndex);
-      const oldPrints = new Set([...old.map((record) => reviewFingerprint(record)), ...waiting.filter(({ record }) => record.source.turnIndex === turn.turnIndex).map(({ fingerprint }) => fingerprint)]);
+      const oldPrints = new Set([...old.map((record) => reviewFingerprint(record)), ...said.filter((entry) => entry.turnIndex === turn.turnIndex).map((entry) => entry.fingerprint)]);
       const newPrints = new Set(fresh.map((record) => reviewFingerprint(record)));
-      const changed = fresh.filter((record) => !oldPrints.has(reviewFingerprint(record)));
+      // A memory whose own expiry has passed (the observe body's, or read from its words) is not worth proposing.
+      const changed = fresh.filter((record) => !oldPrints.has(reviewFingerprint(record)) && isUnexpiredAt(record, now));
       if (changed.length === 0) {
         result.unchanged += 1;
         continue;
