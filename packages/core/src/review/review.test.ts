@@ -3,6 +3,8 @@ import { learningService } from '../__fixtures__/learning-service.js';
 import { refusal } from '../__fixtures__/refusal.js';
 import { paraphrasingWriter } from '../__fixtures__/paraphrasing-writer.js';
 import { splitLines } from '../export/format.js';
+import { inMemoryStore } from '../in-memory/store/index.js';
+import type { MemoryMarkStore } from '../ports/store/index.js';
 import { hiddenCharacters, isInferred } from './proposals.js';
 
 // The review queue (issue 43) on the in-memory store and index, with a writer that paraphrases one
@@ -79,6 +81,35 @@ describe('review queue', () => {
     const restored = await service.memories.get({ caller: owner, agentId, memoryId: old!.memory_id });
     expect(restored).toMatchObject({ valid_to: null, superseded_by: null });
     expect((await recall('What is Alice’s phone number?')).split('\n')[0]).toContain('555 0100');
+  });
+
+  it('an approval whose mark could not be written is shown, still listed pending, and approving again completes it (undo then restores the old fact)', async () => {
+    // The store's marks area fails one write, as a database that goes away for a moment does.
+    const inner = inMemoryStore();
+    let failNextPut = false;
+    const marks: MemoryMarkStore = {
+      ...inner.memoryMarks,
+      put: async (request) => {
+        if (failNextPut) {
+          failNextPut = false;
+          throw new Error('the database went away');
+        }
+        return inner.memoryMarks.put(request);
+      },
+    };
+    const store = new Proxy(inner, { get: (target, name, receiver) => (name === 'memoryMarks' ? marks : Reflect.get(target, name, receiver)) });
+    const { service, owner, agentId, observeSettled } = await learningService({ store });
+    await observeSettled([say('Alice', 'My phone number is 555 0100.', '2026-05-10T10:00:00Z')]);
+    await service.agents.update({ caller: owner, agentId, body: { agent_config: { role: 'assistant', objective: 'remember', review_mode: 'all' } } });
+    await observeSettled([say('Alice', 'My phone number is 555 0199 now.', '2026-05-20T10:00:00Z')]);
+    const [item] = (await service.review.list({ caller: owner, agentId })).items;
+    failNextPut = true;
+    await expect(service.review.approve({ caller: owner, agentId, memoryId: item!.memory.memory_id })).rejects.toThrow('the database went away');
+    expect((await service.review.list({ caller: owner, agentId })).items.map((entry) => entry.memory.memory_id)).toEqual([item!.memory.memory_id]);
+    const approved = await service.review.approve({ caller: owner, agentId, memoryId: item!.memory.memory_id });
+    expect(approved.superseded).toEqual(item!.supersedes);
+    await service.review.undo({ caller: owner, agentId, memoryId: item!.memory.memory_id });
+    expect((await service.recall({ caller: owner, agentId, body: { query: 'What is Alice’s phone number?' } })).memory_context.split('\n')[0]).toContain('555 0100');
   });
 
   it('a declined memory stays hidden, keeps its reason, and the same words are never proposed again', async () => {

@@ -124,12 +124,14 @@ export function createReview(context: ServiceContext) {
       if (same) throw new ServiceError('conflict', `Memory ${same.id} already says this and is current; decline ${memoryId} instead.`);
       // What it replaces, if still current now (another memory may have replaced or ended it meanwhile).
       const olds = mark.review.supersedes.length === 0 ? [] : await context.index.get({ agentId: record.agentId, ids: mark.review.supersedes });
-      const superseded = olds.filter((old) => old.validTo === null && old.supersededBy === null && isUnexpiredAt(old, now)).map((old) => old.id);
+      // (Or already superseded by it: an approval retried after its mark failed to be written.)
+      const superseded = olds.filter((old) => old.supersededBy === record.id || (old.validTo === null && old.supersededBy === null && isUnexpiredAt(old, now))).map((old) => old.id);
       const next = decided(mark, caller, 'approve', { state: 'approved', superseded });
-      // The mark first: a failure between the two leaves an approved mark on a hidden memory, which approve's retry cannot mend, so the index follows at once.
-      await context.store.memoryMarks.put({ record: next });
+      // The index first: a failure before the mark is written leaves the memory shown and still
+      // listed pending, and approving again writes the same patches and then the mark.
       const patches: MemoryPatch[] = [{ id: record.id, expiresAt: mark.review.expiresAtBefore }, ...superseded.map((id) => ({ id, validTo: record.validFrom ?? now, supersededBy: record.id }))];
       await context.index.update({ agentId: record.agentId, patches });
+      await context.store.memoryMarks.put({ record: next });
       return presentReviewItem({ ...record, expiresAt: mark.review.expiresAtBefore }, next);
     },
 
@@ -204,14 +206,16 @@ export function createReview(context: ServiceContext) {
       const until = new Date(Date.parse(last.at) + context.lifecycle.restoreWindowMs).toISOString();
       if (until <= now) throw new ServiceError('conflict', `The ${last.action} of memory ${memoryId} can be undone until ${until} only.`);
       const next = decided(mark, caller, 'undo', { state: 'pending', superseded: [] });
-      await context.store.memoryMarks.put({ record: next });
       if (mark.review.state === 'approved') {
-        // Hidden again, and what its approval superseded (still superseded by it) is current again.
+        // Hidden again, and what its approval superseded (still superseded by it) is current again;
+        // the index first, so an undo retried after a failure finds the approval and repeats it.
         const olds = mark.review.superseded.length === 0 ? [] : await context.index.get({ agentId: record.agentId, ids: mark.review.superseded });
         const restore = olds.filter((old) => old.supersededBy === record.id).map((old) => ({ id: old.id, validTo: null, supersededBy: null }));
         await context.index.update({ agentId: record.agentId, patches: [{ id: record.id, expiresAt: mark.review.proposedAt }, ...restore] });
+        await context.store.memoryMarks.put({ record: next });
         return presentReviewItem({ ...record, expiresAt: mark.review.proposedAt }, next);
       }
+      await context.store.memoryMarks.put({ record: next });
       return presentReviewItem(record, next);
     },
   };
