@@ -5,6 +5,7 @@ import { inMemoryMemoryIndex } from '../in-memory/in-memory-memory-index.js';
 import { inMemoryStore } from '../in-memory/store/index.js';
 import { defaultMemoryWriter } from '../memory/default-memory-writer.js';
 import type { MemoryWriter } from '../ports/memory-writer.js';
+import type { MemoryIndex } from '../ports/memory-index.js';
 import { silentLogger } from '../service/logger.js';
 import { paraphrasingWriter } from '../__fixtures__/paraphrasing-writer.js';
 
@@ -16,9 +17,29 @@ const say = (speaker: string, text: string, timestamp: string) => ({ speaker, ti
 
 const paraphrasing = () => paraphrasingWriter('paraphrasing-test-v2', (speaker, city) => `${speaker} lives in ${city} since March.`);
 
-async function learnedThenRelearning(writer: MemoryWriter = paraphrasing()) {
+/** The in-memory index, whose next `upsert` after `failing.arm()` throws once (a database that goes away for a moment). */
+function flakyIndex() {
+  const inner = inMemoryMemoryIndex();
+  const control = { armed: false, failures: 0 };
+  const index = new Proxy(inner, {
+    get: (target, name, receiver) =>
+      name === 'upsert'
+        ? async (request: Parameters<MemoryIndex['upsert']>[0]) => {
+            if (control.armed) {
+              control.armed = false;
+              control.failures += 1;
+              throw new Error('the database went away');
+            }
+            return inner.upsert(request);
+          }
+        : Reflect.get(target, name, receiver),
+  });
+  return { index, control };
+}
+
+async function learnedThenRelearning(writer: MemoryWriter = paraphrasing(), options: { failNextUpsert?: boolean } = {}) {
   const store = inMemoryStore();
-  const index = inMemoryMemoryIndex();
+  const { index, control } = flakyIndex();
   const first = createMemoryService({ store, index, logger: silentLogger });
   await first.start();
   const org = await first.admin.createOrganization({ name: 'Acme' });
@@ -41,7 +62,8 @@ async function learnedThenRelearning(writer: MemoryWriter = paraphrasing()) {
   const service = createMemoryService({ store, index, logger: silentLogger, writer });
   await service.start();
   owner = await service.as(org.organizationId);
-  return { service, owner, agentId, threadId, organizationId: org.organizationId };
+  control.armed = options.failNextUpsert === true;
+  return { service, owner, agentId, threadId, organizationId: org.organizationId, index: control };
 }
 
 describe('review.relearn', () => {
@@ -66,6 +88,16 @@ describe('review.relearn', () => {
     // Learned again by the same writer now: the turn reads as its current memory does.
     const again = await service.review.relearn({ caller: owner, agentId, body: {} });
     expect(again).toMatchObject({ unchanged_turns: 3, proposals: [] });
+  });
+
+  it('a call cut off after the marks, before the memories, proposes them on the next call', async () => {
+    const { service, owner, agentId, index } = await learnedThenRelearning(paraphrasing(), { failNextUpsert: true });
+    await expect(service.review.relearn({ caller: owner, agentId, body: {} })).rejects.toThrow('the database went away');
+    expect((await service.review.list({ caller: owner, agentId })).items).toEqual([]);
+    const again = await service.review.relearn({ caller: owner, agentId, body: {} });
+    expect(again.proposals.map((item) => item.memory.text)).toEqual(['Alice lives in Berlin since March.']);
+    expect((await service.review.list({ caller: owner, agentId })).items).toHaveLength(1);
+    expect(index.failures).toBe(1);
   });
 
   it('does not learn again a turn a person forgot a memory of', async () => {

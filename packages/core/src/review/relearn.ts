@@ -157,10 +157,11 @@ export async function relearn(context: ServiceContext, agent: AgentRecord, optio
       }
     }
   }
-  // Proposed before (by an earlier call with the same writer and policy), or declined words: not again.
-  const known = await marksOf(context, agent.id, proposals.map((proposal) => proposal.record));
+  // Proposed before (by an earlier call with the same writer and policy: the memory exists; a call
+  // cut off between a mark and its memory proposes it again), or declined words: not again.
+  const known = new Set((await context.index.get({ agentId: agent.id, ids: proposals.map((proposal) => proposal.record.id) })).map((record) => record.id));
   const declined = new Set(await context.store.memoryMarks.declinedFingerprints({ agentId: agent.id, fingerprints: proposals.map((proposal) => proposal.review.fingerprint) }));
-  const fresh = proposals.filter((proposal) => !known.get(proposal.record.id)?.review && !declined.has(proposal.review.fingerprint));
+  const fresh = proposals.filter((proposal) => !known.has(proposal.record.id) && !declined.has(proposal.review.fingerprint));
   if (fresh.length > 0) {
     const { vectors } = await context.embedder.embed({ texts: fresh.map((proposal) => proposal.record.text) });
     fresh.forEach((proposal, i) => (proposal.record.vector = vectors[i]!));
