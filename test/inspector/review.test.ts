@@ -73,6 +73,13 @@ describe.skipIf(!haveBrowser)('the inspector shows the review queue and decides 
     await page.locator('tr', { hasText: 'The door code is 4417' }).waitFor();
     expect(await page.locator('mark.hidden-char').count()).toBe(0);
 
+    // A memory's own page says where it stands and leads to the queue.
+    const [pending] = await queue();
+    await page.goto(`${server.url}/inspect#/agents/${agentId}/memories/${pending!.memory.memory_id}`);
+    expect(await fact(page, 'Review')).toBe('pending (hidden from lists, search and chat until approved) review queue →');
+    await page.getByRole('link', { name: 'review queue →' }).click();
+    await page.getByRole('heading', { name: 'Review queue', level: 1 }).waitFor();
+
     await page.getByRole('link', { name: 'Declined' }).click();
     await page.locator('tr', { hasText: 'olives' }).getByRole('button', { name: 'Undo' }).click();
     await page.getByText(/^Undo: mem_\S+ is now pending\./).waitFor();

@@ -38,8 +38,10 @@ export async function memoryView({ agent: agentId, memory: memoryId }: Params, _
       ['Learned by', memory.writer],
       ['Learning job', memory.job_id ? idWithCopy(memory.job_id) : null],
       ['Learning credits', memory.learning_credits],
+      // Issue 43: a memory held for review is hidden until approved; the queue decides it.
+      ['Review', memory.review_state === null ? null : h('span', {}, `${memory.review_state}${memory.review_state === 'approved' ? '' : ' (hidden from lists, search and chat until approved)'} `, link(`${agentHref(agentId!)}/review${memory.review_state === 'pending' ? '' : `?state=${memory.review_state}`}`, 'review queue →'))],
       ['Forgotten', memory.forgotten ? `${when(memory.forgotten.at)}: "${memory.forgotten.reason}" (gone from lists, search and chat; restorable until ${when(memory.forgotten.restore_until)}; shown here for audit)` : null],
-      ['Expires', memory.forgotten ? null : memory.expires_at ? `${when(memory.expires_at)}${expired ? ' (expired: gone from lists, search and chat; shown here for audit)' : ''}` : 'never'],
+      ['Expires', memory.forgotten || memory.review_state === 'pending' || memory.review_state === 'declined' ? null : memory.expires_at ? `${when(memory.expires_at)}${expired ? ' (expired: gone from lists, search and chat; shown here for audit)' : ''}` : 'never'],
     ]),
     words ? h('h2', {}, 'The words it came from') : null,
     words ? h('blockquote', { class: 'source-words' }, ...marked(words.text, memory.span)) : null,
