@@ -334,17 +334,14 @@ export interface MemoryService {
     /** `POST .../review/{memory_id}/undo`: the last approve or decline reversed within the restore window. */
     undo(request: ReviewMemoryRequest): Promise<ReviewItemOutput>;
     /**
-     * `POST .../review/reflect` (201) `{ max_proposals? }`: the language model proposes facts the
-     * agent's newest memories imply together, each pending review. The built-in extractive model
-     * cannot: 503 `service_not_configured`; a model that fails or answers no JSON: 503
-     * `answer_model_unavailable`; charged as learning (402 out of credit).
+     * `POST .../review/reflect` (201) `{ max_proposals? }`: the language model proposes facts the newest
+     * memories imply together, each pending review; 503 `service_not_configured` on the extractive
+     * model, 503 `answer_model_unavailable` when the model fails or answers no JSON; 402 out of credit.
      */
     reflect(request: ReviewReflectRequest): Promise<ReviewReflectionOutput>;
     /**
-     * `POST .../review/relearn` (201) `{ thread_id?, max_turns?, cursor? }`: turns learned again under
-     * the current writer and policy; each memory that reads differently now is proposed pending
-     * review, replacing the turn's current memories once approved. Unknown thread: 404
-     * `thread_not_found`; charged as learning (402 out of credit).
+     * `POST .../review/relearn` (201) `{ thread_id?, max_turns?, cursor? }`: turns learned again under the
+     * current writer and policy; each memory that reads differently is proposed pending review.
      */
     relearn(request: ReviewRelearnRequest): Promise<ReviewRelearningOutput>;
   };

@@ -9,7 +9,7 @@ import { baselineWasmOnly, CliError, print, runningServerPid, type CliIo } from 
 import { exportCommand, importCommand, migrateCommand } from './cli-data-commands.js';
 import { modelsListCommand, modelsPullCommand } from './cli-models-commands.js';
 import { reembedRun } from './cli-reembed-commands.js';
-import { maintainCommand, MAINTENANCE_COMMAND_KINDS, relearnCommand } from './cli-maintain-commands.js';
+import { MAINTAIN_COMMANDS } from './cli-maintain-commands.js';
 import { sendControlCommand } from './control-socket.js';
 import { MODEL_CLI_OPTIONS, MODEL_USAGE, modelSettings, ModelSettingsError, type ModelSettings } from './model-options.js';
 import { dataPaths, DEFAULT_DATA_DIR, type StateLocation } from './paths.js';
@@ -139,29 +139,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     options: [...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
     run: (values, io) => reembedRun(stateLocation(values, 'reembed run'), modelSettings(values, io.env), values.json === true, io),
   },
-  ...Object.fromEntries(
-    MAINTENANCE_COMMAND_KINDS.map((kind) => [
-      `maintain ${kind}`,
-      {
-        usage: `memory-agents maintain ${kind} --agent AGENT_ID [--org ORG_ID] [--apply] [--max-share 0..1] [--data DIR | --database-url URL]
-  A maintenance run of the agent (issue 43): prints the dry run's diff (each change, its memories'
-  texts and why); with --apply applies it when the guard allows (at most --max-share, default 0.25,
-  of the agent's current memories taken out of current search). Undo within the restore window
-  over the API (POST .../maintenance/{run_id}/undo). On a data dir, stop the server first.`,
-        options: ['agent', 'org', 'apply', 'max-share', ...STATE_OPTIONS],
-        run: (values: CliValues, io: CliIo) => maintainCommand(kind, values, io),
-      },
-    ]),
-  ),
-  'maintain relearn': {
-    usage: `memory-agents maintain relearn --agent AGENT_ID [--org ORG_ID] [--thread THREAD_ID] [--json] [model options] [--data DIR | --database-url URL]
-  Learns the agent's turns (or one thread's) again under the writer the model options name (the
-  offline default without them) and the agent's current extraction policy (issue 43). Each memory
-  that now reads differently is proposed in the review queue, replacing the turn's current memories
-  once approved there; nothing current changes now. On a data dir, stop the server first.`,
-    options: ['agent', 'org', 'thread', 'json', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
-    run: (values, io) => relearnCommand(values, modelSettings(values, io.env), io),
-  },
+  ...MAINTAIN_COMMANDS,
   ...Object.fromEntries((Object.keys(ADMIN_COMMANDS) as AdminCommand[]).map((command) => [command.replace('.', ' '), adminCliCommand(command)])),
   'models pull': {
     usage: `memory-agents models pull NAME [--file onnx/model.onnx] [--revision main] [--endpoint URL] [--force]

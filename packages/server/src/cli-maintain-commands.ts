@@ -1,6 +1,6 @@
 import { isServiceError, silentLogger, type MaintenanceRunOutput, type MemoryService } from '@memory-agents/core';
-import type { ModelSettings } from './model-options.js';
-import { stateLocation, UsageError, type CliValues } from './cli-options.js';
+import { MODEL_CLI_OPTIONS, modelSettings, type ModelSettings } from './model-options.js';
+import { STATE_OPTIONS, stateLocation, UsageError, type CliValues, type OptionName } from './cli-options.js';
 import { CliError, requireStoppedServer, type CliIo } from './cli-support.js';
 
 // `memory-agents maintain <kind>` (issue 43): a maintenance run of one agent, a dry run unless --apply.
@@ -101,3 +101,30 @@ export async function relearnCommand(values: CliValues, models: ModelSettings, i
     await composed.close();
   }
 }
+
+/** The `maintain` commands of the CLI (issue 43), as `cli-main.ts`'s table takes them. */
+export const MAINTAIN_COMMANDS: Readonly<Record<string, { usage: string; options: readonly OptionName[]; run(values: CliValues, io: CliIo): Promise<number> }>> = {
+  ...Object.fromEntries(
+    MAINTENANCE_COMMAND_KINDS.map((kind) => [
+      `maintain ${kind}`,
+      {
+        usage: `memory-agents maintain ${kind} --agent AGENT_ID [--org ORG_ID] [--apply] [--max-share 0..1] [--data DIR | --database-url URL]
+  A maintenance run of the agent (issue 43): prints the dry run's diff (each change, its memories'
+  texts and why); with --apply applies it when the guard allows (at most --max-share, default 0.25,
+  of the agent's current memories taken out of current search). Undo within the restore window
+  over the API (POST .../maintenance/{run_id}/undo). On a data dir, stop the server first.`,
+        options: ['agent', 'org', 'apply', 'max-share', ...STATE_OPTIONS],
+        run: (values: CliValues, io: CliIo) => maintainCommand(kind, values, io),
+      },
+    ]),
+  ),
+  'maintain relearn': {
+    usage: `memory-agents maintain relearn --agent AGENT_ID [--org ORG_ID] [--thread THREAD_ID] [--json] [model options] [--data DIR | --database-url URL]
+  Learns the agent's turns (or one thread's) again under the writer the model options name (the
+  offline default without them) and the agent's current extraction policy (issue 43). Each memory
+  that now reads differently is proposed in the review queue, replacing the turn's current memories
+  once approved there; nothing current changes now. On a data dir, stop the server first.`,
+    options: ['agent', 'org', 'thread', 'json', ...STATE_OPTIONS, ...(Object.keys(MODEL_CLI_OPTIONS) as (keyof typeof MODEL_CLI_OPTIONS)[])],
+    run: (values: CliValues, io: CliIo) => relearnCommand(values, modelSettings(values, io.env), io),
+  },
+};
