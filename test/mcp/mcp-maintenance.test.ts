@@ -1,8 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createClient, type MemoryAgentsClient } from '@memory-agents/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, connectMcp, toolText as text } from '../support/mcp-http.js';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../support/server.js';
 
 // The maintenance tools (issue 43) over MCP on `serve`'s /mcp, driven by the MCP SDK's client: a dry
@@ -12,15 +11,9 @@ let api: MemoryAgentsClient;
 let agentId: string;
 let mcp: Client;
 
-const call = async (name: string, args: Record<string, unknown> = {}, client = mcp) => (await client.callTool({ name, arguments: args })) as CallToolResult;
-const text = (result: CallToolResult) => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+const call = (name: string, args: Record<string, unknown> = {}, client = mcp) => callTool(client, name, args);
 
-async function connect(endUser?: string): Promise<Client> {
-  const client = new Client({ name: 'vitest-maintenance', version: '1.0.0' });
-  const headers: Record<string, string> = { Authorization: `Bearer ${server.key!}`, ...(endUser ? { 'X-SP-End-User': endUser } : {}) };
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp?agent=${agentId}`), { requestInit: { headers } }));
-  return client;
-}
+const connect = (endUser?: string) => connectMcp(server, agentId, 'vitest-maintenance', endUser);
 
 beforeAll(async () => {
   server = await startServerProcess();
