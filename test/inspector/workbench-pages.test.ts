@@ -164,7 +164,8 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench: documents, timeline
     // The older version's page shows the same chain, walked the other way (through superseded_by).
     await replaced.getByRole('link', { name: `"${old.text}"` }).click();
     await page.waitForURL(new RegExp(old.memory_id));
-    await page.getByRole('heading', { name: /^Timeline/ }).waitFor();
+    // The hash changes before the page renders again: wait for the older version's own timeline.
+    await page.locator('.timeline li[data-kind="superseded"]', { hasText: `"${old.text}" (this memory)` }).waitFor();
     expect(await kinds()).toEqual(['learned', 'superseded', 'learned']);
     expect(await page.locator('.timeline li[data-kind="superseded"]').innerText()).toContain(`"${old.text}" (this memory) was replaced by "${current.text}"`);
     // The newer version deleted: the older one's timeline says its successor is gone.
@@ -371,7 +372,9 @@ describe.skipIf(!haveBrowser)('the inspector as a workbench: documents, timeline
     // From the older version: the same chain, walked forward.
     await page.locator('.timeline li[data-kind="edited"]').getByRole('link', { name: `"${memory.text}"` }).click();
     await page.waitForURL(new RegExp(memory.memory_id));
-    await page.getByRole('heading', { name: /^Timeline/ }).waitFor();
+    // The hash changes before the page renders again (the old timeline, then "Loading…", then the
+    // new one): wait for the older version's page, then read its timeline.
+    await page.locator('.timeline li[data-kind="edited"]', { hasText: `"${memory.text}" (this memory)` }).waitFor();
     expect(await kinds()).toEqual(['learned', 'edited', 'forgotten']);
     expect(problems).toEqual([]);
     await page.context().close();
