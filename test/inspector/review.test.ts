@@ -53,6 +53,11 @@ describe.skipIf(!haveBrowser)('the inspector shows the review queue and decides 
     expect(await door.locator('td').first().innerText()).toContain('The door code is 44⟦U+202E right-to-left override⟧17 since Monday.');
     expect(await door.locator('mark.hidden-char').count()).toBe(1);
     await page.screenshot({ path: `${ARTIFACTS}review-queue.png`, fullPage: true });
+    // On a phone each row is a card of labelled cells; the marker stays visible.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await door.locator('mark.hidden-char').isVisible()).toBe(true);
+    await page.screenshot({ path: `${ARTIFACTS}review-queue-narrow.png`, fullPage: true });
+    await page.setViewportSize({ width: 1100, height: 900 });
 
     await page.locator('tr', { hasText: 'Ingrid' }).getByRole('button', { name: 'Approve' }).click();
     await page.getByText(/^Approve: mem_\S+ is now approved\./).waitFor();

@@ -1,4 +1,5 @@
 import { findAgent } from '../agents/lookup.js';
+import { requireIndexEmbedder } from '../reembed/reembedder.js';
 import type { Caller } from '../auth/caller.js';
 import { ServiceError } from '../errors/index.js';
 import { scrubNeighbourKeywords } from '../erasures/neighbour-keywords.js';
@@ -60,10 +61,7 @@ export function createMemoryLifecycle(context: ServiceContext) {
 
   /** Writes the edited text as a new memory and makes the old one its superseded history. */
   async function edit(caller: Caller, record: MemoryHitRecord, text: string, expiresAt: string | null, now: string): Promise<MemoryRecord> {
-    const recorded = await context.index.embedder();
-    if (recorded !== null && (recorded.id !== context.embedder.id || recorded.dimensions !== context.embedder.dimensions)) {
-      throw new ServiceError('service_unavailable', 'The memory index is being re-embedded for a new embedding model; edit the memory again when that finishes.');
-    }
+    await requireIndexEmbedder(context, 'edit the memory again');
     const { vectors } = await context.embedder.embed({ texts: [text] });
     const edited: MemoryRecord = {
       id: context.ids('mem_'),

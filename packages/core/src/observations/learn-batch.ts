@@ -12,6 +12,7 @@ import { meterBatch } from './model-usage.js';
 import { applyMerges, planMerges } from './merge-duplicates.js';
 import { applyMemoryPolicy, batchConfig, writerPolicyOf, type PolicyApplied } from './memory-policy.js';
 import { holdForReview, recordHeld } from '../review/hold.js';
+import { draftId } from './draft-id.js';
 import { reviewModeOf } from '../review/proposals.js';
 
 /** Index commits tried before a batch's turns are reported `memory_commit_shortfall`. */
@@ -146,7 +147,7 @@ function toRecords(context: ServiceContext, job: JobRecord, turns: TurnRecord[],
  */
 export function draftRecord(context: ServiceContext, job: JobRecord, turn: TurnRecord, memory: MemoryDraft, piece: number, createdAt: string): MemoryRecord {
   return {
-    id: `mem_${job.id.slice(4)}_${turn.turnIndex}_${piece}`,
+    id: draftId(job.id, { turnIndex: turn.turnIndex, piece }),
     organizationId: job.organizationId,
     agentId: job.agentId,
     text: memory.text,
@@ -217,11 +218,6 @@ async function commitRecords(context: ServiceContext, job: JobRecord, records: M
   }
 }
 
-/** The id of the memory `ref` names in this job (as {@link toRecords} gives it). */
-function draftId(job: JobRecord, ref: DraftRef): string {
-  return `mem_${job.id.slice(4)}_${ref.turnIndex}_${ref.piece}`;
-}
-
 /**
  * Marks the memories the writer said the batch supersedes (issue 32), after the batch committed:
  * a failed commit never ends the old fact. The old memory is kept as history: `validTo` is the
@@ -236,8 +232,8 @@ async function applySupersessions(context: ServiceContext, job: JobRecord, turns
   // The turn whose memory replaced each old one (null: "no longer true"), for the job's receipt.
   const turnOf = new Map<string, number | null>();
   for (const { old, by } of supersedes) {
-    const oldId = 'id' in old ? old.id : draftId(job, old);
-    const successor = by ? byId.get(draftId(job, by)) : undefined;
+    const oldId = 'id' in old ? old.id : draftId(job.id, old);
+    const successor = by ? byId.get(draftId(job.id, by)) : undefined;
     // A successor that was not committed (its turn failed) supersedes nothing.
     if ((by && !successor) || successor?.id === oldId || patches.has(oldId)) continue;
     // An existing memory rewritten by this batch (a resumed turn) is not the old fact.

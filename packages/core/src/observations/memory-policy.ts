@@ -4,6 +4,7 @@ import type { MemoryRecord } from '../ports/memory-index.js';
 import type { TurnOutcome, WriterPolicy } from '../ports/memory-writer.js';
 import type { AgentConfig, ExtractionPolicy, JobPolicyDrop, JobRecord, LearnedMark, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
+import { draftId } from './draft-id.js';
 
 /**
  * What an agent's extraction policy (issue 44) does to the memories a learning batch wrote, before
@@ -52,7 +53,7 @@ export async function applyMemoryPolicy(
   const categories = policy.categories ?? [];
   const proposed = new Map<string, string | null | undefined>();
   for (const outcome of outcomes) {
-    if (outcome.ok) outcome.memories.forEach((memory, piece) => proposed.set(`mem_${job.id.slice(4)}_${outcome.turnIndex}_${piece}`, memory.category));
+    if (outcome.ok) outcome.memories.forEach((memory, piece) => proposed.set(draftId(job.id, { turnIndex: outcome.turnIndex, piece }), memory.category));
   }
   const category = new Map<string, string | null>();
   const byMeaning: MemoryRecord[] = [];

@@ -1,3 +1,4 @@
+import { ServiceError } from '../errors/index.js';
 import { describeError } from '../service/logger.js';
 import { sameFingerprint } from '../memory-index/memory-index-helpers.js';
 import type { EmbedderFingerprint, ReembedProgress } from '../ports/memory-index.js';
@@ -11,6 +12,18 @@ export const REEMBED_RETRY_MS = 5_000;
 export const REEMBED_LEASE = 'reembed';
 const LEASE_MS = 30_000;
 const RENEW_MS = 10_000;
+
+/**
+ * 503 `service_unavailable` while the memory index holds another embedder's vectors than the
+ * service's (a re-embed runs): a new memory's vector could not be compared with the rest. `retry`
+ * ends the sentence: what to do again once it finishes.
+ */
+export async function requireIndexEmbedder(context: Pick<ServiceContext, 'index' | 'embedder'>, retry: string): Promise<void> {
+  const recorded = await context.index.embedder();
+  if (recorded !== null && !sameFingerprint(recorded, { id: context.embedder.id, dimensions: context.embedder.dimensions })) {
+    throw new ServiceError('service_unavailable', `The memory index is being re-embedded for a new embedding model; ${retry} when that finishes.`);
+  }
+}
 
 /** A re-embed in progress as the service reports it (`MemoryService.reembedding.status`). */
 export type ReembedStatus = ReembedProgress & {

@@ -3,6 +3,7 @@ import type { DraftRef, Supersession } from '../ports/memory-writer.js';
 import type { JobPolicyDrop, JobRecord, LearnedMark, MemoryReview, TurnRecord } from '../ports/store/index.js';
 import type { ServiceContext } from '../service/context.js';
 import { markSourceOf } from '../memories/find.js';
+import { draftId } from '../observations/draft-id.js';
 import { heldAs, reviewFingerprint, type ReviewMode } from './proposals.js';
 
 /** The drop rule a receipt shows for a memory whose words a person declined before. */
@@ -53,7 +54,7 @@ export async function holdForReview(
     reviews.set(record.id, { state: 'pending', heldAs: as, proposedAt: now, fingerprint, expiresAtBefore: record.expiresAt, supersedes: [], superseded: [], decisions: [] });
     record.expiresAt = now;
   }
-  const draft = (ref: DraftRef) => `mem_${job.id.slice(4)}_${ref.turnIndex}_${ref.piece}`;
+  const draft = (ref: DraftRef) => draftId(job.id, ref);
   const kept: Supersession[] = [];
   for (const supersession of supersedes) {
     const review = supersession.by ? reviews.get(draft(supersession.by)) : undefined;

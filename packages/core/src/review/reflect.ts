@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { requireIndexEmbedder } from '../reembed/reembedder.js';
 import { MEMORY_DATA_RULE, fenceMemoryData } from '../boundary/memory-fence.js';
 import { countWords } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
@@ -55,7 +57,9 @@ function parseProposals(text: string, memories: readonly MemoryHitRecord[]) {
   return parsed.proposals.flatMap((proposal) => {
     const words = proposal.text.trim();
     const from = [...new Set(proposal.from)].filter((n) => n >= 1 && n <= memories.length).map((n) => memories[n - 1]!);
-    return words.length === 0 || words.length > MAX_EDITED_MEMORY_CHARS || from.length === 0 ? [] : [{ text: words, speaker: proposal.speaker ?? null, from }];
+    if (words.length === 0 || words.length > MAX_EDITED_MEMORY_CHARS || from.length === 0) return [];
+    const speaker = proposal.speaker ?? null;
+    return [{ text: words, speaker, from, fingerprint: reviewFingerprint({ text: words, speaker: speaker ?? from[0]!.speaker }) }];
   });
 }
 
@@ -71,16 +75,12 @@ export async function reflect(context: ServiceContext, agent: AgentRecord, max: 
   if (context.model.id === EXTRACTIVE_MODEL) {
     throw new ServiceError('service_not_configured', 'Reflection needs a language model that reads prompts (serve --model, or createMemoryService({ model })); the built-in extractive model cannot reflect.');
   }
-  const recorded = await context.index.embedder();
-  if (recorded !== null && (recorded.id !== context.embedder.id || recorded.dimensions !== context.embedder.dimensions)) {
-    throw new ServiceError('service_unavailable', 'The memory index is being re-embedded for a new embedding model; reflect again when that finishes.');
-  }
+  await requireIndexEmbedder(context, 'reflect again');
   const now = context.nowIso();
   const page = await context.index.list({ agentId: agent.id, limit: REFLECT_MAX_MEMORIES, cursor: null, now });
   const memories = page.records.filter((record) => record.provenance.writer !== REFLECTION_WRITER).reverse();
   if (memories.length < 2) return { memoriesRead: memories.length, credits: '0', proposed: [] };
-  const reference = context.ids('mem_');
-  const credits = await context.credits.chargeWork({ organizationId: agent.organizationId, route: 'reflection', reference: `reflection:${reference}`, words: memories.reduce((sum, record) => sum + countWords(record.text), 0), refused: 'nothing was proposed' });
+  const credits = await context.credits.chargeWork({ organizationId: agent.organizationId, route: 'reflection', reference: `reflection:${randomUUID()}`, words: memories.reduce((sum, record) => sum + countWords(record.text), 0), refused: 'nothing was proposed' });
   let answer: string;
   try {
     answer = (await context.model.generate({ messages: prompt(memories, max), responseFormat: 'json', maxOutputTokens: 2000 })).text;
@@ -93,13 +93,12 @@ export async function reflect(context: ServiceContext, agent: AgentRecord, max: 
   // What a memory read already says, what a person declined, and repeats within the answer are left out.
   const known = new Set(memories.map((record) => reviewFingerprint(record)));
   const fresh = proposals.filter((proposal) => {
-    const fingerprint = reviewFingerprint({ text: proposal.text, speaker: proposal.speaker ?? proposal.from[0]!.speaker });
-    if (known.has(fingerprint)) return false;
-    known.add(fingerprint);
+    if (known.has(proposal.fingerprint)) return false;
+    known.add(proposal.fingerprint);
     return true;
   });
-  const declined = new Set(await context.store.memoryMarks.declinedFingerprints({ agentId: agent.id, fingerprints: fresh.map((proposal) => reviewFingerprint({ text: proposal.text, speaker: proposal.speaker ?? proposal.from[0]!.speaker })) }));
-  const kept = fresh.filter((proposal) => !declined.has(reviewFingerprint({ text: proposal.text, speaker: proposal.speaker ?? proposal.from[0]!.speaker }))).slice(0, max);
+  const declined = new Set(await context.store.memoryMarks.declinedFingerprints({ agentId: agent.id, fingerprints: fresh.map((proposal) => proposal.fingerprint) }));
+  const kept = fresh.filter((proposal) => !declined.has(proposal.fingerprint)).slice(0, max);
   if (kept.length === 0) return { memoriesRead: memories.length, credits, proposed: [] };
   const { vectors } = await context.embedder.embed({ texts: kept.map((proposal) => proposal.text) });
   const items = kept.map((proposal, i) => {

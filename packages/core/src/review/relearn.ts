@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { requireIndexEmbedder } from '../reembed/reembedder.js';
 import { countWords } from '../credits/pricing.js';
 import { ServiceError } from '../errors/index.js';
 import { marksOf, markSourceOf } from '../memories/find.js';
@@ -19,19 +20,17 @@ export const DEFAULT_RELEARN_TURNS = 500;
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /**
- * The id a re-learned memory gets: the same turn, piece, writer and policy version give the same id,
- * so a second call proposes nothing twice (`mem_` and 26 characters, like a ULID).
+ * The id a re-learned memory gets: the same draft (job, turn, piece), writer and policy version give
+ * the same id, so a second call proposes nothing twice (`mem_` and 26 characters, like a ULID).
  */
-function relearnedId(jobId: string, turnIndex: number, piece: number, writer: string, policyVersion: number): string {
-  const digest = createHash('sha256').update(`relearn\n${jobId}\n${turnIndex}\n${piece}\n${writer}\n${policyVersion}`).digest();
+function relearnedId(draft: string, writer: string, policyVersion: number): string {
+  const digest = createHash('sha256').update(`relearn\n${draft}\n${writer}\n${policyVersion}`).digest();
   let id = 'mem_';
   for (let i = 0; i < 26; i++) id += CROCKFORD[digest[i]! % 32];
   return id;
 }
 
 export type Relearned = { turnsRead: number; unchanged: number; credits: string; proposed: { record: MemoryHitRecord; review: MemoryReview }[]; nextCursor: string | null };
-
-const relearnKey = (jobId: string, memoryId: string) => `${jobId}\n${memoryId}`;
 
 /** The jobs to re-learn, in order (threads by id, jobs by sequence), from `cursor` (a job id). */
 async function jobsOf(context: ServiceContext, agent: AgentRecord, threadId: string | undefined, cursor: string | undefined): Promise<JobRecord[]> {
@@ -44,6 +43,49 @@ async function jobsOf(context: ServiceContext, agent: AgentRecord, threadId: str
   return jobs.slice(at);
 }
 
+/** The jobs' turns, whole jobs, until `maxTurns` are read (at least one job); where the next call continues. */
+async function readTurns(context: ServiceContext, jobs: readonly JobRecord[], maxTurns: number): Promise<{ reads: { job: JobRecord; turns: TurnRecord[] }[]; nextCursor: string | null }> {
+  const reads: { job: JobRecord; turns: TurnRecord[] }[] = [];
+  let read = 0;
+  for (const [i, job] of jobs.entries()) {
+    const turns: TurnRecord[] = [];
+    for (let from = 0; ; from += TURN_BATCH) {
+      const page = await context.store.turns.list({ jobId: job.id, fromIndex: from, limit: TURN_BATCH });
+      turns.push(...page);
+      if (page.length < TURN_BATCH) break;
+    }
+    if (reads.length > 0 && read + turns.length > maxTurns) return { reads, nextCursor: job.id };
+    reads.push({ job, turns });
+    read += turns.length;
+    if (read >= maxTurns && i + 1 < jobs.length) return { reads, nextCursor: jobs[i + 1]!.id };
+  }
+  return { reads, nextCursor: null };
+}
+
+/**
+ * A job's memories as they are now: the current ones (what a proposal replaces), the words of every
+ * one not superseded, hidden ones too (forgotten, expired, waiting in the queue under the words first
+ * proposed), which a re-learning that says the same must not propose again, and the turns a person
+ * forgot a memory of (forgetting is not undone by a re-learning).
+ */
+async function jobMemories(context: ServiceContext, agentId: string, jobId: string, now: string) {
+  const current: MemoryHitRecord[] = [];
+  const said: { turnIndex: number; fingerprint: string }[] = [];
+  const forgotten = new Set<number>();
+  for (let cursor: string | null = null; ; ) {
+    const page = await context.index.list({ agentId, limit: 500, cursor, observationId: jobId });
+    const live = page.records.filter((record) => record.validTo === null);
+    const marks = await marksOf(context, agentId, live.filter((record) => !isUnexpiredAt(record, now)));
+    for (const record of live) {
+      if (isUnexpiredAt(record, now)) current.push(record);
+      if (marks.get(record.id)?.forgotten) forgotten.add(record.source.turnIndex);
+      said.push({ turnIndex: record.source.turnIndex, fingerprint: marks.get(record.id)?.review?.fingerprint ?? reviewFingerprint(record) });
+    }
+    if (page.nextCursor === null) return { current, said, forgotten };
+    cursor = page.nextCursor;
+  }
+}
+
 /**
  * Re-learning (issue 43): the turns of a thread (or every thread of the agent) learned again under
  * the current writer and extraction policy, as if new (no lookups of stored memories). Where a
@@ -53,10 +95,7 @@ async function jobsOf(context: ServiceContext, agent: AgentRecord, threadId: str
  * left to `reapply_policy`. At most `maxTurns` turns a call, whole jobs; `nextCursor` continues.
  */
 export async function relearn(context: ServiceContext, agent: AgentRecord, options: { threadId?: string; maxTurns: number; cursor?: string }): Promise<Relearned> {
-  const recorded = await context.index.embedder();
-  if (recorded !== null && (recorded.id !== context.embedder.id || recorded.dimensions !== context.embedder.dimensions)) {
-    throw new ServiceError('service_unavailable', 'The memory index is being re-embedded for a new embedding model; re-learn when that finishes.');
-  }
+  await requireIndexEmbedder(context, 're-learn');
   if (options.threadId !== undefined && !(await context.store.threads.get({ agentId: agent.id, threadId: options.threadId }))) {
     throw new ServiceError('thread_not_found', `Thread ${options.threadId} was not found.`);
   }
@@ -65,39 +104,22 @@ export async function relearn(context: ServiceContext, agent: AgentRecord, optio
   const version = policyVersionOf(agent.config);
   const now = context.nowIso();
   const result: Relearned = { turnsRead: 0, unchanged: 0, credits: '0', proposed: [], nextCursor: null };
-  const reads: { job: JobRecord; turns: TurnRecord[] }[] = [];
-  for (const [i, job] of jobs.entries()) {
-    const turns: TurnRecord[] = [];
-    for (let from = 0; ; from += TURN_BATCH) {
-      const page = await context.store.turns.list({ jobId: job.id, fromIndex: from, limit: TURN_BATCH });
-      turns.push(...page);
-      if (page.length < TURN_BATCH) break;
-    }
-    if (reads.length > 0 && result.turnsRead + turns.length > options.maxTurns) {
-      result.nextCursor = job.id;
-      break;
-    }
-    reads.push({ job, turns });
-    result.turnsRead += turns.length;
-    if (result.turnsRead >= options.maxTurns && i + 1 < jobs.length) {
-      result.nextCursor = jobs[i + 1]!.id;
-      break;
-    }
-  }
+  const { reads, nextCursor } = await readTurns(context, jobs, options.maxTurns);
+  result.nextCursor = nextCursor;
+  result.turnsRead = reads.reduce((sum, read) => sum + read.turns.length, 0);
   if (reads.length === 0) return result;
   result.credits = await context.credits.chargeWork({
     organizationId: agent.organizationId,
     route: 'relearn',
-    reference: `relearn:${context.ids('mem_')}`,
+    reference: `relearn:${randomUUID()}`,
     words: reads.reduce((sum, read) => sum + read.turns.reduce((words, turn) => words + countWords(turn.text), 0), 0),
     refused: 'nothing was re-learned',
   });
   const proposals: { record: MemoryRecord; review: MemoryReview; category: string | null }[] = [];
-  const categories = new Map<string, string | null>();
+  const writerPolicy = writerPolicyOf(policy);
   for (const { job, turns } of reads) {
     const learnable = turns.filter((turn) => turn.state === 'committed' && turn.details.excludedBy === undefined);
     if (learnable.length === 0) continue;
-    const writerPolicy = writerPolicyOf(policy);
     const written = await context.writer.write({
       agentId: agent.id,
       turns: learnable.map((turn) => ({ turnIndex: turn.turnIndex, speaker: turn.speaker, text: turn.text, timestamp: turn.timestamp, tags: turn.tags, source: sourceOf(job, turn) })),
@@ -114,26 +136,8 @@ export async function relearn(context: ServiceContext, agent: AgentRecord, optio
     }
     const applied = await applyMemoryPolicy(context, job, policy, learnable, written.outcomes, drafts);
     const kept = applied.records;
-    for (const mark of applied.marks) categories.set(relearnKey(job.id, mark.memoryId), mark.category);
-    // The job's memories as they are now: current ones (what a proposal replaces), and the words of
-    // every one not superseded: hidden ones too (forgotten, expired, waiting in the queue under the
-    // words first proposed), which a re-learning that says the same must not propose again.
-    const current: MemoryHitRecord[] = [];
-    const said: { turnIndex: number; fingerprint: string }[] = [];
-    // A turn a person forgot a memory of is not learned again (forgetting is not undone by a re-learning).
-    const forgotten = new Set<number>();
-    for (let cursor: string | null = null; ; ) {
-      const page = await context.index.list({ agentId: agent.id, limit: 500, cursor, observationId: job.id });
-      const live = page.records.filter((record) => record.validTo === null);
-      const marks = await marksOf(context, agent.id, live.filter((record) => !isUnexpiredAt(record, now)));
-      for (const record of live) {
-        if (isUnexpiredAt(record, now)) current.push(record);
-        if (marks.get(record.id)?.forgotten) forgotten.add(record.source.turnIndex);
-        said.push({ turnIndex: record.source.turnIndex, fingerprint: marks.get(record.id)?.review?.fingerprint ?? reviewFingerprint(record) });
-      }
-      if (page.nextCursor === null) break;
-      cursor = page.nextCursor;
-    }
+    const categories = new Map(applied.marks.map((mark) => [mark.memoryId, mark.category]));
+    const { current, said, forgotten } = await jobMemories(context, agent.id, job.id, now);
     for (const turn of learnable) {
       if (forgotten.has(turn.turnIndex)) continue;
       const fresh = kept.filter((record) => record.source.turnIndex === turn.turnIndex);
@@ -148,9 +152,8 @@ export async function relearn(context: ServiceContext, agent: AgentRecord, optio
       }
       const replaced = old.filter((record) => !newPrints.has(reviewFingerprint(record))).map((record) => record.id);
       for (const record of changed) {
-        const category = categories.get(relearnKey(job.id, record.id)) ?? null;
-        const piece = Number(record.id.split('_').at(-1));
-        record.id = relearnedId(job.id, turn.turnIndex, piece, context.writer.id, version);
+        const category = categories.get(record.id) ?? null;
+        record.id = relearnedId(record.id, context.writer.id, version);
         const review: MemoryReview = { state: 'pending', heldAs: 'relearn', proposedAt: now, fingerprint: reviewFingerprint(record), expiresAtBefore: record.expiresAt, supersedes: replaced, superseded: [], decisions: [] };
         record.expiresAt = now;
         proposals.push({ record, review, category });

@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/caller.js';
+import { requireIndexEmbedder } from '../reembed/reembedder.js';
 import { findAgent } from '../agents/lookup.js';
 import { createIdempotency, requestFingerprint } from '../idempotency/idempotency.js';
 import { ServiceError } from '../errors/index.js';
@@ -39,6 +40,11 @@ export function presentReviewItem(record: MemoryHitRecord, mark: MemoryMarkRecor
     decisions: review.decisions.map((decision) => ({ ...decision })),
     hidden_characters: hiddenCharacters(record.text),
   };
+}
+
+/** Memories just proposed (a reflection's, a re-learning's) as review items: their marks hold their review alone. */
+function presentProposed(proposed: readonly { record: MemoryHitRecord; review: MemoryReview }[], now: string): ReviewItemOutput[] {
+  return proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review }));
 }
 
 /**
@@ -96,7 +102,7 @@ export function createReview(context: ServiceContext) {
       turns_read: relearned.turnsRead,
       unchanged_turns: relearned.unchanged,
       credits: relearned.credits,
-      proposals: relearned.proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review })),
+      proposals: presentProposed(relearned.proposed, now),
       next_cursor: relearned.nextCursor,
     };
   }
@@ -148,10 +154,7 @@ export function createReview(context: ServiceContext) {
       const input = parseBody(reviewEditBody, body);
       const { record, mark } = await held(caller, agentId, memoryId);
       mustBe(mark, 'pending', 'edited');
-      const recorded = await context.index.embedder();
-      if (recorded !== null && (recorded.id !== context.embedder.id || recorded.dimensions !== context.embedder.dimensions)) {
-        throw new ServiceError('service_unavailable', 'The memory index is being re-embedded for a new embedding model; edit the memory again when that finishes.');
-      }
+      await requireIndexEmbedder(context, 'edit the memory again');
       const [stored] = await context.index.get({ agentId: record.agentId, ids: [record.id] });
       if (!stored) throw new ServiceError('not_found', `Memory ${memoryId} was not found.`);
       const { vectors } = await context.embedder.embed({ texts: [input.text] });
@@ -181,7 +184,7 @@ export function createReview(context: ServiceContext) {
           model: context.model.id,
           memories_read: reflected.memoriesRead,
           credits: reflected.credits,
-          proposals: reflected.proposed.map(({ record, review }) => presentReviewItem(record, { ...blankMark(record, now), review })),
+          proposals: presentProposed(reflected.proposed, now),
         };
       });
     },
